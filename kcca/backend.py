@@ -1,0 +1,63 @@
+"""The one place where the array backend (NumPy, or CuPy on a GPU) is chosen.
+
+Array code is written once against the array API (``array_api_compat``); tests also run it
+with ``array_api_strict`` arrays so the GPU path stays correct on machines without a GPU.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from array_api_compat import array_namespace, is_cupy_array, to_device  # noqa: F401
+
+BACKEND_ENV = "KCCA_BACKEND"
+
+
+def gpu_available() -> bool:
+    """True when cupy imports and sees at least one CUDA device."""
+    try:
+        import cupy  # type: ignore
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def get_xp(backend: str | None = None) -> Any:
+    """Array namespace for ``backend``: ``"numpy"``, ``"cupy"`` or ``"auto"``.
+
+    ``None`` reads ``$KCCA_BACKEND`` (default ``"numpy"``). ``"auto"`` picks cupy when a GPU is
+    available. Asking for ``"cupy"`` without one is an error that says how to install it.
+    """
+    backend = (backend or os.environ.get(BACKEND_ENV, "numpy")).lower()
+    if backend == "auto":
+        backend = "cupy" if gpu_available() else "numpy"
+    if backend == "numpy":
+        import array_api_compat.numpy as xp
+
+        return xp
+    if backend == "cupy":
+        if not gpu_available():
+            raise RuntimeError(
+                "backend 'cupy' requested but no CUDA device/cupy found: install the GPU extra "
+                "(pip install '.[gpu]') on a machine with a GPU, or use backend 'numpy'"
+            )
+        import array_api_compat.cupy as xp
+
+        return xp
+    if backend == "array_api_strict":
+        import array_api_strict as xp
+
+        return xp
+    raise ValueError(f"unknown array backend {backend!r}: use numpy, cupy, auto")
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """Bring any array-API array back to a NumPy array on the host."""
+    if isinstance(x, np.ndarray):
+        return x
+    if is_cupy_array(x):
+        return x.get()
+    return np.from_dlpack(x)  # array_api_strict and other DLPack producers

@@ -1,0 +1,5 @@
+import sys
+
+from kcca.cli import main
+
+sys.exit(main())

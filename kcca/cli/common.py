@@ -1,0 +1,58 @@
+"""Options shared by every subcommand, and helpers to turn them into objects."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from kcca.cache import Cache, default_cache_dir
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir``, ``--cache-dir``, ``--seed``, ``--jobs``, ``--quiet`` (also after the subcommand)."""
+    g = parser.add_argument_group("common options")
+    g.add_argument("--data-dir", default=argparse.SUPPRESS,
+                   help="folder holding the data sets (default: $KCCA_DATA_DIR)")
+    g.add_argument("--cache-dir", default=argparse.SUPPRESS,
+                   help="folder for cached stages (default: $KCCA_CACHE_DIR or ~/.cache/kcca)")
+    g.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS,
+                   help="compute everything afresh and store nothing")
+    g.add_argument("--seed", type=int, default=argparse.SUPPRESS,
+                   help="seed for every random choice (default 0)")
+    g.add_argument("--jobs", "-j", type=int, default=argparse.SUPPRESS,
+                   help="parallel workers (joblib; -1 = all cores; default 1)")
+    g.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
+                   help="no progress bars or info messages")
+
+
+DEFAULTS = {"data_dir": None, "cache_dir": None, "no_cache": False, "seed": 0, "jobs": 1,
+            "quiet": False}
+
+
+def subparser(sub, name: str, help: str, func) -> argparse.ArgumentParser:
+    """Create a subcommand parser that also accepts the common options."""
+    p = sub.add_parser(name, help=help, description=help)
+    add_common_options(p)
+    p.set_defaults(func=func)
+    return p
+
+
+def finalize(args: argparse.Namespace) -> argparse.Namespace:
+    for k, v in DEFAULTS.items():
+        if not hasattr(args, k):
+            setattr(args, k, v)
+    return args
+
+
+def cache_from_args(args: argparse.Namespace) -> Cache:
+    if getattr(args, "no_cache", False):
+        return Cache(None)
+    root = getattr(args, "cache_dir", None) or default_cache_dir()
+    return Cache(root)
+
+
+def data_dir_from_args(args: argparse.Namespace) -> Path:
+    from kcca.data.paths import resolve_data_dir
+
+    return resolve_data_dir(getattr(args, "data_dir", None))

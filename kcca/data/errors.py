@@ -1,0 +1,22 @@
+"""Errors raised for bad input data: each names the file, line or item, and the fix."""
+
+from __future__ import annotations
+
+
+class DataError(ValueError):
+    """Malformed, missing or inconsistent input data.
+
+    The message always names the offending file (and line, or item) and says what to do.
+    """
+
+
+class ImageReadError(DataError):
+    """An image file is missing, empty, truncated or not decodable."""
+
+    def __init__(self, path: str, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(
+            f"cannot read image {self.path}: {reason}. Replace the file with a valid copy, "
+            "or pass --skip-bad-images to leave it out (the run then lists every skipped file)."
+        )

@@ -1,0 +1,32 @@
+"""Where the data lives: a ``--data-dir`` flag, else ``$KCCA_DATA_DIR``. Nothing is downloaded."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kcca.data.errors import DataError
+
+DATA_DIR_ENV = "KCCA_DATA_DIR"
+
+
+def resolve_data_dir(flag: str | os.PathLike | None = None) -> Path:
+    """The data folder from the flag, else the environment; a clear error if neither exists."""
+    value = flag if flag is not None else os.environ.get(DATA_DIR_ENV)
+    if not value:
+        raise DataError(
+            f"no data folder given: pass --data-dir or set {DATA_DIR_ENV} to the folder that "
+            "holds flickr8k/ (see data/README.md for how to obtain it)"
+        )
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise DataError(f"data folder {path} does not exist (from --data-dir / {DATA_DIR_ENV})")
+    return path
+
+
+def optional_data_dir() -> Path | None:
+    """The data folder if configured and present, else ``None`` (used by tests to skip)."""
+    value = os.environ.get(DATA_DIR_ENV)
+    if value and Path(value).is_dir():
+        return Path(value)
+    return None

@@ -1,0 +1,40 @@
+"""Shared fixtures: the real data folder (skipped cleanly when absent) and NLTK data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+if "KCCA_DATA_DIR" not in os.environ and _SHARED.is_dir():
+    os.environ["KCCA_DATA_DIR"] = str(_SHARED)
+if "NLTK_DATA" not in os.environ and (_SHARED / "nltk_data").is_dir():
+    os.environ["NLTK_DATA"] = str(_SHARED / "nltk_data")
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The real data folder (``$KCCA_DATA_DIR``); tests using it skip when it is absent."""
+    value = os.environ.get("KCCA_DATA_DIR")
+    if not value or not (Path(value) / "flickr8k").is_dir():
+        pytest.skip("real data absent: set KCCA_DATA_DIR to a folder holding flickr8k/")
+    return Path(value)
+
+
+@pytest.fixture(scope="session")
+def nltk_data_dir() -> Path:
+    """The NLTK data folder (``$NLTK_DATA``); tests using it skip when it is absent."""
+    value = os.environ.get("NLTK_DATA")
+    if not value or not Path(value).is_dir():
+        pytest.skip("NLTK data absent: set NLTK_DATA (see data/README.md)")
+    return Path(value)
+
+
+@pytest.fixture(scope="session")
+def flickr8k(data_dir):
+    """The real Flickr 8K corpus with judgments (images read lazily)."""
+    from kcca.data.flickr8k import load_flickr8k
+
+    return load_flickr8k(data_dir)
