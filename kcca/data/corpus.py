@@ -165,7 +165,7 @@ class Corpus:
             "captions": n_captions,
             "splits": {k: len(v) for k, v in self.splits.items()},
             "pool_caption_index": self.pool_caption_index,
-            "unsplit_image_ids": list(self.unsplit_image_ids),
+            "unsplit_image_ids": len(self.unsplit_image_ids),
         }
         if self.expert is not None:
             out["expert_pairs"] = len(self.expert)

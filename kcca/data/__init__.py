@@ -1,0 +1,34 @@
+"""Data sets: Flickr 8K, corpora in the JSON split format, and the embedded demo corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kcca.data.corpus import Corpus, CrowdJudgment, ExpertJudgment, caption_id
+from kcca.data.errors import DataError, ImageReadError
+
+__all__ = ["Corpus", "CrowdJudgment", "DataError", "ExpertJudgment", "ImageReadError",
+           "caption_id", "load_corpus"]
+
+
+def load_corpus(name: str, data_dir: str | Path | None = None, *, seed: int = 0,
+                images: bool = True, **kwargs) -> Corpus:
+    """Load a corpus by name: ``"flickr8k"``, ``"demo"``, or the path of a JSON split file.
+
+    ``data_dir`` (else ``$KCCA_DATA_DIR``) is needed for Flickr 8K; for a JSON file the
+    images are looked up in ``kwargs["images_dir"]`` when given.
+    """
+    if name == "demo":
+        from kcca.data.demo import make_demo_corpus
+
+        return make_demo_corpus(seed=seed, **kwargs)
+    if name == "flickr8k":
+        from kcca.data.flickr8k import load_flickr8k
+        from kcca.data.paths import resolve_data_dir
+
+        return load_flickr8k(resolve_data_dir(data_dir), images=images, **kwargs)
+    if name.endswith(".json"):
+        from kcca.data.json_splits import load_json_splits
+
+        return load_json_splits(name, **kwargs)
+    raise DataError(f"unknown corpus {name!r}: use flickr8k, demo, or a path to a JSON split file")

@@ -1,0 +1,236 @@
+"""The Flickr 8K corpus (Hodosh et al., 2013, Section 2.3.2) read into a :class:`Corpus`.
+
+Layout under the data folder (see ``data/README.md``)::
+
+    flickr8k/text/Flickr8k.token.txt          IMAGE.jpg#N <TAB> caption     (40,460 lines)
+    flickr8k/text/Flickr8k.lemma.token.txt    same ids, lemmatised captions
+    flickr8k/text/Flickr_8k.{train,dev,test}Images.txt   6,000 / 1,000 / 1,000 ids
+    flickr8k/text/ExpertAnnotations.txt       image, caption id, three scores 1..4
+    flickr8k/text/CrowdFlowerAnnotations.txt  image, caption id, fraction yes, yes, no
+    flickr8k/images/*.jpg
+
+The odd id ``2258277193_586949ec62.jpg.1``: the release has five captions under this id but
+no image file for it (nor for ``2258277193_586949ec62.jpg``), and it is in no split. The
+loader keeps its captions (nothing is dropped), lists it in ``Corpus.unsplit_image_ids`` with
+the 91 other captioned images outside the official splits, and records a note. It takes part
+in no experiment, since experiments only use split images.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from pathlib import Path
+
+from kcca.data.corpus import (
+    SPLITS,
+    Corpus,
+    CrowdJudgment,
+    ExpertJudgment,
+    caption_id,
+    split_caption_id,
+)
+from kcca.data.errors import DataError
+from kcca.data.images import ImageFiles
+from kcca.data.lines import numbered_lines, parse_int, require_file, tab_fields
+
+log = logging.getLogger(__name__)
+
+ODD_ID = "2258277193_586949ec62.jpg.1"
+ODD_ID_NOTE = (
+    f"{ODD_ID}: captions without an image file, in no split; kept in captions, "
+    "listed in unsplit_image_ids, used by no experiment"
+)
+SPLIT_FILES = {s: f"Flickr_8k.{s}Images.txt" for s in SPLITS}
+TOKEN_FILE = "Flickr8k.token.txt"
+LEMMA_FILE = "Flickr8k.lemma.token.txt"
+EXPERT_FILE = "ExpertAnnotations.txt"
+CROWD_FILE = "CrowdFlowerAnnotations.txt"
+
+
+def read_caption_file(path: Path) -> dict[str, tuple[str, ...]]:
+    """Read ``IMAGE#N<TAB>caption`` lines into image id -> captions ordered by N.
+
+    Errors name the file and line: missing tab, malformed id, duplicate id, empty caption,
+    or caption numbers of an image that are not 0..k-1.
+    """
+    require_file(path, "caption file")
+    by_image: dict[str, dict[int, str]] = defaultdict(dict)
+    where: dict[str, int] = {}
+    for number, text in numbered_lines(path):
+        cid, sep, caption = text.partition("\t")
+        if not sep:
+            raise DataError(f"{path}:{number}: malformed line {text[:80]!r}: expected "
+                            "IMAGE#N<TAB>caption")
+        try:
+            image_id, index = split_caption_id(cid.strip())
+        except DataError as exc:
+            raise DataError(f"{path}:{number}: {exc}") from None
+        if index in by_image[image_id]:
+            raise DataError(f"{path}:{number}: duplicate caption id {cid!r} "
+                            f"(first seen on line {where[cid]})")
+        caption = caption.strip()
+        if not caption:
+            raise DataError(f"{path}:{number}: caption {cid!r} is empty; remove the line or "
+                            "supply its text")
+        by_image[image_id][index] = caption
+        where[cid] = number
+    out: dict[str, tuple[str, ...]] = {}
+    for image_id, texts in by_image.items():
+        if sorted(texts) != list(range(len(texts))):
+            raise DataError(f"{path}: captions of {image_id!r} are numbered {sorted(texts)}, "
+                            f"expected #0..#{len(texts) - 1}")
+        out[image_id] = tuple(texts[i] for i in range(len(texts)))
+    return out
+
+
+def read_split_file(path: Path, captions: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """Image ids of a split file; unknown (uncaptioned) and duplicate ids are errors."""
+    require_file(path, "split file")
+    ids: list[str] = []
+    first: dict[str, int] = {}
+    for number, text in numbered_lines(path):
+        image_id = text.strip()
+        if image_id in first:
+            raise DataError(f"{path}:{number}: duplicate image id {image_id!r} "
+                            f"(first on line {first[image_id]})")
+        if image_id not in captions:
+            raise DataError(f"{path}:{number}: image {image_id!r} has no captions in "
+                            f"{TOKEN_FILE}: fix the id or add its captions")
+        first[image_id] = number
+        ids.append(image_id)
+    return tuple(ids)
+
+
+def _check_pair(path: Path, number: int, image_id: str, cid: str,
+                captions: dict[str, tuple[str, ...]], seen: dict, kind: str) -> tuple[str, str]:
+    if image_id not in captions:
+        raise DataError(f"{path}:{number}: unknown image id {image_id!r} in {kind} judgments")
+    try:
+        cap_image, index = split_caption_id(cid)
+    except DataError as exc:
+        raise DataError(f"{path}:{number}: {exc}") from None
+    if cap_image not in captions or index >= len(captions[cap_image]):
+        raise DataError(f"{path}:{number}: unknown caption id {cid!r} in {kind} judgments")
+    key = (image_id, cid)
+    if key in seen:
+        raise DataError(f"{path}:{number}: duplicate {kind} pair {key} (first on line {seen[key]})")
+    seen[key] = number
+    return key
+
+
+def read_expert_judgments(path: Path, captions: dict[str, tuple[str, ...]]
+                          ) -> dict[tuple[str, str], ExpertJudgment]:
+    """``ExpertAnnotations.txt``: (image, caption id) -> three graded scores in 1..4."""
+    require_file(path, "expert judgment file")
+    out: dict[tuple[str, str], ExpertJudgment] = {}
+    seen: dict = {}
+    for number, text in numbered_lines(path):
+        f = tab_fields(path, number, text, 5, "image, caption id, score1, score2, score3")
+        key = _check_pair(path, number, f[0], f[1], captions, seen, "expert")
+        scores = tuple(parse_int(path, number, s, "expert score", 1, 4) for s in f[2:])
+        out[key] = ExpertJudgment(f[0], f[1], scores)
+    return out
+
+
+def read_crowd_judgments(path: Path, captions: dict[str, tuple[str, ...]]
+                         ) -> dict[tuple[str, str], CrowdJudgment]:
+    """``CrowdFlowerAnnotations.txt``: (image, caption id) -> yes/no votes.
+
+    The fraction column must agree with the vote counts (to 0.01); relevance is computed
+    from the integers (1,050 pairs have 4-6 judges).
+    """
+    require_file(path, "crowd judgment file")
+    out: dict[tuple[str, str], CrowdJudgment] = {}
+    seen: dict = {}
+    for number, text in numbered_lines(path):
+        f = tab_fields(path, number, text, 5, "image, caption id, fraction yes, yes, no")
+        key = _check_pair(path, number, f[0], f[1], captions, seen, "crowd")
+        yes = parse_int(path, number, f[3], "yes count", 0)
+        no = parse_int(path, number, f[4], "no count", 0)
+        try:
+            fraction = float(f[2])
+        except ValueError:
+            raise DataError(f"{path}:{number}: fraction {f[2]!r} is not a number") from None
+        if yes + no == 0:
+            raise DataError(f"{path}:{number}: pair {key} has no votes")
+        if abs(fraction - yes / (yes + no)) > 0.01:
+            raise DataError(f"{path}:{number}: fraction {fraction} disagrees with "
+                            f"{yes} yes / {no} no")
+        out[key] = CrowdJudgment(f[0], f[1], fraction, yes, no)
+    return out
+
+
+def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Map each id to its file under ``images_dir``; missing files are one error listing them."""
+    if not images_dir.is_dir():
+        raise DataError(f"image folder {images_dir} does not exist (see data/README.md), or "
+                        "load with images=False for text-only work")
+    present = {p.name for p in images_dir.iterdir()}
+    missing = [i for i in ids if i not in present]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        raise DataError(f"{len(missing)} image file(s) of the splits are missing from "
+                        f"{images_dir}: {shown}")
+    return {i: str(images_dir / i) for i in ids}
+
+
+def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool = True,
+                  lemmas: bool = True, pool_caption_index: int = 2) -> Corpus:
+    """Load Flickr 8K from ``data_dir/flickr8k`` (or ``data_dir`` itself if it holds ``text/``).
+
+    Args:
+        images: check that every split image file exists and attach an image reader.
+        judgments: read the expert and crowd judgment files.
+        lemmas: read the released lemmatised captions.
+        pool_caption_index: the caption of each dev/test image in the pools (``#2``: every
+            caption id in the judgment files ends in ``#2``).
+    """
+    root = Path(data_dir)
+    if not (root / "text").is_dir() and (root / "flickr8k").is_dir():
+        root = root / "flickr8k"
+    text = root / "text"
+    if not text.is_dir():
+        raise DataError(f"no Flickr 8K text folder under {data_dir}: expected "
+                        f"{Path(data_dir) / 'flickr8k' / 'text'} (see data/README.md)")
+    captions = read_caption_file(text / TOKEN_FILE)
+    splits = {s: read_split_file(text / name, captions) for s, name in SPLIT_FILES.items()}
+    lemma_captions = None
+    if lemmas:
+        lemma_captions = read_caption_file(text / LEMMA_FILE)
+        if set(lemma_captions) != set(captions):
+            extra = sorted(set(lemma_captions) ^ set(captions))[:5]
+            raise DataError(f"{text / LEMMA_FILE}: image ids differ from {TOKEN_FILE} "
+                            f"(e.g. {extra})")
+    split_ids = {i for ids in splits.values() for i in ids}
+    unsplit = tuple(sorted(i for i in captions if i not in split_ids))
+    notes = [ODD_ID_NOTE] if ODD_ID in captions else []
+    if unsplit:
+        notes.append(f"{len(unsplit)} captioned image ids are in no official split; kept, unused")
+    expert = crowd = None
+    if judgments:
+        expert = read_expert_judgments(text / EXPERT_FILE, captions)
+        crowd = read_crowd_judgments(text / CROWD_FILE, captions)
+        for kind, table in (("expert", expert), ("crowd", crowd)):
+            bad = [k for k in table if split_caption_id(k[1])[1] != pool_caption_index]
+            if bad:
+                notes.append(f"{len(bad)} {kind} pairs use a caption other than "
+                             f"#{pool_caption_index}, e.g. {bad[0]}")
+    paths = None
+    reader = None
+    if images:
+        paths = image_paths(root / "images", sorted(split_ids))
+        reader = ImageFiles(paths)
+    return Corpus(
+        name="flickr8k",
+        captions=captions,
+        splits=splits,
+        images=reader,
+        lemmas=lemma_captions,
+        expert=expert,
+        crowd=crowd,
+        pool_caption_index=pool_caption_index,
+        unsplit_image_ids=unsplit,
+        notes=tuple(notes),
+        image_paths=paths,
+    )

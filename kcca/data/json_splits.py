@@ -1,0 +1,111 @@
+"""Corpora in the common JSON split format (Flickr 30K, COCO, Flickr 8K "dataset_*.json").
+
+The format: ``{"dataset": NAME, "images": [{"filename": F, "filepath": D (optional),
+"split": "train"|"val"|"test"|"restval", "sentences": [{"raw": TEXT, "tokens": [...]}, ...]},
+...]}``. Image ids are ``D/F`` when ``filepath`` is given, else ``F``. ``val`` becomes our
+``dev`` split; ``restval`` (COCO's extra training images) joins ``train`` by default.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping
+
+from kcca.data.corpus import SPLITS, Corpus
+from kcca.data.errors import DataError
+from kcca.data.flickr8k import image_paths
+from kcca.data.images import ImageFiles
+from kcca.data.lines import require_file
+
+DEFAULT_SPLIT_MAP = {"train": "train", "val": "dev", "dev": "dev", "test": "test",
+                     "restval": "train"}
+
+
+def _sentence_text(path: Path, where: str, sentence: object) -> str:
+    if isinstance(sentence, str):
+        text = sentence
+    elif isinstance(sentence, dict) and isinstance(sentence.get("raw"), str):
+        text = sentence["raw"]
+    elif isinstance(sentence, dict) and isinstance(sentence.get("tokens"), list):
+        text = " ".join(str(t) for t in sentence["tokens"])
+    else:
+        raise DataError(f"{path}: {where}: a sentence needs a 'raw' string or a 'tokens' list")
+    if not text.strip():
+        raise DataError(f"{path}: {where}: empty caption; remove it or supply its text")
+    return text.strip()
+
+
+def load_json_splits(json_path: str | Path, images_dir: str | Path | None = None, *,
+                     name: str | None = None, split_map: Mapping[str, str] | None = None,
+                     pool_caption_index: int = 2) -> Corpus:
+    """Read a JSON split file into a :class:`Corpus`.
+
+    Args:
+        images_dir: folder the ``filepath/filename`` of each image is relative to; when given,
+            every split image must exist there. ``None`` loads text only.
+        split_map: the file's split names -> ``train``/``dev``/``test`` (``None`` drops that
+            split's images from the splits, keeping their captions in the corpus).
+    """
+    path = require_file(Path(json_path), "JSON split file")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                        f"{exc.msg})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("images"), list):
+        raise DataError(f"{path}: expected an object with an 'images' list")
+    mapping = dict(DEFAULT_SPLIT_MAP if split_map is None else split_map)
+    captions: dict[str, tuple[str, ...]] = {}
+    splits: dict[str, list[str]] = {s: [] for s in SPLITS}
+    for n, item in enumerate(doc["images"]):
+        where = f"images[{n}]"
+        if not isinstance(item, dict) or not isinstance(item.get("filename"), str):
+            raise DataError(f"{path}: {where}: needs a 'filename' string")
+        image_id = item["filename"]
+        if isinstance(item.get("filepath"), str) and item["filepath"]:
+            image_id = f"{item['filepath']}/{image_id}"
+        where = f"{where} ({image_id})"
+        if image_id in captions:
+            raise DataError(f"{path}: {where}: duplicate image")
+        sentences = item.get("sentences")
+        if not isinstance(sentences, list) or not sentences:
+            raise DataError(f"{path}: {where}: needs a non-empty 'sentences' list")
+        captions[image_id] = tuple(
+            _sentence_text(path, f"{where} sentence {k}", s) for k, s in enumerate(sentences))
+        split = item.get("split")
+        if split not in mapping:
+            raise DataError(f"{path}: {where}: unknown split {split!r}; known: {sorted(mapping)}"
+                            " (pass split_map to map it)")
+        target = mapping[split]
+        if target is not None:
+            if target not in splits:
+                raise DataError(f"split_map sends {split!r} to {target!r}, not one of {SPLITS}")
+            splits[target].append(image_id)
+    split_ids = [i for ids in splits.values() for i in ids]
+    reader = paths = None
+    if images_dir is not None:
+        paths = _nested_image_paths(Path(images_dir), split_ids)
+        reader = ImageFiles(paths)
+    in_split = set(split_ids)
+    return Corpus(
+        name=name or str(doc.get("dataset") or path.stem),
+        captions=captions,
+        splits={k: tuple(v) for k, v in splits.items()},
+        images=reader,
+        pool_caption_index=pool_caption_index,
+        unsplit_image_ids=tuple(sorted(i for i in captions if i not in in_split)),
+        notes=(f"read from {path.name}",),
+        image_paths=paths,
+    )
+
+
+def _nested_image_paths(images_dir: Path, ids: list[str]) -> dict[str, str]:
+    flat = [i for i in ids if "/" not in i]
+    out = image_paths(images_dir, flat) if flat else {}
+    missing = [i for i in ids if "/" in i and not (images_dir / i).is_file()]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        raise DataError(f"{len(missing)} image file(s) are missing under {images_dir}: {shown}")
+    out.update({i: str(images_dir / i) for i in ids if "/" in i})
+    return out

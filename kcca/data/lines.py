@@ -1,0 +1,52 @@
+"""Line-by-line reading of tab-separated corpus files with errors that name file and line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+from kcca.data.errors import DataError
+
+
+def require_file(path: Path, what: str) -> Path:
+    """Check that ``path`` is a readable file; the error says what it is and where it belongs."""
+    if not path.is_file():
+        raise DataError(f"missing {what}: {path} does not exist (see data/README.md)")
+    if not os.access(path, os.R_OK):
+        raise DataError(f"{what} {path} is not readable (check its permissions)")
+    return path
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each non-blank line, 1-based, newline stripped."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                text = line.rstrip("\r\n")
+                if text.strip():
+                    yield number, text
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc}); re-save the file as UTF-8") from None
+
+
+def tab_fields(path: Path, number: int, text: str, n_fields: int, layout: str) -> list[str]:
+    """Split a line on tabs into exactly ``n_fields`` fields, or raise naming file and line."""
+    fields = text.split("\t")
+    if len(fields) != n_fields:
+        raise DataError(
+            f"{path}:{number}: malformed line {text[:80]!r}: expected {n_fields} tab-separated "
+            f"fields ({layout}), found {len(fields)}"
+        )
+    return fields
+
+
+def parse_int(path: Path, number: int, value: str, name: str, low: int | None = None,
+              high: int | None = None) -> int:
+    try:
+        out = int(value)
+    except ValueError:
+        raise DataError(f"{path}:{number}: {name} {value!r} is not an integer") from None
+    if (low is not None and out < low) or (high is not None and out > high):
+        raise DataError(f"{path}:{number}: {name} {out} is outside {low}..{high}")
+    return out
