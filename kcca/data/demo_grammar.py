@@ -165,7 +165,8 @@ def one_object_caption(pick: _Picker, spec, index: int = 0) -> tuple[str, Captio
         text = f"{np_} {pos} {bg}"
     elif template == 1:
         text = f"{pick.one(OPENERS)} {np_} {pos} {bg}"
-    elif template == 2:
+    elif template == 2:  # a verb needs a place: name the position
+        pos = pos or pick.one(POSITIONS[obj.position])
         text = f"{np_} {pick.one(VERBS)} {pos} {bg}"
     elif template == 3 and pos:
         text = f"{pos} , {np_} {pick.one(VERBS)} {bg}"
@@ -174,6 +175,7 @@ def one_object_caption(pick: _Picker, spec, index: int = 0) -> tuple[str, Captio
     elif bg:
         text = f"{bg} , {pick.one(OPENERS).lower()} {np_} {pos}"
     else:
+        pos = pos or pick.one(POSITIONS[obj.position])
         text = f"{np_} {pick.one(VERBS)} {pos}"
     if pos:
         m = _with_position(m, obj.position)
