@@ -19,6 +19,9 @@ SUBCOMMANDS = (
     "kcca.cli.demo_cmd",
     "kcca.cli.preprocess_cmd",
     "kcca.cli.features_cmd",
+    "kcca.cli.similar_words_cmd",
+    "kcca.cli.evaluate_cmd",
+    "kcca.cli.score_captions_cmd",
 )
 
 
