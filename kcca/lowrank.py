@@ -1,0 +1,241 @@
+"""Pivoted incomplete Cholesky (partial Gram-Schmidt) of a kernel matrix: ``K ~ G G'``.
+
+The KCCA solver (Section 3.2.1, eq. 3; Hardoon et al. 2004 solve it "by partial Gram-Schmidt
+orthogonalization") never forms an ``n x n`` or ``2n x 2n`` matrix: it works with a factor
+``G`` of shape ``(n, r)``. The greedy algorithm picks, at each step, the item with the largest
+residual diagonal ``K[i, i] - sum_k G[i, k]^2``, fetches that one kernel column and
+orthogonalises it against the columns already taken. It stops when the residual trace falls
+to ``precision * trace(K)`` (the default), when ``max_rank`` columns have been taken, or when
+the largest residual diagonal entry is at rounding level, which is how a numerically
+rank-deficient kernel (for example a linear kernel of ``p < n`` features) is handled: the
+factor simply has rank ``p``. No jitter is ever added to ``K``.
+
+Only the diagonal and the ``r`` pivot columns of ``K`` are needed, so kernels can be given as
+a :class:`ColumnSource` that computes columns on demand (:class:`CallableColumns`,
+:class:`KernelColumns` for any kernel of the contract in :mod:`features.kernels.base`);
+memory is ``O(n r)``.
+
+The paper's fixed extras (Section 4.1.3, L358) are applied here as well, so on-demand
+kernels get them without an ``n x n`` matrix: :class:`TransformedColumns` raises a kernel to
+the power ``p`` entry-wise and multiplies the diagonal by ``d``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from kcca.backend import get_xp, to_numpy
+
+#: default relative precision: stop when the residual trace is below this fraction of trace(K)
+DEFAULT_PRECISION = 1e-5
+
+
+@runtime_checkable
+class ColumnSource(Protocol):
+    """A symmetric PSD kernel of ``n`` training items that yields columns on demand."""
+
+    n: int
+
+    def diag(self) -> Any:
+        """The diagonal ``K[i, i]``, shape ``(n,)``."""
+
+    def columns(self, index: Sequence[int]) -> Any:
+        """The columns ``K[:, index]``, shape ``(n, len(index))``."""
+
+
+def check_finite(arr: np.ndarray, argument: str) -> None:
+    """Raise a ValueError naming ``argument`` when ``arr`` has a NaN or infinite entry."""
+    if not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(
+            f"{argument} has a non-finite entry {arr[tuple(bad)]!r} at index {tuple(int(b) for b in bad)}"
+        )
+
+
+def check_square_symmetric(K: Any, argument: str, *, atol: float = 1e-8) -> np.ndarray:
+    """Validate a dense training Gram matrix: 2-D, square, finite, symmetric. Returns NumPy."""
+    arr = to_numpy(K) if not isinstance(K, np.ndarray) else K
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{argument} must be a square (n, n) kernel matrix, got shape {arr.shape}")
+    if arr.shape[0] < 2:
+        raise ValueError(f"{argument} needs at least 2 training items, got shape {arr.shape}")
+    check_finite(arr, argument)
+    scale = max(float(np.abs(np.diagonal(arr)).max()), 1.0)
+    asym = float(np.abs(arr - arr.T).max())
+    if asym > atol * scale:
+        i, j = np.unravel_index(int(np.argmax(np.abs(arr - arr.T))), arr.shape)
+        raise ValueError(
+            f"{argument} is not symmetric: |K[{i},{j}] - K[{j},{i}]| = {asym:.3g} "
+            f"(tolerance {atol * scale:.3g})"
+        )
+    return arr
+
+
+class DenseColumns:
+    """Columns of a precomputed (validated) dense kernel matrix."""
+
+    def __init__(self, K: Any, argument: str = "K"):
+        self.K = check_square_symmetric(K, argument)
+        self.n = self.K.shape[0]
+
+    def diag(self) -> np.ndarray:
+        return np.diagonal(self.K).copy()
+
+    def columns(self, index: Sequence[int]) -> np.ndarray:
+        return self.K[:, np.asarray(index, dtype=np.intp)]
+
+
+class CallableColumns:
+    """Columns from ``fn(index) -> K[:, index]`` and a given diagonal (kernel columns on demand)."""
+
+    def __init__(self, fn: Callable[[np.ndarray], Any], diag: Any, argument: str = "K"):
+        d = np.asarray(to_numpy(diag) if not isinstance(diag, np.ndarray) else diag, dtype=float)
+        if d.ndim != 1 or d.shape[0] < 2:
+            raise ValueError(f"diagonal of {argument} must be a 1-D array of n >= 2 values, got shape {d.shape}")
+        check_finite(d, f"diagonal of {argument}")
+        self.fn, self._diag, self.n, self.argument = fn, d, d.shape[0], argument
+
+    def diag(self) -> np.ndarray:
+        return self._diag
+
+    def columns(self, index: Sequence[int]) -> np.ndarray:
+        index = np.asarray(index, dtype=np.intp)
+        cols = self.fn(index)
+        cols = to_numpy(cols) if not isinstance(cols, np.ndarray) else cols
+        cols = np.asarray(cols, dtype=float).reshape(self.n, len(index))
+        check_finite(cols, f"columns {index.tolist()} of {self.argument}")
+        return cols
+
+
+class KernelColumns(CallableColumns):
+    """Columns of a fitted kernel of the contract (``gram``/``diag``) on its training items."""
+
+    def __init__(self, kernel: Any, items: Sequence[Any] | None = None, argument: str = "K"):
+        items = kernel.train_items_ if items is None else items
+        self.kernel, self.items = kernel, items
+
+        def fn(index: np.ndarray) -> np.ndarray:
+            return kernel.gram(items, [items[int(i)] for i in index])
+
+        super().__init__(fn, kernel.diag(items), argument)
+
+
+class TransformedColumns:
+    """``K ** power`` (entry-wise) with the diagonal multiplied by ``diag_scale`` (L358).
+
+    ``power`` is the paper's image-kernel exponent p in {2, 3}; ``diag_scale`` is the text
+    kernel's diagonal factor d in [1, 15] (applied to the train x train Gram only).
+    """
+
+    def __init__(self, base: ColumnSource, power: float = 1, diag_scale: float = 1.0):
+        self.base, self.power, self.diag_scale, self.n = base, power, float(diag_scale), base.n
+
+    def diag(self) -> np.ndarray:
+        d = np.asarray(self.base.diag(), dtype=float)
+        return (d ** self.power if self.power != 1 else d) * self.diag_scale
+
+    def columns(self, index: Sequence[int]) -> np.ndarray:
+        index = np.asarray(index, dtype=np.intp)
+        cols = np.array(self.base.columns(index), dtype=float, copy=True)
+        if self.power != 1:
+            cols **= self.power
+        if self.diag_scale != 1.0:
+            cols[index, np.arange(len(index))] *= self.diag_scale
+        return cols
+
+
+def as_column_source(K: Any, argument: str = "K") -> ColumnSource:
+    """A dense matrix becomes :class:`DenseColumns`; a :class:`ColumnSource` passes through."""
+    if isinstance(K, ColumnSource) and not hasattr(K, "shape"):
+        return K
+    return DenseColumns(K, argument)
+
+
+@dataclass
+class LowRankFactor:
+    """``K ~ factor @ factor.T``: ``factor`` is ``(n, rank)`` in the backend's namespace."""
+
+    factor: Any
+    pivots: np.ndarray
+    trace: float
+    residual_trace: float
+
+    @property
+    def rank(self) -> int:
+        return int(self.pivots.shape[0])
+
+
+def pivoted_cholesky(
+    K: Any,
+    *,
+    precision: float = DEFAULT_PRECISION,
+    max_rank: int | None = None,
+    backend: str | None = "numpy",
+    progress: bool = False,
+    argument: str = "K",
+) -> LowRankFactor:
+    """Greedy pivoted incomplete Cholesky ``K ~ G G'`` (partial Gram-Schmidt, Hardoon et al. 2004).
+
+    ``K``: a dense symmetric PSD ``(n, n)`` matrix or a :class:`ColumnSource`. Stops when the
+    residual trace ``trace(K - G G') <= precision * trace(K)``, at ``max_rank`` columns, or when
+    the largest residual diagonal entry is at rounding level (``<= n * eps * max diag(K)``),
+    i.e. at the numerical rank of ``K``. ``precision=0`` and ``max_rank=None`` give the full
+    numerical rank. The factor is an array of ``backend`` (see :func:`kcca.backend.get_xp`).
+    """
+    if not (isinstance(precision, (int, float)) and 0 <= precision < 1):
+        raise ValueError(f"precision must be a number in [0, 1), got {precision!r}")
+    source = as_column_source(K, argument)
+    n = int(source.n)
+    if max_rank is not None and (int(max_rank) != max_rank or max_rank < 1):
+        raise ValueError(f"max_rank must be a positive integer or None, got {max_rank!r}")
+    limit = n if max_rank is None else min(int(max_rank), n)
+    xp = get_xp(backend)
+
+    diag0 = np.asarray(to_numpy(source.diag()), dtype=float)
+    if diag0.shape != (n,):
+        raise ValueError(f"diagonal of {argument} has shape {diag0.shape}, expected ({n},)")
+    if (diag0 < -1e-12 * max(1.0, float(np.abs(diag0).max()))).any():
+        i = int(np.argmin(diag0))
+        raise ValueError(f"{argument} is not positive semi-definite: diagonal entry {i} is {diag0[i]!r}")
+    trace = float(diag0.sum())
+    floor = n * np.finfo(float).eps * max(float(diag0.max()), 0.0)
+    stop_trace = precision * trace
+    resid = diag0.copy()  # host copy of the residual diagonal drives the pivot choice
+
+    cap = min(limit, 256)
+    Gt = xp.zeros((cap, n), dtype=xp.float64)  # row j = factor column j (contiguous)
+    pivots: list[int] = []
+    bar = tqdm(total=limit, desc=f"incomplete Cholesky of {argument}", disable=not progress,
+               leave=False, unit="col")
+    j = 0
+    while j < limit:
+        rtrace = float(resid.sum())
+        if rtrace <= stop_trace:
+            break
+        piv = int(np.argmax(resid))
+        if resid[piv] <= floor:
+            break
+        col = xp.asarray(np.asarray(source.columns([piv]), dtype=float)[:, 0])
+        if j > 0:
+            col = col - xp.linalg.matmul(xp.matrix_transpose(Gt[:j, :]), Gt[:j, piv])
+        g = col / float(np.sqrt(resid[piv]))
+        if j == cap:
+            grow = min(cap, limit - cap)
+            Gt = xp.concat([Gt, xp.zeros((grow, n), dtype=xp.float64)], axis=0)
+            cap += grow
+        Gt[j, :] = g
+        g_host = to_numpy(g)
+        resid -= g_host * g_host
+        resid[piv] = 0.0
+        np.maximum(resid, 0.0, out=resid)
+        pivots.append(piv)
+        j += 1
+        bar.update(1)
+    bar.close()
+    factor = xp.matrix_transpose(Gt[:j, :])
+    return LowRankFactor(factor=factor, pivots=np.asarray(pivots, dtype=np.intp), trace=trace,
+                         residual_trace=float(resid.sum()))
