@@ -1,0 +1,35 @@
+"""Evaluation of ranked image annotation and search (Hodosh et al. 2013, Section 4, App. A-B).
+
+Modules, one concept each:
+
+* ``original``: rank of the original item, R@k, median rank (Section 4.3.1, Tables 3, 11);
+* ``relevance``: binary relevance from crowd votes, with named rules (Section 4.3.2);
+* ``judged_metrics``: S@k and R-precision over relevance judgments (4.3.3, Tables 4, 5, 12);
+* ``expert``: graded expert scores of the first caption (4.2.1, Tables 1-2);
+* ``bleu_rouge``: the paper's unigram BLEU / ROUGE and BLEU_pre (4.2.2, eq. 28);
+* ``statistics``: McNemar, Fisher's randomisation test, Cohen's kappa, Krippendorff's alpha,
+  Spearman / Kendall rank correlations;
+* ``agreement``: the judgment-only reproductions (Tables 7-10, BLEU_pre filter, counts);
+* ``paper_tables``: the paper's printed numbers, for comparison;
+* ``rankings_io``: the rankings file format read by ``kcca evaluate``;
+* ``system``: everything for one system's rankings file.
+
+Every metric returns per-query values and the aggregate (``original.PerQuery``).
+"""
+
+from kcca.evaluate.original import (
+    PerQuery,
+    median_rank,
+    original_item_metrics,
+    original_ranks,
+    original_ranks_from_scores,
+    rankings_from_scores,
+    recall_at_k,
+)
+from kcca.evaluate.relevance import PRESETS, RelevanceMatrix, RelevanceRule, relevance_matrix
+
+__all__ = [
+    "PRESETS", "PerQuery", "RelevanceMatrix", "RelevanceRule", "median_rank",
+    "original_item_metrics", "original_ranks", "original_ranks_from_scores",
+    "rankings_from_scores", "recall_at_k", "relevance_matrix",
+]

@@ -1,0 +1,148 @@
+"""Rank and recall of the original item (Hodosh et al. 2013, Section 4.3.1, Tables 3 and 11).
+
+Each test query has exactly one *original* (gold) item among the candidates: for annotation
+(captions ranked per image) the caption written for the query image, for search (images ranked
+per caption) the image the caption was written for. In the Flickr 8K test pools, query ``i``'s
+original is candidate ``i`` (``Corpus.pool`` pairs image ``i`` with caption ``i``).
+
+Conventions (PAPER-NOTES.md, "Evaluation"):
+
+* ranks are 1-based: the first result has rank 1;
+* the median rank of an even number of queries is the mean of the two middle ranks (for 1,000
+  queries the mean of the 500th and 501st smallest);
+* **tie rule**: a raw score tie never favours the gold item. From a score matrix, the rank of the
+  gold item is ``1 + #(candidates scoring higher) + #(other candidates scoring equal)``.
+  :func:`rankings_from_scores` orders tied candidates so that the gold item comes last among
+  them, so ranks read from its rankings agree with :func:`original_ranks_from_scores`.
+
+Every metric returns per-query values and the aggregate (:class:`PerQuery`), so significance
+tests (``kcca.evaluate.statistics``) can pair two systems query by query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from kcca.data.errors import DataError
+
+DEFAULT_KS = (1, 5, 10)
+
+
+@dataclass(frozen=True)
+class PerQuery:
+    """A metric's per-query values (plain array, pool query order) and its aggregate."""
+
+    name: str
+    values: np.ndarray
+    aggregate: float
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "aggregate": self.aggregate, "values": self.values.tolist()}
+
+
+def _gold(n_queries: int, n_candidates: int, gold: Sequence[int] | np.ndarray | None
+          ) -> np.ndarray:
+    if gold is None:
+        if n_queries != n_candidates:
+            raise DataError(f"{n_queries} queries and {n_candidates} candidates: give the gold "
+                            "index of each query explicitly (the default gold[i] = i needs a "
+                            "square pool)")
+        return np.arange(n_queries)
+    g = np.asarray(gold)
+    if g.shape != (n_queries,) or not np.issubdtype(g.dtype, np.integer):
+        raise DataError(f"gold must be {n_queries} integer candidate indices, got shape "
+                        f"{g.shape} dtype {g.dtype}")
+    bad = np.flatnonzero((g < 0) | (g >= n_candidates))
+    if bad.size:
+        q = int(bad[0])
+        raise DataError(f"query {q}: gold index {int(g[q])} is outside 0..{n_candidates - 1}")
+    return g.astype(np.int64)
+
+
+def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None
+                               ) -> np.ndarray:
+    """1-based rank of each query's gold item under the tie rule (ties never favour gold).
+
+    ``scores`` is ``(n_queries, n_candidates)``, higher is better. NaN scores are an error.
+    """
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 2:
+        raise DataError(f"scores must be a (n_queries, n_candidates) array, got shape {s.shape}")
+    nan_rows = np.flatnonzero(np.isnan(s).any(axis=1))
+    if nan_rows.size:
+        raise DataError(f"query {int(nan_rows[0])}: scores contain NaN")
+    g = _gold(s.shape[0], s.shape[1], gold)
+    gold_score = s[np.arange(s.shape[0]), g][:, None]
+    # every candidate scoring >= gold, the gold item itself included, is at or ahead of it
+    return (s >= gold_score).sum(axis=1).astype(np.int64)
+
+
+def rankings_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None) -> np.ndarray:
+    """Rankings (candidate indices, best first) from scores; stable, gold last among ties.
+
+    Ties between non-gold candidates keep candidate-index order. ``gold=None`` with a square
+    matrix means gold[i] = i (the Flickr 8K test pools).
+    """
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 2:
+        raise DataError(f"scores must be a (n_queries, n_candidates) array, got shape {s.shape}")
+    g = _gold(s.shape[0], s.shape[1], gold)
+    is_gold = np.zeros(s.shape, dtype=np.int8)
+    is_gold[np.arange(s.shape[0]), g] = 1
+    idx = np.broadcast_to(np.arange(s.shape[1]), s.shape)
+    # lexsort: last key is primary; sort by -score, then gold flag (gold after), then index
+    return np.lexsort((idx, is_gold, -s), axis=1).astype(np.int64)
+
+
+def validate_rankings(rankings: np.ndarray) -> np.ndarray:
+    """Check that each row is a permutation of ``0..n_candidates-1``; errors name query and id."""
+    r = np.asarray(rankings)
+    if r.ndim != 2 or not np.issubdtype(r.dtype, np.integer):
+        raise DataError(f"rankings must be a 2-d integer array, got shape {r.shape} dtype {r.dtype}")
+    n = r.shape[1]
+    bad = (r < 0) | (r >= n)
+    if bad.any():
+        q, j = map(int, np.argwhere(bad)[0])
+        raise DataError(f"query {q}: candidate index {int(r[q, j])} at position {j + 1} is "
+                        f"outside 0..{n - 1}")
+    srt = np.sort(r, axis=1)
+    dup = srt[:, 1:] == srt[:, :-1]
+    if dup.any():
+        q, j = map(int, np.argwhere(dup)[0])
+        raise DataError(f"query {q}: candidate index {int(srt[q, j])} appears more than once")
+    return r.astype(np.int64, copy=False)
+
+
+def original_ranks(rankings: np.ndarray, gold: Sequence[int] | None = None) -> np.ndarray:
+    """1-based position of each query's gold item in its ranking (full permutations)."""
+    r = validate_rankings(rankings)
+    g = _gold(r.shape[0], r.shape[1], gold)
+    hit = r == g[:, None]
+    return (np.argmax(hit, axis=1) + 1).astype(np.int64)
+
+
+def recall_at_k(ranks: np.ndarray, k: int) -> PerQuery:
+    """R@k (Section 4.3.1): per query 1.0 if the original is in the top k, and the percentage."""
+    if k < 1:
+        raise DataError(f"k must be >= 1, got {k}")
+    hits = (np.asarray(ranks) <= k).astype(float)
+    return PerQuery(f"R@{k}", hits, 100.0 * float(hits.mean()))
+
+
+def median_rank(ranks: np.ndarray) -> PerQuery:
+    """Median rank of the original item; an even count takes the mean of the two middle ranks."""
+    r = np.asarray(ranks, dtype=float)
+    if r.size == 0:
+        raise DataError("median rank of zero queries is undefined")
+    return PerQuery("median rank", r, float(np.median(r)))
+
+
+def original_item_metrics(ranks: np.ndarray, ks: Sequence[int] = DEFAULT_KS
+                          ) -> dict[str, PerQuery]:
+    """R@k for each k and the median rank, keyed by metric name (Tables 3 and 11)."""
+    out = {f"R@{k}": recall_at_k(ranks, k) for k in ks}
+    out["median rank"] = median_rank(ranks)
+    return out
