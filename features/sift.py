@@ -150,7 +150,9 @@ def _bin_weights(
     return positions, weights
 
 
-def _bin_planes(planes: np.ndarray, ay: scipy.sparse.csr_matrix, ax: scipy.sparse.csr_matrix) -> np.ndarray:
+def _bin_planes(
+    planes: np.ndarray, ay: scipy.sparse.csr_matrix, ax: scipy.sparse.csr_matrix
+) -> np.ndarray:
     """``ay @ plane @ ax.T`` for every orientation plane: (8, H, W) -> (8, ny * 4, nx * 4)."""
     n_orient, h, w = planes.shape
     by_rows = ay @ planes.transpose(1, 0, 2).reshape(h, n_orient * w)  # (ny * 4, 8 * W)

@@ -148,7 +148,8 @@ def test_normalize_sift_matches_row_by_row_formula():
         c = np.minimum(u, 0.2)
         np.testing.assert_allclose(got, c / np.linalg.norm(c), rtol=1e-5, atol=1e-7)
     assert (out.max(axis=1) > 0.2).any()  # renormalisation can lift entries above 0.2
-    np.testing.assert_allclose(normalize_sift(raw, clamp=1.0), raw / np.linalg.norm(raw, axis=1, keepdims=True), rtol=1e-5)
+    plain = raw / np.linalg.norm(raw, axis=1, keepdims=True)
+    np.testing.assert_allclose(normalize_sift(raw, clamp=1.0), plain, rtol=1e-5)
 
 
 def test_descriptors_are_unit_norm_and_non_negative():
@@ -188,7 +189,8 @@ def test_opencv_keypoint_size_relation():
 
 
 @pytest.mark.parametrize(
-    "bad", [np.zeros((8, 8), np.uint8), np.zeros((8, 8, 3), np.int16), np.zeros((8, 8, 2), np.uint8)]
+    "bad",
+    [np.zeros((8, 8), np.uint8), np.zeros((8, 8, 3), np.int16), np.zeros((8, 8, 2), np.uint8)],
 )
 def test_bad_input_raises_naming_the_shape(bad):
     with pytest.raises(ValueError, match=str(bad.shape).replace("(", r"\(").replace(")", r"\)")):

@@ -164,7 +164,8 @@ def test_descriptor_rows_are_pixels_in_row_major_order():
 
 
 @pytest.mark.parametrize(
-    "bad", [np.zeros((8, 8), np.uint8), np.zeros((8, 8, 3), np.float64), np.zeros((8, 0, 3), np.uint8)]
+    "bad",
+    [np.zeros((8, 8), np.uint8), np.zeros((8, 8, 3), np.float64), np.zeros((8, 0, 3), np.uint8)],
 )
 def test_bad_input_raises_naming_the_shape(bad):
     with pytest.raises(ValueError, match=str(bad.shape).replace("(", r"\(").replace(")", r"\)")):
