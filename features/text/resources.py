@@ -9,6 +9,7 @@ install it. Loaded resources are memoised per search path, so pointing ``NLTK_DA
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import warnings
 
@@ -140,12 +141,16 @@ def wordnet_lemma_names() -> frozenset[str]:
     return _wordnet_lemma_names(search_path())
 
 
-def tagged_sents(corpus: str, tagset: str = "universal") -> list[list[tuple[str, str]]]:
-    """Tagged sentences of an NLTK tagged corpus (``brown``, ``treebank``, ``conll2000``)."""
+def tagged_sents(corpus: str, tagset: str = "universal",
+                 limit: int | None = None) -> list[list[tuple[str, str]]]:
+    """Tagged sentences of an NLTK tagged corpus (``brown``, ``treebank``, ``conll2000``).
+
+    ``limit`` reads only the first ``limit`` sentences (lazily).
+    """
     if corpus not in ("brown", "treebank", "conll2000"):
         raise ValueError(f"unsupported tagged corpus {corpus!r}: use brown, treebank or conll2000")
     require(corpus)
     if tagset == "universal":
         require("universal_tagset")
     reader = getattr(__import__("nltk.corpus", fromlist=[corpus]), corpus)
-    return [list(s) for s in reader.tagged_sents(tagset=tagset)]
+    return [list(s) for s in itertools.islice(reader.tagged_sents(tagset=tagset), limit)]

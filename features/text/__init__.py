@@ -1,0 +1,31 @@
+"""Caption preprocessing of Section 4.1.1 (Hodosh et al. 2013), one step per module.
+
+``tokenize`` (step 1), ``compounds`` (t-shirt / t shirt / tee-shirt -> t-shirt), ``spelling``
+(unknown words only, against WordNet + the Unix word list), ``stopwords`` (NLTK's 179),
+``postag`` + ``lemmatize`` (WordNet morphology under a POS tag from the raw caption),
+``pipeline`` (:class:`CaptionPreprocessor`, every step a switch, named presets),
+``corpus_tokens`` (a whole corpus, cached), ``vocabulary``, ``resources`` (NLTK data lookup).
+
+The Flickr 8K reproduction default is ``CaptionPreprocessor.paper_flickr8k()`` (preset
+``flickr8k-lemma``): the released lemma file, lower-cased, punctuation dropped, NLTK's English
+stop words removed, which leaves the paper's 1,928 training words seen at least 5 times.
+"""
+
+from features.text.compounds import HAND_TABLE, CompoundNormalizer
+from features.text.corpus_tokens import PreprocessedCorpus, preprocess_corpus
+from features.text.lemmatize import WordNetLemmatizer
+from features.text.pipeline import PRESETS, CaptionPreprocessor, default_preset
+from features.text.postag import TaggerConfig, load_tagger
+from features.text.resources import MissingResourceError
+from features.text.spelling import KnownWords, SpellingCorrector
+from features.text.stopwords import remove_stop_words, resolve_stop_words
+from features.text.tokenize import tokenize
+from features.text.vocabulary import token_counts, vocabulary, vocabulary_stats
+
+__all__ = [
+    "HAND_TABLE", "PRESETS", "CaptionPreprocessor", "CompoundNormalizer", "KnownWords",
+    "MissingResourceError", "PreprocessedCorpus", "SpellingCorrector", "TaggerConfig",
+    "WordNetLemmatizer", "default_preset", "load_tagger", "preprocess_corpus",
+    "remove_stop_words", "resolve_stop_words", "token_counts", "tokenize", "vocabulary",
+    "vocabulary_stats",
+]

@@ -1,0 +1,132 @@
+"""The bag-of-words kernel BoW (Section 3.4.1): cosine of term-frequency vectors.
+
+BoW5 merges the five captions of a training image into one document (the default); BoW1
+(``single_caption=True``) keeps one caption per training image, drawn with ``random_state``.
+``weighting``: ``None``, ``"idf"`` (each frequency times ``lambda_w``) or ``"sqrt-idf"`` (times
+``sqrt(lambda_w)``, BoW5^sqrt-idf), with ``lambda_w`` from :mod:`features.text.idf` fitted on
+the training images. Exact matching: a sparse matrix product (see :mod:`.sequences`).
+
+The training representation (BoW1's reduction) is used when ``gram``'s first argument is the
+very list given to ``fit`` (or ``None`` as second argument); :meth:`gram_train` and
+:meth:`gram_columns` give the train x train kernel and selected columns of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from features.kernels.base import Kernel, register_kernel
+from features.text.idf import Idf, weighting_power
+from features.text.sequences import (ColumnIndex, feature_matrix, geometric_normalize,
+                                     item_spans, self_products, sparse_gram, with_columns)
+from features.text.text_items import as_items, one_caption_each
+
+
+class _SparseSequenceKernel(Kernel):
+    """Shared machinery: sparse span features, fitted columns, normalised sparse products."""
+
+    _max_length = 1
+
+    def _length(self) -> int:
+        return self._max_length
+
+    def _lambda_g(self) -> float:
+        return 1.0
+
+    def _lambda_m(self) -> float:
+        return 1.0
+
+    def _seq_weight(self):
+        power = weighting_power(self.weighting)
+        lm = self._lambda_m()
+        idf = self.idf_
+        if power == 0.0:
+            if lm == 1.0:
+                return None
+            return lambda key: lm ** len(key)
+        return lambda key: lm ** len(key) * idf.sequence_weight(key, power)
+
+    def _features(self, items, columns: ColumnIndex) -> sp.csr_matrix:
+        feats = [item_spans(it, self._length(), self._lambda_g()) for it in items]
+        return feature_matrix(feats, columns, self._seq_weight())
+
+    def fit(self, train_items: Sequence[Any]) -> "_SparseSequenceKernel":
+        items = as_items(train_items, "training items")
+        self._check_params()
+        self.idf_ = Idf().fit(items)
+        used = one_caption_each(items, self.random_state) if self.single_caption else items
+        columns = ColumnIndex()
+        self.train_features_ = self._features(used, columns)
+        self.columns_ = columns.frozen()
+        self.train_self_ = self_products(self.train_features_)
+        self.train_items_ = train_items
+        return self
+
+    def _check_params(self) -> None:
+        weighting_power(self.weighting)
+
+    def _side(self, items, columns: ColumnIndex) -> tuple[sp.csr_matrix, np.ndarray]:
+        if items is self.train_items_:
+            return self.train_features_, self.train_self_
+        x = self._features(as_items(items), columns)
+        return x, self_products(x)
+
+    def _gram(self, items_a: Sequence[Any], items_b: Sequence[Any]) -> np.ndarray:
+        self._check_fitted()
+        columns = ColumnIndex(self.columns_)
+        xa, da = self._side(items_a, columns)
+        same = items_a is items_b
+        xb, db = (xa, da) if same else self._side(items_b, columns)
+        n = len(columns)
+        k = sparse_gram(with_columns(xa, n), with_columns(xb, n))
+        return geometric_normalize(k, da, db, out=k, same=same)
+
+    def diag(self, items: Sequence[Any]) -> np.ndarray:
+        """Normalised kernels have a unit diagonal (empty items included, see sequences)."""
+        self._check_fitted()
+        return np.ones(len(as_items(items, warn=False)))
+
+    def gram(self, items_a: Sequence[Any], items_b: Sequence[Any] | None = None) -> np.ndarray:
+        """Kernel block; ``gram(train_items)`` is the train x train kernel (unit diagonal)."""
+        if items_b is None and hasattr(self, "train_items_") and items_a is self.train_items_:
+            items_b = items_a
+        return super().gram(items_a, items_b)
+
+    def gram_train(self) -> np.ndarray:
+        """The train x train kernel (with the BoW1/TRI1 reduction when set)."""
+        self._check_fitted()
+        return self.gram(self.train_items_)
+
+    def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
+        """Columns ``indices`` of the train x train kernel: shape (n_train, len(indices))."""
+        self._check_fitted()
+        idx = np.asarray(indices, dtype=np.int64)
+        x = self.train_features_
+        if idx.size and (idx.min() < 0 or idx.max() >= x.shape[0]):
+            raise IndexError(f"column indices must lie in [0, {x.shape[0]}); got {idx.min()}.."
+                             f"{idx.max()}")
+        k = sparse_gram(x, x[idx])
+        k = geometric_normalize(k, self.train_self_, self.train_self_[idx], out=k)
+        zero = self.train_self_[idx] <= 0  # the unit diagonal of the train x train kernel
+        k[idx[zero], np.flatnonzero(zero)] = 1.0
+        return k
+
+
+@register_kernel("bow")
+class BowKernel(_SparseSequenceKernel):
+    """BoW kernel: ``K(x, y) = cos(tf_x, tf_y)`` (Section 3.4.1), optionally (sqrt-)idf weighted.
+
+    Parameters:
+        weighting: None, ``"idf"`` or ``"sqrt-idf"`` (BoW5^sqrt-idf).
+        single_caption: BoW1 - one caption per training item, drawn with ``random_state``.
+        random_state: seed of the BoW1 draw.
+    """
+
+    def __init__(self, weighting: str | None = None, single_caption: bool = False,
+                 random_state: int | None = 0) -> None:
+        self.weighting = weighting
+        self.single_caption = single_caption
+        self.random_state = random_state

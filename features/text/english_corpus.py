@@ -1,0 +1,315 @@
+"""D_ext: the general-English corpus standing in for the BNC of Section 3.5.3 (L290).
+
+The paper computed one distributional similarity on the British National Corpus (licensed, not
+redistributable). The stand-in, called D_ext everywhere in this toolkit, is every plain-text
+corpus in ``nltk_data`` together (about 5.3M words): the tagged corpora ``brown``, ``treebank``,
+``conll2000``, ``masc_tagged`` and the untagged ``abc``, ``movie_reviews``, ``state_union``,
+``webtext``. One sentence is one context of eq. 24.
+
+It goes through the same steps as the captions (L268): lower-casing, dropping tokens without a
+letter or digit, lemmatisation, and NLTK's English stop list (a token is dropped when its surface
+form or its lemma is a stop word). Lemmas come from WordNet's morphology (``morphy``; the shortest
+analysis, as NLTK's ``WordNetLemmatizer``) with a part of speech: the corpus's own tag where the
+corpus is tagged, otherwise the word form's most frequent tag in the tagged corpora (a unigram
+tag dictionary), otherwise noun. Untagged text is split into sentences at line breaks and after
+``.``, ``!`` or ``?`` followed by a capital, and into words at non-alphanumeric characters
+(apostrophes split: ``don't`` -> ``don t``, both stop words).
+
+The result is a :class:`TokenizedCorpus` (compact integer arrays); :func:`load_english_corpus`
+caches it through :class:`kcca.cache.Cache`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from features.text.resources import MissingResourceError, search_path, wordnet
+
+TAGGED_CORPORA = ("brown", "treebank", "conll2000", "masc_tagged")
+PLAIN_CORPORA = ("abc", "movie_reviews", "state_union", "webtext")
+EXT_CORPORA = TAGGED_CORPORA + PLAIN_CORPORA
+
+#: universal tag -> WordNet part of speech
+UNIVERSAL_TO_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
+_ALNUM = re.compile(r"[^\W_]")
+
+ENGLISH_CORPUS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TokenizedCorpus:
+    """Sentences of word types stored as CSR-like integer arrays.
+
+    Attributes:
+        types: the distinct tokens.
+        indptr: sentence ``k`` is ``ids[indptr[k]:indptr[k + 1]]``.
+        ids: token ids into ``types`` (int32).
+    """
+
+    types: tuple[str, ...]
+    indptr: np.ndarray
+    ids: np.ndarray
+
+    @classmethod
+    def from_sentences(cls, sentences: Iterable[Sequence[str]]) -> "TokenizedCorpus":
+        index: dict[str, int] = {}
+        ids: list[int] = []
+        indptr = [0]
+        for sent in sentences:
+            for tok in sent:
+                i = index.get(tok)
+                if i is None:
+                    i = index[tok] = len(index)
+                ids.append(i)
+            indptr.append(len(ids))
+        return cls(tuple(index), np.asarray(indptr, dtype=np.int64),
+                   np.asarray(ids, dtype=np.int32))
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.indptr[-1])
+
+    def counts(self) -> dict[str, int]:
+        """Token -> number of occurrences."""
+        c = np.bincount(self.ids, minlength=len(self.types))
+        return {t: int(n) for t, n in zip(self.types, c)}
+
+    def sentences(self) -> Iterator[list[str]]:
+        for a, b in zip(self.indptr[:-1], self.indptr[1:]):
+            yield [self.types[i] for i in self.ids[a:b]]
+
+
+def corpus_root(name: str):
+    """The NLTK path pointer of corpus ``name`` (folder or zip); a clear error when absent."""
+    import nltk
+
+    searched = search_path()
+    for candidate in (f"corpora/{name}", f"corpora/{name}.zip/{name}/"):
+        try:
+            return nltk.data.find(candidate)
+        except LookupError:
+            pass
+    raise MissingResourceError(
+        f"NLTK corpus {name!r} (part of the general-English corpus D_ext) not found: looked "
+        f"for corpora/{name}[.zip] in {list(searched)}. Set $NLTK_DATA to a folder holding it "
+        f"(see data/README.md, 'A general English corpus'), or where the network allows run "
+        f"`python -m nltk.downloader {name}` once (this toolkit never downloads by itself).")
+
+
+def _universal(source: str) -> Callable[[str], str]:
+    from nltk.tag.mapping import map_tag
+
+    memo: dict[str, str] = {}
+
+    def f(tag: str) -> str:
+        u = memo.get(tag)
+        if u is None:
+            u = memo[tag] = map_tag(source, "universal", tag)
+        return u
+
+    return f
+
+
+def tagged_sentences(name: str) -> Iterator[list[tuple[str, str]]]:
+    """Sentences of a tagged corpus as (word, universal tag); treebank traces are dropped."""
+    from nltk.corpus.reader import (BracketParseCorpusReader, CategorizedTaggedCorpusReader,
+                                    ConllChunkCorpusReader)
+
+    root = corpus_root(name)
+    if name == "brown":
+        reader = CategorizedTaggedCorpusReader(root, r"c[a-z]\d\d", cat_file="cats.txt",
+                                               tagset="brown", encoding="ascii")
+        source = "en-brown"
+    elif name == "treebank":
+        reader = BracketParseCorpusReader(root.join("combined/"), r"wsj_.*\.mrg",
+                                          tagset="wsj", encoding="ascii")
+        source = "en-ptb"
+    elif name == "conll2000":
+        reader = ConllChunkCorpusReader(root, ["train.txt", "test.txt"], ("NP", "VP", "PP"),
+                                        tagset="wsj", encoding="ascii")
+        source = "en-ptb"
+    elif name == "masc_tagged":
+        reader = CategorizedTaggedCorpusReader(root, r"(spoken|written)/.*\.txt",
+                                               cat_file="categories.txt", tagset="wsj",
+                                               encoding="utf-8", sep="_")
+        source = "en-ptb"
+    else:
+        raise ValueError(f"{name!r} is not a tagged corpus; tagged: {TAGGED_CORPORA}")
+    _require_universal_tagset()
+    to_universal = _universal(source)
+    for fileid in reader.fileids():
+        for sent in reader.tagged_sents(fileid):
+            out = [(w, to_universal(t)) for w, t in sent if t != "-NONE-" and t is not None]
+            if out:
+                yield out
+
+
+def _require_universal_tagset() -> None:
+    import nltk
+
+    for candidate in ("taggers/universal_tagset", "taggers/universal_tagset.zip/universal_tagset/"):
+        try:
+            nltk.data.find(candidate)
+            return
+        except LookupError:
+            pass
+    raise MissingResourceError(
+        "NLTK resource 'universal_tagset' (mapping of corpus tags to the universal tag set) not "
+        f"found in {list(search_path())}: set $NLTK_DATA (see data/README.md) or run "
+        "`python -m nltk.downloader universal_tagset` where the network allows.")
+
+
+_PLAIN = {
+    "abc": (r"(?!\.).*\.txt", [("science", "latin_1"), ("rural", "utf8")]),
+    "movie_reviews": (r"(?!\.).*\.txt", "ascii"),
+    "state_union": (r"(?!\.).*\.txt", "ISO-8859-2"),
+    "webtext": (r"(?!README|\.).*\.txt", "ISO-8859-2"),
+}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Line breaks, then ``.``/``!``/``?`` before a capital, end a sentence."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            out.extend(s for s in _SENTENCE_BREAK.split(line) if s.strip())
+    return out
+
+
+def words(text: str) -> list[str]:
+    """Alphanumeric words (hyphens inside a word kept, apostrophes split)."""
+    return _WORD.findall(text)
+
+
+def plain_sentences(name: str) -> Iterator[list[str]]:
+    """Sentences (lists of words) of an untagged corpus, read from its raw text."""
+    from nltk.corpus.reader import PlaintextCorpusReader
+
+    if name not in _PLAIN:
+        raise ValueError(f"{name!r} is not a plain corpus; plain: {PLAIN_CORPORA}")
+    pattern, encoding = _PLAIN[name]
+    reader = PlaintextCorpusReader(corpus_root(name), pattern, encoding=encoding)
+    for fileid in reader.fileids():
+        for sent in split_sentences(reader.raw(fileid)):
+            ws = words(sent)
+            if ws:
+                yield ws
+
+
+class Lemmatizer:
+    """WordNet ``morphy`` lemmas (shortest analysis) for a form and a universal tag, memoised.
+
+    ``tag_dictionary`` maps a lower-cased form to its most frequent universal tag, used when no
+    tag is given; forms outside it are lemmatised as nouns.
+    """
+
+    def __init__(self, tag_dictionary: dict[str, str] | None = None):
+        self.tag_dictionary = tag_dictionary or {}
+        self._wn = wordnet()
+        self._memo: dict[tuple[str, str], str] = {}
+
+    def __call__(self, form: str, tag: str | None = None) -> str:
+        if tag is None:
+            tag = self.tag_dictionary.get(form, "NOUN")
+        pos = UNIVERSAL_TO_WORDNET.get(tag)
+        if pos is None:
+            return form
+        key = (form, pos)
+        lemma = self._memo.get(key)
+        if lemma is None:
+            analyses = self._wn._morphy(form, pos)
+            lemma = min(analyses, key=len) if analyses else form
+            self._memo[key] = lemma
+        return lemma
+
+
+def tag_dictionary(tagged: Iterable[Sequence[tuple[str, str]]]) -> dict[str, str]:
+    """Lower-cased form -> its most frequent universal tag (ties: alphabetical tag)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for sent in tagged:
+        for w, t in sent:
+            counts[w.lower()][t] += 1
+    return {w: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, c in counts.items()}
+
+
+def normalise(tokens: Iterable[tuple[str, str | None]], lemmatize: Lemmatizer,
+              stop_words: frozenset[str]) -> list[str]:
+    """Lower-case, drop tokens without a letter/digit, lemmatise, drop stop words (both forms)."""
+    out: list[str] = []
+    for w, t in tokens:
+        w = w.lower()
+        if w in stop_words or not _ALNUM.search(w):
+            continue
+        lemma = lemmatize(w, t)
+        if lemma not in stop_words:
+            out.append(lemma)
+    return out
+
+
+def build_english_corpus(corpora: Sequence[str] = EXT_CORPORA, *,
+                         stop_words: frozenset[str] | None = None,
+                         progress: bool = True) -> TokenizedCorpus:
+    """Read, lemmatise and stop-filter the D_ext corpora into one :class:`TokenizedCorpus`."""
+    from tqdm.auto import tqdm
+
+    unknown = [c for c in corpora if c not in EXT_CORPORA]
+    if unknown:
+        raise ValueError(f"unknown D_ext corpora {unknown}; known: {EXT_CORPORA}")
+    if stop_words is None:
+        from features.text.resources import stop_words as nltk_stop_words
+
+        stop_words = nltk_stop_words("english")
+    tagged = {c: list(tagged_sentences(c))
+              for c in tqdm(TAGGED_CORPORA, desc="D_ext tagged corpora", disable=not progress)}
+    lemmatize = Lemmatizer(tag_dictionary(s for c in TAGGED_CORPORA for s in tagged[c]))
+    out: list[list[str]] = []
+    for name in tqdm(corpora, desc="D_ext lemmatise", disable=not progress):
+        if name in tagged:
+            sents: Iterable = tagged[name]
+        else:
+            sents = ([(w, None) for w in s] for s in plain_sentences(name))
+        for s in sents:
+            toks = normalise(s, lemmatize, stop_words)
+            if toks:
+                out.append(toks)
+    return TokenizedCorpus.from_sentences(out)
+
+
+def _source_signature(corpora: Sequence[str]) -> dict[str, int]:
+    """Sizes of the corpus files, so a changed installation invalidates the cache."""
+    sig = {}
+    for name in corpora:
+        path = str(corpus_root(name))
+        path = path.split(".zip", 1)[0] + ".zip" if ".zip" in path else path
+        if os.path.isfile(path):
+            sig[name] = os.path.getsize(path)
+        else:
+            sig[name] = sum(os.path.getsize(os.path.join(d, f))
+                            for d, _, fs in os.walk(path) for f in fs)
+    return sig
+
+
+def load_english_corpus(cache=None, corpora: Sequence[str] = EXT_CORPORA, *,
+                        progress: bool = True) -> TokenizedCorpus:
+    """:func:`build_english_corpus` with the NLTK stop list, cached in ``cache`` (a Cache)."""
+    from kcca.cache import Cache
+
+    cache = cache if cache is not None else Cache(None)
+    config = {"version": ENGLISH_CORPUS_VERSION, "corpora": list(corpora),
+              "stop_words": "nltk-english", "lemmatizer": "morphy-shortest/tagdict",
+              "sources": _source_signature(corpora)}
+    return cache.get_or_compute("english-corpus", config,
+                                lambda: build_english_corpus(corpora, progress=progress))

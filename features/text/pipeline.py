@@ -1,0 +1,249 @@
+"""The caption preprocessing pipeline of Section 4.1.1, every step a switch.
+
+"All captions are preprocessed by spellchecking with Linux *spell*, normalizing compound words
+(e.g., *t-shirt*, *t shirt*, and *tee-shirt* -> *t-shirt*), stop word removal, and
+lemmatization" (L346). :class:`CaptionPreprocessor` runs, in this order:
+
+1. tokenisation, lower-casing, dropping tokens without a letter or digit (``tokenize``);
+2. compound normalisation (``compounds``), learned from the training captions; it runs before
+   spelling so that variants such as "tshirt" are merged rather than "corrected" to "shirt";
+3. spelling correction of unknown tokens (``spelling``), candidates from the training captions;
+4. POS tagging of the raw (un-lemmatised) tokens, stop words still in (L298);
+5. lemmatisation with WordNet under the tag (``lemmatize``);
+6. stop-word removal (``stop_words``): a token goes if its lemma or its surface form is a stop
+   word;
+7. optionally breaking hyphenated tokens (``split_hyphens``: the BLEU/ROUGE pipeline, L415).
+
+``fit`` learns corpus statistics from TRAINING captions only (L270); ``transform`` maps captions
+to token lists. ``get_params()`` records every switch and is the cache key. Named presets
+(:data:`PRESETS`) fix common configurations; :meth:`CaptionPreprocessor.paper_flickr8k` is the
+Flickr 8K reproduction default: the released lemma file, lower-cased, punctuation dropped, NLTK's
+179 English stop words removed, which gives exactly the paper's 1,928-word vocabulary (L290).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping, Sequence
+
+from sklearn.base import BaseEstimator
+from tqdm.auto import tqdm
+
+from kcca.cache import Cache
+from kcca.data.errors import DataError
+from features.text.compounds import CompoundNormalizer
+from features.text.lemmatize import WordNetLemmatizer
+from features.text.postag import TaggerConfig, load_tagger, tag_tokens
+from features.text.spelling import SpellingCorrector
+from features.text.stopwords import NLTK_ENGLISH, remove_stop_words, resolve_stop_words
+from features.text.tokenize import TOKENIZERS, break_hyphens, has_alnum, tokenize
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("captions", "lemmas")
+
+#: Named configurations. ``flickr8k-lemma`` is the Flickr 8K reproduction default.
+PRESETS: dict[str, dict[str, Any]] = {
+    "flickr8k-lemma": dict(source="lemmas", tokenizer="whitespace", spelling=False,
+                           compounds=False, stop_words=NLTK_ENGLISH, lemmatize=False,
+                           tagger=None),
+    "flickr8k-full": dict(source="captions", tokenizer="treebank", spelling=True,
+                          compounds=True, stop_words=NLTK_ENGLISH, lemmatize=True,
+                          tagger="perceptron"),
+    "bleu-rouge": dict(source="captions", tokenizer="treebank", spelling=False,
+                       compounds=False, stop_words=None, lemmatize=False, tagger=None,
+                       split_hyphens=True),
+}
+DEFAULT_PRESETS = {"flickr8k": "flickr8k-lemma"}
+
+
+def default_preset(corpus_name: str) -> str:
+    """The preset a corpus is reproduced with (``flickr8k-lemma`` for Flickr 8K)."""
+    return DEFAULT_PRESETS.get(corpus_name, "flickr8k-full")
+
+
+def _item_name(i: int, ids: Sequence[str] | None) -> str:
+    return f"caption {ids[i]!r}" if ids is not None else f"caption at position {i}"
+
+
+def check_captions(captions: Sequence[str], ids: Sequence[str] | None = None) -> None:
+    """Raise a clear error for a non-list, a non-string or an empty caption."""
+    if isinstance(captions, str):
+        raise TypeError("expected a list of caption strings, got one string: wrap it in a list")
+    if ids is not None and len(ids) != len(captions):
+        raise ValueError(f"got {len(ids)} ids for {len(captions)} captions")
+    for i, text in enumerate(captions):
+        if not isinstance(text, str):
+            raise TypeError(f"{_item_name(i, ids)} is a {type(text).__name__}, not a string: "
+                            "pass caption texts (str)")
+        if not text.strip():
+            raise DataError(f"{_item_name(i, ids)} is empty: fix or remove it in the source")
+
+
+class CaptionPreprocessor(BaseEstimator):
+    """Section 4.1.1's caption preprocessing, each step switchable (see the module docs).
+
+    Args:
+        source: which text of a corpus to read, ``"captions"`` (raw) or ``"lemmas"`` (the
+            released lemma file); used by :func:`features.text.corpus_tokens.preprocess_corpus`
+            and recorded in the config.
+        tokenizer: ``"treebank"`` or ``"whitespace"``.
+        lowercase, drop_punctuation: step 1 switches.
+        compounds: normalise compound words (step 2); ``compound_options`` go to
+            :class:`~features.text.compounds.CompoundNormalizer`.
+        spelling: correct unknown words (step 3); ``spelling_options`` go to
+            :class:`~features.text.spelling.SpellingCorrector`.
+        stop_words: ``"nltk-english"``, ``None`` (keep all) or a tuple of words.
+        lemmatize: lemmatise with WordNet (step 5).
+        tagger: POS tagger for the lemmatiser, ``"perceptron"``, ``"ngram"`` or ``None`` (no
+            tagging: try noun, verb, adjective, adverb in turn).
+        tagger_corpora, tagger_iter, tagger_max_sents: how the tagger is trained.
+        split_hyphens: break hyphenated tokens at the end (BLEU/ROUGE pipeline).
+        seed: seed of every random choice (the tagger's training order).
+
+    Attributes (after ``fit``):
+        compounds_, speller_, tagger_, lemmatizer_: the fitted steps (``None`` when off).
+        corrections_: ``(token, correction, count)`` spelling changes on the training captions.
+        merges_: ``(variant, canonical, count)`` compound merges seen in training.
+        stop_words_: the stop-word set used.
+        n_fit_captions_: number of training captions seen.
+    """
+
+    def __init__(self, source: str = "captions", tokenizer: str = "treebank",
+                 lowercase: bool = True, drop_punctuation: bool = True,
+                 compounds: bool = True, compound_options: Mapping[str, Any] | None = None,
+                 spelling: bool = True, spelling_options: Mapping[str, Any] | None = None,
+                 stop_words: str | tuple[str, ...] | None = NLTK_ENGLISH,
+                 lemmatize: bool = True, tagger: str | None = "perceptron",
+                 tagger_corpora: tuple[str, ...] = ("brown",), tagger_iter: int = 5,
+                 tagger_max_sents: int | None = None, split_hyphens: bool = False,
+                 seed: int = 0):
+        self.source = source
+        self.tokenizer = tokenizer
+        self.lowercase = lowercase
+        self.drop_punctuation = drop_punctuation
+        self.compounds = compounds
+        self.compound_options = compound_options
+        self.spelling = spelling
+        self.spelling_options = spelling_options
+        self.stop_words = stop_words
+        self.lemmatize = lemmatize
+        self.tagger = tagger
+        self.tagger_corpora = tagger_corpora
+        self.tagger_iter = tagger_iter
+        self.tagger_max_sents = tagger_max_sents
+        self.split_hyphens = split_hyphens
+        self.seed = seed
+
+    # -------------------------------------------------------------- presets
+    @classmethod
+    def from_preset(cls, name: str, **overrides: Any) -> "CaptionPreprocessor":
+        """A preprocessor configured by a named preset of :data:`PRESETS`, with overrides."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preprocessing preset {name!r}: use one of {sorted(PRESETS)}")
+        return cls(**{**PRESETS[name], **overrides})
+
+    @classmethod
+    def paper_flickr8k(cls) -> "CaptionPreprocessor":
+        """The Flickr 8K reproduction default: preset ``flickr8k-lemma`` (1,928 words, L290)."""
+        return cls.from_preset("flickr8k-lemma")
+
+    # ------------------------------------------------------------------ fit
+    def _validate_params(self) -> None:
+        if self.source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}, got {self.source!r}")
+        if self.tokenizer not in TOKENIZERS:
+            raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
+        if self.tagger is not None:
+            TaggerConfig(kind=self.tagger)  # validates the kind
+
+    def tagger_config(self) -> TaggerConfig:
+        """The config of the POS tagger this preprocessor trains (or loads from the cache)."""
+        return TaggerConfig(kind=self.tagger or "perceptron", corpora=tuple(self.tagger_corpora),
+                            n_iter=self.tagger_iter, max_sents=self.tagger_max_sents,
+                            seed=self.seed)
+
+    def _tokenize_all(self, captions: Sequence[str], progress: bool, what: str) -> list[list[str]]:
+        return [tokenize(c, method=self.tokenizer, lowercase=self.lowercase,
+                         drop_punctuation=self.drop_punctuation)
+                for c in tqdm(captions, desc=f"tokenise {what}", disable=not progress,
+                              leave=False)]
+
+    def fit(self, captions: Sequence[str], ids: Sequence[str] | None = None, *,
+            cache: Cache | None = None, progress: bool = False) -> "CaptionPreprocessor":
+        """Learn compound merges and spelling candidates from TRAINING captions; load the tagger.
+
+        Args:
+            captions: the training caption texts.
+            ids: optional names of the captions (caption ids), used in error messages.
+            cache: where the trained POS tagger is stored / looked up.
+            progress: show progress bars.
+        """
+        self._validate_params()
+        check_captions(captions, ids)
+        tokens = self._tokenize_all(captions, progress, "training captions")
+        self.compounds_ = None
+        if self.compounds:
+            self.compounds_ = CompoundNormalizer(**dict(self.compound_options or {})).fit(tokens)
+            tokens = self.compounds_.transform(tokens)
+        self.speller_ = None
+        if self.spelling:
+            opts = dict(self.spelling_options or {})
+            protected = set(opts.pop("protected", ()))
+            if self.compounds_ is not None:
+                protected |= self.compounds_.canonical_forms_
+            self.speller_ = SpellingCorrector(protected=tuple(sorted(protected)), **opts)
+            self.speller_.fit(tokens)
+        self.tagger_ = None
+        self.lemmatizer_ = None
+        if self.lemmatize:
+            if self.tagger is not None:
+                self.tagger_ = load_tagger(self.tagger_config(), cache=cache, progress=progress)
+            self.lemmatizer_ = WordNetLemmatizer()
+        self.stop_words_ = resolve_stop_words(self.stop_words)
+        self.corrections_ = list(self.speller_.corrections_) if self.speller_ else []
+        self.merges_ = list(self.compounds_.merges_) if self.compounds_ else []
+        self.n_fit_captions_ = len(captions)
+        return self
+
+    # ------------------------------------------------------------ transform
+    def process_tokens(self, tokens: Sequence[str]) -> list[str]:
+        """Steps 2-7 on one tokenised caption."""
+        tokens = list(tokens)
+        if self.compounds_ is not None:
+            tokens = self.compounds_.transform_one(tokens)
+        if self.speller_ is not None:
+            tokens = [self.speller_.correct(t) for t in tokens]
+        surface = tokens
+        if self.lemmatizer_ is not None:
+            tags = tag_tokens(self.tagger_, tokens) if self.tagger_ is not None else None
+            tokens = self.lemmatizer_.lemmatize(tokens, tags)
+        if self.stop_words_:
+            tokens = remove_stop_words(tokens, self.stop_words_, surface=surface)
+        if self.split_hyphens:
+            tokens = break_hyphens(tokens)
+            if self.drop_punctuation:
+                tokens = [t for t in tokens if has_alnum(t)]
+        return tokens
+
+    def transform(self, captions: Sequence[str], ids: Sequence[str] | None = None, *,
+                  progress: bool = False) -> list[list[str]]:
+        """Preprocess captions: one token list per caption (possibly empty, e.g. all stop words)."""
+        if not hasattr(self, "stop_words_"):
+            raise RuntimeError("CaptionPreprocessor is not fitted: call fit(training captions)")
+        check_captions(captions, ids)
+        tokens = self._tokenize_all(captions, False, "captions")
+        out = [self.process_tokens(t)
+               for t in tqdm(tokens, desc="preprocess captions", disable=not progress,
+                             leave=False)]
+        empty = [i for i, t in enumerate(out) if not t]
+        if empty:
+            log.warning("%d caption(s) have no token left after preprocessing, e.g. %s",
+                        len(empty), _item_name(empty[0], ids))
+        return out
+
+    def fit_transform(self, captions: Sequence[str], ids: Sequence[str] | None = None, *,
+                      cache: Cache | None = None, progress: bool = False) -> list[list[str]]:
+        """``fit`` then ``transform`` on the same (training) captions."""
+        return self.fit(captions, ids, cache=cache, progress=progress).transform(
+            captions, ids, progress=progress)

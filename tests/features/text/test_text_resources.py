@@ -1,0 +1,43 @@
+"""Step 7: NLTK resources through NLTK_DATA, with a helpful error when absent."""
+
+import nltk
+import pytest
+
+from features.text import resources
+from features.text.resources import MissingResourceError
+
+
+@pytest.fixture
+def empty_nltk_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path))
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    return tmp_path
+
+
+def test_missing_resource_says_how_to_install(empty_nltk_path):
+    with pytest.raises(MissingResourceError) as err:
+        resources.stop_words()
+    msg = str(err.value)
+    assert "stopwords" in msg and "NLTK_DATA" in msg and "data/README.md" in msg
+    assert str(empty_nltk_path) in msg and "nltk.downloader" in msg
+    with pytest.raises(MissingResourceError, match="apt-get install wordnet-base"):
+        resources.wordnet()
+    with pytest.raises(MissingResourceError, match="Unix word list"):
+        resources.word_list()
+
+
+def test_missing_resource_is_a_data_error(empty_nltk_path):
+    from kcca.data.errors import DataError
+
+    with pytest.raises(DataError):
+        resources.require("brown")
+    with pytest.raises(KeyError):
+        resources.require("no-such-package")
+
+
+def test_resources_found_through_nltk_data(nltk_data_dir):
+    assert len(resources.stop_words()) == 179
+    assert "frisbee" in resources.wordnet_lemma_names()
+    assert "mountain" in resources.word_list()
+    assert resources.wordnet().get_version() == "3.0"
