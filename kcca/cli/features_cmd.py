@@ -87,8 +87,8 @@ def _gram(args, pipe, result, ids, cache) -> dict:
 
     from features.kernels.image import PyramidKernel
 
-    kern = PyramidKernel(p=1, levels=args.levels, backend=args.backend, n_jobs=args.jobs,
-                         progress=not args.quiet)
+    kern = PyramidKernel(p=1, levels=args.levels, feature_types=tuple(pipe.feature_types),
+                         backend=args.backend, n_jobs=args.jobs, progress=not args.quiet)
     cfg = {"features": pipe.feature_key(), "kernel": kern.name, "params": kern.params,
            "ids": hashlib.sha256("\n".join(ids).encode()).hexdigest()}
     t = time.perf_counter()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import json
 
 import cv2
 import numpy as np
@@ -289,3 +289,26 @@ def test_real_flickr8k_images(flickr8k, tmp_path):
     again = ImageFeaturePipeline(flickr8k, config=config, feature_types=types,
                                  cache=Cache(tmp_path), progress=False).extract(ids)
     assert again.n_cached == 3
+
+
+def test_features_command(tmp_path, monkeypatch, capsys):
+    import features.descriptors
+    from kcca.cli import features_cmd, main
+
+    (tmp_path / "img").mkdir()
+    bad = tmp_path / "img" / "empty.jpg"
+    bad.write_bytes(b"")
+    corpus = make_corpus(tmp_path / "img", n_train=5, extra={"empty.jpg": ("test", str(bad))})
+    monkeypatch.setattr(features_cmd, "load_corpus", lambda args: corpus)
+    monkeypatch.setattr(features.descriptors, "feature_types", lambda: TYPES)
+    argv = ["features", "--cache-dir", str(tmp_path / "cache"), "--codebook-images", "3",
+            "--points-per-image", "50", "--quiet"]
+    assert main(argv) == 2  # the bad image stops the run with a clear error
+    assert "empty.jpg" in capsys.readouterr().err
+    assert main(argv + ["--skip-bad-images", "--gram"]) == 0
+    out = capsys.readouterr().out
+    assert "9 of 10 images" in out and "9 from the cache" in out and "empty.jpg: cannot read image" in out
+    assert "cache folder: " + str(tmp_path / "cache") in out and "pyramid Gram 9 x 9" in out
+    assert main(argv + ["--skip-bad-images", "--split", "train", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["cached"] == 5 and summary["computed"] == 0 and summary["skipped"] == {}
