@@ -28,6 +28,12 @@ class WordNetLemmatizer(BaseEstimator):
     def __init__(self, fallback: bool = True):
         self.fallback = fallback
 
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_wn", None)  # the WordNet reader is looked up again on demand
+        state.pop("_memo", None)
+        return state
+
     def _reader(self):
         wn = getattr(self, "_wn", None)
         if wn is None:

@@ -148,6 +148,11 @@ class SpellingCorrector(BaseEstimator):
         self.max_token_count = max_token_count
         self.protected = protected
 
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_known", None)  # rebuilt on demand (holds a WordNet reader)
+        return state
+
     def _dictionary(self) -> KnownWords:
         known = getattr(self, "_known", None)
         if known is None:
