@@ -1,0 +1,34 @@
+"""Caption evaluation: the COCO caption metrics in pure Python, METEOR through Java, human
+agreement (Chen et al. 2015, "Microsoft COCO Captions: Data Collection and Evaluation Server").
+
+Every metric is a :class:`~kcca.captions.scorer.CaptionScorer` with the pycocoevalcap-like
+``compute_score(references, candidates) -> (corpus_score, per_item_scores)`` on tokenised
+text; :func:`evaluate_captions` tokenises raw captions once (PTB-style, as the COCO code) and
+runs several metrics, returning per-item arrays for paired significance tests.
+
+Registered metrics: ``bleu`` (BLEU-1..4), ``rouge_l`` (ROUGE-L), ``cider_d`` (CIDEr-D, the
+COCO code's "CIDEr"), ``cider`` (plain CIDEr of Vedantam et al.), ``meteor`` (Meteor 1.5 jar,
+needs Java).
+"""
+
+from kcca.captions.scorer import (
+    CaptionInputError,
+    CaptionScorer,
+    available_scorers,
+    get_scorer,
+    register_scorer,
+    validate_inputs,
+)
+from kcca.captions.bleu import Bleu, sentence_bleu
+from kcca.captions.rouge import RougeL
+from kcca.captions.cider import Cider, CiderD
+from kcca.captions.meteor import Meteor, MeteorUnavailable, meteor_available
+from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_captions
+from kcca.captions.evaluate import CaptionEvaluation, DEFAULT_METRICS, evaluate_captions
+
+__all__ = [
+    "Bleu", "CaptionEvaluation", "CaptionInputError", "CaptionScorer", "Cider", "CiderD",
+    "DEFAULT_METRICS", "Meteor", "MeteorUnavailable", "PTBTokenizer", "RougeL",
+    "available_scorers", "evaluate_captions", "get_scorer", "meteor_available",
+    "register_scorer", "sentence_bleu", "tokenize", "tokenize_captions", "validate_inputs",
+]

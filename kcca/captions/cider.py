@@ -1,0 +1,244 @@
+"""CIDEr-D exactly as the COCO code computes it, and plain CIDEr (Vedantam et al. 2015).
+
+Notation of Chen et al. (2015), Section 3.6: h_k(s) is the count of n-gram w_k in sentence s,
+I the set of evaluated images (the images that have a candidate).
+
+IDF (both metrics). The document frequency of an n-gram is the number of evaluated images
+for which it occurs in at least one reference (eq. 16's denominator); the weight is
+``log(|I|) - log(max(1, df))``, so an n-gram absent from every reference gets log |I| (the
+``max(1, .)`` guard of pycocoevalcap, which avoids eq. 16's division by zero).
+
+CIDEr-D (:class:`CiderD`, eq. 19-20; pycocoevalcap 1.2's ``Cider``, which it calls "CIDEr"):
+
+    g_k(s) = h_k(s) * idf_k                      (raw counts, *not* eq. 16's normalised tf)
+    CIDEr-D_n(c, S) = 10/m sum_j exp(-(l(c) - l(s_j))^2 / (2 sigma^2))
+                      * sum_k min(g_k(c), g_k(s_j)) g_k(s_j) / (||g^n(c)|| ||g^n(s_j)||)   (19)
+    CIDEr-D(c, S)   = (1/N) sum_n CIDEr-D_n,  N = 4, sigma = 6                           (20)
+
+with the code's details: the division by the norms is skipped when either norm is zero
+(the numerator is then zero too), and the length l(s) in the penalty is the sentence's
+*bigram* count (``max(0, len - 1)``: the reference code adds term frequencies of the n = 2
+vectors), which equals the word-length difference except for one-word sentences. The corpus
+score is the mean of the per-item scores.
+
+Plain CIDEr (:class:`Cider`, Vedantam et al. 2015, eq. 2-4 = Chen et al. eq. 16-18):
+
+    g_k(s) = h_k(s) / sum_l h_l(s) * idf_k                                               (16)
+    CIDEr_n(c, S) = 1/m sum_j cos(g^n(c), g^n(s_j))                                      (17)
+    CIDEr(c, S) = sum_n w_n CIDEr_n,  w_n = 1/N                                          (18)
+
+No clipping, no length penalty and no factor 10 (``scale`` multiplies the result if a
+CIDEr-D-like range is wanted). The tf normalisation of eq. 16 cancels in the cosine; it is
+kept for fidelity to the equation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from kcca.captions._ngrams import count_items
+
+from kcca.captions.scorer import CaptionScorer, Tokens, register_scorer
+
+
+def ngrams_by_order(tokens: Sequence[str], max_n: int = 4) -> list[Counter]:
+    """``[Counter of 1-grams, ..., Counter of max_n-grams]`` (keys are token tuples)."""
+    return [Counter(zip(*(tokens[i:] for i in range(n)))) if len(tokens) >= n else Counter()
+            for n in range(1, max_n + 1)]
+
+
+def document_frequency(refs_counts: Sequence[Sequence[list[Counter]]]) -> Counter:
+    """df of every n-gram: the number of images whose references contain it (eq. 16)."""
+    df: Counter = Counter()
+    for image_refs in refs_counts:
+        seen = set()
+        for counts in image_refs:
+            for c in counts:
+                seen.update(c)
+        df.update(seen)
+    return df
+
+
+def _idf_lookup(df: Counter, n_images: int):
+    log_n = math.log(float(n_images))
+    cache: dict = {}
+
+    def idf(g) -> float:
+        v = cache.get(g)
+        if v is None:
+            v = log_n - math.log(max(1.0, float(df.get(g, 0))))
+            cache[g] = v
+        return v
+
+    return idf
+
+
+def _vectors(counts: list[Counter], idf, normalise_tf: bool) -> tuple[list[dict], list[float]]:
+    """tf-idf vectors per order and their Euclidean norms."""
+    vecs, norms = [], []
+    total = sum(sum(c.values()) for c in counts) if normalise_tf else 1.0
+    for c in counts:
+        v = {}
+        sq = 0.0
+        for g, tf in c.items():
+            w = (tf / total if normalise_tf else float(tf)) * idf(g)
+            v[g] = w
+            sq += w * w
+        vecs.append(v)
+        norms.append(math.sqrt(sq))
+    return vecs, norms
+
+
+def cider_d_reference(references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens],
+                      n: int = 4, sigma: float = 6.0) -> np.ndarray:
+    """Per-item CIDEr-D by direct loops over n-gram dictionaries (the slow, obvious form)."""
+    ref_counts = [[ngrams_by_order(r, n) for r in refs] for refs in references]
+    cand_counts = [ngrams_by_order(c, n) for c in candidates]
+    idf = _idf_lookup(document_frequency(ref_counts), len(candidates))
+    two_s2 = 2.0 * sigma ** 2
+    scores = np.empty(len(candidates))
+    for i, (cc, rcs) in enumerate(zip(cand_counts, ref_counts)):
+        vec, norm = _vectors(cc, idf, False)
+        length = sum(cc[1].values()) if n > 1 else 0
+        total = [0.0] * n
+        for rc in rcs:
+            vref, nref = _vectors(rc, idf, False)
+            delta = float(length - (sum(rc[1].values()) if n > 1 else 0))
+            penalty = math.e ** (-(delta ** 2) / two_s2)
+            for k in range(n):
+                vr = vref[k]
+                val = 0.0
+                for g, w in vec[k].items():
+                    r = vr.get(g, 0.0)
+                    val += (w if w < r else r) * r
+                if norm[k] != 0 and nref[k] != 0:
+                    val /= norm[k] * nref[k]
+                total[k] += val * penalty
+        scores[i] = sum(total) / n / len(rcs) * 10.0
+    return scores
+
+
+def cider_reference(references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens],
+                    n: int = 4) -> np.ndarray:
+    """Per-item plain CIDEr (eq. 16-18) by direct loops (the slow, obvious form)."""
+    ref_counts = [[ngrams_by_order(r, n) for r in refs] for refs in references]
+    cand_counts = [ngrams_by_order(c, n) for c in candidates]
+    idf = _idf_lookup(document_frequency(ref_counts), len(candidates))
+    scores = np.empty(len(candidates))
+    for i, (cc, rcs) in enumerate(zip(cand_counts, ref_counts)):
+        vec, norm = _vectors(cc, idf, True)
+        total = 0.0
+        for rc in rcs:
+            vref, nref = _vectors(rc, idf, True)
+            for k in range(n):
+                if norm[k] == 0 or nref[k] == 0:
+                    continue
+                vr = vref[k]
+                total += sum(w * vr.get(g, 0.0) for g, w in vec[k].items()) / (norm[k] * nref[k])
+        scores[i] = total / n / len(rcs)
+    return scores
+
+
+class _CiderBase(CaptionScorer):
+    def __init__(self, n: int = 4):
+        if n < 1:
+            raise ValueError(f"CIDEr order n must be >= 1, got {n}")
+        self.n = n
+
+    def _weighted(self, references, candidates, normalise_tf: bool):
+        """tf-idf matrices of candidates and references, their per-order norms, owners."""
+        ng, cand, ref, owner = count_items(references, candidates, self.n)
+        n_items = len(candidates)
+        # document frequency: images whose references contain the n-gram (eq. 16)
+        present = sp.csr_matrix((np.ones(len(owner)), (owner, np.arange(len(owner)))),
+                                shape=(n_items, len(owner))) @ (ref > 0)
+        df = np.asarray((present > 0).sum(axis=0)).ravel()
+        idf = math.log(float(n_items)) - np.log(np.maximum(1.0, df))
+        if normalise_tf:
+            cand = sp.diags(1.0 / np.maximum(1.0, np.asarray(cand.sum(axis=1)).ravel())) @ cand
+            ref = sp.diags(1.0 / np.maximum(1.0, np.asarray(ref.sum(axis=1)).ravel())) @ ref
+        cw = sp.csr_matrix(cand @ sp.diags(idf))
+        rw = sp.csr_matrix(ref @ sp.diags(idf))
+        norm_c = np.sqrt(ng.per_order(cw.multiply(cw)))
+        norm_r = np.sqrt(ng.per_order(rw.multiply(rw)))
+        return ng, cw, rw, norm_c, norm_r, owner
+
+
+class CiderD(_CiderBase):
+    """CIDEr-D of the COCO evaluation (pycocoevalcap's "CIDEr"), eq. 19-20.
+
+    Args:
+        n: highest n-gram order (4).
+        sigma: standard deviation of the Gaussian length penalty (6).
+    """
+
+    name = "cider_d"
+    labels = ("CIDEr-D",)
+
+    def __init__(self, n: int = 4, sigma: float = 6.0):
+        super().__init__(n)
+        if sigma <= 0:
+            raise ValueError(f"CIDEr-D sigma must be positive, got {sigma}")
+        self.sigma = sigma
+
+    @property
+    def params(self) -> dict:
+        return {"n": self.n, "sigma": self.sigma}
+
+    def score_tokens(self, references, candidates):
+        ng, cw, rw, norm_c, norm_r, owner = self._weighted(references, candidates, False)
+        n_items = len(candidates)
+        clipped = ng.per_order(cw[owner].minimum(rw).multiply(rw))  # (n_refs, n)
+        denom = norm_c[owner] * norm_r
+        val = np.where(denom != 0, clipped / np.where(denom != 0, denom, 1.0), clipped)
+        lengths = ng.lengths
+        if self.n > 1:  # the reference code's length: the bigram count
+            bigrams = np.maximum(0, lengths - 1)
+        else:
+            bigrams = np.zeros_like(lengths)
+        delta = (bigrams[:n_items][owner] - bigrams[n_items:]).astype(float)
+        penalty = np.e ** (-(delta ** 2) / (2.0 * self.sigma ** 2))
+        per_ref = (val * penalty[:, None]).sum(axis=1)
+        m = np.bincount(owner, minlength=n_items)
+        scores = np.bincount(owner, weights=per_ref, minlength=n_items) / self.n / m * 10.0
+        return float(np.mean(scores)), scores
+
+
+class Cider(_CiderBase):
+    """Plain CIDEr of Vedantam et al. (2015), eq. 16-18 (labelled "CIDEr", not CIDEr-D).
+
+    Args:
+        n: highest n-gram order (4).
+        scale: factor applied to every score (1: the paper's equations).
+    """
+
+    name = "cider"
+    labels = ("CIDEr",)
+
+    def __init__(self, n: int = 4, scale: float = 1.0):
+        super().__init__(n)
+        self.scale = scale
+
+    @property
+    def params(self) -> dict:
+        return {"n": self.n, "scale": self.scale}
+
+    def score_tokens(self, references, candidates):
+        ng, cw, rw, norm_c, norm_r, owner = self._weighted(references, candidates, True)
+        n_items = len(candidates)
+        dots = ng.per_order(cw[owner].multiply(rw))
+        denom = norm_c[owner] * norm_r
+        cos = np.where(denom != 0, dots / np.where(denom != 0, denom, 1.0), 0.0)
+        m = np.bincount(owner, minlength=n_items)
+        scores = (self.scale * np.bincount(owner, weights=cos.sum(axis=1), minlength=n_items)
+                  / self.n / m)
+        return float(np.mean(scores)), scores
+
+
+register_scorer("cider_d", CiderD)
+register_scorer("cider", Cider)

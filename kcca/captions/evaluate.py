@@ -1,0 +1,109 @@
+"""Score raw captions with several metrics at once (the COCOEvalCap pipeline, without Java).
+
+:func:`evaluate_captions` checks the input, tokenises references and candidates once with
+:func:`kcca.captions.tokenizer.tokenize` (or takes them as already tokenised), and runs each
+requested scorer on the shared token lists. The result keeps the per-item scores of every
+metric in the candidates' order, for the paired tests of :mod:`kcca.evaluate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from kcca.captions.meteor import MeteorUnavailable
+from kcca.captions.scorer import (
+    Candidates,
+    References,
+    get_scorer,
+    split_tokens,
+    unscored_reference_ids,
+    validate_inputs,
+)
+from kcca.captions.tokenizer import tokenize as ptb_tokenize
+
+#: The COCO metrics computed by default, in table order (METEOR needs Java: opt in).
+DEFAULT_METRICS = ("bleu", "rouge_l", "cider_d", "cider")
+
+
+@dataclass
+class CaptionEvaluation:
+    """Scores of one evaluation.
+
+    Attributes:
+        ids: the scored image ids (the candidates' order).
+        corpus: metric label (``"BLEU-1"`` ... ``"CIDEr"``, ``"METEOR"``) -> corpus score.
+        per_item: metric label -> per-item scores, shape ``(len(ids),)``.
+        unscored_reference_ids: reference images without a candidate (not scored).
+        unavailable: metric name -> why it was not computed (e.g. METEOR without Java).
+        tokenized: whether the captions went through the PTB-style tokeniser.
+    """
+
+    ids: list[Hashable]
+    corpus: dict[str, float] = field(default_factory=dict)
+    per_item: dict[str, np.ndarray] = field(default_factory=dict)
+    unscored_reference_ids: list[Hashable] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    tokenized: bool = True
+
+    def table(self) -> str:
+        """One line per metric: label and corpus score."""
+        width = max((len(k) for k in self.corpus), default=6)
+        lines = [f"{'metric':<{width}}  score"]
+        lines += [f"{k:<{width}}  {v:.4f}" for k, v in self.corpus.items()]
+        lines += [f"{k.upper():<{width}}  n/a ({why})" for k, why in self.unavailable.items()]
+        return "\n".join(lines)
+
+    def per_item_records(self) -> list[dict[str, Any]]:
+        """``[{"image_id": id, label: score, ...}, ...]`` for JSON output."""
+        return [{"image_id": i, **{k: float(v[n]) for k, v in self.per_item.items()}}
+                for n, i in enumerate(self.ids)]
+
+
+def evaluate_captions(
+    references: References,
+    candidates: Candidates,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    tokenize: bool = True,
+    metric_params: Mapping[str, Mapping[str, Any]] | None = None,
+    skip_unavailable: bool = True,
+) -> CaptionEvaluation:
+    """Score ``candidates`` against ``references`` with every metric in ``metrics``.
+
+    Args:
+        references: image id -> reference captions (raw text, or tokenised if ``tokenize``
+            is False).
+        candidates: image id -> one caption (a string or a one-element list).
+        metrics: registered scorer names (``bleu``, ``rouge_l``, ``cider_d``, ``cider``,
+            ``meteor``).
+        tokenize: apply the PTB-style tokeniser (the COCO pipeline) first.
+        metric_params: per-metric constructor arguments, e.g. ``{"bleu": {"n": 4}}``.
+        skip_unavailable: record (instead of raising) a metric that cannot run here
+            (METEOR without Java or its jar).
+    """
+    ids, refs, cands = validate_inputs(references, candidates)
+    tok = ptb_tokenize if tokenize else split_tokens
+    # tuples all the way down: immutable, so the n-gram counts can be shared between metrics
+    ref_tokens = tuple(tuple(tuple(tok(r)) for r in rs) for rs in refs)
+    cand_tokens = tuple(tuple(tok(c)) for c in cands)
+    result = CaptionEvaluation(ids=ids, tokenized=tokenize,
+                               unscored_reference_ids=unscored_reference_ids(references,
+                                                                             candidates))
+    params = metric_params or {}
+    for name in metrics:
+        scorer = get_scorer(name, **dict(params.get(name, {})))
+        try:
+            corpus, per_item = scorer.score_tokens(ref_tokens, cand_tokens)
+        except MeteorUnavailable as exc:
+            if not skip_unavailable:
+                raise
+            result.unavailable[name] = str(exc)
+            continue
+        per_item = np.atleast_2d(np.asarray(per_item, dtype=float))
+        corpus_list = corpus if isinstance(corpus, (list, tuple, np.ndarray)) else [corpus]
+        for label, c, p in zip(scorer.labels, corpus_list, per_item):
+            result.corpus[label] = float(c)
+            result.per_item[label] = p
+    return result

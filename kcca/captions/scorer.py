@@ -1,0 +1,174 @@
+"""One small scorer interface shared by every caption metric, input checks, and a registry.
+
+The interface follows pycocoevalcap (Chen et al. 2015, Section 3): a scorer maps
+
+    compute_score(references: dict[id, list[str]], candidates: dict[id, list[str] | str])
+        -> (corpus_score, per_item_scores)
+
+where every string is *already tokenised* text (tokens separated by whitespace; use
+:func:`kcca.captions.tokenizer.tokenize_captions` for raw text). ``per_item_scores`` follows
+the order of ``candidates``: a ``numpy`` array of shape ``(n_items,)``, or ``(k, n_items)``
+for scorers with several outputs (BLEU-1..4: row ``k`` is BLEU-(k+1), as pycocoevalcap's
+list of lists). These per-item arrays are what the paired significance tests of
+:mod:`kcca.evaluate` take.
+
+A new metric is one module: subclass :class:`CaptionScorer`, implement
+:meth:`CaptionScorer.score_tokens`, and call :func:`register_scorer`.
+
+Input rules (errors are :class:`CaptionInputError`, a :class:`kcca.data.errors.DataError`,
+and name the offending id): every candidate id must have references; every image must have
+at least one reference; every caption must be a non-empty string; a candidate is one string
+(or a list holding exactly one). Reference images without a candidate are not scored (as in
+the COCO evaluation, which scores the images of the result file); callers that want to
+report them can use :func:`unscored_reference_ids`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from kcca.data.errors import DataError
+
+Tokens = list[str]
+References = Mapping[Hashable, Sequence[str]]
+Candidates = Mapping[Hashable, "Sequence[str] | str"]
+
+
+class CaptionInputError(DataError):
+    """Bad caption input: unknown ids, images without references, empty or non-string text."""
+
+
+def _check_text(text: Any, what: str) -> str:
+    if not isinstance(text, str):
+        raise CaptionInputError(f"{what} is a {type(text).__name__}, not a string: {text!r:.80}")
+    if not text.strip():
+        raise CaptionInputError(f"{what} is empty")
+    return text
+
+
+def validate_inputs(
+    references: References, candidates: Candidates
+) -> tuple[list[Hashable], list[list[str]], list[str]]:
+    """Check inputs and return ``(ids, reference texts per id, candidate text per id)``.
+
+    ``ids`` are the candidate ids in the candidates' order. Raises
+    :class:`CaptionInputError` naming the first offending id.
+    """
+    if not isinstance(references, Mapping):
+        raise CaptionInputError(
+            f"references must be a dict id -> list of captions, not {type(references).__name__}")
+    if not isinstance(candidates, Mapping):
+        raise CaptionInputError(
+            f"candidates must be a dict id -> caption, not {type(candidates).__name__}")
+    if not candidates:
+        raise CaptionInputError("no candidates to score")
+    ids: list[Hashable] = []
+    refs_out: list[list[str]] = []
+    cands_out: list[str] = []
+    for cid, cand in candidates.items():
+        if cid not in references:
+            raise CaptionInputError(
+                f"candidate for image id {cid!r} has no entry in the references "
+                f"(unknown image id; references hold {len(references)} images)")
+        refs = references[cid]
+        if isinstance(refs, str) or not isinstance(refs, Sequence):
+            raise CaptionInputError(
+                f"references of image id {cid!r} must be a list of strings, "
+                f"not {type(refs).__name__}")
+        if len(refs) == 0:
+            raise CaptionInputError(f"image id {cid!r} has no reference captions")
+        refs_out.append([_check_text(r, f"reference caption {j} of image id {cid!r}")
+                         for j, r in enumerate(refs)])
+        if not isinstance(cand, str):
+            if not isinstance(cand, Sequence) or len(cand) != 1:
+                n = len(cand) if isinstance(cand, Sequence) else "?"
+                raise CaptionInputError(
+                    f"candidate of image id {cid!r} must be one caption (a string or a list of "
+                    f"exactly one string), got {type(cand).__name__} of length {n}")
+            cand = cand[0]
+        cands_out.append(_check_text(cand, f"candidate caption of image id {cid!r}"))
+        ids.append(cid)
+    return ids, refs_out, cands_out
+
+
+def unscored_reference_ids(references: References, candidates: Candidates) -> list[Hashable]:
+    """Reference image ids that have no candidate (they are not scored)."""
+    return [i for i in references if i not in candidates]
+
+
+def split_tokens(text: str) -> Tokens:
+    """Whitespace tokens of already tokenised text (pycocoevalcap's ``str.split()``)."""
+    return text.split()
+
+
+class CaptionScorer(ABC):
+    """Base class of every caption metric.
+
+    Subclasses set ``name`` (registry key and report name), ``labels`` (one label per output
+    row, e.g. ``("BLEU-1", ..., "BLEU-4")``) and implement :meth:`score_tokens`.
+    """
+
+    name: str = ""
+    labels: tuple[str, ...] = ()
+
+    def compute_score(
+        self, references: References, candidates: Candidates
+    ) -> tuple[float | list[float], np.ndarray]:
+        """Score tokenised candidates against tokenised references (see module docstring)."""
+        ids, refs, cands = validate_inputs(references, candidates)
+        ref_tokens = [[split_tokens(r) for r in rs] for rs in refs]
+        cand_tokens = [split_tokens(c) for c in cands]
+        return self.score_tokens(ref_tokens, cand_tokens)
+
+    @abstractmethod
+    def score_tokens(
+        self, references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens]
+    ) -> tuple[float | list[float], np.ndarray]:
+        """Score token lists: ``references[i]`` are the references of ``candidates[i]``.
+
+        Inputs are assumed valid (``compute_score`` checks them); token lists may be empty
+        (a caption made only of punctuation tokenises to nothing).
+        """
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Parameters that define the scorer (for reports and cache keys)."""
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({args})"
+
+
+_REGISTRY: dict[str, Callable[..., CaptionScorer]] = {}
+
+
+def register_scorer(key: str, factory: Callable[..., CaptionScorer]) -> None:
+    """Register a scorer factory under a name (lower case, e.g. ``"cider_d"``)."""
+    key = key.lower()
+    if key in _REGISTRY and _REGISTRY[key] is not factory:
+        raise ValueError(f"a caption scorer is already registered as {key!r}")
+    _REGISTRY[key] = factory
+
+
+def get_scorer(key: str, **params: Any) -> CaptionScorer:
+    """Build the scorer registered as ``key`` with ``params``."""
+    import kcca.captions  # noqa: F401  (importing the package registers the built-in scorers)
+
+    try:
+        factory = _REGISTRY[key.lower()]
+    except KeyError:
+        raise CaptionInputError(
+            f"unknown caption metric {key!r}; available: {', '.join(available_scorers())}"
+        ) from None
+    return factory(**params)
+
+
+def available_scorers() -> list[str]:
+    """Names of the registered scorers."""
+    import kcca.captions  # noqa: F401
+
+    return sorted(_REGISTRY)
