@@ -1,0 +1,136 @@
+"""``kcca evaluate``: score rankings files (Section 4), or reproduce the judgment-only tables.
+
+    kcca evaluate RUN1.json [RUN2.json ...] [--relevance paper|two-thirds|majority]
+                  [--judgments DIR] [--compare] [--output OUT.json]
+    kcca evaluate --paper-tables [--output OUT.json]
+
+The rankings file format is documented in :mod:`kcca.evaluate.rankings_io`. ``--judgments``
+is a folder holding ``ExpertAnnotations.txt`` and ``CrowdFlowerAnnotations.txt`` (default:
+the Flickr 8K text folder under ``--data-dir``). ``--compare`` tests every system against
+the first one (McNemar / randomisation, seeded by ``--seed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+from kcca.cli.common import subparser
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = subparser(sub, "evaluate", "Evaluate rankings files (R@k, median rank, S@k, "
+                  "R-precision, expert, BLEU/ROUGE), or print the judgment-only tables "
+                  "beside the paper's values.", run)
+    p.add_argument("rankings", nargs="*", help="rankings files (JSON; see kcca.evaluate."
+                   "rankings_io); the first is the reference for --compare")
+    p.add_argument("--judgments", default=None,
+                   help="folder with ExpertAnnotations.txt and CrowdFlowerAnnotations.txt "
+                   "(default: the corpus's own judgment files)")
+    p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
+                   help="crowd relevance rule (default paper: fraction yes >= 1/2, which "
+                   "reproduces the paper's counts)")
+    p.add_argument("--corpus", default="flickr8k", help="flickr8k (from --data-dir) or demo")
+    p.add_argument("--split", default="test", help="pool the rankings rank (default test)")
+    p.add_argument("--compare", action="store_true",
+                   help="significance of each system against the first")
+    p.add_argument("--samples", type=int, default=100_000,
+                   help="randomisation test samples (default 100,000)")
+    p.add_argument("--no-bleu-rouge", action="store_true",
+                   help="skip top-1 BLEU/ROUGE (needs NLTK stop words)")
+    p.add_argument("--paper-tables", action="store_true",
+                   help="print Tables 7-10, the BLEU_pre filter statistics and relevance "
+                   "counts beside the paper's values (needs no rankings)")
+    p.add_argument("--output", "-o", default=None, help="write the results as JSON here")
+    p.add_argument("--no-per-query", action="store_true",
+                   help="leave per-query values out of the JSON")
+    return p
+
+
+def load_with_judgments(args: argparse.Namespace):
+    """The corpus (no images), with judgments from ``--judgments`` when given."""
+    from kcca.data import load_corpus
+    from kcca.data.errors import DataError
+
+    if args.corpus == "demo":
+        corpus = load_corpus("demo", seed=args.seed)
+    elif args.corpus == "flickr8k":
+        corpus = load_corpus("flickr8k", args.data_dir, images=False,
+                             judgments=args.judgments is None, lemmas=False)
+    else:
+        raise DataError(f"unknown corpus {args.corpus!r} for evaluate: use flickr8k or demo")
+    if args.judgments is not None:
+        from kcca.data.flickr8k import CROWD_FILE, EXPERT_FILE, read_crowd_judgments, \
+            read_expert_judgments
+
+        folder = Path(args.judgments)
+        captions = dict(corpus.captions)
+        corpus = dataclasses.replace(
+            corpus, expert=read_expert_judgments(folder / EXPERT_FILE, captions),
+            crowd=read_crowd_judgments(folder / CROWD_FILE, captions))
+    return corpus
+
+
+def run(args: argparse.Namespace) -> int:
+    from kcca.data.errors import DataError
+
+    if not args.paper_tables and not args.rankings:
+        raise DataError("give one or more rankings files, or --paper-tables")
+    corpus = load_with_judgments(args)
+    result: dict = {}
+    if args.paper_tables:
+        from kcca.evaluate import agreement
+        from kcca.evaluate.report import paper_tables_text
+
+        rep = {"relevance_counts": agreement.relevance_counts(corpus, args.split),
+               "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),
+               "table7": agreement.table7_from_paper(),
+               "tables8_9": agreement.tables8_9(corpus, args.split),
+               "table10": agreement.table10(corpus),
+               "expert_alpha": agreement.expert_alpha(corpus)}
+        print(paper_tables_text(rep))
+        result["paper_tables"] = _jsonable(rep)
+    if args.rankings:
+        from kcca.evaluate.rankings_io import read_rankings
+        from kcca.evaluate.report import systems_table
+        from kcca.evaluate.system import EvaluationContext, compare_systems, evaluate_system
+
+        pool = corpus.pool(args.split)
+        ctx = EvaluationContext(corpus, args.split, args.relevance,
+                                with_bleu_rouge=not args.no_bleu_rouge)
+        evals = [evaluate_system(read_rankings(path, pool), ctx) for path in args.rankings]
+        significance = None
+        if args.compare and len(evals) > 1:
+            significance = {e.system: compare_systems(e, evals[0], n_samples=args.samples,
+                                                      seed=args.seed) for e in evals[1:]}
+        rel = ctx.relevance
+        if rel is not None:
+            print(f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
+                  f"{len(pool)} originals; unjudged pairs count as not relevant")
+        print(systems_table(evals, significance))
+        result["relevance_rule"] = rel.rule.describe() if rel is not None else None
+        result["systems"] = [e.to_json(per_query=not args.no_per_query) for e in evals]
+        if significance:
+            result["significance_vs_first"] = significance
+    if args.output:
+        Path(args.output).write_text(json.dumps(_jsonable(result), indent=1), encoding="utf-8")
+        print(f"wrote {args.output}")
+    return 0
+
+
+def _jsonable(x):
+    """Tuples as lists, tuple keys as 'a vs b' strings, numpy scalars as Python numbers."""
+    import numpy as np
+
+    if isinstance(x, dict):
+        return {(" vs ".join(map(str, k)) if isinstance(k, tuple) else str(k)): _jsonable(v)
+                for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return x

@@ -1,0 +1,199 @@
+"""The rankings file read by ``kcca evaluate``: a system's ranked candidates per query.
+
+Format (JSON, UTF-8)::
+
+    {
+      "format": "kcca-rankings", "version": 1,
+      "system": "TRI5SEM",                  # free text, optional
+      "corpus": "flickr8k", "split": "test", # the pool the ids come from
+      "tasks": {
+        "annotation": {                      # queries: pool images; candidates: pool captions
+          "candidates": ["img1.jpg#2", ...], # optional; default: the pool's order
+          "rankings": {"img1.jpg": ["img7.jpg#2", "img1.jpg#2", ...], ...}
+        },
+        "search": {                          # queries: pool captions; candidates: pool images
+          "rankings": {"img1.jpg#2": ["img1.jpg", 42, ...], ...}
+        }
+      }
+    }
+
+A task may be left out. Every pool query must have a ranking, and each ranking must list every
+candidate exactly once, best first; an entry is a candidate id or its 0-based index into
+``candidates``. A missing or unknown query, a duplicate, missing, out-of-range or unknown
+candidate, or a duplicate JSON key is an error naming the query and the id. Nothing is dropped
+or re-ordered: rankings are returned as integer arrays with rows in pool query order and
+entries as pool candidate indices (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from kcca.data.errors import DataError
+
+FORMAT = "kcca-rankings"
+VERSION = 1
+TASKS = ("annotation", "search")
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """A system's rankings over one pool: ``task -> (n_queries, n_candidates)`` int array."""
+
+    system: str
+    split: str
+    tasks: Mapping[str, np.ndarray]
+    source: str = ""
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+
+def pool_ids(pool: list[tuple[str, str, str]], task: str) -> tuple[list[str], list[str]]:
+    """(query ids, candidate ids) of a task over ``Corpus.pool(split)``."""
+    images = [p[0] for p in pool]
+    captions = [p[1] for p in pool]
+    if task == "annotation":
+        return images, captions
+    if task == "search":
+        return captions, images
+    raise DataError(f"unknown task {task!r}: use one of {TASKS}")
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise DataError(f"duplicate JSON key {k!r}")
+        out[k] = v
+    return out
+
+
+def parse_task(where: str, task: str, block: Mapping, pool: list[tuple[str, str, str]]
+               ) -> np.ndarray:
+    """Validate one task block against the pool; return rankings in pool order."""
+    queries, pool_candidates = pool_ids(pool, task)
+    if not isinstance(block, Mapping) or "rankings" not in block:
+        raise DataError(f"{where}: task {task!r} needs a 'rankings' object")
+    cands = block.get("candidates", pool_candidates)
+    if not isinstance(cands, list) or not all(isinstance(c, str) for c in cands):
+        raise DataError(f"{where}: {task} 'candidates' must be a list of ids")
+    known = set(pool_candidates)
+    seen: set[str] = set()
+    for c in cands:
+        if c not in known:
+            raise DataError(f"{where}: {task} candidate {c!r} is not in the pool")
+        if c in seen:
+            raise DataError(f"{where}: {task} candidate {c!r} is listed twice in 'candidates'")
+        seen.add(c)
+    if len(cands) != len(pool_candidates):
+        missing = next(c for c in pool_candidates if c not in seen)
+        raise DataError(f"{where}: {task} 'candidates' lacks pool candidate {missing!r}")
+    to_pool = {c: j for j, c in enumerate(pool_candidates)}
+    file_to_pool = [to_pool[c] for c in cands]
+    rankings = block["rankings"]
+    if not isinstance(rankings, Mapping):
+        raise DataError(f"{where}: {task} 'rankings' must map each query id to its ranking")
+    qset = set(queries)
+    for q in rankings:
+        if q not in qset:
+            raise DataError(f"{where}: {task} query {q!r} is not in the pool")
+    n = len(pool_candidates)
+    out = np.empty((len(queries), n), dtype=np.int64)
+    for row, q in enumerate(queries):
+        if q not in rankings:
+            raise DataError(f"{where}: {task} query {q!r} has no ranking")
+        ranked = rankings[q]
+        if not isinstance(ranked, list):
+            raise DataError(f"{where}: {task} query {q!r}: ranking must be a list")
+        used = np.zeros(n, dtype=bool)
+        if len(ranked) > n:
+            raise DataError(f"{where}: {task} query {q!r}: {len(ranked)} entries for {n} "
+                            "candidates")
+        for pos, item in enumerate(ranked):
+            if isinstance(item, bool) or not isinstance(item, (int, str)):
+                raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: entry "
+                                f"{item!r} is neither a candidate id nor an index")
+            if isinstance(item, int):
+                if not 0 <= item < n:
+                    raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: "
+                                    f"candidate index {item} is outside 0..{n - 1}")
+                j = file_to_pool[item]
+            else:
+                j = to_pool.get(item)
+                if j is None:
+                    raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: "
+                                    f"candidate {item!r} is not in the pool")
+            if used[j]:
+                raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: candidate "
+                                f"{pool_candidates[j]!r} appears twice")
+            used[j] = True
+            out[row, pos] = j
+        if len(ranked) < n:
+            missing = pool_candidates[int(np.flatnonzero(~used)[0])]
+            raise DataError(f"{where}: {task} query {q!r}: ranking has {len(ranked)} of {n} "
+                            f"candidates; {missing!r} (and maybe others) is missing")
+    return out
+
+
+def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Rankings:
+    """Read and validate a rankings file against ``pool`` (``Corpus.pool(split)``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"rankings file {p} does not exist")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except DataError as exc:
+        raise DataError(f"{p}: {exc}") from None
+    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+        raise DataError(f"{p}: not a rankings file (expected \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise DataError(f"{p}: unsupported rankings version {data.get('version')!r} "
+                        f"(this reader knows {VERSION})")
+    tasks = data.get("tasks")
+    if not isinstance(tasks, Mapping) or not tasks:
+        raise DataError(f"{p}: 'tasks' must hold 'annotation' and/or 'search'")
+    for t in tasks:
+        if t not in TASKS:
+            raise DataError(f"{p}: unknown task {t!r}; use {TASKS}")
+    parsed = {t: parse_task(str(p), t, tasks[t], pool) for t in TASKS if t in tasks}
+    meta = {k: v for k, v in data.items() if k not in ("tasks",)}
+    return Rankings(str(data.get("system", p.stem)), str(data.get("split", "test")), parsed,
+                    str(p), meta)
+
+
+def rankings_document(pool: list[tuple[str, str, str]], tasks: Mapping[str, np.ndarray], *,
+                      system: str, corpus: str = "flickr8k", split: str = "test") -> dict:
+    """The JSON document for integer rankings (rows: pool queries; entries: pool indices)."""
+    doc: dict = {"format": FORMAT, "version": VERSION, "system": system, "corpus": corpus,
+                 "split": split, "tasks": {}}
+    for task, r in tasks.items():
+        queries, cands = pool_ids(pool, task)
+        arr = np.asarray(r)
+        if arr.shape != (len(queries), len(cands)):
+            raise DataError(f"{task} rankings have shape {arr.shape}, expected "
+                            f"{(len(queries), len(cands))}")
+        from kcca.evaluate.original import validate_rankings
+
+        validate_rankings(arr)
+        doc["tasks"][task] = {"candidates": cands,
+                              "rankings": {q: [cands[j] for j in row]
+                                           for q, row in zip(queries, arr.tolist())}}
+    return doc
+
+
+def write_rankings(path: str | Path, pool: list[tuple[str, str, str]],
+                   tasks: Mapping[str, np.ndarray], *, system: str, corpus: str = "flickr8k",
+                   split: str = "test") -> Path:
+    """Write integer rankings as a rankings file (atomically: temp file, then rename)."""
+    p = Path(path)
+    doc = rankings_document(pool, tasks, system=system, corpus=corpus, split=split)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    tmp.replace(p)
+    return p

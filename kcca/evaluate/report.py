@@ -1,0 +1,159 @@
+"""Readable text tables: system metrics, and reproductions beside the paper's values."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from kcca.evaluate import paper_tables as P
+from kcca.evaluate.system import SystemEvaluation, stars
+
+
+def _fmt(x: float, digits: int = 1) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{digits}f}"
+
+
+def systems_table(evals: Sequence[SystemEvaluation], significance: dict | None = None) -> str:
+    """One block per task: systems as rows, metrics as columns; stars vs the first system."""
+    lines: list[str] = []
+    tasks = [t for t in ("annotation", "search") if any(t in e.metrics for e in evals)]
+    for task in tasks:
+        names: list[str] = []
+        for e in evals:
+            for k in e.metrics.get(task, {}):
+                if k not in names:
+                    names.append(k)
+        width = max(8, *(len(n) for n in names))
+        sys_w = max(10, *(len(e.system) for e in evals))
+        lines.append(f"{task}")
+        lines.append(" " * sys_w + " " + " ".join(f"{n:>{width}}" for n in names))
+        for idx, e in enumerate(evals):
+            cells = []
+            for n in names:
+                pq = e.metrics.get(task, {}).get(n)
+                if pq is None:
+                    cells.append(f"{'':>{width}}")
+                    continue
+                digits = 2 if n in ("expert mean", "top-1 BLEU", "top-1 ROUGE") else 1
+                s = _fmt(pq.aggregate, digits)
+                if significance and idx > 0:
+                    p = significance.get(e.system, {}).get(task, {}).get(n, {}).get("p")
+                    s += stars(p) if p is not None else ""
+                cells.append(f"{s:>{width}}")
+            lines.append(f"{e.system:<{sys_w}} " + " ".join(cells))
+        cov = [(e.system, e.coverage.get(task, {})) for e in evals]
+        for name, c in cov:
+            if c:
+                parts = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) and v <= 1 else
+                                  f"{k} {v}" for k, v in c.items())
+                lines.append(f"  judged coverage {name}: {parts}")
+        lines.append("")
+    totals = [(e.system, e.coverage.get("R-precision total (Table 5)")) for e in evals]
+    if any(t is not None for _, t in totals):
+        lines.append("R-precision total (Table 5): " +
+                     ", ".join(f"{n} {_fmt(t)}" for n, t in totals if t is not None))
+    if significance:
+        lines.append("stars: difference to the first system (* p<=0.1, ** p<=0.05, "
+                     "*** p<=0.01); McNemar for R@k/S@k/expert thresholds, randomisation "
+                     "test otherwise")
+    return "\n".join(lines)
+
+
+def _grid(title: str, rows: Sequence[str], cols: Sequence[str], ours, paper,
+          digits: int = 2) -> list[str]:
+    w = max(12, *(len(c) + 2 for c in cols))
+    out = [title, f"{'':8}" + "".join(f"{c:>{w}}" for c in cols)]
+    for i, r in enumerate(rows):
+        cells = []
+        for j in range(len(cols)):
+            o = ours[i][j]
+            p = paper[i][j] if paper is not None else None
+            cells.append(f"{o:.{digits}f}" + (f" ({p:.{digits}f})" if p is not None else ""))
+        out.append(f"{r:8}" + "".join(f"{c:>{w}}" for c in cells))
+    return out
+
+
+def max_gap(ours, paper) -> float:
+    return float(np.nanmax(np.abs(np.asarray(ours, dtype=float) - np.asarray(paper, float))))
+
+
+def paper_tables_text(rep: dict) -> str:
+    """Format :func:`kcca.evaluate.agreement` results: ours (paper's value in brackets)."""
+    L: list[str] = ["Judgment-only reproductions: ours (paper)", ""]
+    if "relevance_counts" in rep:
+        L.append("Relevance from crowd votes (Section 4.3.2); histograms = 1 / 2 / 3 / 4+")
+        for name, c in rep["relevance_counts"].items():
+            L.append(f"  {c['rule']:<34} added {c['added']:5d}   captions "
+                     f"{c['captions (relevant images)']}   images {c['images (relevant captions)']}")
+        pc = P.RELEVANCE_COUNTS
+        L.append(f"  paper: added {pc['added']}, captions {list(pc['search'])}, images "
+                 f"{list(pc['annotation_printed'])} as printed (a typo: sums to 950; the "
+                 f"file gives {list(pc['annotation'])})")
+        L.append("")
+    if "bleu_pre_filter" in rep:
+        f = rep["bleu_pre_filter"]
+        L.append(f"BLEU_pre filter over {f['n_pairs']:,} test pairs ({f['n_expert']} expert "
+                 "pairs)")
+        for th, s in f["bleu_pre"].items():
+            p = P.BLEU_PRE_FILTER.get(float(th))
+            L.append(f"  BLEU_pre >= {th}: removes {s['removed %']:.1f}% ({p[0] if p else '-'})"
+                     f", loses {s['lost % of expert >= 8/3']:.1f}% ({p[1] if p else '-'}) of "
+                     f"expert >= 8/3 and {s['lost % of expert >= 3']:.1f}% "
+                     f"({p[2] if p else '-'}) of >= 3")
+            if "% of those all no" in s:
+                L.append(f"      crowd-judged pairs it removes: {s['crowd pairs removed']}, "
+                         f"all no {s['% of those all no']:.1f}% "
+                         f"({P.FILTERED_CROWD['all judges no'] if th == 0.25 else '-'}), "
+                         f"majority no {s['% of those majority no']:.1f}% "
+                         f"({P.FILTERED_CROWD['majority no'] if th == 0.25 else '-'})")
+        L.append(f"  non-zero BLEU_pre: {f['bleu_pre nonzero %']:.1f}% ({P.BLEU_PRE_NONZERO})")
+        for th, s in f["plain_bleu"].items():
+            printed = 0.333 if abs(th - 0.3334) < 1e-9 else th
+            p = P.PLAIN_BLEU_FILTER.get(printed)
+            L.append(f"  plain BLEU >= {th}: removes {s['removed %']:.1f}% "
+                     f"({p[0] if p else '-'}), loses {s['lost % of expert >= 8/3']:.1f}% "
+                     f"({p[1] if p else '-'}) of expert >= 8/3")
+        L.append("")
+    if "table7" in rep:
+        L.append("Table 7 recomputed from the paper's Tables 11-12 (30 systems): rho / tau-b")
+        gaps = []
+        for (h, a), v in rep["table7"].items():
+            cells = []
+            for task in ("annotation", "search"):
+                rho, tau = v[task]
+                prho, ptau = P.TABLE7[(h, a)][task]
+                gaps += [abs(rho - prho), abs(tau - ptau)]
+                cells.append(f"{task} {rho:+.3f} ({prho:+.2f}) / {tau:+.3f} ({ptau:+.2f})")
+            L.append(f"  {h:>11} vs {a:<11} " + "   ".join(cells))
+        L.append(f"  largest gap {max(gaps):.3f}")
+        L.append("")
+    if "tables8_9" in rep:
+        for refs, t in rep["tables8_9"].items():
+            table = "Table 8" if refs in ("R5", "R1-gold") else "Table 9"
+            cols = [f"{m.upper()}>={th}" for m, th in t["columns"]]
+            L += _grid(f"{table}, references {refs}: Cohen's kappa, expert (rows) vs "
+                       f"BLEU/ROUGE, {t['n_pairs']} expert pairs", t["rows"], cols,
+                       t["kappa"], t["paper"])
+            L.append(f"  largest gap {max_gap(t['kappa'], t['paper']):.3f}; cells within 0.02: "
+                     f"{int((np.abs(np.subtract(t['kappa'], t['paper'])) <= 0.02).sum())}"
+                     f"/{np.size(t['paper'])}")
+            L.append("")
+    if "table10" in rep:
+        t = rep["table10"]
+        L += _grid(f"Table 10(a): kappa, expert (rows) vs crowd fraction yes (columns), "
+                   f"{t['n_pairs']} expert pairs ({t['n_crowd_judged']} crowd-judged; the "
+                   "rest count as not relevant)", t["rows"], t["columns"], t["kappa"],
+                   t["paper"])
+        L.append(f"  largest gap {max_gap(t['kappa'], t['paper']):.3f}")
+        L.append(f"Table 10(b): crowd (fraction yes >= {t['lay_threshold_b']}) vs expert: "
+                 "precision / recall / F1 (not printed in the paper's text)")
+        for r, (p, rc, f1) in zip(t["rows"], t["prf"]):
+            L.append(f"  {r:8} {p:.3f} {rc:.3f} {f1:.3f}")
+        L.append("")
+    if "expert_alpha" in rep:
+        a = rep["expert_alpha"]
+        L.append("Krippendorff's alpha of the three expert judges: " +
+                 ", ".join(f"{k} {v:.3f}" for k, v in a.items()) +
+                 f" (paper {P.KRIPPENDORFF_ALPHA}, level not stated)")
+    return "\n".join(L)

@@ -1,0 +1,160 @@
+"""Everything the paper measures for one system's rankings, and paired comparisons.
+
+:func:`evaluate_system` computes, per task, R@k and median rank (4.3.1), S@k and R-precision
+with judged coverage (4.3.3), and for annotation the expert metrics of the first caption and
+its mean BLEU / ROUGE against the five reference captions (4.2, Tables 1-2).
+:func:`compare_systems` pairs two evaluations query by query: McNemar for the binary
+metrics (R@k, S@k, expert thresholds), Fisher's randomisation test for the rest (difference
+of medians for median rank, of means otherwise), as in the paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from kcca.data.corpus import Corpus
+from kcca.data.errors import DataError
+from kcca.evaluate.expert import ExpertMatrix, ExpertResult, corpus_expert, expert_metrics
+from kcca.evaluate.judged_metrics import judged_metrics
+from kcca.evaluate.original import DEFAULT_KS, PerQuery, original_item_metrics, original_ranks
+from kcca.evaluate.rankings_io import Rankings
+from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
+from kcca.evaluate.statistics import mcnemar, randomization_test
+
+
+@dataclass
+class EvaluationContext:
+    """Judgment matrices of one pool, built once and shared by every system evaluated."""
+
+    corpus: Corpus
+    split: str = "test"
+    rule: str | RelevanceRule = "paper"
+    with_bleu_rouge: bool = True
+    _relevance: RelevanceMatrix | None = field(default=None, repr=False)
+    _expert: ExpertMatrix | None = field(default=None, repr=False)
+    _scores: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def relevance(self) -> RelevanceMatrix | None:
+        if self._relevance is None and self.corpus.crowd is not None:
+            self._relevance = corpus_relevance(self.corpus, self.split, self.rule)
+        return self._relevance
+
+    @property
+    def expert(self) -> ExpertMatrix | None:
+        if self._expert is None and self.corpus.expert is not None:
+            self._expert = corpus_expert(self.corpus, self.split)
+        return self._expert
+
+    def score_matrix(self, metric: str) -> np.ndarray:
+        """BLEU (plain) or ROUGE (stemmed, no stop words) of every pool pair, R5 references."""
+        if metric not in self._scores:
+            from kcca.evaluate.bleu_rouge import pool_score_matrix
+
+            self._scores[metric] = pool_score_matrix(self.corpus, self.split, metric, "R5")
+        return self._scores[metric]
+
+
+@dataclass
+class SystemEvaluation:
+    system: str
+    metrics: dict[str, dict[str, PerQuery]]
+    coverage: dict[str, dict]
+    expert: ExpertResult | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """task -> metric -> aggregate."""
+        return {t: {k: v.aggregate for k, v in m.items()} for t, m in self.metrics.items()}
+
+    def to_json(self, per_query: bool = True) -> dict:
+        out: dict = {"system": self.system, "aggregates": self.table(),
+                     "coverage": self.coverage, "notes": self.notes}
+        if self.expert is not None:
+            out["expert"] = self.expert.as_dict()
+        if per_query:
+            out["per_query"] = {t: {k: np.where(np.isnan(v.values), None, v.values).tolist()
+                                    for k, v in m.items()} for t, m in self.metrics.items()}
+        return out
+
+
+def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
+                    ks: Sequence[int] = DEFAULT_KS) -> SystemEvaluation:
+    """All metrics of one system over ``ctx``'s pool (rankings from ``read_rankings``)."""
+    metrics: dict[str, dict[str, PerQuery]] = {}
+    coverage: dict[str, dict] = {}
+    notes: list[str] = []
+    expert_result = None
+    rel = ctx.relevance
+    if rel is None:
+        notes.append("no crowd judgments: S@k and R-precision not computed")
+    for task, r in rankings.tasks.items():
+        m = dict(original_item_metrics(original_ranks(r), ks))
+        if rel is not None:
+            relevant, judged = rel.for_task(task)
+            jm, cov = judged_metrics(r, relevant, judged, ks)
+            m.update(jm)
+            coverage[task] = cov
+        if task == "annotation":
+            experts = ctx.expert
+            if experts is not None:
+                expert_result = expert_metrics(r[:, 0], experts)
+                for name, pq in expert_result.cumulative.items():
+                    m[f"expert {name}"] = pq
+                m["expert mean"] = expert_result.mean
+                coverage.setdefault(task, {})["top-1 expert judged"] = expert_result.coverage
+            else:
+                notes.append("no expert judgments: Table 1-2 metrics not computed")
+            if ctx.with_bleu_rouge:
+                rows = np.arange(r.shape[0])
+                for metric in ("bleu", "rouge"):
+                    vals = ctx.score_matrix(metric)[rows, r[:, 0]]
+                    m[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
+                                                            float(vals.mean()))
+        metrics[task] = m
+    if rel is not None and {"annotation", "search"} <= set(metrics):
+        total = (metrics["annotation"]["R-precision"].aggregate
+                 + metrics["search"]["R-precision"].aggregate) / 2.0
+        coverage["R-precision total (Table 5)"] = total
+    return SystemEvaluation(rankings.system, metrics, coverage, expert_result, notes)
+
+
+BINARY_PREFIXES = ("R@", "S@", "expert =", "expert >=")
+
+
+def compare_systems(a: SystemEvaluation, b: SystemEvaluation, *, n_samples: int = 100_000,
+                    seed: int = 0) -> dict:
+    """Paired significance of every shared metric: task -> metric -> {test, p, ...}."""
+    out: dict = {}
+    for task in a.metrics:
+        if task not in b.metrics:
+            continue
+        out[task] = {}
+        for name, pa in a.metrics[task].items():
+            pb = b.metrics[task].get(name)
+            if pb is None:
+                continue
+            if pa.values.shape != pb.values.shape:
+                raise DataError(f"{task} {name}: {a.system} has {pa.values.size} queries, "
+                                f"{b.system} {pb.values.size}")
+            if name.startswith(BINARY_PREFIXES):
+                res = mcnemar(pa.values.astype(bool), pb.values.astype(bool))
+                out[task][name] = {"test": f"McNemar, {res.method}, two-sided",
+                                   "p": res.p_value, "b": res.b, "c": res.c}
+            else:
+                stat = "median" if name == "median rank" else "mean"
+                res = randomization_test(pa.values, pb.values, statistic=stat,
+                                         n_samples=n_samples, seed=seed, nan_policy="omit")
+                out[task][name] = {"test": f"randomisation ({stat} difference, "
+                                           f"{'exact' if res.exact else res.n_samples}"
+                                           " samples, two-sided)",
+                                   "p": res.p_value, "observed": res.observed}
+    return out
+
+
+def stars(p: float) -> str:
+    """The paper's superscripts: * p <= 0.1, ** p <= 0.05, *** p <= 0.01."""
+    return "***" if p <= 0.01 else "**" if p <= 0.05 else "*" if p <= 0.1 else ""
