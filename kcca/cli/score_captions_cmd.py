@@ -1,0 +1,143 @@
+"""``kcca score-captions``: COCO caption metrics for a result file, or human agreement.
+
+    kcca score-captions --references R.json --candidates C.json [--per-item OUT.json]
+    kcca score-captions --human-agreement [--data-dir DIR] [--split test] [--plot F.png]
+
+The first form reads a COCO annotation file and a COCO result file, prints one line per
+metric (BLEU-1..4, ROUGE-L, CIDEr-D, CIDEr, and METEOR when Java and the Meteor jar are
+present; otherwise the line says why it is missing) and writes per-item scores as JSON.
+The second runs Chen et al. (2015) Section 4's human-agreement analysis on Flickr 8K.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from kcca.cli.common import subparser
+
+METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = subparser(sub, "score-captions",
+                  "Score candidate captions with the COCO metrics (BLEU-1..4, ROUGE-L, "
+                  "CIDEr-D, CIDEr, METEOR if Java is present), or run the human-agreement "
+                  "analysis on Flickr 8K.", run)
+    p.add_argument("--references", "-r", help="COCO annotation JSON (reference captions)")
+    p.add_argument("--candidates", "-c", help="COCO result JSON: [{image_id, caption}, ...]")
+    p.add_argument("--metrics", default=",".join(METRIC_CHOICES),
+                   help="comma-separated subset of " + ", ".join(METRIC_CHOICES)
+                   + " (default: all; METEOR is reported as unavailable without Java)")
+    p.add_argument("--no-meteor", action="store_true", help="do not try METEOR")
+    p.add_argument("--no-tokenize", action="store_true",
+                   help="captions are already tokenised (skip the PTB-style tokeniser)")
+    p.add_argument("--per-item", metavar="OUT.json",
+                   help="write corpus and per-item scores here (default: "
+                   "CANDIDATES.scores.json beside the candidates file)")
+    p.add_argument("--json", action="store_true", help="print the corpus scores as JSON")
+    g = p.add_argument_group("human agreement (Chen et al. 2015, Section 4)")
+    g.add_argument("--human-agreement", action="store_true",
+                   help="leave-one-out metric upper bound and word-level human precision / "
+                   "recall on Flickr 8K (from --data-dir)")
+    g.add_argument("--split", default="test", choices=("train", "dev", "test", "all"),
+                   help="Flickr 8K images to use (default: test)")
+    g.add_argument("--vocabulary-size", type=int, default=1000,
+                   help="words for the word-level analysis (default 1000)")
+    g.add_argument("--plot", metavar="FILE.png", help="precision-recall plot (PNG)")
+    g.add_argument("--out", metavar="FILE.json", help="write the full report as JSON")
+    return p
+
+
+def _metrics(args) -> list[str]:
+    names = [m.strip().lower().replace("-", "_") for m in args.metrics.split(",") if m.strip()]
+    bad = [m for m in names if m not in METRIC_CHOICES]
+    if bad:
+        raise SystemExit(f"kcca score-captions: unknown metric(s) {bad}; choose from "
+                         f"{', '.join(METRIC_CHOICES)}")
+    if args.no_meteor:
+        names = [m for m in names if m != "meteor"]
+    return names
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.human_agreement:
+        return _run_human_agreement(args)
+    if not args.references or not args.candidates:
+        print("kcca score-captions: error: give --references and --candidates "
+              "(or --human-agreement)", file=sys.stderr)
+        return 2
+    from pathlib import Path
+
+    from kcca.captions.coco_io import (check_id_types, load_coco_references,
+                                       load_coco_results, write_per_item_json)
+    from kcca.captions.evaluate import evaluate_captions
+
+    refs = load_coco_references(args.references)
+    cands = load_coco_results(args.candidates)
+    check_id_types(refs, cands, args.references, args.candidates)
+    ev = evaluate_captions(refs, cands, _metrics(args), tokenize=not args.no_tokenize)
+    out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
+    write_per_item_json(out, ev.per_item_records(), ev.corpus, {
+        "references": str(args.references), "candidates": str(args.candidates),
+        "n_images": len(ev.ids), "unscored_reference_images": len(ev.unscored_reference_ids),
+        "unavailable": ev.unavailable, "tokenized": ev.tokenized,
+        "metric_notes": {"CIDEr-D": "pycocoevalcap's 'CIDEr' (CIDEr-D)",
+                         "CIDEr": "plain CIDEr, Vedantam et al. 2015 eq. 16-18"},
+    })
+    if args.json:
+        print(json.dumps({"corpus": ev.corpus, "unavailable": ev.unavailable}, indent=1))
+    else:
+        print(f"{len(ev.ids)} images scored"
+              + (f"; {len(ev.unscored_reference_ids)} reference images have no candidate "
+                 "and were not scored" if ev.unscored_reference_ids else ""))
+        print(ev.table())
+        print(f"per-item scores: {out}")
+    return 0
+
+
+def _run_human_agreement(args) -> int:
+    from kcca.captions.human_agreement import CHEN_TABLE_I, human_agreement_report
+    from kcca.cli.common import data_dir_from_args
+    from kcca.data.flickr8k import load_flickr8k
+
+    corpus = load_flickr8k(data_dir_from_args(args))
+    ids = ([i for s in ("train", "dev", "test") for i in corpus.split(s)]
+           if args.split == "all" else list(corpus.split(args.split)))
+    captions = {i: corpus.captions[i] for i in ids}
+    rep = human_agreement_report(captions, _metrics(args), args.vocabulary_size, args.plot)
+    if args.out:
+        from pathlib import Path
+
+        Path(args.out).write_text(json.dumps(rep, indent=1))
+    print(f"Human agreement on Flickr 8K {args.split} ({rep['n_images']} images)")
+    print(f"NOTE: {rep['note']}")
+    print(f"{'metric':8s}  {'LOO mean':>8s}  {'min..max over 5 rotations':>26s}  "
+          f"{'Chen c5':>7s}  {'Chen c40':>8s}")
+    for label, v in rep["leave_one_out"].items():
+        if "unavailable" in v:
+            print(f"{label:8s}  n/a ({v['unavailable']})")
+            continue
+        c5, c40 = CHEN_TABLE_I.get(label, (float("nan"), float("nan")))
+        print(f"{label:8s}  {v['mean']:8.3f}  {min(v['per_rotation']):12.3f}.."
+              f"{max(v['per_rotation']):.3f}  {c5:7.3f}  {c40:8.3f}")
+    w = rep["word_agreement"]
+    print(f"\nWord-level human agreement ({w['vocabulary_size']} most frequent words; "
+          "weighted precision / recall, references averaged over all k-subsets):")
+    for k, pr in w["per_k_all_words"].items():
+        print(f"  k = {k}: precision {pr['precision']:.3f}  recall {pr['recall']:.3f}")
+    print(f"  model p/k curve (k = {w['model_fit_k']}): mean |model - empirical| precision "
+          f"over words = {w['model_mean_abs_precision_error']:.3f}")
+    print(f"  precision at human recall (PHR) of the model, all words: "
+          f"{w['phr_model_all_words']:.3f} (empirical human precision "
+          f"{w['human_precision_all_words']:.3f} at recall {w['human_recall_all_words']:.3f})")
+    print("  most frequent words (recall = p, precision, model precision at that recall):")
+    for row in w["words"][:12]:
+        print(f"    {row['word']:10s} R {row['recall']:.3f}  P {row['precision']:.3f}  "
+              f"model {row['model_precision_at_human_recall']:.3f}")
+    if args.plot:
+        print(f"plot: {args.plot}")
+    if args.out:
+        print(f"report: {args.out}")
+    return 0
