@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Sequence
 
+import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans, MiniBatchKMeans
@@ -142,18 +143,53 @@ class Codebook(BaseEstimator):
         return nearest_centre(values, self.cluster_centers_)
 
 
-def nearest_centre(values: np.ndarray, centres: np.ndarray, chunk: int = 8192) -> np.ndarray:
-    """Index of the nearest centre of each row: argmin ``||x||^2 - 2 x.c + ||c||^2``.
+def nearest_centre(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Index of the nearest centre (Euclidean) of each row; ties go to the lowest index.
 
-    Distances in float64 (float32 cancellation can swap near-ties), computed a chunk of
-    rows at a time to bound memory. Ties go to the lowest index.
+    Up to 16 dims (colour 3-d, texture 8-d): squared distances ``sum_d (x_d - c_d)^2``
+    accumulated in float64 directly in a numba loop (a BLAS product with so small an inner
+    dimension is slower). Above: ``||c||^2 - 2 x.c`` (``||x||^2`` is the same for every
+    centre) in float64 with BLAS, a chunk of rows at a time.
     """
-    c = np.asarray(centres, dtype=np.float64)
+    x = np.ascontiguousarray(values, dtype=np.float32)
+    c = np.ascontiguousarray(centres, dtype=np.float64)
+    if x.shape[1] != c.shape[1]:
+        raise ValueError(f"rows have {x.shape[1]} dims, centres {c.shape[1]}")
+    if x.shape[1] > 16:  # SIFT: a BLAS product pays off
+        return _nearest_blas(x, c)
+    out = np.empty(x.shape[0], dtype=np.int32)
+    _nearest(x, np.ascontiguousarray(c.T), out)
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def _nearest(x: np.ndarray, ct: np.ndarray, out: np.ndarray) -> None:
+    """``ct`` is the (d, k) transpose of the centres: the inner loop runs over centres."""
+    n, d = x.shape
+    k = ct.shape[1]
+    dist = np.empty(k, dtype=np.float64)
+    for i in range(n):
+        dist[:] = 0.0
+        for t in range(d):
+            xt = np.float64(x[i, t])
+            for j in range(k):
+                diff = xt - ct[t, j]
+                dist[j] += diff * diff
+        best = dist[0]
+        arg = 0
+        for j in range(1, k):
+            if dist[j] < best:
+                best = dist[j]
+                arg = j
+        out[i] = arg
+
+
+def _nearest_blas(x: np.ndarray, c: np.ndarray, chunk: int = 4096) -> np.ndarray:
+    """argmin ``||c||^2 - 2 x.c`` in float64 (``||x||^2`` is constant per row), chunked."""
     cc = np.einsum("ij,ij->i", c, c)
-    out = np.empty(values.shape[0], dtype=np.int32)
-    for s in range(0, values.shape[0], chunk):
-        x = np.asarray(values[s:s + chunk], dtype=np.float64)
-        d = cc[None, :] - 2.0 * (x @ c.T)  # ||x||^2 is constant per row: argmin unchanged
+    out = np.empty(x.shape[0], dtype=np.int32)
+    for s in range(0, x.shape[0], chunk):
+        d = cc[None, :] - 2.0 * (x[s:s + chunk].astype(np.float64) @ c.T)
         out[s:s + chunk] = np.argmin(d, axis=1)
     return out
 

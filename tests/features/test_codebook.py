@@ -65,7 +65,7 @@ def test_predict_is_nearest_centre():
     d = ((x[:, None, :].astype(np.float64) - cb.cluster_centers_[None].astype(np.float64)) ** 2).sum(-1)
     np.testing.assert_array_equal(got, d.argmin(1))
     np.testing.assert_array_equal(got, nearest_centre_reference(x, cb.cluster_centers_))
-    np.testing.assert_array_equal(nearest_centre(x, cb.cluster_centers_, chunk=7), got)
+    np.testing.assert_array_equal(nearest_centre(x[::-1], cb.cluster_centers_), got[::-1])
     assert cb.predict(np.zeros((0, 7), np.float32)).shape == (0,)
 
 
@@ -86,3 +86,12 @@ def test_errors_are_clear():
         warnings.simplefilter("always")
         Codebook(5, points_per_image=100).fit(flat)
     assert any("only 3 distinct" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("dim", [1, 3, 16, 17, 128])
+def test_nearest_centre_both_paths_match_brute_force(dim):
+    rng = np.random.default_rng(dim)
+    x = rng.normal(size=(500, dim)).astype(np.float32)
+    c = rng.normal(size=(37, dim)).astype(np.float32)
+    d = ((x[:, None, :].astype(np.float64) - c[None].astype(np.float64)) ** 2).sum(-1)
+    np.testing.assert_array_equal(nearest_centre(x, c), d.argmin(1))
