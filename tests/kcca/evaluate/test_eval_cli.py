@@ -1,0 +1,75 @@
+"""``kcca evaluate`` end to end on the demo corpus, and ``--paper-tables`` on real data."""
+
+import json
+
+import numpy as np
+import pytest
+
+from kcca.cli import main
+
+
+@pytest.fixture(scope="module")
+def demo_files(tmp_path_factory):
+    from kcca.data import load_corpus
+    from kcca.evaluate.rankings_io import write_rankings
+
+    corpus = load_corpus("demo", seed=0)
+    pool = corpus.pool("test")
+    n = len(pool)
+    rng = np.random.default_rng(0)
+    folder = tmp_path_factory.mktemp("rankings")
+    perfect = np.array([[q] + [c for c in range(n) if c != q] for q in range(n)])
+    rand = np.argsort(rng.random((n, n)), axis=1)
+    a = write_rankings(folder / "perfect.json", pool,
+                       {"annotation": perfect, "search": perfect}, system="perfect",
+                       corpus="demo")
+    b = write_rankings(folder / "random.json", pool, {"annotation": rand, "search": rand},
+                       system="random", corpus="demo")
+    return a, b, folder
+
+
+def test_evaluate_demo_rankings(demo_files, capsys):
+    a, b, folder = demo_files
+    out = folder / "result.json"
+    rc = main(["evaluate", str(a), str(b), "--corpus", "demo", "--no-bleu-rouge", "--compare",
+               "--samples", "2000", "-o", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "annotation" in text and "perfect" in text and "***" in text
+    res = json.loads(out.read_text())
+    perfect, rand = res["systems"]
+    agg = perfect["aggregates"]["annotation"]
+    assert agg["R@1"] == 100.0 and agg["median rank"] == 1.0 and agg["S@1"] == 100.0
+    assert len(perfect["per_query"]["search"]["R@1"]) == 200
+    assert rand["aggregates"]["search"]["median rank"] > 20
+    sig = res["significance_vs_first"]["random"]["annotation"]
+    assert sig["R@1"]["test"].startswith("McNemar")
+    assert sig["median rank"]["p"] < 0.01
+    assert "top-10 judged" in perfect["coverage"]["annotation"]
+
+
+def test_evaluate_bad_rankings_names_query(demo_files, tmp_path, capsys):
+    a, _, _ = demo_files
+    doc = json.loads(a.read_text())
+    first = next(iter(doc["tasks"]["search"]["rankings"]))
+    doc["tasks"]["search"]["rankings"].pop(first)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    rc = main(["evaluate", str(bad), "--corpus", "demo", "--no-bleu-rouge"])
+    assert rc == 2
+    assert f"search query {first!r} has no ranking" in capsys.readouterr().err
+
+
+def test_evaluate_needs_input(capsys):
+    assert main(["evaluate", "--corpus", "demo"]) == 2
+    assert "rankings files, or --paper-tables" in capsys.readouterr().err
+
+
+@pytest.mark.real_data
+def test_paper_tables_cli(data_dir, nltk_data_dir, tmp_path, capsys):
+    out = tmp_path / "pt.json"
+    assert main(["evaluate", "--paper-tables", "--data-dir", str(data_dir), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "added  2031" in text and "Table 10(a)" in text and "BLEU_pre >= 0.25" in text
+    res = json.loads(out.read_text())["paper_tables"]
+    assert res["relevance_counts"]["paper"]["added"] == 2031
