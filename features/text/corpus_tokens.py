@@ -4,7 +4,7 @@ The preprocessor is fitted on the captions of the training split only (L270) and
 to every caption of the corpus. The result (token lists per caption plus the logs of spelling
 corrections and compound merges) is stored in :class:`kcca.cache.Cache` under stage
 ``"text-preprocess"``, keyed by the corpus name, a fingerprint of its texts, the fit split and
-``CaptionPreprocessor.get_params()``.
+``CaptionPreprocessor.config()`` (its parameters with every step's defaults resolved).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def preprocess_corpus(corpus: Corpus, preprocessor: CaptionPreprocessor | None =
     texts = source_texts(corpus, preprocessor.source)
     cache = cache if cache is not None else Cache(None)
     key = {"corpus": corpus.name, "texts": fingerprint(texts), "fit_split": fit_split,
-           "preprocessor": preprocessor.get_params()}
+           "preprocessor": preprocessor.config()}
 
     def compute() -> PreprocessedCorpus:
         train_ids = corpus.split(fit_split)

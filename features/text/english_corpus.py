@@ -210,14 +210,20 @@ def plain_sentences(name: str) -> Iterator[list[str]]:
 
 
 class Lemmatizer:
-    """WordNet ``morphy`` lemmas (shortest analysis) for a form and a universal tag, memoised.
+    """WordNet ``morphy`` lemmas for a form and a universal tag, memoised.
 
-    ``tag_dictionary`` maps a lower-cased form to its most frequent universal tag, used when no
-    tag is given; forms outside it are lemmatised as nouns.
+    Among the analyses morphy gives under the tag's part of speech, the one seen most often in
+    ``reference`` (token counts of the reference corpus: the preprocessed training captions, so
+    lemmas agree with the caption vocabulary) wins; without counts, morphy's first analysis
+    (``riding`` -> ``ride``, not the shortest ``rid``). ``tag_dictionary`` maps a lower-cased
+    form to its most frequent universal tag, used when no tag is given; forms outside it are
+    treated as nouns. Closed-class tags and forms WordNet does not know stay as they are.
     """
 
-    def __init__(self, tag_dictionary: dict[str, str] | None = None):
+    def __init__(self, tag_dictionary: dict[str, str] | None = None,
+                 reference: dict[str, int] | None = None):
         self.tag_dictionary = tag_dictionary or {}
+        self.reference = reference or {}
         self._wn = wordnet()
         self._memo: dict[tuple[str, str], str] = {}
 
@@ -231,7 +237,11 @@ class Lemmatizer:
         lemma = self._memo.get(key)
         if lemma is None:
             analyses = self._wn._morphy(form, pos)
-            lemma = min(analyses, key=len) if analyses else form
+            if analyses:
+                ref = self.reference
+                lemma = max(enumerate(analyses), key=lambda ia: (ref.get(ia[1], 0), -ia[0]))[1]
+            else:
+                lemma = form
             self._memo[key] = lemma
         return lemma
 
@@ -261,8 +271,12 @@ def normalise(tokens: Iterable[tuple[str, str | None]], lemmatize: Lemmatizer,
 
 def build_english_corpus(corpora: Sequence[str] = EXT_CORPORA, *,
                          stop_words: frozenset[str] | None = None,
+                         reference: dict[str, int] | None = None,
                          progress: bool = True) -> TokenizedCorpus:
-    """Read, lemmatise and stop-filter the D_ext corpora into one :class:`TokenizedCorpus`."""
+    """Read, lemmatise and stop-filter the D_ext corpora into one :class:`TokenizedCorpus`.
+
+    ``reference``: token counts that choose between WordNet analyses (see :class:`Lemmatizer`).
+    """
     from tqdm.auto import tqdm
 
     unknown = [c for c in corpora if c not in EXT_CORPORA]
@@ -274,7 +288,7 @@ def build_english_corpus(corpora: Sequence[str] = EXT_CORPORA, *,
         stop_words = nltk_stop_words("english")
     tagged = {c: list(tagged_sentences(c))
               for c in tqdm(TAGGED_CORPORA, desc="D_ext tagged corpora", disable=not progress)}
-    lemmatize = Lemmatizer(tag_dictionary(s for c in TAGGED_CORPORA for s in tagged[c]))
+    lemmatize = Lemmatizer(tag_dictionary(s for c in TAGGED_CORPORA for s in tagged[c]), reference)
     out: list[list[str]] = []
     for name in tqdm(corpora, desc="D_ext lemmatise", disable=not progress):
         if name in tagged:
@@ -303,13 +317,17 @@ def _source_signature(corpora: Sequence[str]) -> dict[str, int]:
 
 
 def load_english_corpus(cache=None, corpora: Sequence[str] = EXT_CORPORA, *,
+                        reference: dict[str, int] | None = None,
                         progress: bool = True) -> TokenizedCorpus:
     """:func:`build_english_corpus` with the NLTK stop list, cached in ``cache`` (a Cache)."""
+    import hashlib
+
     from kcca.cache import Cache
 
     cache = cache if cache is not None else Cache(None)
+    ref = hashlib.sha256(repr(sorted((reference or {}).items())).encode()).hexdigest()
     config = {"version": ENGLISH_CORPUS_VERSION, "corpora": list(corpora),
-              "stop_words": "nltk-english", "lemmatizer": "morphy-shortest/tagdict",
-              "sources": _source_signature(corpora)}
-    return cache.get_or_compute("english-corpus", config,
-                                lambda: build_english_corpus(corpora, progress=progress))
+              "stop_words": "nltk-english", "lemmatizer": "morphy/tagdict/reference",
+              "reference": ref, "sources": _source_signature(corpora)}
+    return cache.get_or_compute("english-corpus", config, lambda: build_english_corpus(
+        corpora, reference=reference, progress=progress))

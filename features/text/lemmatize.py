@@ -1,8 +1,10 @@
 """Step 5 of caption preprocessing (Section 4.1.1): WordNet lemmatisation with a POS guess.
 
-Each token is reduced with WordNet's morphology (``morphy``, as NLTK's ``WordNetLemmatizer``
-does: the shortest lemma) under the part of speech its universal tag names (NOUN -> n,
-VERB -> v, ADJ -> a, ADV -> r). If that part of speech gives no lemma, the other open-class
+Each token is reduced with WordNet's morphology (``morphy``) under the part of speech its
+universal tag names (NOUN -> n, VERB -> v, ADJ -> a, ADV -> r). When morphology offers several
+lemmas, the one with the highest WordNet (SemCor) tag count wins, then the shorter, then the
+alphabetically first: "riding" -> "ride" (not "rid", NLTK's shortest choice), "men" -> "man"
+(not "men", WordNet's first form). If that part of speech gives no lemma, the other open-class
 parts of speech are tried in the order n, v, a, r (taggers mistag verbs as nouns in this
 domain, L298). Closed-class tokens (DET, ADP, PRON, ...) and words WordNet does not know are
 kept as they are. Tags must come from the raw, un-lemmatised caption (L298).
@@ -58,10 +60,14 @@ class WordNetLemmatizer(BaseEstimator):
         for p in order:
             lemmas = wn._morphy(token, p)
             if lemmas:
-                result = min(lemmas, key=len)
+                result = min(lemmas, key=lambda l: (-self._count(wn, l, p), len(l), l))
                 break
         self._memo[key] = result
         return result
+
+    @staticmethod
+    def _count(wn, lemma: str, pos: str) -> int:
+        return sum(x.count() for x in wn.lemmas(lemma, pos))
 
     def lemmatize(self, tokens: Sequence[str], tags: Sequence[str] | None) -> list[str]:
         """Lemmas of a token list; ``tags`` are universal POS tags of the same length."""

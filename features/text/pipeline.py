@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 
 from kcca.cache import Cache
 from kcca.data.errors import DataError
-from features.text.compounds import CompoundNormalizer
+from features.text.compounds import HAND_TABLE, CompoundNormalizer
 from features.text.lemmatize import WordNetLemmatizer
 from features.text.postag import TaggerConfig, load_tagger, tag_tokens
 from features.text.spelling import SpellingCorrector
@@ -41,6 +41,8 @@ from features.text.tokenize import TOKENIZERS, break_hyphens, has_alnum, tokeniz
 log = logging.getLogger(__name__)
 
 SOURCES = ("captions", "lemmas")
+#: bumped whenever a change of code changes the output for the same parameters
+PIPELINE_VERSION = 1
 
 #: Named configurations. ``flickr8k-lemma`` is the Flickr 8K reproduction default.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -156,6 +158,30 @@ class CaptionPreprocessor(BaseEstimator):
             raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
         if self.tagger is not None:
             TaggerConfig(kind=self.tagger)  # validates the kind
+
+    def config(self) -> dict[str, Any]:
+        """The full config for cache keys: ``get_params()`` plus every step's resolved defaults.
+
+        ``spelling_options=None`` means "the corrector's defaults"; resolving them here keeps a
+        cached result from outliving a change of those defaults.
+        """
+        cfg: dict[str, Any] = {"version": PIPELINE_VERSION, "params": self.get_params()}
+        if self.compounds:
+            comp = CompoundNormalizer(**dict(self.compound_options or {})).get_params()
+            table = HAND_TABLE if comp["hand_table"] is None else comp["hand_table"]
+            comp["hand_table"] = sorted((" ".join(k), v) for k, v in table.items())
+            if comp["stop_words"] is not None:
+                comp["stop_words"] = sorted(comp["stop_words"])
+            cfg["compounds"] = comp
+        if self.spelling:
+            opts = dict(self.spelling_options or {})
+            opts["protected"] = tuple(sorted(opts.get("protected", ())))
+            cfg["spelling"] = SpellingCorrector(**opts).get_params()
+        if self.lemmatize:
+            cfg["lemmatizer"] = WordNetLemmatizer().get_params()
+            if self.tagger is not None:
+                cfg["tagger"] = self.tagger_config().key()
+        return cfg
 
     def tagger_config(self) -> TaggerConfig:
         """The config of the POS tagger this preprocessor trains (or loads from the cache)."""

@@ -261,9 +261,13 @@ class AlignmentSimilarity(BaseEstimator):
 
 # ------------------------------------------------------------------ tagging raw captions
 def tag_caption(text: str, tagger, lemmatizer, stop_words: frozenset[str]) -> list[tuple[str, str]]:
-    """(lemma, universal tag) of one RAW caption: tokenised and tagged with punctuation and stop
-    words in (L298), then lemmatised under the tag; punctuation and stop words (surface form or
-    lemma) dropped afterwards."""
+    """(lemma, universal tag) of one RAW caption.
+
+    Tokenised (treebank, lower-cased) and tagged with punctuation and stop words in (L298), then
+    lemmatised under the tag by ``lemmatizer(token, tag)`` (e.g.
+    :class:`features.text.english_corpus.Lemmatizer` guided by the caption vocabulary);
+    punctuation and stop words (surface form or lemma) are dropped afterwards.
+    """
     from features.text.postag import tag_tokens
     from features.text.tokenize import has_alnum, tokenize
 
@@ -273,7 +277,7 @@ def tag_caption(text: str, tagger, lemmatizer, stop_words: frozenset[str]) -> li
     for tok, tag in zip(tokens, tags):
         if not has_alnum(tok) or tok in stop_words:
             continue
-        lemma = lemmatizer.lemma(tok, tag)
+        lemma = lemmatizer(tok, tag)
         if lemma not in stop_words:
             out.append((lemma, tag))
     return out

@@ -211,7 +211,7 @@ class SoftSequenceSet:
 
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
-def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, Z, t):
+def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, W, t):
     (aw_ptr, awords, auni, ab_ptr, abx, aby, abw, abg_ptr, abg_x, abg_end,
      at_ptr, atx, aty, atz, atw, atg_ptr, atg_x, atg_y, atg_end) = A
     (bw_ptr, bwords, buni, bb_ptr, bbx, bby, bbw, bbg_ptr, bbg_x, bbg_end,
@@ -223,14 +223,15 @@ def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, Z, t):
     # 1. the word-kernel block S = kappa[words_a, words_b] (identity outside the vocabulary)
     for u in range(p):
         gu = awords[a0 + u]
-        for v in range(q):
-            gv = bwords[b0 + v]
-            if gu < n_kernel and gv < n_kernel:
-                S[u, v] = kmat[gu, gv]
-            elif gu == gv:
-                S[u, v] = 1.0
-            else:
-                S[u, v] = 0.0
+        Su = S[u]
+        if gu < n_kernel:
+            Ku = kmat[gu]
+            for v in range(q):
+                gv = bwords[b0 + v]
+                Su[v] = Ku[gv] if gv < n_kernel else 0.0
+        else:
+            for v in range(q):
+                Su[v] = 1.0 if bwords[b0 + v] == gu else 0.0
     # 2. length 1: u_a' S u_b
     total = 0.0
     for u in range(p):
@@ -240,50 +241,76 @@ def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, Z, t):
             for v in range(q):
                 s += S[u, v] * buni[b0 + v]
             total += wa * s
-    # 3. length 2: group a's pairs by first word
-    j0 = bb_ptr[ib]
-    m = bb_ptr[ib + 1] - j0
-    if m > 0 and ab_ptr[ia + 1] > ab_ptr[ia]:
-        for u in range(p):
-            for j in range(m):
-                X[u, j] = S[u, bbx[j0 + j]]
-                Y[u, j] = S[u, bby[j0 + j]]
-        start = ab_ptr[ia]
+    # 3. length 2, by prefix groups on both sides (a: g = x, b: h = x'):
+    #    K2 = sum_{g,h} S[x_g, x_h] C[g, h],  C[g, h] = sum_{k in g} f_k W[y_k, h],
+    #    W[u, h] = sum_{j in h} f_j S[u, y_j]
+    h0 = bbg_ptr[ib]
+    nh = bbg_ptr[ib + 1] - h0
+    if nh > 0 and abg_ptr[ia + 1] > abg_ptr[ia]:
+        jstart = bb_ptr[ib]
+        for h in range(nh):
+            jend = bbg_end[h0 + h]
+            xh = bbg_x[h0 + h]
+            for u in range(p):
+                Su = S[u]
+                acc = 0.0
+                for j in range(jstart, jend):
+                    acc += bbw[j] * Su[bby[j]]
+                W[u, h] = acc
+                X[u, h] = Su[xh]
+            jstart = jend
+        kstart = ab_ptr[ia]
         for g in range(abg_ptr[ia], abg_ptr[ia + 1]):
-            x = abg_x[g]
-            for j in range(m):
-                t[j] = bbw[j0 + j] * X[x, j]
-            end = abg_end[g]
-            for k in range(start, end):
-                y = aby[k]
-                s = 0.0
-                for j in range(m):
-                    s += t[j] * Y[y, j]
-                total += abw[k] * s
-            start = end
-    # 4. length 3: group a's triples by (x, y)
-    j0 = bt_ptr[ib]
-    m = bt_ptr[ib + 1] - j0
-    if m > 0 and at_ptr[ia + 1] > at_ptr[ia]:
-        for u in range(p):
-            for j in range(m):
-                X[u, j] = S[u, btx[j0 + j]]
-                Y[u, j] = S[u, bty[j0 + j]]
-                Z[u, j] = S[u, btz[j0 + j]]
-        start = at_ptr[ia]
+            kend = abg_end[g]
+            for h in range(nh):
+                t[h] = 0.0
+            for k in range(kstart, kend):
+                fk = abw[k]
+                Wy = W[aby[k]]
+                for h in range(nh):
+                    t[h] += fk * Wy[h]
+            Xx = X[abg_x[g]]
+            acc = 0.0
+            for h in range(nh):
+                acc += t[h] * Xx[h]
+            total += acc
+            kstart = kend
+    # 4. length 3, by prefix groups on both sides (a: g = (x, y), b: h = (x', y')):
+    #    K3 = sum_{g,h} S[x_g, x_h] S[y_g, y_h] C[g, h], C and W as above with z for y
+    h0 = btg_ptr[ib]
+    nh = btg_ptr[ib + 1] - h0
+    if nh > 0 and atg_ptr[ia + 1] > atg_ptr[ia]:
+        jstart = bt_ptr[ib]
+        for h in range(nh):
+            jend = btg_end[h0 + h]
+            xh = btg_x[h0 + h]
+            yh = btg_y[h0 + h]
+            for u in range(p):
+                Su = S[u]
+                acc = 0.0
+                for j in range(jstart, jend):
+                    acc += btw[j] * Su[btz[j]]
+                W[u, h] = acc
+                X[u, h] = Su[xh]
+                Y[u, h] = Su[yh]
+            jstart = jend
+        kstart = at_ptr[ia]
         for g in range(atg_ptr[ia], atg_ptr[ia + 1]):
-            x = atg_x[g]
-            y = atg_y[g]
-            for j in range(m):
-                t[j] = btw[j0 + j] * X[x, j] * Y[y, j]
-            end = atg_end[g]
-            for k in range(start, end):
-                z = atz[k]
-                s = 0.0
-                for j in range(m):
-                    s += t[j] * Z[z, j]
-                total += atw[k] * s
-            start = end
+            kend = atg_end[g]
+            for h in range(nh):
+                t[h] = 0.0
+            for k in range(kstart, kend):
+                fk = atw[k]
+                Wz = W[atz[k]]
+                for h in range(nh):
+                    t[h] += fk * Wz[h]
+            Xx = X[atg_x[g]]
+            Yy = Y[atg_y[g]]
+            acc = 0.0
+            for h in range(nh):
+                acc += t[h] * Xx[h] * Yy[h]
+            total += acc
+            kstart = kend
     return total
 
 
@@ -293,7 +320,7 @@ def _block(rows, cols, A, B, kmat, n_kernel, lower, out, p_max, q_max, m_max):
     S = np.empty((p_max, q_max))
     X = np.empty((p_max, m_max))
     Y = np.empty((p_max, m_max))
-    Z = np.empty((p_max, m_max))
+    W = np.empty((p_max, m_max))
     t = np.empty(m_max)
     for r in range(rows.shape[0]):
         ia = rows[r]
@@ -301,7 +328,7 @@ def _block(rows, cols, A, B, kmat, n_kernel, lower, out, p_max, q_max, m_max):
             ib = cols[c]
             if lower and ib > ia:
                 continue
-            out[r, c] = _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, Z, t)
+            out[r, c] = _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, W, t)
 
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
@@ -309,10 +336,10 @@ def _diag(A, kmat, n_kernel, out, p_max, m_max):
     S = np.empty((p_max, p_max))
     X = np.empty((p_max, m_max))
     Y = np.empty((p_max, m_max))
-    Z = np.empty((p_max, m_max))
+    W = np.empty((p_max, m_max))
     t = np.empty(m_max)
     for i in range(out.shape[0]):
-        out[i] = _pair(i, i, A, A, kmat, n_kernel, S, X, Y, Z, t)
+        out[i] = _pair(i, i, A, A, kmat, n_kernel, S, X, Y, W, t)
 
 
 def _triangle_chunks(n: int, n_chunks: int) -> list[tuple[int, int]]:

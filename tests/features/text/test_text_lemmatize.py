@@ -31,6 +31,9 @@ def test_wordnet_lemmas_under_the_tag():
     assert lem.lemma("running", "NOUN") == "running"
     assert lem.lemma("mice", "NOUN") == "mouse"
     assert lem.lemma("is", "VERB") == "be"
+    # several lemmas: the most frequent in WordNet wins (NLTK's shortest-lemma rule gives "rid")
+    assert lem.lemma("riding", "VERB") == "ride"
+    assert lem.lemma("men", "NOUN") == "man"
     assert lem.lemma("the", "DET") == "the"
     assert lem.lemma("moutains", "NOUN") == "moutains"  # unknown to WordNet: unchanged
     assert lem.lemma("t-shirts", "NOUN") == "t-shirt"

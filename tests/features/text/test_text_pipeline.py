@@ -74,6 +74,18 @@ def test_fit_is_deterministic_and_params_are_a_cache_key(fitted):
         config_key(fitted.get_params())
 
 
+def test_config_resolves_step_defaults():
+    base = CaptionPreprocessor(**FAST)
+    explicit = CaptionPreprocessor(**FAST, spelling_options={"long_word": 8})
+    assert explicit.config()["spelling"] == base.config()["spelling"]
+    assert config_key(explicit.get_params()) != config_key(base.get_params())
+    other = CaptionPreprocessor(**FAST, spelling_options={"long_word": 9})
+    assert config_key(other.config()) != config_key(base.config())
+    assert ["tee-shirt", "t-shirt"] in [list(x) for x in base.config()["compounds"]["hand_table"]]
+    assert "tagger" in base.config() and "tagger" not in \
+        CaptionPreprocessor(**FAST, lemmatize=False).config()
+
+
 def test_transform_does_not_learn(fitted):
     before = (list(fitted.merges_), list(fitted.corrections_))
     fitted.transform(["a hot dog", "a hotdog"] * 10)
