@@ -49,7 +49,8 @@ def main(argv=None) -> int:
     from kcca.data.flickr8k import load_flickr8k
     from kcca.data.paths import resolve_data_dir
 
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
+    corpus = load_flickr8k(resolve_data_dir(args.data_dir), images=False, judgments=False,
+                           lemmas=False)
     ids = list(corpus.split("test"))
     gts = {i: [{"caption": c} for c in corpus.captions[i][1:5]] for i in ids}
     res = {i: [{"caption": corpus.captions[i][0]}] for i in ids}

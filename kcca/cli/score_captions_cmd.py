@@ -102,7 +102,8 @@ def _run_human_agreement(args) -> int:
     from kcca.cli.common import data_dir_from_args
     from kcca.data.flickr8k import load_flickr8k
 
-    corpus = load_flickr8k(data_dir_from_args(args))
+    corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False,
+                           lemmas=False)
     ids = ([i for s in ("train", "dev", "test") for i in corpus.split(s)]
            if args.split == "all" else list(corpus.split(args.split)))
     captions = {i: corpus.captions[i] for i in ids}

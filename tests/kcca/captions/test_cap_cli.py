@@ -1,0 +1,73 @@
+"""``kcca score-captions``: table, per-item JSON, METEOR line, errors, human agreement."""
+
+import json
+
+import pytest
+
+from kcca.cli import main
+
+from ..fake_flickr8k import write_fake_flickr8k
+
+
+@pytest.fixture
+def files(tmp_path):
+    refs = {"images": [{"id": 1}, {"id": 2}],
+            "annotations": [{"image_id": 1, "id": 1, "caption": "A dog runs on the grass."},
+                            {"image_id": 1, "id": 2, "caption": "A brown dog is running."},
+                            {"image_id": 2, "id": 3, "caption": "Two children play soccer."},
+                            {"image_id": 2, "id": 4, "caption": "Kids kick a ball."}]}
+    cands = [{"image_id": 1, "caption": "A dog running on grass."},
+             {"image_id": 2, "caption": "Children playing with a ball."}]
+    r, c = tmp_path / "refs.json", tmp_path / "cands.json"
+    r.write_text(json.dumps(refs))
+    c.write_text(json.dumps(cands))
+    return r, c
+
+
+def test_table_and_per_item_json(files, tmp_path, capsys):
+    r, c = files
+    out = tmp_path / "scores.json"
+    assert main(["score-captions", "--references", str(r), "--candidates", str(c),
+                 "--no-meteor", "--per-item", str(out)]) == 0
+    text = capsys.readouterr().out
+    for label in ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-L", "CIDEr-D", "CIDEr"):
+        assert any(line.startswith(label + " ") for line in text.splitlines()), label
+    data = json.loads(out.read_text())
+    assert [row["image_id"] for row in data["per_item"]] == [1, 2]
+    assert set(data["corpus"]) == {"BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-L",
+                                   "CIDEr-D", "CIDEr"}
+    assert data["per_item"][0]["BLEU-1"] > 0
+
+
+def test_meteor_line_says_why_it_is_missing(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("KCCA_METEOR_JAR", str(tmp_path / "missing.jar"))
+    r, c = files
+    assert main(["score-captions", "-r", str(r), "-c", str(c), "--metrics", "bleu,meteor",
+                 "--per-item", str(tmp_path / "o.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    meteor = [line for line in lines if line.startswith("METEOR")]
+    assert meteor and "n/a" in meteor[0] and "pycocoevalcap" in meteor[0]
+
+
+def test_bad_candidate_id_is_an_error(files, tmp_path, capsys):
+    r, _ = files
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"image_id": 99, "caption": "x"}]))
+    assert main(["score-captions", "-r", str(r), "-c", str(bad), "--no-meteor"]) == 2
+    assert "99" in capsys.readouterr().err
+
+
+def test_missing_arguments(capsys):
+    assert main(["score-captions"]) == 2
+    assert "--references" in capsys.readouterr().err
+
+
+def test_human_agreement_on_fake_flickr8k(tmp_path, capsys):
+    write_fake_flickr8k(tmp_path, images=False)
+    png, rep = tmp_path / "h.png", tmp_path / "h.json"
+    assert main(["score-captions", "--human-agreement", "--data-dir", str(tmp_path),
+                 "--split", "all", "--no-meteor", "--metrics", "bleu,rouge_l",
+                 "--plot", str(png), "--out", str(rep)]) == 0
+    text = capsys.readouterr().out
+    assert "NOT comparable" in text and "k = 4" in text and "PHR" in text
+    assert png.is_file() and json.loads(rep.read_text())["n_images"] == 4

@@ -1,0 +1,117 @@
+"""Parity with pycocoevalcap 1.2 on Flickr 8K test images (candidate #0, references #1-#4).
+
+The fixture (``data/coco_parity_flickr8k_test.json.gz``, made once by
+``scripts/make_coco_parity_fixture.py`` with pycocoevalcap 1.2 and Java) holds the
+tokenised inputs and pycocoevalcap's corpus and per-item scores; the metric part needs
+neither Java nor pycocoevalcap. The tokeniser part compares our tokens of the raw captions
+(read from the real data, skipped when absent) with the Java tokeniser's tokens.
+"""
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kcca.captions import Bleu, CiderD, RougeL, evaluate_captions
+from kcca.captions.tokenizer import PUNCTUATIONS, tokenize
+
+FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
+TOL = 1e-6
+
+# Raw Flickr 8K captions (of all 40,460) on which our tokeniser and Stanford PTBTokenizer
+# 3.4.1 (pycocoevalcap) differ. Jar: "ant 's eye-view"; ours: "ant s-eye-view".
+KNOWN_DIFFERENCES = {"3350614753_5624e181b3.jpg#1"}
+
+
+@pytest.fixture(scope="module")
+def fixture():
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_fixture_is_small_and_pinned(fixture):
+    assert FIXTURE.stat().st_size < 1_000_000
+    assert fixture["pycocoevalcap_version"] == "1.2"
+    assert len(fixture["image_ids"]) == 1000
+
+
+def _inputs(fx):
+    refs = dict(zip(fx["image_ids"], fx["references_tokenized"]))
+    cands = dict(zip(fx["image_ids"], fx["candidates_tokenized"]))
+    return refs, cands
+
+
+@pytest.mark.parametrize("scorer", [Bleu(4), RougeL(), CiderD()], ids=lambda s: s.name)
+def test_metric_parity_on_pycocoevalcap_tokens(fixture, scorer):
+    refs, cands = _inputs(fixture)
+    corpus, per_item = scorer.compute_score(refs, cands)
+    corpus = np.atleast_1d(corpus)
+    per_item = np.atleast_2d(per_item)
+    for k, label in enumerate(scorer.labels):
+        assert abs(corpus[k] - fixture["corpus"][label]) <= TOL, label
+        diff = np.abs(per_item[k] - np.array(fixture["per_item"][label]))
+        assert diff.max() <= TOL, (label, int(diff.argmax()))
+
+
+def test_evaluate_captions_on_pretokenised_input(fixture):
+    refs, cands = _inputs(fixture)
+    ev = evaluate_captions(refs, cands, ("bleu", "rouge_l", "cider_d"), tokenize=False)
+    for label in ("BLEU-1", "BLEU-4", "ROUGE-L", "CIDEr-D"):
+        assert abs(ev.corpus[label] - fixture["corpus"][label]) <= TOL
+        assert np.abs(ev.per_item[label] - fixture["per_item"][label]).max() <= TOL
+
+
+@pytest.mark.real_data
+def test_tokeniser_matches_java_on_flickr8k_test_captions(fixture, flickr8k):
+    ids = fixture["image_ids"]
+    mismatches = []
+    for iid, cand, refs in zip(ids, fixture["candidates_tokenized"],
+                               fixture["references_tokenized"]):
+        raw = flickr8k.captions[iid]
+        for n, java in zip(range(5), [cand] + refs):
+            if tokenize(raw[n]) != java.split() and f"{iid}#{n}" not in KNOWN_DIFFERENCES:
+                mismatches.append((f"{iid}#{n}", raw[n], java))
+    assert not mismatches, mismatches[:5]
+
+
+@pytest.mark.real_data
+def test_end_to_end_from_raw_text_equals_pycocoevalcap(fixture, flickr8k):
+    ids = fixture["image_ids"]
+    refs = {i: list(flickr8k.captions[i][1:5]) for i in ids}
+    cands = {i: flickr8k.captions[i][0] for i in ids}
+    ev = evaluate_captions(refs, cands, ("bleu", "rouge_l", "cider_d"))
+    for label in ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "ROUGE-L", "CIDEr-D"):
+        assert abs(ev.corpus[label] - fixture["corpus"][label]) <= TOL
+
+
+def _java_tokeniser():
+    try:
+        from pycocoevalcap.tokenizer import ptbtokenizer
+    except ImportError:
+        return None
+    jar = Path(ptbtokenizer.__file__).parent / ptbtokenizer.STANFORD_CORENLP_3_4_1_JAR
+    return jar if jar.is_file() and shutil.which("java") else None
+
+
+@pytest.mark.real_data
+def test_tokeniser_on_all_flickr8k_captions_with_java(flickr8k, tmp_path):
+    """Optional (needs Java and pycocoevalcap): every one of the 40,460 captions."""
+    import subprocess
+
+    jar = _java_tokeniser()
+    if jar is None:
+        pytest.skip("Java or pycocoevalcap (extra 'coco') absent")
+    keys = [(i, n) for i, caps in flickr8k.captions.items() for n in range(len(caps))]
+    src = tmp_path / "captions.txt"
+    src.write_text("\n".join(flickr8k.captions[i][n] for i, n in keys) + "\n")
+    out = subprocess.run(["java", "-cp", str(jar), "edu.stanford.nlp.process.PTBTokenizer",
+                          "-preserveLines", "-lowerCase", str(src)],
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    differ = {f"{i}#{n}" for (i, n), line in zip(keys, out)
+              if tokenize(flickr8k.captions[i][n])
+              != [w for w in line.rstrip().split(" ") if w and w not in PUNCTUATIONS]}
+    assert len(keys) == 40460
+    assert differ == KNOWN_DIFFERENCES
