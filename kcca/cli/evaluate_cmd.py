@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                "table7": agreement.table7_from_paper(),
                "tables8_9": agreement.tables8_9(corpus, args.split),
                "table10": agreement.table10(corpus),
+               "random_bleu_rouge": agreement.random_bleu_rouge(corpus, args.split),
                "expert_alpha": agreement.expert_alpha(corpus)}
         print(paper_tables_text(rep))
         result["paper_tables"] = _jsonable(rep)

@@ -12,7 +12,8 @@ Modules, one concept each:
 * ``agreement``: the judgment-only reproductions (Tables 7-10, BLEU_pre filter, counts);
 * ``paper_tables``: the paper's printed numbers, for comparison;
 * ``rankings_io``: the rankings file format read by ``kcca evaluate``;
-* ``system``: everything for one system's rankings file.
+* ``system``: every metric for one system's rankings, and paired significance tests;
+* ``report``: readable text tables (systems; reproductions beside the paper's values).
 
 Every metric returns per-query values and the aggregate (``original.PerQuery``).
 """

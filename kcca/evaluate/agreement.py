@@ -12,7 +12,8 @@ the paper's own Tables 11-12 as a check of the rank-correlation code):
 * :func:`bleu_pre_filter`: how much of the 10^6 test pairs BLEU_pre >= 0.25 removes, and how
   many good pairs (expert >= 8/3, >= 3) it loses;
 * :func:`relevance_counts`: pairs added and the 1 / 2 / 3 / 4+ histograms per rule;
-* :func:`expert_alpha`: Krippendorff's alpha of the three expert judges.
+* :func:`expert_alpha`: Krippendorff's alpha of the three expert judges;
+* :func:`random_bleu_rouge`: the Random row of Table 2's BLEU / ROUGE columns (expectation).
 
 Expert and crowd thresholds are compared exactly (fractions of integer votes / score sums).
 """
@@ -178,6 +179,16 @@ def bleu_pre_filter(corpus: Corpus, split: str = "test",
             "bleu_pre nonzero %": 100.0 * float((pre > 0).mean()),
             "plain_bleu": {th: stats(plain, th) for th in plain_thresholds},
             "n_pairs": int(pre.size), "n_expert": int(rows.size)}
+
+
+def random_bleu_rouge(corpus: Corpus, split: str = "test") -> dict:
+    """Table 2's Random row for BLEU / ROUGE, in expectation: the mean over all pool pairs.
+
+    A uniformly random first caption has expected score equal to the mean of the score
+    matrix (R5 references; plain BLEU, stemmed stop-word-free ROUGE). No judgments needed.
+    """
+    return {m: float(pool_score_matrix(corpus, split, m, "R5").mean())
+            for m in ("bleu", "rouge")}
 
 
 # -------------------------------------------------------------------- counts and alpha

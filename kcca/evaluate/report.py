@@ -151,6 +151,13 @@ def paper_tables_text(rep: dict) -> str:
         for r, (p, rc, f1) in zip(t["rows"], t["prf"]):
             L.append(f"  {r:8} {p:.3f} {rc:.3f} {f1:.3f}")
         L.append("")
+    if "random_bleu_rouge" in rep:
+        r = rep["random_bleu_rouge"]
+        pe, pb, pr = P.TABLE2["Random"]
+        L.append(f"Table 2, Random row (expected over all test pairs, R5): BLEU "
+                 f"{r['bleu']:.2f} ({pb:.2f}), ROUGE {r['rouge']:.2f} ({pr:.2f}); the expert "
+                 f"column ({pe}) needs the random system's judged pairs, not identifiable in "
+                 "the release")
     if "expert_alpha" in rep:
         a = rep["expert_alpha"]
         L.append("Krippendorff's alpha of the three expert judges: " +

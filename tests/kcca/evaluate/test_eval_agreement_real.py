@@ -46,3 +46,12 @@ def test_tables8_9_most_cells_within_002(flickr8k, nltk_data_dir):
 def test_expert_alpha_near_paper(flickr8k):
     a = expert_alpha(flickr8k)
     assert a["interval"] == pytest.approx(0.81, abs=0.03)
+
+
+@pytest.mark.real_data
+def test_random_row_of_table2(flickr8k, nltk_data_dir):
+    from kcca.evaluate.agreement import random_bleu_rouge
+
+    r = random_bleu_rouge(flickr8k)
+    assert r["bleu"] == pytest.approx(0.31, abs=0.01)
+    assert r["rouge"] == pytest.approx(0.04, abs=0.01)
