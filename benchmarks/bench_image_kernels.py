@@ -5,7 +5,7 @@
    the sample), pyramid histogramming; images per second per stage, single process.
 2. The pyramid kernel K^PY (13,440 weighted bins) at the paper's sizes: the 6,000 x 6,000
    training Gram (symmetric) and the 1,000 x 6,000 test block, each in a fresh subprocess
-   that reports wall time and peak RSS (``resource.getrusage``; RSS is what counts), with
+   that reports wall time and peak RSS (``VmHWM`` of /proc/self/status, else ``getrusage``; RSS is what counts), with
    ``--jobs`` threads. Features: real cached records of the train + test images when the
    default pipeline cache holds them all, else synthetic records with the same shape and
    sparsity (word-permuted copies of the sample's real pyramids); the output says which.
@@ -133,15 +133,26 @@ _CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 from features.kernels.intersection import intersection_block
+
+def peak_rss_kb():
+    # VmHWM: this process's own high-water mark (ru_maxrss survives fork + exec on Linux,
+    # so it would report the parent's RSS)
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 a = np.load(sys.argv[1]); b = None if sys.argv[2] == "-" else np.load(sys.argv[2])
 jobs = int(sys.argv[3])
 intersection_block(a[:4], None if b is None else b[:4], n_jobs=1)  # compile (numba cache)
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = peak_rss_kb()
 t = time.perf_counter()
 k = intersection_block(a, b, n_jobs=jobs)
 k **= 2  # K^PY with p = 2
 dt = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = peak_rss_kb()
 print(json.dumps({"seconds": dt, "peak_rss_mb": peak / 1024, "rss_before_mb": base / 1024,
                   "shape": list(k.shape), "checksum": float(k.sum())}))
 """
@@ -166,7 +177,6 @@ def bench_peer(a, block):
 
 def main(argv=None):
     args = _parse(argv)
-    os.environ.setdefault("OMP_NUM_THREADS", str(args.jobs))
     from features.kernels.image import weighted_matrix
     from kcca.data.images import read_image
     from kcca.data.paths import resolve_data_dir
@@ -178,8 +188,11 @@ def main(argv=None):
     result = {"n_stage_images": len(images), "jobs": args.jobs,
               "machine": {"platform": platform.platform(), "python": platform.python_version(),
                           "cpus": os.cpu_count()}}
-    print(f"stages on {len(images)} real images (single process):")
-    stages, records = bench_stages(images, [p.name for p in paths], args.quiet)
+    from threadpoolctl import threadpool_limits
+
+    print(f"stages on {len(images)} real images (single process, 1 BLAS/OpenMP thread):")
+    with threadpool_limits(1):
+        stages, records = bench_stages(images, [p.name for p in paths], args.quiet)
     result["stages_images_per_s"] = stages
     for k, v in stages.items():
         unit = "s" if k.endswith("_seconds") else "img/s"
