@@ -115,3 +115,19 @@ def test_tokeniser_on_all_flickr8k_captions_with_java(flickr8k, tmp_path):
               != [w for w in line.rstrip().split(" ") if w and w not in PUNCTUATIONS]}
     assert len(keys) == 40460
     assert differ == KNOWN_DIFFERENCES
+
+
+def test_per_item_scores_feed_the_paired_randomisation_test(fixture):
+    """Two "systems" on the same images: caption #0 (the fixture's candidate) vs reference #1
+    scored against the rest; the per-item arrays pair up image by image."""
+    stats = pytest.importorskip("kcca.evaluate.statistics")
+    ids = fixture["image_ids"][:200]
+    refs0 = {i: r for i, r in zip(ids, fixture["references_tokenized"])}
+    cands0 = {i: c for i, c in zip(ids, fixture["candidates_tokenized"])}
+    refs1 = {i: [cands0[i]] + refs0[i][1:] for i in ids}
+    cands1 = {i: refs0[i][0] for i in ids}
+    a = CiderD().compute_score(refs0, cands0)[1]
+    b = CiderD().compute_score(refs1, cands1)[1]
+    res = stats.randomization_test(a, b, n_samples=2000, seed=0)
+    assert res.observed == pytest.approx(a.mean() - b.mean())
+    assert 0 < res.p_value <= 1
