@@ -120,9 +120,10 @@ def _run_human_agreement(args) -> int:
         if "unavailable" in v:
             print(f"{label:8s}  n/a ({v['unavailable']})")
             continue
-        c5, c40 = CHEN_TABLE_I.get(label, (float("nan"), float("nan")))
+        chen = CHEN_TABLE_I.get(label)
+        chen_txt = f"{chen[0]:7.3f}  {chen[1]:8.3f}" if chen else f"{'-':>7s}  {'-':>8s}"
         print(f"{label:8s}  {v['mean']:8.3f}  {min(v['per_rotation']):12.3f}.."
-              f"{max(v['per_rotation']):.3f}  {c5:7.3f}  {c40:8.3f}")
+              f"{max(v['per_rotation']):.3f}  {chen_txt}")
     w = rep["word_agreement"]
     print(f"\nWord-level human agreement ({w['vocabulary_size']} most frequent words; "
           "weighted precision / recall, references averaged over all k-subsets):")
