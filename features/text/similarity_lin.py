@@ -61,7 +61,8 @@ class LinSimilarity(BaseEstimator):
 
     Attributes:
         vocabulary_: the words (rows). synsets_: synset names (columns).
-        sense_: word -> its first noun synset name (None without one).
+        sense_: vocabulary word -> its first noun synset name (None without one).
+        word_sense_: every training word with a noun sense -> its synset name.
         probability_: synset name -> P(s). vectors_: sparse (words, synsets), eq. 23.
     """
 
@@ -127,9 +128,48 @@ class LinSimilarity(BaseEstimator):
         self.sense_ = {w: (sense_of[w].name() if sense_of.get(w) is not None else None)
                        for w in vocab if w in sense_of}
         self.probability_ = {s.name(): p for s, p in prob.items()}
+        self.word_sense_ = {w: s.name() for w, s in sense_of.items() if s is not None}
         self.vectors_ = sp.csr_matrix((vals, (rows, cols)), shape=(len(vocab), len(columns)))
         return self
 
     def word_kernel(self) -> WordKernel:
         """The cosine word kernel over ``vocabulary_`` (eq. 17-18)."""
         return WordKernel.from_vectors(self.name, self.vocabulary_, self.vectors_)
+
+    def similarity(self, a: str, b: str) -> float:
+        """Eq. 22 between the first noun senses of two training words (1 for a == b).
+
+        The lowest common subsumer is the common ancestor with the lowest P (the most specific);
+        0 when either word has no counted noun sense or the senses share no ancestor.
+        """
+        if a == b:
+            return 1.0
+        sa, sb = self.word_sense_.get(a), self.word_sense_.get(b)
+        if sa is None or sb is None:
+            return 0.0
+        ha, hb = self._ancestors(sa), self._ancestors(sb)
+        common = ha & hb
+        if not common:
+            return 0.0
+        p_lcs = min(self.probability_[s] for s in common)
+        denom = np.log(self.probability_[sa]) + np.log(self.probability_[sb])
+        return float(2.0 * np.log(p_lcs) / denom) if denom != 0 else 0.0
+
+    def _ancestors(self, name: str) -> frozenset[str]:
+        memo = self.__dict__.setdefault("_ancestor_memo", {})
+        hit = memo.get(name)
+        if hit is None:
+            from features.text.resources import wordnet
+
+            syn = wordnet().synset(name)
+            hit = memo[name] = frozenset([name] + [h.name() for h in hypernym_closure(syn)])
+        return hit
+
+    def nearest_similar(self, word: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` training words with the highest eq. 22 similarity to ``word`` (Figure 3's
+        Lin column shows these values, not the cosine kernel)."""
+        if word not in self.word_sense_:
+            return []
+        scores = [(w, self.similarity(word, w)) for w in self.word_sense_ if w != word]
+        scores.sort(key=lambda ws: (-ws[1], ws[0]))
+        return scores[:k]

@@ -1,0 +1,238 @@
+"""One entry point for every named word kernel of Section 3.5 (eq. 17-18, 22-27).
+
+Names (:data:`WORD_KERNELS`):
+
+* ``"lin"``: cosine of Lin vectors over WordNet (eq. 22-23);
+* ``"dist-ic"``, ``"dist-ext"``: cosine of PPMI vectors (eq. 24) on the training captions and on
+  the general-English corpus D_ext (the paper's D_BNC), entries below 0.01 zeroed (L270);
+* ``"dist-avg"``: the mean of the two thresholded distributional kernels (eq. 26);
+* ``"align"``: cosine of alignment vectors (eq. 25), entries below 0.05 zeroed (L270);
+* ``"dist-ic+align"``, ``"dist-ext+align"``, ``"dist-avg+align"``: the element-wise maximum of
+  the thresholded distributional and alignment kernels (eq. 27).
+
+Thresholds are applied to each kernel before it is combined. ``threshold=False`` gives the
+raw cosine kernels (those are PSD; thresholded and combined ones need not be, footnote 4).
+
+Every statistic uses the TRAINING split only. Caption tokens come from the corpus's reproduction
+preprocessing (``features.text.corpus_tokens.preprocess_corpus``: for Flickr 8K the released
+lemma file, lower-cased, punctuation and NLTK stop words removed: 1,928 words seen >= 5 times).
+Alignment tags the RAW training captions (L298) with the POS tagger of ``features.text.postag``
+and maps tagged tokens to lemmas with WordNet, choosing between analyses by their frequency in
+the training tokens. The fitted similarities are cached (stage ``"word-similarity"``) keyed by
+the configuration and a fingerprint of the training captions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kcca.cache import Cache
+from features.text.english_corpus import EXT_CORPORA
+from features.text.word_kernel import WordKernel, average, maximum
+
+BASE_SIMILARITIES = ("lin", "dist-ic", "dist-ext", "align")
+WORD_KERNELS = ("lin", "dist-ic", "dist-ext", "dist-avg", "align",
+                "dist-ic+align", "dist-ext+align", "dist-avg+align")
+STAGE = "word-similarity"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class WordKernelConfig:
+    """Everything that changes a word kernel (the cache key).
+
+    Attributes:
+        min_count: caption vocabulary threshold (L290: 5), rows/columns of D_ic, rows of D_ext.
+        ext_min_count: D_ext columns and the D_ext row filter (L290: 5).
+        ext_corpora: the NLTK corpora making up D_ext.
+        self_pmi: keep a word's PPMI with itself in its eq. 24 vector (off: matches Figure 3).
+        lin_min_count: Lin vocabulary threshold (training words seen this often).
+        lin_total: denominator of Lin's P(s): "tokens" (all training tokens) or "mapped".
+        noun_min_count, noun_min_fraction, verb_min_count, verb_min_fraction: L296.
+        model1_iterations, model2_iterations: IBM Model 1 / 2 EM iterations.
+        tagger, tagger_corpora, tagger_iter, seed: the POS tagger (``features.text.postag``).
+        dist_threshold, align_threshold: L270 floors (entries strictly below are zeroed).
+    """
+
+    min_count: int = 5
+    ext_min_count: int = 5
+    ext_corpora: tuple[str, ...] = EXT_CORPORA
+    self_pmi: bool = False
+    lin_min_count: int = 5
+    lin_total: str = "tokens"
+    noun_min_count: int = 5
+    noun_min_fraction: float = 0.5
+    verb_min_count: int = 25
+    verb_min_fraction: float = 0.25
+    model1_iterations: int = 5
+    model2_iterations: int = 5
+    tagger: str = "perceptron"
+    tagger_corpora: tuple[str, ...] = ("brown",)
+    tagger_iter: int = 5
+    seed: int = 0
+    dist_threshold: float = 0.01
+    align_threshold: float = 0.05
+
+    def key(self, similarity: str) -> dict[str, Any]:
+        """The part of the config that ``similarity`` depends on."""
+        c = asdict(self)
+        common = {"version": VERSION, "similarity": similarity, "min_count": self.min_count}
+        if similarity == "lin":
+            return {**common, "lin_min_count": self.lin_min_count, "lin_total": self.lin_total}
+        if similarity == "dist-ic":
+            return {**common, "self_pmi": self.self_pmi}
+        if similarity == "dist-ext":
+            return {**common, "self_pmi": self.self_pmi, "ext_min_count": self.ext_min_count,
+                    "ext_corpora": list(self.ext_corpora)}
+        if similarity == "align":
+            keys = ("noun_min_count", "noun_min_fraction", "verb_min_count",
+                    "verb_min_fraction", "model1_iterations", "model2_iterations", "tagger",
+                    "tagger_corpora", "tagger_iter", "seed")
+            return {**common, **{k: c[k] for k in keys}}
+        raise ValueError(f"unknown similarity {similarity!r}: use one of {BASE_SIMILARITIES}")
+
+
+def _fingerprint(corpus, split: str) -> str:
+    h = hashlib.sha256(corpus.name.encode())
+    for image_id in corpus.split(split):
+        h.update(b"\x00" + image_id.encode())
+        for text in corpus.captions[image_id]:
+            h.update(b"\x01" + text.encode())
+        for text in (corpus.lemmas or {}).get(image_id, ()):
+            h.update(b"\x02" + text.encode())
+    return h.hexdigest()
+
+
+@dataclass
+class WordKernelBuilder:
+    """Builds and caches the similarities and word kernels of one corpus.
+
+    >>> b = WordKernelBuilder(load_flickr8k(data_dir), cache=Cache("~/.cache/kcca"))  # doctest: +SKIP
+    >>> b.kernel("dist-ic+align").nearest("rider")                                      # doctest: +SKIP
+    """
+
+    corpus: Any
+    config: WordKernelConfig = field(default_factory=WordKernelConfig)
+    cache: Cache | None = None
+    progress: bool = True
+    split: str = "train"
+
+    def __post_init__(self) -> None:
+        if self.cache is None:
+            self.cache = Cache(None)
+        self._tokens = None
+        self._memo: dict[str, Any] = {}
+        self._fp = None
+
+    # ------------------------------------------------------------------ inputs
+    def training_tokens(self) -> list[tuple[str, ...]]:
+        """Preprocessed token lists of the training captions (reproduction preset)."""
+        if self._tokens is None:
+            from features.text.corpus_tokens import preprocess_corpus
+
+            pre = preprocess_corpus(self.corpus, cache=self.cache, progress=self.progress)
+            self._tokens = pre.split_tokens(self.corpus, self.split)
+        return self._tokens
+
+    def vocabulary(self) -> list[str]:
+        """Training words seen at least ``config.min_count`` times (1,928 for Flickr 8K)."""
+        from features.text.similarity_distributional import frequent_words
+
+        return frequent_words(self.training_tokens(), self.config.min_count)
+
+    def tagged_training_groups(self) -> list[list[list[tuple[str, str]]]]:
+        """Per training image, its RAW captions as (lemma, universal tag) lists (L298)."""
+        from tqdm.auto import tqdm
+
+        from features.text.english_corpus import Lemmatizer
+        from features.text.postag import TaggerConfig, load_tagger
+        from features.text.resources import stop_words
+        from features.text.similarity_alignment import tag_caption
+
+        cfg = self.config
+        tagger = load_tagger(TaggerConfig(kind=cfg.tagger, corpora=tuple(cfg.tagger_corpora),
+                                          n_iter=cfg.tagger_iter, seed=cfg.seed),
+                             cache=self.cache, progress=self.progress)
+        lemmatize = Lemmatizer(reference=Counter(w for s in self.training_tokens() for w in s))
+        sw = stop_words("english")
+        ids = self.corpus.split(self.split)
+        return [[tag_caption(text, tagger, lemmatize, sw) for text in self.corpus.captions[i]]
+                for i in tqdm(ids, desc="tag training captions", disable=not self.progress)]
+
+    # ------------------------------------------------------------ similarities
+    def similarity(self, name: str):
+        """The fitted similarity estimator ``name`` (one of :data:`BASE_SIMILARITIES`), cached."""
+        if name in self._memo:
+            return self._memo[name]
+        if self._fp is None:
+            self._fp = _fingerprint(self.corpus, self.split)
+        key = {**self.config.key(name), "corpus": self.corpus.name, "split": self.split,
+               "texts": self._fp}
+        est = self.cache.get_or_compute(STAGE, key, lambda: self._fit(name))
+        self._memo[name] = est
+        return est
+
+    def _fit(self, name: str):
+        cfg = self.config
+        if name == "lin":
+            from features.text.similarity_lin import LinSimilarity
+
+            return LinSimilarity(min_count=cfg.lin_min_count, total=cfg.lin_total,
+                                 name="lin").fit(self.training_tokens())
+        if name == "dist-ic":
+            from features.text.similarity_distributional import DistributionalSimilarity
+
+            return DistributionalSimilarity(min_count=cfg.min_count, self_pmi=cfg.self_pmi,
+                                            name="dist-ic").fit(self.training_tokens())
+        if name == "dist-ext":
+            from features.text.english_corpus import load_english_corpus
+            from features.text.similarity_distributional import DistributionalSimilarity
+
+            reference = Counter(w for s in self.training_tokens() for w in s)
+            ext = load_english_corpus(self.cache, tuple(cfg.ext_corpora),
+                                      reference=dict(reference), progress=self.progress)
+            return DistributionalSimilarity(min_count=cfg.ext_min_count, rows=self.vocabulary(),
+                                            row_min_count=cfg.ext_min_count,
+                                            self_pmi=cfg.self_pmi, name="dist-ext").fit(ext)
+        if name == "align":
+            from features.text.similarity_alignment import AlignmentSimilarity
+
+            return AlignmentSimilarity(
+                noun_min_count=cfg.noun_min_count, noun_min_fraction=cfg.noun_min_fraction,
+                verb_min_count=cfg.verb_min_count, verb_min_fraction=cfg.verb_min_fraction,
+                model1_iterations=cfg.model1_iterations,
+                model2_iterations=cfg.model2_iterations,
+                name="align").fit(self.tagged_training_groups())
+        raise ValueError(f"unknown similarity {name!r}: use one of {BASE_SIMILARITIES}")
+
+    # ----------------------------------------------------------------- kernels
+    def kernel(self, name: str, threshold: bool = True) -> WordKernel:
+        """Word kernel ``name`` (one of :data:`WORD_KERNELS`); see the module docs."""
+        if name not in WORD_KERNELS:
+            raise ValueError(f"unknown word kernel {name!r}: use one of {WORD_KERNELS}")
+        if "+" in name:
+            dist, _ = name.split("+")
+            return maximum([self.kernel(dist, threshold), self.kernel("align", threshold)],
+                           name=name)
+        if name == "dist-avg":
+            return average([self.kernel("dist-ic", threshold),
+                            self.kernel("dist-ext", threshold)], name=name)
+        k = self.similarity(name).word_kernel()
+        if threshold:
+            floor = {"dist-ic": self.config.dist_threshold,
+                     "dist-ext": self.config.dist_threshold,
+                     "align": self.config.align_threshold}.get(name)
+            if floor:
+                k = k.thresholded(floor)
+        return WordKernel(name, k.vocabulary, k.matrix)
+
+
+def build_word_kernel(name: str, corpus, config: WordKernelConfig | None = None,
+                      cache: Cache | None = None, threshold: bool = True,
+                      progress: bool = True) -> WordKernel:
+    """Word kernel ``name`` of :data:`WORD_KERNELS` for ``corpus`` (fitted on its training split)."""
+    builder = WordKernelBuilder(corpus, config or WordKernelConfig(), cache, progress)
+    return builder.kernel(name, threshold=threshold)
