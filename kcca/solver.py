@@ -1,0 +1,519 @@
+"""Kernel CCA on precomputed kernels (Section 3.2.1, eq. 3), solved through low-rank factors.
+
+Objective (eq. 3), with both training kernels centred on the training set::
+
+    max  a' Kx Ky b / sqrt((a' Kx^2 a + kappa a' Kx a) (b' Ky^2 b + kappa b' Ky b))
+
+Derivation of the symmetric form used here. Let the centred kernel be ``Kx = Ux diag(sx) Ux'``
+(``sx > 0``; from the centred incomplete-Cholesky factor ``Gx``, ``Ux = Gx Wx sx^-1/2`` where
+``Gx' Gx = Wx diag(sx) Wx'``). Writing ``a = Ux diag(1/sqrt(sx (sx + kappa))) p`` turns the
+denominator into ``|p|`` and the numerator into ``p' M q`` with::
+
+    M = diag(sqrt(sx/(sx+kappa))) Ux' Uy diag(sqrt(sy/(sy+kappa)))
+
+so the canonical correlations (lambda of L134, not lambda^2) are the singular values of ``M``,
+the same as those of ``Ux Dx Ux' Uy Dy Uy'`` (the test suite checks both against dense
+solutions). ``M`` is at most ``r x r``; one factorisation per kernel serves every kappa, and the
+directions for ``n`` components are the first ``n`` of one solve, so the paper's whole grid is
+one call (:class:`KCCAGrid`). The unstable non-symmetric eigenproblem of L134 is never formed.
+
+The text kernel's diagonal factor ``d`` (L358) turns ``Ky`` into ``Ky + delta I`` with
+``delta = (d - 1) * Ky[i, i]`` (constant diagonal): that matrix is full rank, but its centred
+form is ``Uy diag(sy + delta) Uy' + delta (H - Uy Uy')``, so the complement of ``Uy`` is handled
+in closed form instead of factorising ``n`` columns. When the diagonal is not constant the
+scaled kernel is factorised directly (exact, but of higher rank).
+
+Scaling (Hardoon et al.'s implementation, which the paper used): each canonical direction is
+scaled so that the training projection ``Kx a`` has unit norm; directions are not weighted by
+their correlation. New-by-train blocks are centred with the training statistics; because every
+direction is orthogonal to the constant vector this amounts to subtracting the training mean
+of the projection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from kcca.backend import get_xp, to_numpy
+from kcca.lowrank import (
+    DEFAULT_PRECISION,
+    ColumnSource,
+    TransformedColumns,
+    as_column_source,
+    check_finite,
+    pivoted_cholesky,
+)
+
+#: the paper's regularisation values (Section 4.1.3)
+PAPER_KAPPAS: tuple[float, ...] = (0.1, 0.5, 1.0, 5.0)
+
+#: eigenvalues of a centred factor below this fraction of the largest are numerical zeros
+EIG_RTOL = 1e-12
+
+
+def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray:
+    """The 46 values of n (L358): ``unique(round(geomspace(10, 6000, 46)))`` (PAPER-NOTES)."""
+    return np.unique(np.round(np.geomspace(low, high, count)).astype(int))
+
+
+# --------------------------------------------------------------------------- factor stage
+
+
+@dataclass
+class _Side:
+    """One view's training factor, centred, with its eigenbasis (``U = Gc @ R``)."""
+
+    name: str
+    Gc: Any            # (n, r) centred factor
+    gbar: Any          # (r,) row mean of the uncentred factor (training column means = G gbar)
+    gram: Any          # (r, r) Gc' Gc
+    R: Any             # (r, k) so that U = Gc R is orthonormal
+    s: Any             # (k,) eigenvalues of the centred kernel (descending)
+    delta: float       # isotropic diagonal term handled in closed form (0 when none)
+    trace: float       # trace of the kernel as used in eq. 3 (after p and d)
+    power: float
+    rank: int          # factor rank (number of pivots)
+    residual_trace: float
+
+    @property
+    def dim(self) -> int:
+        return int(self.s.shape[0])
+
+
+def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision: float,
+                  rank: int | None, xp: Any, backend: str, progress: bool) -> _Side:
+    """Factorise ``K ** power`` (and its diagonal scale), centre the factor, eigendecompose it."""
+    source = as_column_source(K, name)
+    n = int(source.n)
+    base = TransformedColumns(source, power=power) if power != 1 else source
+    delta = 0.0
+    if diag_scale != 1.0:
+        d = np.asarray(to_numpy(base.diag()), dtype=float)
+        if np.allclose(d, d[0], rtol=1e-10, atol=0.0):
+            delta = (diag_scale - 1.0) * float(d[0])
+        else:  # not isotropic: factorise the scaled kernel itself
+            base = TransformedColumns(base, diag_scale=diag_scale)
+    f = pivoted_cholesky(base, precision=precision, max_rank=rank, backend=backend,
+                         progress=progress, argument=name)
+    G = f.factor
+    gbar = xp.mean(G, axis=0)
+    Gc = G - gbar
+    gram = xp.linalg.matmul(xp.matrix_transpose(Gc), Gc)
+    w, W = xp.linalg.eigh(gram)
+    w_host = to_numpy(w)
+    top = float(w_host.max()) if w_host.size else 0.0
+    keep = np.nonzero(w_host > EIG_RTOL * max(top, 0.0))[0][::-1].copy()  # descending
+    if keep.size == 0:
+        raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
+    idx = xp.asarray(keep)
+    s = xp.take(w, idx, axis=0)
+    R = xp.take(W, idx, axis=1) / xp.sqrt(s)
+    return _Side(name=name, Gc=Gc, gbar=gbar, gram=gram, R=R, s=s, delta=delta,
+                 trace=f.trace + n * delta, power=power, rank=f.rank,
+                 residual_trace=f.residual_trace)
+
+
+@dataclass
+class _Core:
+    """Both sides; ``p`` (primary) has no closed-form diagonal term, ``q`` may have one."""
+
+    p: _Side
+    q: _Side
+    A: Any                     # Up' Uq  (kp x kq)
+    cross: Any                 # Gc_p' Gc_q  (rp x rq)
+    swapped: bool              # True when p is the y view
+    n: int
+    xp: Any = field(repr=False)
+
+    @property
+    def n_directions(self) -> int:
+        """Number of canonical directions (nonzero-dimension subspace of the primary view)."""
+        if self.q.delta > 0:
+            return self.p.dim
+        return min(self.p.dim, self.q.dim)
+
+
+def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: float, diag_y: float,
+                precision: float, rank: int | None, backend: str, progress: bool) -> _Core:
+    xp = get_xp(backend)
+    sx = as_column_source(Kx, "Kx")
+    sy = as_column_source(Ky, "Ky")
+    if int(sx.n) != int(sy.n):
+        raise ValueError(f"Kx and Ky must describe the same training items: Kx has n={sx.n}, Ky has n={sy.n}")
+    x = _prepare_side(sx, "Kx", power_x, diag_x, precision, rank, xp, backend, progress)
+    y = _prepare_side(sy, "Ky", power_y, diag_y, precision, rank, xp, backend, progress)
+    if x.delta > 0 and y.delta > 0:
+        raise ValueError(
+            f"diag_x={diag_x!r} and diag_y={diag_y!r}: only one view's diagonal can be scaled "
+            "(the paper scales the text kernel only)"
+        )
+    swap = x.delta > 0 or (y.delta == 0 and x.dim > y.dim)
+    p, q = (y, x) if swap else (x, y)
+    cross = xp.linalg.matmul(xp.matrix_transpose(p.Gc), q.Gc)
+    A = xp.linalg.matmul(xp.linalg.matmul(xp.matrix_transpose(p.R), cross), q.R)
+    return _Core(p=p, q=q, A=A, cross=cross, swapped=swap, n=int(sx.n), xp=xp)
+
+
+# --------------------------------------------------------------------------- per-kappa solve
+
+
+@dataclass
+class _Solution:
+    """Directions for one kappa, as coefficients on the centred factors.
+
+    The x weights are ``sum_v Gc_v @ x_coef[v]`` (``v`` in ``"Kx"``, ``"Ky"``), likewise y;
+    ``*_offset`` is the training mean of ``K_train @ weights`` (subtracted from new blocks).
+    """
+
+    correlations: np.ndarray
+    x_coef: dict[str, Any]
+    y_coef: dict[str, Any]
+    x_offset: Any
+    y_offset: Any
+
+
+def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
+    """Top ``k`` canonical directions of eq. 3 for one kappa (see the module docstring)."""
+    xp, p, q = core.xp, core.p, core.q
+    kp, kq = (kappa_y, kappa_x) if core.swapped else (kappa_x, kappa_y)
+    Dp = xp.sqrt(p.s / (p.s + kp))
+    t = q.s + q.delta
+    Dq2 = t / (t + kq)
+    c2 = q.delta / (q.delta + kq)
+    inner = xp.linalg.matmul(core.A * (Dq2 - c2), xp.matrix_transpose(core.A))
+    if c2 > 0:
+        inner = inner + c2 * xp.eye(p.dim, dtype=xp.float64)
+    S = Dp[:, None] * inner * Dp[None, :]
+    S = (S + xp.matrix_transpose(S)) / 2
+    ev, P = xp.linalg.eigh(S)
+    order = xp.asarray(np.arange(p.dim - 1, p.dim - 1 - k, -1))
+    ev = xp.take(ev, order, axis=0)
+    P = xp.take(P, order, axis=1)
+    corr = np.sqrt(np.clip(to_numpy(ev), 0.0, 1.0))
+    # deterministic sign: largest-magnitude entry of each p positive
+    P_host = to_numpy(P)
+    signs = np.sign(P_host[np.argmax(np.abs(P_host), axis=0), np.arange(k)])
+    signs[signs == 0] = 1.0
+    P = P * xp.asarray(signs)
+
+    tiny = float(np.finfo(float).tiny ** 0.5)
+    # primary view: a = Up diag(1/sqrt(s(s+kappa))) P, unit training projection |Dp P| = 1
+    z = Dp[:, None] * P                                   # training projection in Up coords
+    a = P / xp.sqrt(p.s * (p.s + kp))[:, None]
+    a = a / xp.maximum(xp.linalg.vector_norm(z, axis=0), tiny)
+    p_coef = {p.name: xp.linalg.matmul(p.R, a)}
+    # secondary view: b = Uq diag(1/(t+k) - 1/(delta+k)) A'z + Up z/(delta+k)
+    Az = xp.linalg.matmul(xp.matrix_transpose(core.A), z)  # (kq, k)
+    proj2 = xp.sum((Dq2[:, None] * Az) ** 2, axis=0)
+    if q.delta > 0:
+        bq = Az * (1.0 / (t + kq) - 1.0 / (q.delta + kq))[:, None]
+        bp = z / (q.delta + kq)
+        comp = xp.sum(z * z, axis=0) - xp.sum(Az * Az, axis=0)
+        proj2 = proj2 + c2 ** 2 * xp.maximum(comp, 0.0)
+    else:
+        bq = Az / (t + kq)[:, None]
+        bp = None
+    norm = xp.sqrt(proj2)
+    ok = norm > tiny
+    scale = xp.where(ok, 1.0 / xp.where(ok, norm, 1.0), 0.0)  # zero-correlation: zero direction
+    q_coef = {q.name: xp.linalg.matmul(q.R, bq * scale)}
+    if bp is not None:
+        q_coef[p.name] = xp.linalg.matmul(p.R, bp * scale)
+
+    def offset(coef: dict[str, Any], side: _Side) -> Any:
+        # training column means of K_side are ~ G gbar; G' Gc_v = Gc_side' Gc_v
+        total = 0.0
+        for v, C in coef.items():
+            if v == side.name:
+                M = side.gram
+            elif side is p:
+                M = core.cross
+            else:
+                M = xp.matrix_transpose(core.cross)
+            total = total + xp.linalg.matmul(side.gbar, xp.linalg.matmul(M, C))
+        return total
+
+    p_off, q_off = offset(p_coef, p), offset(q_coef, q)
+    if core.swapped:
+        return _Solution(corr, q_coef, p_coef, q_off, p_off)
+    return _Solution(corr, p_coef, q_coef, p_off, q_off)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_kappa(kappa: Any, argument: str = "kappa") -> float:
+    if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(kappa) or kappa <= 0:
+        raise ValueError(f"{argument} must be a finite number > 0, got {kappa!r}")
+    return float(kappa)
+
+
+def _check_positive_int(value: Any, argument: str) -> int:
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ValueError(f"{argument} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_common(power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any) -> None:
+    for arg, v in (("power_x", power_x), ("power_y", power_y)):
+        if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
+            raise ValueError(f"{arg} must be a positive number (the paper uses 1, 2 or 3), got {v!r}")
+    for arg, v in (("diag_x", diag_x), ("diag_y", diag_y)):
+        if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v < 1:
+            raise ValueError(f"{arg} must be a number >= 1 (the paper's d in [1, 15]), got {v!r}")
+    if rescale not in (None, "trace", "top_eigenvalue"):
+        raise ValueError(f"rescale must be None, 'trace' or 'top_eigenvalue', got {rescale!r}")
+
+
+def _effective_kappas(core: _Core, kappa: float, rescale: str | None) -> tuple[float, float]:
+    """Eq. 3's kappa per view. Opt-in rescaling K -> K / c is eq. 3 with kappa * c."""
+    if rescale is None:
+        return kappa, kappa
+    x, y = (core.q, core.p) if core.swapped else (core.p, core.q)
+    if rescale == "trace":
+        return kappa * x.trace, kappa * y.trace
+    return kappa * float(to_numpy(x.s)[0] + x.delta), kappa * float(to_numpy(y.s)[0] + y.delta)
+
+
+def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
+    arr = K_new
+    if isinstance(arr, np.ndarray) or not hasattr(arr, "__array_namespace__"):
+        arr = np.asarray(arr, dtype=float)
+        if arr.ndim != 2 or arr.shape[1] != n:
+            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, got shape {arr.shape}")
+        check_finite(arr, argument)
+    else:
+        if arr.ndim != 2 or arr.shape[1] != n:
+            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, got shape {tuple(arr.shape)}")
+        if not bool(xp.all(xp.isfinite(arr))):
+            raise ValueError(f"{argument} has a NaN or infinite entry")
+    arr = xp.asarray(arr, dtype=xp.float64)
+    if power != 1:
+        arr = arr ** power
+    return arr
+
+
+def _project(core: _Core, K_new: Any, coef: dict[str, Any], offset: Any) -> Any:
+    xp = core.xp
+    out = -offset
+    for v, C in coef.items():
+        side = core.p if core.p.name == v else core.q
+        out = out + xp.linalg.matmul(xp.linalg.matmul(K_new, side.Gc), C)
+    return out
+
+
+# --------------------------------------------------------------------------- estimators
+
+
+class KCCA(BaseEstimator):
+    """Regularised kernel CCA (eq. 3) on precomputed training kernels, scikit-learn style.
+
+    Parameters
+    ----------
+    kappa : the regulariser of eq. 3 (``kappa * a' K a`` on the kernels as given), > 0.
+    n_components : number of canonical directions kept (largest correlations first).
+    precision : incomplete-Cholesky stopping rule, residual trace / trace (see
+        :func:`kcca.lowrank.pivoted_cholesky`); ``0`` factorises to the numerical rank.
+    rank : optional cap on each factor's rank.
+    power_x, power_y : entry-wise power of the kernel (the paper's image p in {2, 3}).
+    diag_x, diag_y : factor on the training Gram's diagonal (the paper's text d in [1, 15]);
+        new-by-train blocks are not changed by it.
+    rescale : ``None`` (default, eq. 3 exactly), or opt-in ``"trace"`` / ``"top_eigenvalue"``:
+        divide each training kernel by that number, i.e. multiply kappa by it per view.
+    backend : ``"numpy"``, ``"cupy"``, ``"auto"`` or ``"array_api_strict"``.
+    progress : show tqdm bars for the factorisations.
+
+    Attributes
+    ----------
+    correlations_ : (n_components,) canonical correlations lambda (not lambda^2), descending.
+    x_weights_, y_weights_ : (n_train, n_components) dual directions alpha, beta.
+    x_offset_, y_offset_ : training means of the projections (centring of new blocks).
+    rank_x_, rank_y_ : factor ranks; n_directions_ : directions available.
+    """
+
+    def __init__(self, kappa: float = 0.1, n_components: int = 10, *,
+                 precision: float = DEFAULT_PRECISION, rank: int | None = None,
+                 power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
+                 rescale: str | None = None, backend: str = "numpy", progress: bool = False):
+        self.kappa = kappa
+        self.n_components = n_components
+        self.precision = precision
+        self.rank = rank
+        self.power_x = power_x
+        self.power_y = power_y
+        self.diag_x = diag_x
+        self.diag_y = diag_y
+        self.rescale = rescale
+        self.backend = backend
+        self.progress = progress
+
+    def fit(self, Kx: Any, Ky: Any) -> "KCCA":
+        """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
+        kappa = _check_kappa(self.kappa)
+        k = _check_positive_int(self.n_components, "n_components")
+        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale)
+        core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
+                           diag_y=self.diag_y, precision=self.precision, rank=self.rank,
+                           backend=self.backend, progress=self.progress)
+        if k > core.n_directions:
+            raise ValueError(
+                f"n_components={k} exceeds the rank of the problem ({core.n_directions} directions; "
+                f"factor ranks Kx {core.p.rank if not core.swapped else core.q.rank}, "
+                f"Ky {core.q.rank if not core.swapped else core.p.rank}): lower n_components or "
+                "the precision"
+            )
+        kx, ky = _effective_kappas(core, kappa, self.rescale)
+        sol = _solve(core, kx, ky, k)
+        self._set_solution(core, sol)
+        return self
+
+    def _set_solution(self, core: _Core, sol: _Solution) -> None:
+        xp = core.xp
+        self.xp_ = xp
+        self.n_train_ = core.n
+        self.correlations_ = sol.correlations
+        sides = {core.p.name: core.p, core.q.name: core.q}
+
+        def dense(coef: dict[str, Any]) -> Any:
+            return sum(xp.linalg.matmul(sides[v].Gc, C) for v, C in coef.items())
+
+        self.x_weights_ = dense(sol.x_coef)
+        self.y_weights_ = dense(sol.y_coef)
+        self.x_offset_ = sol.x_offset
+        self.y_offset_ = sol.y_offset
+        x, y = (core.q, core.p) if core.swapped else (core.p, core.q)
+        self.rank_x_, self.rank_y_ = x.rank, y.rank
+        self.n_directions_ = core.n_directions
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "correlations_"):
+            raise RuntimeError("this KCCA is not fitted: call fit(Kx, Ky) first")
+
+    def transform_x(self, Kx_new: Any) -> Any:
+        """Project new items of view x: ``Kx_new`` is (n_new, n_train), raw (before power_x)."""
+        self._check_fitted()
+        K = _new_block(Kx_new, self.n_train_, self.power_x, self.xp_, "Kx_new")
+        return self.xp_.linalg.matmul(K, self.x_weights_) - self.x_offset_
+
+    def transform_y(self, Ky_new: Any) -> Any:
+        """Project new items of view y: ``Ky_new`` is (n_new, n_train), raw (before power_y)."""
+        self._check_fitted()
+        K = _new_block(Ky_new, self.n_train_, self.power_y, self.xp_, "Ky_new")
+        return self.xp_.linalg.matmul(K, self.y_weights_) - self.y_offset_
+
+
+class KCCAGrid(BaseEstimator):
+    """Every (kappa, n_components) model of a grid from one factorisation (Section 4.1.3).
+
+    One incomplete Cholesky per kernel and one ``r x r`` eigenproblem per kappa; the model
+    with ``n`` components is the first ``n`` directions of its kappa's solve. Values of
+    ``n_components`` above the number of directions are dropped (capped at the rank), so the
+    default paper grid gives up to 4 x 46 = 184 models. Parameters as :class:`KCCA`.
+
+    Attributes: ``kappas_`` (tuple), ``n_components_`` (kept values, ascending),
+    ``correlations_`` ((n_kappas, max n) array), ``models_`` (list of (kappa, n)).
+    """
+
+    def __init__(self, kappas: Sequence[float] = PAPER_KAPPAS,
+                 n_components: Sequence[int] | None = None, *,
+                 precision: float = DEFAULT_PRECISION, rank: int | None = None,
+                 power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
+                 rescale: str | None = None, backend: str = "numpy", progress: bool = False):
+        self.kappas = kappas
+        self.n_components = n_components
+        self.precision = precision
+        self.rank = rank
+        self.power_x = power_x
+        self.power_y = power_y
+        self.diag_x = diag_x
+        self.diag_y = diag_y
+        self.rescale = rescale
+        self.backend = backend
+        self.progress = progress
+
+    def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
+        kappas = tuple(_check_kappa(k, "kappas") for k in self.kappas)
+        if not kappas:
+            raise ValueError("kappas must name at least one value")
+        grid = paper_n_grid() if self.n_components is None else np.asarray(self.n_components)
+        grid = np.unique([_check_positive_int(v, "n_components") for v in np.ravel(grid)])
+        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale)
+        core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
+                           diag_y=self.diag_y, precision=self.precision, rank=self.rank,
+                           backend=self.backend, progress=self.progress)
+        kept = grid[grid <= core.n_directions]
+        if kept.size == 0:
+            raise ValueError(
+                f"n_components: every value ({grid.min()}..{grid.max()}) exceeds the rank "
+                f"{core.n_directions}"
+            )
+        kmax = int(kept.max())
+        self.core_ = core
+        self.solutions_ = [_solve(core, *_effective_kappas(core, k, self.rescale), kmax)
+                           for k in kappas]
+        self.kappas_ = kappas
+        self.n_components_ = kept
+        self.correlations_ = np.stack([s.correlations for s in self.solutions_])
+        self.models_ = [(k, int(n)) for k in kappas for n in kept]
+        self.n_directions_ = core.n_directions
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "core_"):
+            raise RuntimeError("this KCCAGrid is not fitted: call fit(Kx, Ky) first")
+
+    def transform_x(self, Kx_new: Any) -> list[Any]:
+        """Per kappa, the (n_new, max n) projections; model (kappa, n) uses the first n columns."""
+        self._check_fitted()
+        K = _new_block(Kx_new, self.core_.n, self.power_x, self.core_.xp, "Kx_new")
+        return self._project_all(K, "x")
+
+    def transform_y(self, Ky_new: Any) -> list[Any]:
+        """Per kappa, the (n_new, max n) projections of view y (see :meth:`transform_x`)."""
+        self._check_fitted()
+        K = _new_block(Ky_new, self.core_.n, self.power_y, self.core_.xp, "Ky_new")
+        return self._project_all(K, "y")
+
+    def _project_all(self, K: Any, view: str) -> list[Any]:
+        core, xp = self.core_, self.core_.xp
+        KG = {s.name: xp.linalg.matmul(K, s.Gc) for s in (core.p, core.q)
+              if any(s.name in (sol.x_coef if view == "x" else sol.y_coef) for sol in self.solutions_)}
+        out = []
+        for sol in self.solutions_:
+            coef = sol.x_coef if view == "x" else sol.y_coef
+            off = sol.x_offset if view == "x" else sol.y_offset
+            out.append(sum(xp.linalg.matmul(KG[v], C) for v, C in coef.items()) - off)
+        return out
+
+    def projections(self, Kx_new: Any, Ky_new: Any) -> dict[tuple[float, int], tuple[Any, Any]]:
+        """All models' projections: ``{(kappa, n): (Zx, Zy)}`` (views into shared arrays)."""
+        zx, zy = self.transform_x(Kx_new), self.transform_y(Ky_new)
+        return {(k, n): (zx[i][:, :n], zy[i][:, :n])
+                for i, k in enumerate(self.kappas_) for n in self.n_components_.tolist()}
+
+    def iter_models(self) -> Iterator[tuple[float, int]]:
+        yield from self.models_
+
+    def model(self, kappa: float, n_components: int) -> KCCA:
+        """A fitted :class:`KCCA` for one grid point (dense weights, same numbers)."""
+        self._check_fitted()
+        if kappa not in self.kappas_:
+            raise ValueError(f"kappa={kappa!r} is not in the fitted grid {self.kappas_}")
+        if n_components not in self.n_components_.tolist():
+            raise ValueError(f"n_components={n_components!r} is not in the fitted grid")
+        i = self.kappas_.index(kappa)
+        sol = self.solutions_[i]
+        cut = _Solution(sol.correlations[:n_components],
+                        {v: C[:, :n_components] for v, C in sol.x_coef.items()},
+                        {v: C[:, :n_components] for v, C in sol.y_coef.items()},
+                        sol.x_offset[:n_components], sol.y_offset[:n_components])
+        est = KCCA(kappa=kappa, n_components=n_components, precision=self.precision, rank=self.rank,
+                   power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
+                   diag_y=self.diag_y, rescale=self.rescale, backend=self.backend)
+        est._set_solution(self.core_, cut)
+        return est

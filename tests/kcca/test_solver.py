@@ -1,0 +1,301 @@
+"""KCCA (eq. 3): closed-form CCA, exact dense eq. 3, low-rank agreement, invariances, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from kcca.backend import gpu_available, to_numpy
+from kcca.lowrank import CallableColumns
+from kcca.solver import KCCA, KCCAGrid, paper_n_grid
+
+
+def rbf(A: np.ndarray, B: np.ndarray | None = None, gamma: float = 0.3) -> np.ndarray:
+    B = A if B is None else B
+    d = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    return np.exp(-gamma * d)
+
+
+def paired(n: int, seed: int, extra: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    L = rng.normal(size=(n, 2))
+    X = np.c_[L, rng.normal(size=(n, extra))]
+    Y = np.c_[L + 0.4 * rng.normal(size=(n, 2)), rng.normal(size=(n, extra - 1))]
+    return X, Y
+
+
+def centring(n: int) -> np.ndarray:
+    return np.eye(n) - np.full((n, n), 1.0 / n)
+
+
+def exact_eq3(Kx: np.ndarray, Ky: np.ndarray, kappa: float):
+    """Dense eq. 3: singular values of Ux Dx Ux' Uy Dy Uy' on the centred kernels, and the
+    directions alpha, beta with unit-norm training projections."""
+    n = Kx.shape[0]
+    H = centring(n)
+    out = []
+    for K in (Kx, Ky):
+        s, U = np.linalg.eigh(H @ K @ H)
+        keep = s > 1e-10 * s.max()
+        out.append((s[keep], U[:, keep]))
+    (sx, Ux), (sy, Uy) = out
+    M = (np.sqrt(sx / (sx + kappa))[:, None] * (Ux.T @ Uy)) * np.sqrt(sy / (sy + kappa))[None, :]
+    P, lam, Qt = np.linalg.svd(M, full_matrices=False)
+    alpha = Ux @ (P / np.sqrt(sx * (sx + kappa))[:, None])
+    beta = Uy @ (Qt.T / np.sqrt(sy * (sy + kappa))[:, None])
+    alpha /= np.linalg.norm(H @ Kx @ H @ alpha, axis=0)
+    beta /= np.linalg.norm(H @ Ky @ H @ beta, axis=0)
+    return lam, alpha, beta
+
+
+def linear_cca(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    Qx, _ = np.linalg.qr(X - X.mean(0))
+    Qy, _ = np.linalg.qr(Y - Y.mean(0))
+    return np.linalg.svd(Qx.T @ Qy, compute_uv=False)
+
+
+def same_up_to_sign(A: np.ndarray, B: np.ndarray, atol: float) -> None:
+    signs = np.sign((A * B).sum(0))
+    np.testing.assert_allclose(A, B * signs, atol=atol)
+
+
+# ---------------------------------------------------------------------- closed forms
+
+
+@pytest.mark.parametrize("shift", [0.0, 3.0])
+def test_linear_kernels_tiny_kappa_equal_linear_cca(shift):
+    rng = np.random.default_rng(0)
+    X, Y = paired(400, 1)
+    X, Y = X + shift * rng.normal(size=X.shape[1]), Y + shift  # uncentred when shift > 0
+    model = KCCA(kappa=1e-9, n_components=4).fit(X @ X.T, Y @ Y.T)
+    np.testing.assert_allclose(model.correlations_, linear_cca(X, Y)[:4], atol=1e-6)
+    assert model.rank_x_ == X.shape[1] and model.rank_y_ == Y.shape[1]
+
+
+def test_rbf_kappa_half_equals_exact_eq3_and_projections_match():
+    X, Y = paired(250, 2)
+    Kx, Ky = rbf(X), rbf(Y)
+    lam, alpha, beta = exact_eq3(Kx, Ky, 0.5)
+    model = KCCA(kappa=0.5, n_components=20, precision=0).fit(Kx, Ky)
+    np.testing.assert_allclose(model.correlations_, lam[:20], atol=1e-10)
+    H = centring(250)
+    Xn, Yn = paired(40, 3)
+    Kx_new, Ky_new = rbf(Xn, X), rbf(Yn, Y)
+    Kx_new_c = (Kx_new - Kx.mean(0)) - (Kx_new.mean(1, keepdims=True) - Kx.mean())
+    Ky_new_c = (Ky_new - Ky.mean(0)) - (Ky_new.mean(1, keepdims=True) - Ky.mean())
+    k = 5
+    assert np.diff(lam[: k + 1]).min() < -1e-4  # distinct correlations: directions are unique
+    same_up_to_sign(model.transform_x(Kx)[:, :k], H @ Kx @ H @ alpha[:, :k], 1e-8)
+    same_up_to_sign(model.transform_y(Ky)[:, :k], H @ Ky @ H @ beta[:, :k], 1e-8)
+    same_up_to_sign(model.transform_x(Kx_new)[:, :k], Kx_new_c @ alpha[:, :k], 1e-8)
+    same_up_to_sign(model.transform_y(Ky_new)[:, :k], Ky_new_c @ beta[:, :k], 1e-8)
+
+
+def test_directions_attain_eq3_and_have_unit_training_projections():
+    X, Y = paired(200, 4)
+    Kx, Ky = rbf(X), rbf(Y)
+    kappa = 0.1
+    m = KCCA(kappa=kappa, n_components=6, precision=0).fit(Kx, Ky)
+    H = centring(200)
+    Kxc, Kyc = H @ Kx @ H, H @ Ky @ H
+    a, b = m.x_weights_, m.y_weights_
+    num = np.einsum("ik,ik->k", a, Kxc @ Kyc @ b)
+    den = np.sqrt((np.einsum("ik,ik->k", Kxc @ a, Kxc @ a) + kappa * np.einsum("ik,ik->k", a, Kxc @ a))
+                  * (np.einsum("ik,ik->k", Kyc @ b, Kyc @ b) + kappa * np.einsum("ik,ik->k", b, Kyc @ b)))
+    np.testing.assert_allclose(num / den, m.correlations_, atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(m.transform_x(Kx), axis=0), 1.0, atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(m.transform_y(Ky), axis=0), 1.0, atol=1e-10)
+    np.testing.assert_allclose(m.transform_x(Kx).mean(0), 0.0, atol=1e-12)
+
+
+def test_text_diagonal_factor_equals_dense_scaled_kernel():
+    X, Y = paired(200, 5)
+    Kx, Ky = rbf(X) ** 2, rbf(Y)
+    d = 3.0
+    lam, alpha, beta = exact_eq3(Kx, Ky + (d - 1) * np.eye(200), 1.0)
+    m = KCCA(kappa=1.0, n_components=8, precision=0, power_x=2, diag_y=d).fit(rbf(X), Ky)
+    np.testing.assert_allclose(m.correlations_, lam[:8], atol=1e-9)
+    Yn = paired(30, 6)[1]
+    Ky_new = rbf(Yn, Y)  # new-by-train blocks are not touched by d
+    Kyd = Ky + (d - 1) * np.eye(200)
+    Ky_new_c = (Ky_new - Kyd.mean(0)) - (Ky_new.mean(1, keepdims=True) - Kyd.mean())
+    same_up_to_sign(m.transform_y(Ky_new)[:, :4], Ky_new_c @ beta[:, :4], 1e-7)
+    # the x view may carry d instead (the views swap internally)
+    m2 = KCCA(kappa=1.0, n_components=8, precision=0, power_y=2, diag_x=d).fit(Ky, rbf(X))
+    np.testing.assert_allclose(m2.correlations_, lam[:8], atol=1e-9)
+
+
+def test_non_constant_diagonal_scaling_is_factorised_exactly():
+    X, Y = paired(120, 7)
+    Ky = rbf(Y) * np.outer(np.linspace(1, 2, 120), np.linspace(1, 2, 120))
+    lam, _, _ = exact_eq3(rbf(X), Ky + np.diag(np.diag(Ky)), 0.5)
+    m = KCCA(kappa=0.5, n_components=5, precision=0, diag_y=2.0).fit(rbf(X), Ky)
+    np.testing.assert_allclose(m.correlations_, lam[:5], atol=1e-8)
+
+
+# ---------------------------------------------------------------------- low rank
+
+
+def exact_correlations(Kx: np.ndarray, Ky: np.ndarray, kappa: float) -> np.ndarray:
+    """Eq. 3's correlations only (dense, O(n^2) centring, LAPACK divide and conquer)."""
+    out = []
+    for K in (Kx, Ky):
+        Kc = K - K.mean(0) - K.mean(1, keepdims=True) + K.mean()
+        s, U = scipy.linalg.eigh(Kc, driver="evd")
+        keep = s > 1e-10 * s.max()
+        out.append((s[keep], U[:, keep]))
+    (sx, Ux), (sy, Uy) = out
+    M = (np.sqrt(sx / (sx + kappa))[:, None] * (Ux.T @ Uy)) * np.sqrt(sy / (sy + kappa))[None, :]
+    ev = scipy.linalg.eigh(M @ M.T, eigvals_only=True, driver="evd")[::-1]
+    return np.sqrt(np.clip(ev, 0.0, None))
+
+
+@pytest.mark.slow
+def test_low_rank_default_precision_agrees_with_exact_at_n_2000():
+    X, Y = paired(2000, 8)
+    Kx, Ky = rbf(X, gamma=0.2), rbf(Y, gamma=0.2)
+    lam = exact_correlations(Kx, Ky, 0.1)
+    m = KCCA(kappa=0.1, n_components=20).fit(Kx, Ky)
+    assert max(m.rank_x_, m.rank_y_) < 1500
+    np.testing.assert_allclose(m.correlations_, lam[:20], atol=1e-4)
+
+
+def test_low_rank_converges_to_exact_as_rank_grows():
+    X, Y = paired(500, 8)
+    Kx, Ky = rbf(X, gamma=0.5), rbf(Y, gamma=0.5)
+    lam = exact_correlations(Kx, Ky, 0.1)
+    errors = [np.abs(KCCA(kappa=0.1, n_components=20, rank=r, precision=0).fit(Kx, Ky)
+                     .correlations_ - lam[:20]).max() for r in (25, 50, 100, 200, 500)]
+    assert all(b < a for a, b in zip(errors, errors[1:])), errors
+    assert errors[0] > 0.1 and errors[-1] < 1e-10
+
+
+def test_permuting_training_items_changes_nothing():
+    X, Y = paired(150, 9)
+    Xn, Yn = paired(20, 10)
+    perm = np.random.default_rng(11).permutation(150)
+    a = KCCA(kappa=0.5, n_components=6, precision=0).fit(rbf(X), rbf(Y))
+    b = KCCA(kappa=0.5, n_components=6, precision=0).fit(rbf(X[perm]), rbf(Y[perm]))
+    np.testing.assert_allclose(a.correlations_, b.correlations_, atol=1e-10)
+    same_up_to_sign(a.transform_x(rbf(Xn, X)), b.transform_x(rbf(Xn, X[perm])), 1e-8)
+    same_up_to_sign(a.transform_y(rbf(Yn, Y)), b.transform_y(rbf(Yn, Y[perm])), 1e-8)
+
+
+def test_column_source_input_matches_dense():
+    X, Y = paired(200, 12)
+    Kx, Ky = rbf(X), rbf(Y)
+    src_x = CallableColumns(lambda i: rbf(X, X[i]), np.ones(200))
+    src_y = CallableColumns(lambda i: rbf(Y, Y[i]), np.ones(200))
+    a = KCCA(kappa=0.5, n_components=5, precision=1e-6).fit(Kx, Ky)
+    b = KCCA(kappa=0.5, n_components=5, precision=1e-6).fit(src_x, src_y)
+    np.testing.assert_allclose(a.correlations_, b.correlations_, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- grid
+
+
+def test_paper_grid_has_46_values():
+    g = paper_n_grid()
+    assert len(g) == 46 and g[0] == 10 and g[-1] == 6000
+
+
+def test_grid_equals_individual_models_and_caps_n_at_rank():
+    X, Y = paired(300, 13)
+    Kx, Ky = rbf(X), rbf(Y)
+    Xn, Yn = paired(25, 14)
+    grid = KCCAGrid(kappas=(0.1, 1.0), n_components=[2, 5, 10, 100000], precision=1e-8).fit(Kx, Ky)
+    assert grid.n_components_.tolist() == [2, 5, 10]
+    assert len(grid.models_) == 6
+    proj = grid.projections(rbf(Xn, X), rbf(Yn, Y))
+    for kappa in (0.1, 1.0):
+        single = KCCA(kappa=kappa, n_components=5, precision=1e-8).fit(Kx, Ky)
+        np.testing.assert_allclose(grid.correlations_[grid.kappas_.index(kappa), :5],
+                                   single.correlations_, atol=1e-12)
+        zx, zy = proj[(kappa, 5)]
+        np.testing.assert_allclose(zx, single.transform_x(rbf(Xn, X)), atol=1e-10)
+        np.testing.assert_allclose(zy, single.transform_y(rbf(Yn, Y)), atol=1e-10)
+        materialised = grid.model(kappa, 5)
+        np.testing.assert_allclose(materialised.transform_x(rbf(Xn, X)), zx, atol=1e-10)
+
+
+def test_rescale_trace_is_kappa_times_trace():
+    X, Y = paired(120, 15)
+    Kx, Ky = 2.0 * rbf(X), rbf(Y)
+    a = KCCA(kappa=1e-3, n_components=4, precision=0, rescale="trace").fit(Kx, Ky)
+    lam, _, _ = exact_eq3(Kx / np.trace(Kx), Ky / np.trace(Ky), 1e-3)
+    np.testing.assert_allclose(a.correlations_, lam[:4], atol=1e-9)
+
+
+# ---------------------------------------------------------------------- backends
+
+
+def test_array_api_strict_backend_same_numbers():
+    X, Y = paired(100, 16)
+    Xn = paired(10, 17)[0]
+    a = KCCA(kappa=0.5, n_components=5, diag_y=2.0, backend="array_api_strict").fit(rbf(X), rbf(Y))
+    b = KCCA(kappa=0.5, n_components=5, diag_y=2.0).fit(rbf(X), rbf(Y))
+    za = a.transform_x(rbf(Xn, X))
+    assert type(za).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(a.correlations_, b.correlations_, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(za), b.transform_x(rbf(Xn, X)), atol=1e-10)
+    g = KCCAGrid(kappas=(0.5,), n_components=[5], diag_y=2.0, backend="array_api_strict").fit(rbf(X), rbf(Y))
+    np.testing.assert_allclose(to_numpy(g.transform_x(rbf(Xn, X))[0]), to_numpy(za), atol=1e-10)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs cupy and a CUDA device")
+def test_cupy_backend_same_numbers():
+    X, Y = paired(300, 18)
+    a = KCCA(kappa=0.5, n_components=10, backend="cupy").fit(rbf(X), rbf(Y))
+    b = KCCA(kappa=0.5, n_components=10).fit(rbf(X), rbf(Y))
+    np.testing.assert_allclose(a.correlations_, b.correlations_, atol=1e-8)
+    np.testing.assert_allclose(to_numpy(a.transform_x(rbf(X))), b.transform_x(rbf(X)), atol=1e-6)
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "Kx, Ky, kwargs, message",
+    [
+        (np.eye(4), np.eye(5), {}, "Kx has n=4, Ky has n=5"),
+        (np.ones((4, 3)), np.eye(4), {}, "Kx must be a square"),
+        (np.eye(4), np.where(np.eye(4) > 0, np.nan, 0.0), {}, "Ky has a non-finite"),
+        (np.eye(4), np.eye(4) + np.triu(np.ones((4, 4)), 1) * 0.1, {}, "Ky is not symmetric"),
+        (np.eye(4), np.eye(4), {"kappa": 0.0}, "kappa must be a finite number > 0, got 0.0"),
+        (np.eye(4), np.eye(4), {"kappa": -1}, "kappa"),
+        (np.eye(4), np.eye(4), {"n_components": 9}, "n_components=9 exceeds the rank"),
+        (np.eye(4), np.eye(4), {"diag_x": 2.0, "diag_y": 2.0}, "only one view"),
+        (np.eye(4), np.eye(4), {"power_x": 0}, "power_x"),
+        (np.eye(4), np.eye(4), {"diag_y": 0.5}, "diag_y"),
+    ],
+)
+def test_bad_input_raises_naming_argument(Kx, Ky, kwargs, message):
+    params = {"n_components": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        KCCA(**params).fit(Kx, Ky)
+
+
+def test_bad_new_blocks_raise():
+    X, Y = paired(50, 19)
+    m = KCCA(kappa=0.5, n_components=2).fit(rbf(X), rbf(Y))
+    with pytest.raises(ValueError, match="Kx_new must be a"):
+        m.transform_x(np.ones((3, 49)))
+    with pytest.raises(ValueError, match="Ky_new has a non-finite"):
+        m.transform_y(np.full((3, 50), np.inf))
+    with pytest.raises(RuntimeError, match="not fitted"):
+        KCCA().transform_x(np.ones((3, 50)))
+
+
+def test_rank_deficient_kernels_give_finite_answers():
+    rng = np.random.default_rng(20)
+    X = rng.normal(size=(100, 3))
+    K = X @ X.T  # rank 3: no jitter, the factorisation stops at the rank
+    m = KCCA(kappa=0.1, n_components=3).fit(K, K)
+    assert m.rank_x_ == 3
+    # identical views: eq. 3 gives lambda = s / (s + kappa) for each centred eigenvalue s
+    Kc = K - K.mean(0) - K.mean(1, keepdims=True) + K.mean()
+    s = np.sort(np.linalg.eigvalsh(Kc))[::-1][:3]
+    np.testing.assert_allclose(m.correlations_, s / (s + 0.1), atol=1e-10)
+    assert np.isfinite(m.transform_x(K)).all()
