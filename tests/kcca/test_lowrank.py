@@ -67,7 +67,7 @@ def test_max_rank_caps_and_ranks_grow_with_precision():
     assert ranks[0] < ranks[1] < ranks[2]
 
 
-def test_on_demand_columns_match_dense_and_fetch_only_pivots():
+def test_on_demand_columns_match_dense_and_fetch_few_columns():
     rng = np.random.default_rng(4)
     Z = rng.normal(size=(150, 3))
     K = rbf(Z)
@@ -78,10 +78,24 @@ def test_on_demand_columns_match_dense_and_fetch_only_pivots():
         return K[:, index]
 
     src = CallableColumns(cols, np.ones(150))
-    a = pivoted_cholesky(src, precision=1e-4)
-    b = pivoted_cholesky(K, precision=1e-4)
-    assert a.pivots.tolist() == b.pivots.tolist() == fetched
+    a = pivoted_cholesky(src, precision=1e-4, block_size=8)
+    b = pivoted_cholesky(K, precision=1e-4, block_size=8)
+    assert a.pivots.tolist() == b.pivots.tolist()
+    assert set(a.pivots.tolist()) <= set(fetched) and len(fetched) < 150
     np.testing.assert_allclose(a.factor, b.factor, atol=1e-12)
+
+
+def test_block_size_one_is_the_classic_greedy_order():
+    rng = np.random.default_rng(7)
+    K = rbf(rng.normal(size=(120, 3)))
+    f = pivoted_cholesky(K, precision=1e-6, block_size=1)
+    resid = np.diag(K).copy()
+    G = f.factor
+    for j, piv in enumerate(f.pivots):  # each pivot is the largest residual diagonal entry
+        assert resid[piv] == pytest.approx(resid.max(), rel=1e-9)
+        resid -= G[:, j] ** 2
+    blocked = pivoted_cholesky(K, precision=1e-6, block_size=64)
+    assert abs(blocked.rank - f.rank) <= 0.1 * f.rank
 
 
 class _Linear(Kernel):
