@@ -12,7 +12,8 @@ seen at least 5 times. The word kernel is the cosine of these vectors (eq. 17-18
 
 Co-occurrence counts are a sparse product of binary sentence-by-word matrices (scipy.sparse).
 Whether a word's component for itself (PMI = -log2 P(w)) is kept is a parameter (``self_pmi``);
-eq. 24 does not exclude it, but the calibration against Figure 3 decides the default.
+eq. 24 does not exclude it, but Figure 3 decides: without it the D_ic neighbours of "rider" and
+"swim" come out in the paper's order with values within 0.01 of the printed ones.
 """
 
 from __future__ import annotations
@@ -113,7 +114,9 @@ class DistributionalSimilarity(BaseEstimator):
         rows: fixed row words (e.g. the caption vocabulary); None: the corpus's frequent words.
         row_min_count: with ``rows`` given, keep only those seen at least this often in the
             fitted corpus too (D_ext: "at least 5 times in both corpora"); 0 keeps all.
-        self_pmi: keep each word's component for itself.
+        self_pmi: keep each word's component for itself (off by default: without it the D_ic
+            neighbours of Figure 3 come out within 0.01 of the paper's values, with it up to 0.07
+            higher and in a different order).
         name: the word kernel's name.
 
     Attributes:
@@ -121,7 +124,7 @@ class DistributionalSimilarity(BaseEstimator):
     """
 
     def __init__(self, min_count: int = 5, rows: Sequence[str] | None = None,
-                 row_min_count: int = 0, self_pmi: bool = True, name: str = "dist"):
+                 row_min_count: int = 0, self_pmi: bool = False, name: str = "dist"):
         self.min_count = min_count
         self.rows = rows
         self.row_min_count = row_min_count
