@@ -20,14 +20,14 @@ This module reproduces that output (the tokens that survive the filter) without 
   (``t-shirt``), leading, trailing and doubled hyphens are split;
 * numbers keep their inner ``, . : /`` (``1,000 3.5 2:30 1/2``).
 
-On the 40,460 raw Flickr 8K captions the result differs from the Java tokeniser's on exactly
-one caption, ``3350614753_5624e181b3.jpg#1`` ("An ant 's-eye-view ...": Java gives ``'s
-eye-view``, this gives ``s-eye-view``), a training image; on the 5,000 test-split captions it
-is identical (``KNOWN_DIFFERENCES`` in ``tests/kcca/captions/test_cap_parity.py``). Other
-known differences, absent from Flickr 8K: ``y'all`` (Java ``y' all``), ``5'10"`` (Java ``5
-'10``), ``mid-'90s`` (Java ``mid '90s``), and PTBLexer's rarer abbreviation rules. Non-ASCII
-input is handled for the common cases (curly quotes, en/em dashes, the ellipsis character,
-pound sign), but the parity claim is for ASCII text.
+On all 40,460 raw Flickr 8K captions the result equals the Java tokeniser's (checked by
+``tests/kcca/captions/test_cap_parity.py`` when Java and pycocoevalcap are present; the one
+caption that needed a rule of its own is ``3350614753_5624e181b3.jpg#1``, "An ant
+'s-eye-view", which Java splits into ``'s eye-view``). Known differences, absent from Flickr
+8K: ``y'all`` (Java ``y' all``), ``5'10"`` (Java ``5 '10``), ``mid-'90s`` (Java ``mid
+'90s``), and PTBLexer's rarer abbreviation rules. Non-ASCII input is handled for the common
+cases (curly quotes, en/em dashes, the ellipsis character, pound sign), but the parity
+claim is for ASCII text.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ _CONTRACTIONS = {
 }
 # Words that keep a leading apostrophe: clitics standing alone ("dog 's") and a few others.
 _KEEP_AFTER_QUOTE = frozenset(["s", "re", "ve", "ll", "d", "m", "t", "em", "n'", "n"])
+_CLITIC_HYPHEN = re.compile(r"^('(?:s|re|ve|ll|d|m))-+(.+)$")
 _CLITIC = re.compile(r"^(.+?)(n't|'s|'re|'ve|'ll|'d|'m)$", re.I)
 _BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
 _UNICODE = {"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2013": " -- ",
@@ -74,6 +75,10 @@ _NUMBER = re.compile(r"^[0-9]+(?:[,.:/][0-9]+)*$")
 
 def _split_word(word: str, next_word: str | None, out: list[str]) -> None:
     """Tokenise one whitespace-free chunk with no symbols; append the kept tokens."""
+    m = _CLITIC_HYPHEN.match(word)
+    if m is not None:  # "'s-eye-view" -> "'s" "eye-view" (PTBLexer splits the clitic)
+        out.append(m.group(1))
+        word = m.group(2)
     # leading quotes and hyphens
     while word and word[0] in "'`-":
         if word[0] == "'" and len(word) > 1 and (word[1:].lower() in _KEEP_AFTER_QUOTE

@@ -33,6 +33,7 @@ JAVA_CASES = [
     ("Cost $5.00 or 50% off & more", "cost $ 5.00 or 50 % off & more"),
     ("don't DON'T won't", "do n't do n't wo n't"),
     ("A little girl .", "a little girl"),
+    ("An ant 's-eye-view of people", "an ant 's eye-view of people"),
 ]
 
 
