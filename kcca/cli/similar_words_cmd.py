@@ -1,0 +1,107 @@
+"""``kcca similar-words``: the nearest words of a word under one lexical similarity (Figure 3).
+
+Prints the ``k`` most similar words with their word-kernel values (the cosine of eq. 17-18, raw,
+before the L270 thresholds, which never change the top of a list) and, for *rider* and *swim*,
+the paper's Figure 3 values beside them. ``--values similarity`` prints the underlying
+similarity instead: eq. 22 between first noun senses for Lin (Figure 3's Lin column shows
+these), the PPMI of eq. 24 for the distributional ones, the eq. 25 component for alignment.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from kcca.cli.common import subparser
+
+SIMILARITIES = ("lin", "dist-ic", "dist-ext", "dist-avg", "align",
+                "dist-ic+align", "dist-ext+align", "dist-avg+align")
+
+#: Figure 3 of the paper: similarity -> word -> [(neighbour, value)]
+FIGURE3 = {
+    "align": {"rider": [("biker", .86), ("bicyclist", .82), ("cyclist", .79), ("bmx", .75),
+                        ("bicycler", .73)],
+              "swim": [("retrieve", .56), ("paddle", .54), ("dive", .52), ("come", .38),
+                       ("wade", .31)]},
+    "dist-ic": {"rider": [("bike", .41), ("dirt", .35), ("motocross", .33), ("motorcycle", .33),
+                          ("ride", .33)],
+                "swim": [("pool", .53), ("trunk", .35), ("water", .34), ("dive", .30),
+                         ("goggles", .29)]},
+    "dist-ext": {"rider": [("ride", .21), ("horse", .20), ("race", .19), ("bike", .17),
+                           ("jockey", .16)],
+                 "swim": [("fish", .21), ("water", .18), ("sea", .18), ("pool", .18),
+                          ("beach", .17)]},
+    "lin": {"rider": [("traveler", .94), ("cyclist", .89), ("bicyclist", .89), ("horseman", .84),
+                      ("jockey", .84)],
+            "swim": [("bathe", .85), ("sport", .85), ("football", .77), ("activity", .75),
+                     ("soccer", .73)]},
+}
+FIGURE3_NOTE = {"dist-ext": "paper: D_BNC (British National Corpus); here D_ext (NLTK corpora)",
+                "lin": "paper's Lin column shows eq. 22 similarities (use --values similarity)"}
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = subparser(sub, "similar-words", "Print the nearest words of WORD under a lexical "
+                  "similarity (word-kernel values, as in Figure 3).", run)
+    p.add_argument("word", metavar="WORD", help="a (lemmatised, lower-case) word, e.g. rider")
+    p.add_argument("--similarity", "-s", choices=SIMILARITIES, default="align",
+                   help="which word kernel (default: align)")
+    p.add_argument("-k", type=int, default=5, help="how many neighbours (default 5)")
+    p.add_argument("--values", choices=("kernel", "similarity"), default="kernel",
+                   help="kernel: cosine word-kernel values (default); similarity: the underlying "
+                   "similarity (eq. 22 for lin, PPMI for dist-ic/dist-ext, eq. 25 for align)")
+    p.add_argument("--corpus", default="flickr8k", help="flickr8k (default) or demo")
+    return p
+
+
+def _similarity_neighbours(builder, name: str, word: str, k: int) -> list[tuple[str, float]]:
+    import numpy as np
+
+    if name == "lin":
+        return builder.similarity("lin").nearest_similar(word, k)
+    if name not in ("dist-ic", "dist-ext", "align"):
+        raise SystemExit(f"kcca similar-words: --values similarity needs one of lin, dist-ic, "
+                         f"dist-ext, align (not {name})")
+    est = builder.similarity(name)
+    rows = est.rows_ if name != "align" else est.vocabulary_
+    cols = est.columns_ if name != "align" else est.vocabulary_
+    if word not in rows:
+        return []
+    row = est.vectors_[rows.index(word)]
+    row = np.asarray(row.todense()).ravel() if hasattr(row, "todense") else np.asarray(row)
+    order = [j for j in np.lexsort((np.array(cols), -row)) if cols[j] != word][:k]
+    return [(cols[j], float(row[j])) for j in order if row[j] > 0]
+
+
+def run(args: argparse.Namespace) -> int:
+    from kcca.cli.common import cache_from_args
+    from kcca.data import load_corpus
+    from features.text.word_kernels import WordKernelBuilder, WordKernelConfig
+
+    if args.k < 1:
+        raise SystemExit("kcca similar-words: -k must be at least 1")
+    corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, images=False)
+    builder = WordKernelBuilder(corpus, WordKernelConfig(seed=args.seed), cache_from_args(args),
+                                progress=not args.quiet)
+    word = args.word.lower()
+    if args.values == "kernel":
+        kernel = builder.kernel(args.similarity, threshold=False)
+        found = word in kernel.index
+        neighbours = kernel.nearest(word, args.k)
+    else:
+        neighbours = _similarity_neighbours(builder, args.similarity, word, args.k)
+        found = bool(neighbours)
+    paper = FIGURE3.get(args.similarity, {}).get(word, [])
+    print(f"{args.similarity} ({args.values}) neighbours of {word!r}:")
+    if not found:
+        print(f"  {word!r} is not in the {args.similarity} vocabulary: it is similar only to "
+              "itself")
+    rows = max(len(neighbours), len(paper) if args.k >= len(paper) else 0)
+    if paper:
+        print(f"  {'ours':<24s}  {'Figure 3':<20s}")
+    for i in range(rows):
+        ours = f"{neighbours[i][0]:<16s} {neighbours[i][1]:.2f}" if i < len(neighbours) else ""
+        theirs = f"{paper[i][0]:<14s} {paper[i][1]:.2f}" if i < len(paper) else ""
+        print(f"  {ours:<24s}  {theirs}".rstrip())
+    if paper and args.similarity in FIGURE3_NOTE:
+        print(f"  note: {FIGURE3_NOTE[args.similarity]}")
+    return 0
