@@ -5,7 +5,8 @@
    the sample), pyramid histogramming; images per second per stage, single process.
 2. The pyramid kernel K^PY (13,440 weighted bins) at the paper's sizes: the 6,000 x 6,000
    training Gram (symmetric) and the 1,000 x 6,000 test block, each in a fresh subprocess
-   that reports wall time and peak RSS (``VmHWM`` of /proc/self/status, else ``getrusage``; RSS is what counts), with
+   that reports wall time and peak RSS (``VmHWM`` of /proc/self/status, else
+   ``getrusage``; RSS is what counts), with
    ``--jobs`` threads. Features: real cached records of the train + test images when the
    default pipeline cache holds them all, else synthetic records with the same shape and
    sparsity (word-permuted copies of the sample's real pyramids); the output says which.

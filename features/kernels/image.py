@@ -172,7 +172,9 @@ class HistogramKernel(_IntersectionKernel):
 
 @register_kernel("pyramid")
 class PyramidKernel(_IntersectionKernel):
-    """K^PY (eq. 7-8, combined as eq. 6): ``[1/3 sum_F sum_l w_l I^l_F]^p``, ``w = (1/4, 1/4, 1/2)``.
+    """K^PY (eq. 7-8, combined as eq. 6): ``[1/3 sum_F sum_l w_l I^l_F]^p``.
+
+    Level weights of eq. 8 with ``L = 2``: ``w = (1/4, 1/4, 1/2)``.
 
     ``levels`` is eq. 8's ``L`` (the items' pyramids must have at least that many levels).
     Other parameters as :class:`HistogramKernel`.

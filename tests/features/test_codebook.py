@@ -62,7 +62,8 @@ def test_predict_is_nearest_centre():
     got = cb.predict(x)
     assert got.dtype == np.int32 and got.shape == (3000,)
     # brute force: explicit distances to every centre
-    d = ((x[:, None, :].astype(np.float64) - cb.cluster_centers_[None].astype(np.float64)) ** 2).sum(-1)
+    c = cb.cluster_centers_.astype(np.float64)
+    d = ((x[:, None, :].astype(np.float64) - c[None]) ** 2).sum(-1)
     np.testing.assert_array_equal(got, d.argmin(1))
     np.testing.assert_array_equal(got, nearest_centre_reference(x, cb.cluster_centers_))
     np.testing.assert_array_equal(nearest_centre(x[::-1], cb.cluster_centers_), got[::-1])

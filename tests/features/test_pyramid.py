@@ -18,8 +18,9 @@ def slow_pyramid(words, rows, cols, height, width, n_words, levels):
             for cc in range(g):
                 h = np.zeros(n_words)
                 for w, r, c in zip(words, rows, cols):
-                    in_r = cr * height / g <= r < (cr + 1) * height / g or (cr == g - 1 and r >= height)
-                    in_c = cc * width / g <= c < (cc + 1) * width / g or (cc == g - 1 and c >= width)
+                    last_r, last_c = cr == g - 1 and r >= height, cc == g - 1 and c >= width
+                    in_r = cr * height / g <= r < (cr + 1) * height / g or last_r
+                    in_c = cc * width / g <= c < (cc + 1) * width / g or last_c
                     if in_r and in_c:
                         h[w] += 1
                 out.append(h / n)
