@@ -171,3 +171,21 @@ def test_flickr_st_gold_counts_and_system_scores(data_dir, nltk_data_dir):
         assert f["PA"] > max(f["PR"], f["LO"])
         assert all(0 <= v <= 1 for v in f.values())
     assert np.isclose(res["model1"].mean("f1")["PA"], 0.350, atol=0.005)
+
+
+@pytest.mark.real_data
+def test_cli_bast_prints_table(data_dir, nltk_data_dir, capsys):
+    import argparse
+
+    from kcca.cli import caption_analysis_cmd
+    from kcca.cli.common import finalize
+
+    if not (data_dir / "flickr-st").is_dir():
+        pytest.skip("flickr-st data absent")
+    parser = argparse.ArgumentParser(prog="kcca")
+    caption_analysis_cmd.add_parser(parser.add_subparsers(dest="command"))
+    args = finalize(parser.parse_args(["caption-analysis", "bast", "--data-dir", str(data_dir)]))
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "50 images, 250 captions, 273 tuples" in out
+    assert "PA+PR+LO" in out and "model2 F1" in out
