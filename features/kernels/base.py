@@ -88,7 +88,24 @@ def register_kernel(name: str) -> Callable[[K], K]:
     return deco
 
 
+# Modules whose import registers the built-in kernels (image and text).
+BUILTIN_MODULES = (
+    "features.kernels.image",
+    "features.text.bow_kernel",
+    "features.text.tagrank_kernel",
+    "features.text.trigram_kernel",
+)
+
+
+def _load_builtins() -> None:
+    import importlib
+
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+
+
 def _load_entry_points() -> None:
+    _load_builtins()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name not in _REGISTRY:
             cls = ep.load()
