@@ -63,6 +63,7 @@ class LinSimilarity(BaseEstimator):
         vocabulary_: the words (rows). synsets_: synset names (columns).
         sense_: vocabulary word -> its first noun synset name (None without one).
         word_sense_: every training word with a noun sense -> its synset name.
+        ancestors_: synset name of each such sense -> itself and its hypernym closure.
         probability_: synset name -> P(s). vectors_: sparse (words, synsets), eq. 23.
     """
 
@@ -129,6 +130,8 @@ class LinSimilarity(BaseEstimator):
                        for w in vocab if w in sense_of}
         self.probability_ = {s.name(): p for s, p in prob.items()}
         self.word_sense_ = {w: s.name() for w, s in sense_of.items() if s is not None}
+        self.ancestors_ = {s.name(): frozenset([s.name()] + [h.name() for h in closure])
+                           for s, closure in closure_of.items()}
         self.vectors_ = sp.csr_matrix((vals, (rows, cols)), shape=(len(vocab), len(columns)))
         return self
 
@@ -156,13 +159,12 @@ class LinSimilarity(BaseEstimator):
         return float(2.0 * np.log(p_lcs) / denom) if denom != 0 else 0.0
 
     def _ancestors(self, name: str) -> frozenset[str]:
-        memo = self.__dict__.setdefault("_ancestor_memo", {})
-        hit = memo.get(name)
+        hit = self.ancestors_.get(name)
         if hit is None:
             from features.text.resources import wordnet
 
             syn = wordnet().synset(name)
-            hit = memo[name] = frozenset([name] + [h.name() for h in hypernym_closure(syn)])
+            hit = frozenset([name] + [h.name() for h in hypernym_closure(syn)])
         return hit
 
     def nearest_similar(self, word: str, k: int = 5) -> list[tuple[str, float]]:

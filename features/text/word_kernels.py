@@ -18,8 +18,9 @@ preprocessing (``features.text.corpus_tokens.preprocess_corpus``: for Flickr 8K 
 lemma file, lower-cased, punctuation and NLTK stop words removed: 1,928 words seen >= 5 times).
 Alignment tags the RAW training captions (L298) with the POS tagger of ``features.text.postag``
 and maps tagged tokens to lemmas with WordNet, choosing between analyses by their frequency in
-the training tokens. The fitted similarities are cached (stage ``"word-similarity"``) keyed by
-the configuration and a fingerprint of the training captions.
+the training tokens. The fitted similarities (stage ``"word-similarity"``) and their raw cosine
+kernels (stage ``"word-kernel"``) are cached, keyed by the configuration and a fingerprint of the
+training captions.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ BASE_SIMILARITIES = ("lin", "dist-ic", "dist-ext", "align")
 WORD_KERNELS = ("lin", "dist-ic", "dist-ext", "dist-avg", "align",
                 "dist-ic+align", "dist-ext+align", "dist-avg+align")
 STAGE = "word-similarity"
-VERSION = 1
+KERNEL_STAGE = "word-kernel"
+VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -209,10 +211,28 @@ class WordKernelBuilder:
         raise ValueError(f"unknown similarity {name!r}: use one of {BASE_SIMILARITIES}")
 
     # ----------------------------------------------------------------- kernels
+    def raw_kernel(self, name: str) -> WordKernel:
+        """The unthresholded cosine kernel of base similarity ``name`` (eq. 17-18), cached."""
+        memo_key = ("raw", name)
+        if memo_key not in self._memo:
+            if self._fp is None:
+                self._fp = _fingerprint(self.corpus, self.split)
+            key = {**self.config.key(name), "corpus": self.corpus.name, "split": self.split,
+                   "texts": self._fp}
+            self._memo[memo_key] = self.cache.get_or_compute(
+                KERNEL_STAGE, key, lambda: self.similarity(name).word_kernel())
+        return self._memo[memo_key]
+
     def kernel(self, name: str, threshold: bool = True) -> WordKernel:
         """Word kernel ``name`` (one of :data:`WORD_KERNELS`); see the module docs."""
         if name not in WORD_KERNELS:
             raise ValueError(f"unknown word kernel {name!r}: use one of {WORD_KERNELS}")
+        memo_key = (name, threshold)
+        if memo_key not in self._memo:
+            self._memo[memo_key] = self._kernel(name, threshold)
+        return self._memo[memo_key]
+
+    def _kernel(self, name: str, threshold: bool) -> WordKernel:
         if "+" in name:
             dist, _ = name.split("+")
             return maximum([self.kernel(dist, threshold), self.kernel("align", threshold)],
@@ -220,7 +240,7 @@ class WordKernelBuilder:
         if name == "dist-avg":
             return average([self.kernel("dist-ic", threshold),
                             self.kernel("dist-ext", threshold)], name=name)
-        k = self.similarity(name).word_kernel()
+        k = self.raw_kernel(name)
         if threshold:
             floor = {"dist-ic": self.config.dist_threshold,
                      "dist-ext": self.config.dist_threshold,
