@@ -22,6 +22,8 @@ SUBCOMMANDS = (
     "kcca.cli.similar_words_cmd",
     "kcca.cli.evaluate_cmd",
     "kcca.cli.score_captions_cmd",
+    "kcca.cli.caption_analysis_cmd",
+    "kcca.cli.reproduce_cmd",
 )
 
 
