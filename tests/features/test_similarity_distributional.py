@@ -114,3 +114,42 @@ def test_empty_corpus_is_an_error():
         ppmi([], ["a"])
     with pytest.raises(TypeError):
         frequent_words(["a string, not a token list"])
+
+
+# ---------------------------------------------------------------- the D_ext corpus builder
+def test_sentence_and_word_splitting():
+    from features.text.english_corpus import split_sentences, words
+
+    text = "Mr Smith rode home. Then he slept!\n\nA new line? yes.\n"
+    assert split_sentences(text) == ["Mr Smith rode home.", "Then he slept!", "A new line? yes."]
+    assert words("Don't stop a t-shirt's 2nd ride...") == ["Don", "t", "stop", "a", "t-shirt",
+                                                           "s", "2nd", "ride"]
+
+
+def test_normalise_lemmatises_with_tags_and_reference(nltk_data_dir):
+    from features.text.english_corpus import Lemmatizer, normalise, tag_dictionary
+
+    stop = frozenset({"the", "is", "be", "a"})
+    tags = tag_dictionary([[("riding", "VERB"), ("horses", "NOUN")], [("riding", "VERB")],
+                           [("riding", "NOUN")]])
+    assert tags == {"riding": "VERB", "horses": "NOUN"}
+    lem = Lemmatizer(tags, reference={"ride": 10, "man": 5})
+    toks = [("The", "DET"), ("men", None), ("is", "VERB"), ("riding", None), ("horses", None),
+            ("wading", "VERB"), ("!", "."), ("Leaves", "NOUN")]
+    # "riding" -> ride (not the shortest analysis "rid"); "men" -> man (reference count)
+    assert normalise(toks, lem, stop) == ["man", "ride", "horse", "wade", "leaf"]
+
+
+def test_missing_corpus_names_it_and_how_to_install(tmp_path, monkeypatch):
+    import nltk
+
+    from features.text.english_corpus import corpus_root
+    from features.text.resources import MissingResourceError
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path))
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    with pytest.raises(MissingResourceError) as err:
+        corpus_root("webtext")
+    msg = str(err.value)
+    assert "webtext" in msg and "NLTK_DATA" in msg and "data/README.md" in msg
