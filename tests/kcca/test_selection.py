@@ -91,3 +91,29 @@ def test_grid_dev_ranks_match_per_model_computation():
             np.testing.assert_array_equal(ranks[(kappa, k)], original_ranks(s))
     with pytest.raises(ValueError, match="task"):
         grid_dev_ranks(grid, Kx_dev, Ky_dev, "retrieval")
+
+
+def test_choose_power_and_diag_picks_the_best_dev_pair():
+    from kcca.selection import choose_power_and_diag
+
+    rng = np.random.default_rng(1)
+    n, m = 100, 30
+    L = rng.normal(size=(n + m, 2))
+    X = np.c_[L, rng.normal(size=(n + m, 2))]
+    Y = L + 0.3 * rng.normal(size=L.shape)
+
+    def rbf(A, B):
+        return np.exp(-0.3 * ((A[:, None] - B[None]) ** 2).sum(-1))
+
+    args = (rbf(X[:n], X[:n]), rbf(Y[:n], Y[:n]), rbf(X[n:], X[:n]), rbf(Y[n:], Y[:n]))
+    params = {"kappas": (0.5,), "n_components": [2, 4]}
+    got = choose_power_and_diag(*args, powers=(1, 2), diags=(1, 4), grid_params=params)
+    assert set(got.table) == {(1, 1), (1, 4), (2, 1), (2, 4)}
+    assert got.score == max(got.table.values())
+    assert (got.power, got.diag) == min((k for k, v in got.table.items() if v == got.score))
+    # the table entry is the recomputed dev score of that (p, d)
+    grid = KCCAGrid(kappas=(0.5,), n_components=[2, 4], power_x=2, diag_y=4).fit(*args[:2])
+    best = [max(np.mean([(r <= k).mean() for k in (1, 5, 10)])
+                for r in grid_dev_ranks(grid, *args[2:], task).values())
+            for task in ("annotation", "search")]
+    assert got.table[(2, 4)] == pytest.approx(np.mean(best))

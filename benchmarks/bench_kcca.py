@@ -1,0 +1,328 @@
+"""Benchmark: this KCCA solver vs a dense SciPy solve of eq. 3, cca-zoo and pyrcca.
+
+All methods run on the same precomputed kernels, each case in a fresh subprocess so that its
+peak memory (``ru_maxrss``, which includes the two loaded n x n kernels) is its own:
+
+* kernels: realistic synthetic ones (the real Flickr 8K kernels are not ready yet):
+  an image-like kernel, histogram intersection of 128-bin histograms drawn from latent
+  "scene" topics, raised to p = 2 (unit diagonal); a text-like kernel, cosine of bags of
+  words of five merged captions over a Zipfian 3,000-word vocabulary from the same topics
+  (unit diagonal). Both are PSD.
+* ``ours``: :class:`kcca.solver.KCCAGrid`, the paper's whole grid (4 kappa x 46 n, capped at
+  the rank) in one fit, plus projections of a 1,000-item dev block for all models.
+* ``dense``: eq. 3 solved exactly with SciPy: ``eigh`` of both centred kernels (once), then
+  for each kappa the SVD of ``Dx Ux' Uy Dy`` (the symmetric form; all 4 kappas).
+* ``ccazoo``: cca-zoo's ``KCCA(kernel="precomputed")``, one kappa. cca-zoo's within-view
+  block is ``(1 - c) K^2 / (n - 1) + c K``, proportional to eq. 3's ``K^2 + kappa K`` with
+  ``kappa = c (n - 1) / (1 - c)``, so we pass ``c = kappa / (kappa + n - 1)``.
+* ``pyrcca``: pyrcca's ``kcca`` on the centred kernels (its ``_make_kernel`` patched to pass
+  them through unnormalised, its ``eigh(eigvals=...)`` mapped to SciPy's ``subset_by_index``).
+  Its regulariser is ``reg * I`` (``K^2 + reg I``), not eq. 3's ``kappa K``: there is no exact
+  mapping, we pass ``reg = kappa`` and report how close its directions get to eq. 3's optimum.
+
+Agreement: for every method, the eq. 3 objective (with the paper's kappa) of its top-10
+direction pairs, evaluated on the dense centred kernels, is compared with the dense optimum
+(max absolute difference). Peers run with ``--peer-python`` (a separate venv; cca-zoo needs
+NumPy >= 2 and scikit-learn >= 1.8), never as project dependencies.
+
+Run: ``python benchmarks/bench_kcca.py`` (add ``--quick`` for n = 1,000 only). Prints a table
+and writes ``benchmarks/results/kcca.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+KAPPA = 0.5       # the kappa at which correlations are compared
+TOP = 10          # number of top correlations compared
+N_DEV = 1000
+
+
+# ------------------------------------------------------------------ synthetic kernels
+
+
+def _latent(n: int, seed: int) -> tuple[np.ndarray, np.random.Generator]:
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.full(20, 0.15), size=n), rng  # topic mixture per image
+
+
+def image_features(theta: np.ndarray, rng: np.random.Generator, bins: int = 128) -> np.ndarray:
+    topics = np.random.default_rng(1000).dirichlet(np.full(bins, 0.1), size=20)
+    hist = theta @ topics + rng.dirichlet(np.full(bins, 0.5), size=theta.shape[0]) * 0.3
+    return (hist / hist.sum(1, keepdims=True)).astype(np.float64)
+
+
+def text_features(theta: np.ndarray, rng: np.random.Generator, vocab: int = 3000):
+    import scipy.sparse as sp
+
+    zipf = 1.0 / np.arange(1, vocab + 1) ** 1.1
+    trng = np.random.default_rng(2000)
+    topics = np.array([zipf[trng.permutation(vocab)] for _ in range(20)])
+    topics /= topics.sum(1, keepdims=True)
+    rows, cols = [], []
+    for i, t in enumerate(theta):
+        words = rng.choice(vocab, size=5 * 6, p=(t @ topics))  # 5 captions x ~6 content words
+        rows.extend([i] * len(words))
+        cols.extend(words.tolist())
+    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(theta.shape[0], vocab))
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(1)).ravel())
+    return sp.diags(1.0 / norms) @ X
+
+
+_RUN = None
+
+
+def intersection(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``K[i, j] = sum_k min(A[i, k], B[j, k])`` (numba, parallel over rows of A)."""
+    global _RUN
+    if _RUN is None:
+        import numba
+
+        @numba.njit(parallel=True)
+        def run(a, b, out):
+            for i in numba.prange(a.shape[0]):
+                for j in range(b.shape[0]):
+                    s = 0.0
+                    for k in range(a.shape[1]):
+                        s += min(a[i, k], b[j, k])
+                    out[i, j] = s
+
+        _RUN = run
+    out = np.empty((A.shape[0], B.shape[0]))
+    _RUN(np.ascontiguousarray(A), np.ascontiguousarray(B), out)
+    return out
+
+
+def make_kernels(n: int, folder: Path) -> dict[str, Path]:
+    """Train x train and dev x train kernels for image (p = 2 applied by the solver) and text."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {k: folder / f"{k}_{n}.npy" for k in ("kx", "ky", "kx_dev", "ky_dev")}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    theta, rng = _latent(n + N_DEV, seed=n)
+    img = image_features(theta, rng)
+    txt = text_features(theta, rng)
+    np.save(paths["kx"], intersection(img[:n], img[:n]))
+    np.save(paths["kx_dev"], intersection(img[n:], img[:n]))
+    np.save(paths["ky"], (txt[:n] @ txt[:n].T).toarray())
+    np.save(paths["ky_dev"], (txt[n:] @ txt[:n].T).toarray())
+    return paths
+
+
+# ------------------------------------------------------------------ eq. 3 objective
+
+
+def centred(K: np.ndarray) -> np.ndarray:
+    return K - K.mean(0) - K.mean(1, keepdims=True) + K.mean()
+
+
+def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray, kappa: float) -> np.ndarray:
+    """Eq. 3's value for each direction pair (columns of A, B) on centred kernels."""
+    KA, KB = Kxc @ A, Kyc @ B
+    num = np.einsum("ik,ik->k", KA, KB)
+    den = np.sqrt((np.einsum("ik,ik->k", KA, KA) + kappa * np.einsum("ik,ik->k", A, KA))
+                  * (np.einsum("ik,ik->k", KB, KB) + kappa * np.einsum("ik,ik->k", B, KB)))
+    return np.sort(np.abs(num / den))[::-1]
+
+
+# ------------------------------------------------------------------ cases (one per process)
+
+
+def case_ours(paths: dict[str, str], n: int, power: int) -> dict:
+    sys.path.insert(0, str(HERE.parent))
+    from kcca.solver import KCCAGrid
+
+    Kx, Ky = np.load(paths["kx"]), np.load(paths["ky"])
+    Kxd, Kyd = np.load(paths["kx_dev"]), np.load(paths["ky_dev"])
+    t0 = time.perf_counter()
+    grid = KCCAGrid(power_x=power).fit(Kx, Ky)
+    t_fit = time.perf_counter() - t0
+    zx, zy = grid.transform_x(Kxd), grid.transform_y(Kyd)
+    t_all = time.perf_counter() - t0
+    corr = grid.correlations_[grid.kappas_.index(KAPPA), :TOP]
+    return {"seconds": t_all, "fit_seconds": t_fit, "models": len(grid.models_),
+            "rank_x": grid.core_.p.rank if not grid.core_.swapped else grid.core_.q.rank,
+            "rank_y": grid.core_.q.rank if not grid.core_.swapped else grid.core_.p.rank,
+            "correlations": corr.tolist()}
+
+
+def case_dense(paths: dict[str, str], n: int, power: int) -> dict:
+    import scipy.linalg as sl
+
+    Kx, Ky = np.load(paths["kx"]) ** power, np.load(paths["ky"])
+    t0 = time.perf_counter()
+    eig = []
+    for K in (Kx, Ky):
+        s, U = sl.eigh(centred(K), driver="evd", overwrite_a=True)
+        keep = s > 1e-12 * s.max()
+        eig.append((s[keep], U[:, keep]))
+    (sx, Ux), (sy, Uy) = eig
+    C = Ux.T @ Uy
+    out = {}
+    for kappa in (0.1, 0.5, 1.0, 5.0):
+        M = np.sqrt(sx / (sx + kappa))[:, None] * C * np.sqrt(sy / (sy + kappa))[None, :]
+        out[kappa] = sl.svd(M, compute_uv=False, lapack_driver="gesdd")[:TOP]
+    return {"seconds": time.perf_counter() - t0, "correlations": out[KAPPA].tolist()}
+
+
+def case_ccazoo(paths: dict[str, str], n: int, power: int) -> dict:
+    from cca_zoo.nonparametric import KCCA as ZooKCCA
+
+    Kx, Ky = np.load(paths["kx"]) ** power, np.load(paths["ky"])
+    c = KAPPA / (KAPPA + n - 1)
+    t0 = time.perf_counter()
+    model = ZooKCCA(n_components=TOP, kernel="precomputed", shrinkage=[c, c]).fit([Kx, Ky])
+    secs = time.perf_counter() - t0
+    A, B = model.weights_
+    return {"seconds": secs, "shrinkage": c,
+            "correlations": eq3_objective(centred(Kx), centred(Ky), A, B, KAPPA).tolist()}
+
+
+def case_pyrcca(paths: dict[str, str], n: int, power: int) -> dict:
+    import scipy.linalg as sl
+    from rcca import rcca
+
+    def eigh(a, b=None, eigvals=None, **kw):
+        return sl.eigh(a, b, subset_by_index=None if eigvals is None else list(eigvals), **kw)
+
+    rcca.eigh = eigh
+    rcca._make_kernel = lambda d, **kw: d
+    Kxc, Kyc = centred(np.load(paths["kx"]) ** power), centred(np.load(paths["ky"]))
+    t0 = time.perf_counter()
+    comps = rcca.kcca([Kxc, Kyc], reg=KAPPA, numCC=TOP, kernelcca=True)
+    secs = time.perf_counter() - t0
+    return {"seconds": secs, "reg": KAPPA,
+            "correlations": eq3_objective(Kxc, Kyc, comps[0], comps[1], KAPPA).tolist()}
+
+
+def case_ours_ondemand(n: int, power: int, rank: int) -> dict:
+    """n = 30,000: kernel columns computed on demand, never an n x n matrix."""
+    sys.path.insert(0, str(HERE.parent))
+    from kcca.lowrank import CallableColumns
+    from kcca.solver import KCCAGrid
+
+    theta, rng = _latent(n + N_DEV, seed=n)
+    img, txt = image_features(theta, rng), text_features(theta, rng)
+    tr_img, tr_txt = np.ascontiguousarray(img[:n]), txt[:n].tocsr()
+    sx = CallableColumns(lambda idx: intersection(tr_img, tr_img[idx]), np.ones(n), "Kx")
+    sy = CallableColumns(lambda idx: (tr_txt @ tr_txt[idx].T).toarray(), np.ones(n), "Ky")
+    t0 = time.perf_counter()
+    grid = KCCAGrid(power_x=power, rank=rank or None, progress=False).fit(sx, sy)
+    t_fit = time.perf_counter() - t0
+    grid.transform_x(intersection(img[n:], tr_img))
+    grid.transform_y((txt[n:] @ tr_txt.T).toarray())
+    return {"seconds": time.perf_counter() - t0, "fit_seconds": t_fit, "models": len(grid.models_),
+            "rank_x": grid.core_.p.rank if not grid.core_.swapped else grid.core_.q.rank,
+            "rank_y": grid.core_.q.rank if not grid.core_.swapped else grid.core_.p.rank,
+            "correlations": grid.correlations_[grid.kappas_.index(KAPPA), :TOP].tolist()}
+
+
+CASES = {"ours": case_ours, "dense": case_dense, "ccazoo": case_ccazoo, "pyrcca": case_pyrcca}
+
+
+def child(args: argparse.Namespace) -> None:
+    if args.case == "ours_ondemand":
+        out = case_ours_ondemand(args.n, args.power, args.rank)
+    else:
+        out = CASES[args.case](json.loads(args.paths), args.n, args.power)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def run_case(python: str, case: str, n: int, paths: dict, power: int, timeout: int,
+             rank: int = 0) -> dict:
+    cmd = [python, __file__, "--child", case, "--n", str(n), "--power", str(power), "--rank", str(rank),
+           "--paths", json.dumps({k: str(v) for k, v in paths.items()})]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+    return {"error": tail[0][:300]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--paths", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--ondemand-rank", type=int, default=1500,
+                    help="rank cap of the on-demand run (0: precision only)")
+    ap.add_argument("--power", type=int, default=2, help="image kernel power p (default 2)")
+    ap.add_argument("--sizes", default="1000,2000,3000,6000")
+    ap.add_argument("--quick", action="store_true", help="n = 1,000 only, no n = 30,000")
+    ap.add_argument("--ondemand-n", type=int, default=30000, help="0 skips the on-demand run")
+    ap.add_argument("--peer-python", default="/tmp/peers/bin/python",
+                    help="python of a venv with cca-zoo and pyrcca (skipped if missing)")
+    ap.add_argument("--peer-max-n", type=int, default=1000, help="largest n for cca-zoo/pyrcca")
+    ap.add_argument("--pyrcca-max-n", type=int, default=1000)
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per case")
+    ap.add_argument("--kernel-dir", default="/tmp/kcca-bench-kernels")
+    ap.add_argument("--out", default=str(HERE / "results" / "kcca.json"))
+    args = ap.parse_args()
+    if args.child:
+        args.case = args.child
+        return child(args)
+
+    sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    peers = os.path.exists(args.peer_python)
+    rows, results = [], []
+    env = {"cores": os.cpu_count(), "load_avg_start": os.getloadavg(), "kappa_compared": KAPPA,
+           "power_x": args.power, "kernels": "synthetic (intersection^p image, BoW cosine text)"}
+    for n in sizes:
+        paths = make_kernels(n, Path(args.kernel_dir))
+        res = {"n": n, "ours": run_case(sys.executable, "ours", n, paths, args.power, args.timeout),
+               "dense": run_case(sys.executable, "dense", n, paths, args.power, args.timeout)}
+        if peers and n <= args.peer_max_n:
+            res["ccazoo"] = run_case(args.peer_python, "ccazoo", n, paths, args.power, args.timeout)
+        if peers and n <= args.pyrcca_max_n:
+            res["pyrcca"] = run_case(args.peer_python, "pyrcca", n, paths, args.power, args.timeout)
+        ref = np.asarray(res["dense"].get("correlations", [np.nan] * TOP))
+        for name, r in res.items():
+            if name == "n":
+                continue
+            if "correlations" in r:
+                r["max_abs_diff_vs_dense"] = float(np.abs(np.asarray(r["correlations"]) - ref).max())
+            rows.append((n, name, r))
+        results.append(res)
+        print(f"n={n} done", flush=True)
+    ondemand = None
+    if args.ondemand_n and not args.quick:
+        ondemand = run_case(sys.executable, "ours_ondemand", args.ondemand_n, {}, args.power,
+                            max(args.timeout, 1200), rank=args.ondemand_rank)
+        ondemand["rank_cap"] = args.ondemand_rank
+        rows.append((args.ondemand_n, "ours (columns on demand)", ondemand))
+    env["load_avg_end"] = os.getloadavg()
+
+    print(f"\n{'n':>6}  {'method':<26} {'seconds':>9} {'peak MB':>9} {'ranks':>11} {'top-10 diff':>12}")
+    for n, name, r in rows:
+        if "error" in r:
+            print(f"{n:>6}  {name:<26} {r['error']}")
+            continue
+        ranks = f"{r['rank_x']}/{r['rank_y']}" if "rank_x" in r else ""
+        diff = r.get("max_abs_diff_vs_dense")
+        print(f"{n:>6}  {name:<26} {r['seconds']:>9.1f} {r['peak_rss_mb']:>9.0f} {ranks:>11} "
+              f"{'' if diff is None or name.startswith('ours (') else f'{diff:.2e}':>12}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"environment": env, "results": results, "ondemand": ondemand},
+                              indent=1))
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()
