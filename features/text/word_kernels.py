@@ -55,7 +55,9 @@ class WordKernelConfig:
         lin_total: denominator of Lin's P(s): "tokens" (all training tokens) or "mapped".
         noun_min_count, noun_min_fraction, verb_min_count, verb_min_fraction: L296.
         model1_iterations, model2_iterations: IBM Model 1 / 2 EM iterations.
-        tagger, tagger_corpora, tagger_iter, seed: the POS tagger (``features.text.postag``).
+        tagger, tagger_corpora, tagger_iter, tagger_max_sents, seed: the POS tagger
+            (``features.text.postag.TaggerConfig``; the default, a perceptron on all of Brown,
+            is the one the ``flickr8k-full`` preprocessing preset uses, so they share a cache).
         dist_threshold, align_threshold: L270 floors (entries strictly below are zeroed).
     """
 
@@ -74,6 +76,7 @@ class WordKernelConfig:
     tagger: str = "perceptron"
     tagger_corpora: tuple[str, ...] = ("brown",)
     tagger_iter: int = 5
+    tagger_max_sents: int | None = None
     seed: int = 0
     dist_threshold: float = 0.01
     align_threshold: float = 0.05
@@ -92,7 +95,7 @@ class WordKernelConfig:
         if similarity == "align":
             keys = ("noun_min_count", "noun_min_fraction", "verb_min_count",
                     "verb_min_fraction", "model1_iterations", "model2_iterations", "tagger",
-                    "tagger_corpora", "tagger_iter", "seed")
+                    "tagger_corpora", "tagger_iter", "tagger_max_sents", "seed")
             return {**common, **{k: c[k] for k in keys}}
         raise ValueError(f"unknown similarity {similarity!r}: use one of {BASE_SIMILARITIES}")
 
@@ -145,19 +148,25 @@ class WordKernelBuilder:
 
         return frequent_words(self.training_tokens(), self.config.min_count)
 
+    def tagger_config(self):
+        """The :class:`features.text.postag.TaggerConfig` of the alignment's POS tagger."""
+        from features.text.postag import TaggerConfig
+
+        cfg = self.config
+        return TaggerConfig(kind=cfg.tagger, corpora=tuple(cfg.tagger_corpora),
+                            n_iter=cfg.tagger_iter, max_sents=cfg.tagger_max_sents, seed=cfg.seed)
+
     def tagged_training_groups(self) -> list[list[list[tuple[str, str]]]]:
         """Per training image, its RAW captions as (lemma, universal tag) lists (L298)."""
         from tqdm.auto import tqdm
 
         from features.text.english_corpus import Lemmatizer
-        from features.text.postag import TaggerConfig, load_tagger
+        from features.text.postag import load_tagger
         from features.text.resources import stop_words
         from features.text.similarity_alignment import tag_caption
 
         cfg = self.config
-        tagger = load_tagger(TaggerConfig(kind=cfg.tagger, corpora=tuple(cfg.tagger_corpora),
-                                          n_iter=cfg.tagger_iter, seed=cfg.seed),
-                             cache=self.cache, progress=self.progress)
+        tagger = load_tagger(self.tagger_config(), cache=self.cache, progress=self.progress)
         lemmatize = Lemmatizer(reference=Counter(w for s in self.training_tokens() for w in s))
         sw = stop_words("english")
         ids = self.corpus.split(self.split)
