@@ -1,0 +1,19 @@
+"""The system runner: experiment files -> kernels -> KCCA / NN -> Borda -> test metrics.
+
+* :mod:`~kcca.systems.spec`: :class:`SystemSpec`, a declarative system of the paper's Table 11
+  (kernel pair, preprocessing, word kernel, model, p / d / kappa / n grid), read from TOML/JSON;
+* :mod:`~kcca.systems.registry`: the names an experiment file may use;
+* :mod:`~kcca.systems.blocks`: :class:`Workspace`, the cached kernel blocks of a corpus;
+* :mod:`~kcca.systems.grid`: the KCCA grid on dev, the p/d choice, Borda rankings;
+* :mod:`~kcca.systems.runner`: :func:`run_system` and :class:`SystemResult`;
+* :mod:`~kcca.systems.tables`: Tables 3 and 11 beside the paper's numbers (``kcca reproduce``).
+"""
+
+from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.registry import check_names, make_any_kernel
+from kcca.systems.runner import SystemResult, run_system
+from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec, load_spec, load_specs, select_specs
+
+__all__ = ["Blocks", "GridSpec", "KernelSpec", "SystemResult", "SystemSpec", "Workspace",
+           "check_names", "load_spec", "load_specs", "make_any_kernel", "run_system",
+           "select_specs"]

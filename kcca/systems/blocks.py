@@ -1,0 +1,260 @@
+"""Kernel blocks of a corpus (Section 4.1.2-4.1.3): train x train, dev x train, test x train.
+
+A :class:`Workspace` holds what several systems of one run share: the corpus, the cache, the
+image features (Section 3.3, :mod:`features.image_features`), the preprocessed captions
+(Section 4.1.1, :mod:`features.text.corpus_tokens`) and word kernels (Section 3.5). Every
+kernel block is cached on disk under a key of everything that fixes its numbers, and kept in
+memory for the run, so the 30 systems of Table 11 compute each image block once.
+
+Items: a training item is one image (image kernels) or the five captions of a training image
+(text kernels, one multi-caption item, DESIGN.md); the dev and test pools are caption #2 of
+each image (``Corpus.pool``). Image kernels are computed with ``p = 1``: the power p of eq. 6
+is applied by the solver (``KCCAGrid(power_x=p)``) so that one block serves every p.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kcca.cache import Cache
+from kcca.data.corpus import Corpus
+from kcca.systems.spec import KernelSpec
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "dev", "test")
+IMAGE_STAGE = "system-image-gram"
+TEXT_STAGE = "system-text-gram"
+VERSION = 1
+#: kernel parameters that change how, not what, is computed (left out of cache keys)
+EXECUTION_PARAMS = ("backend", "n_jobs", "progress", "word_kernel")
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Kernel blocks against the training items: ``train`` (n, n), ``dev`` and ``test``."""
+
+    train: np.ndarray
+    dev: np.ndarray
+    test: np.ndarray
+    key: dict
+
+    def __getitem__(self, split: str) -> np.ndarray:
+        return {"train": self.train, "dev": self.dev, "test": self.test}[split]
+
+
+def corpus_fingerprint(corpus: Corpus) -> str:
+    """Hash of the corpus name, its splits and every caption (part of every block key)."""
+    h = hashlib.sha256(corpus.name.encode())
+    for split in SPLITS:
+        h.update(f"\x00{split}".encode())
+        for image_id in corpus.split(split):
+            h.update(b"\x01" + image_id.encode())
+            for text in corpus.captions[image_id]:
+                h.update(b"\x02" + text.encode())
+    h.update(f"\x03{corpus.pool_caption_index}".encode())
+    return h.hexdigest()[:20]
+
+
+def _kernel_params(kernel: Any) -> dict:
+    return {k: v for k, v in kernel.get_params(deep=False).items() if k not in EXECUTION_PARAMS}
+
+
+@dataclass
+class Workspace:
+    """Shared state of one run over one corpus (see the module docstring).
+
+    Parameters: ``image_config`` an :class:`features.image_features.ImageFeatureConfig`
+    (None: the paper's codebooks); ``word_kernel_config`` a
+    :class:`features.text.word_kernels.WordKernelConfig` (None: the paper's); ``scheduler``
+    a Dask address for image features; ``seed`` for every random choice (BoW1/TRI1 draws).
+    """
+
+    corpus: Corpus
+    cache: Cache = field(default_factory=lambda: Cache(None))
+    n_jobs: int = 1
+    seed: int = 0
+    progress: bool = True
+    image_config: Any = None
+    word_kernel_config: Any = None
+    scheduler: str | None = None
+
+    def __post_init__(self) -> None:
+        self.fingerprint = corpus_fingerprint(self.corpus)
+        self._memo: dict[str, Any] = {}
+        self._pipeline = None
+        self._features = None
+
+    # ------------------------------------------------------------------ image side
+    def image_pipeline(self):
+        if self._pipeline is None:
+            from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
+
+            self._pipeline = ImageFeaturePipeline(
+                self.corpus, self.image_config or ImageFeatureConfig(seed=self.seed),
+                cache=self.cache, n_jobs=self.n_jobs, scheduler=self.scheduler,
+                progress=self.progress)
+        return self._pipeline
+
+    def image_features(self):
+        """Features of every train/dev/test image (cached per image by the pipeline)."""
+        if self._features is None:
+            ids = [i for s in SPLITS for i in self.corpus.split(s)]
+            self._features = self.image_pipeline().extract(ids)
+        return self._features
+
+    def image_blocks(self, spec: KernelSpec) -> Blocks:
+        """Blocks of an image kernel (``p = 1``; the solver applies p)."""
+        kernel = spec.build(p=1)
+        key = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
+               "params": _kernel_params(kernel),
+               "features": self.image_pipeline().feature_key()}
+
+        def compute() -> dict[str, np.ndarray]:
+            feats = self.image_features()
+            items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
+            k = spec.build(p=1, **({"n_jobs": self.n_jobs} if "n_jobs" in kernel.get_params()
+                                   else {}))
+            k.fit(items["train"])
+            return {"train": k.gram(items["train"]), "dev": k.gram(items["dev"]),
+                    "test": k.gram(items["test"])}
+
+        return self._blocks(IMAGE_STAGE, key, compute)
+
+    # ------------------------------------------------------------------- text side
+    def preprocessor(self, preset: str):
+        from features.text.pipeline import CaptionPreprocessor, default_preset
+
+        name = default_preset(self.corpus.name) if preset == "auto" else preset
+        return CaptionPreprocessor.from_preset(name, seed=self.seed) if name in _presets() \
+            else _custom_preset(name, self.seed)
+
+    def tokens(self, preset: str):
+        """The corpus preprocessed with ``preset`` (cached by ``preprocess_corpus``)."""
+        memo = ("tokens", preset)
+        if memo not in self._memo:
+            from features.text.corpus_tokens import preprocess_corpus
+
+            self._memo[memo] = preprocess_corpus(self.corpus, self.preprocessor(preset),
+                                                 cache=self.cache, progress=self.progress)
+        return self._memo[memo]
+
+    def text_items(self, preset: str) -> dict[str, list]:
+        """Training items (5 captions per image) and the dev/test pools (caption #2)."""
+        pre = self.tokens(preset)
+        out: dict[str, list] = {"train": [list(map(list, pre.tokens[i]))
+                                          for i in self.corpus.split("train")]}
+        for split in ("dev", "test"):
+            out[split] = [list(pre.caption_tokens(cid)) for _, cid, _ in self.corpus.pool(split)]
+        return out
+
+    def word_kernel(self, name: str):
+        memo = ("word-kernel", name)
+        if memo not in self._memo:
+            from features.text.word_kernels import WordKernelConfig, build_word_kernel
+
+            self._memo[memo] = build_word_kernel(
+                name, self.corpus, self.word_kernel_config or WordKernelConfig(seed=self.seed),
+                cache=self.cache, progress=self.progress)
+        return self._memo[memo]
+
+    def text_kernel(self, spec: KernelSpec, word_kernel: str | None = None):
+        """An unfitted text kernel: spec params, the run's seed, the word kernel if any."""
+        probe = spec.build()
+        extra: dict[str, Any] = {}
+        names = probe.get_params(deep=False)
+        if "random_state" in names and "random_state" not in spec.params:
+            extra["random_state"] = self.seed
+        if "progress" in names:
+            extra["progress"] = self.progress
+        if "n_jobs" in names:
+            extra["n_jobs"] = self.n_jobs
+        if word_kernel is not None:
+            extra["word_kernel"] = self.word_kernel(word_kernel)
+        return spec.build(**extra)
+
+    def text_blocks(self, spec: KernelSpec, preset: str, word_kernel: str | None = None,
+                    splits: tuple[str, ...] = SPLITS) -> Blocks:
+        """Blocks of a text kernel; ``splits`` may leave out ``train`` (NN needs none)."""
+        kernel = self.text_kernel(spec, word_kernel)
+        base = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
+                "params": _kernel_params(kernel),
+                "preprocess": self.preprocessor(preset).config(),
+                "word_kernel": None if word_kernel is None else {
+                    "name": word_kernel, "config": _wk_config(self.word_kernel_config, self.seed)}}
+        fitted: dict[str, Any] = {}
+
+        def fitted_kernel():
+            if "k" not in fitted:
+                items = self.text_items(preset)
+                fitted["items"] = items
+                fitted["k"] = kernel.fit(items["train"])
+            return fitted["k"], fitted["items"]
+
+        out = {}
+        for split in splits:
+            def compute(split=split) -> np.ndarray:
+                k, items = fitted_kernel()
+                if split == "train":
+                    return k.gram_train() if hasattr(k, "gram_train") else k.gram(items["train"])
+                return k.gram(items[split])
+
+            out[split] = self._block(TEXT_STAGE, {**base, "block": split}, compute)
+        empty = np.zeros((0, 0))
+        return Blocks(out.get("train", empty), out["dev"], out["test"], base)
+
+    # ------------------------------------------------------------------- caching
+    def _block(self, stage: str, key: dict, compute) -> np.ndarray:
+        from kcca.cache import config_key
+
+        memo = (stage, config_key(key))
+        if memo not in self._memo:
+            self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute))
+        return self._memo[memo]
+
+    def _blocks(self, stage: str, key: dict, compute) -> Blocks:
+        from kcca.cache import config_key
+
+        memo = (stage, config_key(key))
+        if memo not in self._memo:
+            value = self.cache.get_or_compute(stage, key, compute)
+            self._memo[memo] = Blocks(value["train"], value["dev"], value["test"], key)
+        return self._memo[memo]
+
+
+def _presets() -> dict:
+    from features.text.pipeline import PRESETS
+
+    return PRESETS
+
+
+#: presets defined here for corpora without NLTK data (the demo): no tagger, no WordNet
+LOCAL_PRESETS = {
+    "demo": dict(source="captions", tokenizer="whitespace", spelling=False, compounds=False,
+                 stop_words=("a", "an", "the", "of", "to", "and", "with", "that", "this",
+                             "than", "we", "you", "is", "are", "there", "its", "it", "in",
+                             "on", "at", "by", "its", "some"),
+                 lemmatize=False, tagger=None),
+}
+
+
+def _custom_preset(name: str, seed: int):
+    from features.text.pipeline import CaptionPreprocessor
+
+    if name not in LOCAL_PRESETS:
+        raise ValueError(f"unknown preprocessing preset {name!r}: use one of "
+                         f"{sorted(_presets()) + sorted(LOCAL_PRESETS)}")
+    return CaptionPreprocessor(**LOCAL_PRESETS[name], seed=seed)
+
+
+def _wk_config(config: Any, seed: int) -> dict:
+    from dataclasses import asdict
+
+    from features.text.word_kernels import WordKernelConfig
+
+    return asdict(config or WordKernelConfig(seed=seed))

@@ -1,0 +1,112 @@
+"""One kernel pair's KCCA grid on dev, the choice of p and d, and Borda-aggregated rankings.
+
+Section 4.1.3 (L358-360): for a kernel pair, KCCA is trained for every kappa in
+{0.1, 0.5, 1, 5} and 46 values of n; on dev, per task, the 5 best settings by R@1, by R@5
+and by R@10 (15 different models, :func:`kcca.selection.select_models`) are kept, and their
+test rankings are combined by Borda count (:mod:`kcca.borda`). The image-kernel power p
+(eq. 6) and the text-diagonal factor d are "fixed in advance" per kernel pair: the paper does
+not say how, so here they are chosen on dev and frozen (PAPER-NOTES):
+
+**p/d criterion.** For each (p, d), each task's 15 selected models are Borda-aggregated on
+the dev pool; the criterion is the sum over both tasks of that dev ranking's
+R@1 + R@5 + R@10 (percent). The largest wins; ties go to the lower sum of dev median ranks,
+then the smaller p, then the smaller d. Test data is never looked at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+
+from kcca.borda import borda_from_scores
+from kcca.ranking import median_rank, ranks_from_rankings, recall_at_k
+from kcca.scoring import cosine_scores
+from kcca.selection import TASKS, grid_dev_ranks, select_models
+from kcca.solver import KCCAGrid
+
+KS = (1, 5, 10)
+
+
+@dataclass
+class DevOutcome:
+    """Dev results of one (p, d): per task the grid's dev ranks, the 15 selected settings,
+    and the dev ranks of their Borda aggregate; ``criterion`` as in the module docstring."""
+
+    p: float
+    d: float
+    dev_ranks: dict[str, dict[tuple[float, int], np.ndarray]]
+    selected: dict[str, list[tuple[float, int]]]
+    borda_dev_ranks: dict[str, np.ndarray]
+    n_directions: int
+
+    @property
+    def criterion(self) -> float:
+        return float(sum(100.0 * recall_at_k(r, k).value
+                         for r in self.borda_dev_ranks.values() for k in KS))
+
+    @property
+    def median_sum(self) -> float:
+        return float(sum(median_rank(r).value for r in self.borda_dev_ranks.values()))
+
+    def sort_key(self) -> tuple:
+        return (-self.criterion, self.median_sum, self.p, self.d)
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"p": self.p, "d": self.d, "criterion": round(self.criterion, 3),
+                               "n_directions": self.n_directions}
+        for task, r in self.borda_dev_ranks.items():
+            out[task] = {**{f"R@{k}": round(100 * recall_at_k(r, k).value, 2) for k in KS},
+                         "median rank": median_rank(r).value,
+                         "models": [list(s) for s in self.selected[task]]}
+        return out
+
+
+def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
+             n_values: Sequence[int], precision: float | None = None,
+             progress: bool = False) -> KCCAGrid:
+    """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel)."""
+    kw = {} if precision is None else {"precision": precision}
+    return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
+                    progress=progress, **kw).fit(Kx, Ky)
+
+
+def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
+                 settings: Sequence[Hashable]) -> list[np.ndarray]:
+    """Cosine scores (eq. 4) of each (kappa, n) setting: (n_queries, n_candidates) each."""
+    zx, zy = grid.transform_x(Kx_new), grid.transform_y(Ky_new)
+    out = []
+    for kappa, n in settings:
+        i = grid.kappas_.index(kappa)
+        x, y = np.asarray(zx[i][:, :n]), np.asarray(zy[i][:, :n])
+        out.append(cosine_scores(x, y) if task == "annotation" else cosine_scores(y, x))
+    return out
+
+
+def borda_rankings(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
+                   settings: Sequence[Hashable]) -> np.ndarray:
+    """Borda aggregate (L360) of the rankings of ``settings`` on a pool: (nq, nc) indices."""
+    return borda_from_scores(model_scores(grid, Kx_new, Ky_new, task, settings)).ranking
+
+
+def dev_outcome(grid: KCCAGrid, Kx_dev: np.ndarray, Ky_dev: np.ndarray, *, p: float, d: float,
+                per_criterion: int = 5, tasks: Sequence[str] = TASKS,
+                progress: bool = False) -> DevOutcome:
+    """Dev ranks of every grid model, the selected models and their dev Borda ranks."""
+    dev_ranks, selected, borda = {}, {}, {}
+    for task in tasks:
+        ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task, progress=progress)
+        chosen = [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)]
+        ranking = borda_rankings(grid, Kx_dev, Ky_dev, task, chosen)
+        dev_ranks[task] = {k: v.astype(np.int32) for k, v in ranks.items()}
+        selected[task] = chosen
+        borda[task] = ranks_from_rankings(ranking)
+    return DevOutcome(p, d, dev_ranks, selected, borda, int(grid.n_directions_))
+
+
+def choose(outcomes: Sequence[DevOutcome]) -> DevOutcome:
+    """The (p, d) with the best dev criterion (module docstring)."""
+    if not outcomes:
+        raise ValueError("no (p, d) outcomes to choose from")
+    return min(outcomes, key=DevOutcome.sort_key)

@@ -1,0 +1,60 @@
+"""Names an experiment file may use: registered kernels, the NN F1 similarities, word kernels.
+
+Kernels come from the registry of :mod:`features.kernels.base` (``pyramid``, ``histogram``,
+``bow``, ``tagrank``, ``trigram`` and plug-ins). The nearest-neighbour text similarities of
+Section 3.1 (:class:`kcca.nn.F1Similarity`, NN5_F1 and NN5_F1^idf) follow the same contract;
+importing this module registers them as ``nn-f1``. Word kernels are the names of
+:data:`features.text.word_kernels.WORD_KERNELS` (Section 3.5).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from features.kernels.base import _REGISTRY, available_kernels, make_kernel, register_kernel
+from kcca.data.errors import DataError
+from kcca.nn import F1Similarity
+
+if "nn-f1" not in _REGISTRY:
+    register_kernel("nn-f1")(F1Similarity)
+
+IMAGE_KERNELS = ("pyramid", "histogram")
+
+
+def word_kernel_names() -> tuple[str, ...]:
+    """Every word-kernel name an experiment file may give (``word_kernel = ...``)."""
+    from features.text.word_kernels import WORD_KERNELS
+
+    return tuple(WORD_KERNELS)
+
+
+def make_any_kernel(name: str, **params: Any):
+    """A registered kernel (``nn-f1`` included) by name; unknown names raise DataError."""
+    try:
+        return make_kernel(name, **params)
+    except KeyError:
+        raise DataError(f"unknown kernel {name!r}; registered: {available_kernels()}") from None
+    except TypeError as exc:
+        raise DataError(f"kernel {name!r} does not take these parameters {params}: {exc}") from None
+
+
+def check_names(spec) -> list[str]:
+    """Problems with the names a :class:`~kcca.systems.spec.SystemSpec` uses (empty: fine)."""
+    problems = []
+    known = set(available_kernels())
+    if spec.image_kernel.name not in IMAGE_KERNELS or spec.image_kernel.name not in known:
+        problems.append(f"image kernel {spec.image_kernel.name!r} is not one of {IMAGE_KERNELS}")
+    for k in spec.candidate_text_kernels:
+        if k.name not in known:
+            problems.append(f"text kernel {k.name!r} is not registered ({sorted(known)})")
+        else:
+            try:
+                make_any_kernel(k.name, **dict(k.params))
+            except DataError as exc:
+                problems.append(str(exc))
+    if spec.word_kernel is not None:
+        if spec.word_kernel not in word_kernel_names():
+            problems.append(f"word kernel {spec.word_kernel!r} is not one of {word_kernel_names()}")
+        if spec.text_kernel.name != "trigram":
+            problems.append("a word kernel needs the trigram text kernel (eq. 20-21)")
+    return problems

@@ -1,0 +1,206 @@
+"""Run one system end to end: kernels -> KCCA grid on dev -> 15 models -> Borda -> test metrics.
+
+:func:`run_system` follows Section 4.1 of the paper for a :class:`~kcca.systems.spec.SystemSpec`:
+
+1. image features of train/dev/test and the image-kernel blocks (Section 3.3; p = 1, the
+   solver applies p);
+2. preprocessed captions (4.1.1) and the text-kernel blocks: training items are the five
+   captions of a training image, the dev/test pools caption #2 (4.1.2);
+3. KCCA (``model = "kcca"``): for each (p, d) of the spec, the kappa x n grid in one fit and the
+   dev ranks of every model; p and d chosen on dev (:mod:`kcca.systems.grid`), frozen;
+   per task the 15 dev-selected models rank the test pool and are Borda-aggregated (L360);
+   NN (``model = "nn"``): eq. 2 with one nearest neighbour; with several candidate text
+   kernels (NN5_TRI(best)) the best on dev is used;
+4. metrics of the test rankings (:func:`kcca.evaluate.system.evaluate_system`): R@k and median
+   rank (Tables 3, 11), and S@k / R-precision when the corpus has crowd judgments (Table 12).
+
+Every stage is cached by config (:class:`kcca.cache.Cache`), so an interrupted run resumes:
+kernel blocks (:mod:`kcca.systems.blocks`), each (p, d)'s dev outcome (``system-dev``) and the
+test rankings (``system-test``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from kcca.cache import Cache
+from kcca.data.corpus import Corpus
+from kcca.evaluate.original import rankings_from_scores
+from kcca.evaluate.rankings_io import Rankings, write_rankings
+from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
+from kcca.selection import TASKS
+from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.grid import DevOutcome, borda_rankings, choose, dev_outcome, fit_grid
+from kcca.systems.spec import SystemSpec
+
+log = logging.getLogger(__name__)
+
+DEV_STAGE = "system-dev"
+TEST_STAGE = "system-test"
+VERSION = 1
+KS = (1, 5, 10)
+
+
+@dataclass
+class SystemResult:
+    """What one system produced on the test pool.
+
+    Attributes:
+        spec: the system; rankings: task -> (n_queries, n_candidates) candidate indices, rows
+        in pool order; evaluation: every metric per query and aggregated; chosen: the frozen
+        settings (``p``, ``d`` for KCCA; ``text_kernel`` for NN); dev: the dev figures of every
+        (p, d) or candidate tried; timings: seconds per stage.
+    """
+
+    spec: SystemSpec
+    corpus: str
+    rankings: dict[str, np.ndarray]
+    evaluation: SystemEvaluation
+    chosen: dict[str, Any]
+    dev: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """task -> metric -> aggregate (R@k in percent, median rank, S@k, R-precision)."""
+        return self.evaluation.table()
+
+    def write_rankings(self, path: str | Path, corpus: Corpus, split: str = "test") -> Path:
+        """The rankings file read by ``kcca evaluate`` (:mod:`kcca.evaluate.rankings_io`)."""
+        return write_rankings(path, corpus.pool(split), self.rankings, system=self.spec.name,
+                              corpus=corpus.name, split=split)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"system": self.spec.name, "short_name": self.spec.short_name,
+                "corpus": self.corpus, "chosen": self.chosen, "metrics": self.table(),
+                "coverage": self.evaluation.coverage, "dev": self.dev,
+                "timings": {k: round(v, 2) for k, v in self.timings.items()},
+                "spec": self.spec.as_dict()}
+
+
+def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, n_jobs: int = 1,
+               seed: int = 0, progress: bool = True, workspace: Workspace | None = None,
+               image_config: Any = None, precision: float | None = None,
+               with_bleu_rouge: bool = False) -> SystemResult:
+    """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
+
+    ``workspace`` shares features, tokens and kernel blocks between systems of one run (it
+    overrides ``cache``, ``n_jobs``, ``seed``, ``progress`` and ``image_config``);
+    ``precision`` is the incomplete-Cholesky stopping rule of the solver (None: its default).
+    """
+    ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
+                                progress=progress, image_config=image_config)
+    if ws.corpus is not corpus:
+        raise ValueError("the workspace was made for another corpus object")
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    image = ws.image_blocks(spec.image_kernel)
+    timings["image kernel"] = time.perf_counter() - t
+    if spec.model == "nn":
+        rankings, chosen, dev = _run_nn(ws, spec, image, timings)
+    else:
+        rankings, chosen, dev = _run_kcca(ws, spec, image, timings, precision)
+    t = time.perf_counter()
+    ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
+    evaluation = evaluate_system(Rankings(spec.name, "test", rankings), ctx, KS)
+    timings["evaluation"] = time.perf_counter() - t
+    return SystemResult(spec, corpus.name, rankings, evaluation, chosen, dev, timings)
+
+
+# --------------------------------------------------------------------------- KCCA
+
+
+def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
+              precision: float | None) -> tuple[dict, dict, list]:
+    t = time.perf_counter()
+    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+    timings["text kernel"] = time.perf_counter() - t
+    g = spec.grid
+    n_values = g.n_values()
+    base = {"version": VERSION, "image": image.key, "text": text.key,
+            "kappas": list(g.kappas), "n": n_values, "precision": precision,
+            "per_criterion": spec.per_criterion}
+    t = time.perf_counter()
+    outcomes: list[DevOutcome] = []
+    combos = [(p, d) for p in g.p for d in g.d]
+    bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)", unit="fit",
+               disable=not ws.progress)
+    for p, d in bar:
+        bar.set_postfix(p=p, d=d)
+
+        def compute(p=p, d=d) -> DevOutcome:
+            grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas,
+                            n_values=n_values, precision=precision)
+            return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
+                               per_criterion=spec.per_criterion)
+
+        outcomes.append(ws.cache.get_or_compute(DEV_STAGE, {**base, "p": p, "d": d}, compute))
+    timings["dev grid"] = time.perf_counter() - t
+    best = choose(outcomes)
+    log.info("%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d,
+             best.criterion)
+    t = time.perf_counter()
+
+    def test_rankings() -> dict[str, np.ndarray]:
+        grid = fit_grid(image.train, text.train, p=best.p, d=best.d, kappas=g.kappas,
+                        n_values=n_values, precision=precision)
+        return {task: borda_rankings(grid, image.test, text.test, task,
+                                     best.selected[task]).astype(np.int32)
+                for task in TASKS}
+
+    key = {**base, "p": best.p, "d": best.d, "selected": {k: [list(s) for s in v]
+                                                          for k, v in best.selected.items()}}
+    rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings)
+    timings["test rankings"] = time.perf_counter() - t
+    chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
+              "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
+    return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,
+            [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)])
+
+
+# --------------------------------------------------------------------------- NN
+
+
+def _nn_rankings(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]:
+    """Eq. 2 with one neighbour; ties never favour the original (kcca.evaluate.original)."""
+    from kcca.nn import nn_annotation_scores, nn_search_scores
+
+    return {"annotation": rankings_from_scores(nn_annotation_scores(image[split], text[split])),
+            "search": rankings_from_scores(nn_search_scores(image[split], text[split]))}
+
+
+def _criterion(rankings: dict[str, np.ndarray]) -> float:
+    from kcca.evaluate.original import original_item_metrics, original_ranks
+
+    return float(sum(original_item_metrics(original_ranks(r))[f"R@{k}"].aggregate
+                     for r in rankings.values() for k in KS))
+
+
+def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
+            ) -> tuple[dict, dict, list]:
+    t = time.perf_counter()
+    candidates = spec.candidate_text_kernels
+    dev, scored = [], []
+    for i, ks in enumerate(candidates):
+        wk = ks.params.get("word_kernel") if isinstance(ks.params, dict) else None
+        params = {k: v for k, v in ks.params.items() if k != "word_kernel"}
+        from kcca.systems.spec import KernelSpec
+
+        kspec = KernelSpec(ks.name, params)
+        text = ws.text_blocks(kspec, spec.preprocessing, wk or spec.word_kernel,
+                              splits=("dev", "test"))
+        crit = _criterion(_nn_rankings(image, text, "dev")) if len(candidates) > 1 else 0.0
+        dev.append({"text_kernel": ks.as_dict(), "criterion": round(crit, 3)})
+        scored.append((-crit, i, text, ks))
+    _, _, text, best = min(scored, key=lambda s: (s[0], s[1]))
+    timings["text kernel"] = time.perf_counter() - t
+    t = time.perf_counter()
+    rankings = _nn_rankings(image, text, "test")
+    timings["test rankings"] = time.perf_counter() - t
+    return rankings, {"text_kernel": best.as_dict()}, dev

@@ -1,0 +1,121 @@
+"""run_system end to end on a tiny demo corpus: recall far above chance, caching, resume, NN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from features.image_features import ImageFeatureConfig
+from kcca.cache import Cache
+from kcca.data.demo import make_demo_corpus
+from kcca.evaluate.rankings_io import read_rankings
+from kcca.systems import GridSpec, KernelSpec, SystemSpec, Workspace, run_system
+from kcca.systems import grid as grid_mod
+from kcca.systems.grid import DevOutcome, choose
+
+TINY_IMAGES = ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=20,
+                                 vocabulary={"color": 16, "texture": 16, "sift": 16})
+GRID = GridSpec(p=(2, 3), d=(1, 4), kappas=(0.5, 5.0), n=(5, 10, 20, 40, 79))
+
+
+def kcca_spec(text: str = "bow", **kw) -> SystemSpec:
+    return SystemSpec(f"{text}-sys", KernelSpec("pyramid"), KernelSpec(text),
+                      preprocessing="demo", grid=GRID, per_criterion=2, **kw)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_demo_corpus(n_train=80, n_dev=30, n_test=30, image_size=48, seed=2)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def workspace(corpus, cache_dir):
+    return Workspace(corpus, Cache(cache_dir), seed=0, progress=False, image_config=TINY_IMAGES)
+
+
+@pytest.fixture(scope="module")
+def result(corpus, workspace):
+    return run_system(corpus, kcca_spec(), workspace=workspace)
+
+
+def test_kcca_recall_far_above_chance(result, corpus):
+    n = len(corpus.split("test"))
+    for task in ("annotation", "search"):
+        m = result.table()[task]
+        assert m["R@1"] >= 4 * 100 / n        # chance: 3.3%
+        assert m["R@10"] >= 1.5 * 100 * 10 / n   # chance: 33%
+        assert m["median rank"] <= n / 3        # chance: 15.5
+        assert set(m) >= {"R@1", "R@5", "R@10", "median rank", "S@1", "R-precision"}
+        assert sorted(result.rankings[task][0].tolist()) == list(range(n))
+
+
+def test_chosen_p_d_come_from_the_grid_and_are_recorded(result):
+    assert result.chosen["p"] in GRID.p and result.chosen["d"] in GRID.d
+    assert len(result.dev) == len(GRID.p) * len(GRID.d)
+    assert (result.dev[0]["p"], result.dev[0]["d"]) == (result.chosen["p"], result.chosen["d"])
+    crits = [o["criterion"] for o in result.dev]
+    assert crits == sorted(crits, reverse=True)
+    for task in ("annotation", "search"):
+        models = result.chosen["selected"][task]
+        assert len(models) == 6 and len({tuple(m) for m in models}) == 6  # 3 criteria x 2
+    assert set(result.timings) >= {"image kernel", "text kernel", "dev grid", "test rankings"}
+
+
+def test_rankings_file_reads_back(result, corpus, tmp_path):
+    path = result.write_rankings(tmp_path / "r.json", corpus)
+    back = read_rankings(path, corpus.pool("test"))
+    for task in ("annotation", "search"):
+        assert (back.tasks[task] == result.rankings[task]).all()
+
+
+def test_second_run_resumes_from_the_cache(result, corpus, cache_dir, monkeypatch):
+    assert len(list((cache_dir / "system-dev").glob("*.joblib"))) >= len(GRID.p) * len(GRID.d)
+
+    def boom(*a, **k):
+        raise AssertionError("the KCCA grid was refitted although every stage is cached")
+
+    monkeypatch.setattr(grid_mod.KCCAGrid, "fit", boom)
+    fresh = Workspace(corpus, Cache(cache_dir), seed=0, progress=False, image_config=TINY_IMAGES)
+    again = run_system(corpus, kcca_spec(), workspace=fresh)
+    for task in ("annotation", "search"):
+        assert (again.rankings[task] == result.rankings[task]).all()
+    assert again.chosen == result.chosen
+
+
+def test_same_seed_same_numbers_without_cache(result, corpus):
+    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES)
+    again = run_system(corpus, kcca_spec(), workspace=ws)
+    assert again.table() == result.table()
+
+
+def test_nn_systems_beat_chance_and_pick_best_text_kernel_on_dev(corpus, workspace):
+    spec = SystemSpec("NN5_best", KernelSpec("pyramid"), KernelSpec("bow"), model="nn",
+                      preprocessing="demo",
+                      text_kernels=(KernelSpec("nn-f1", {"idf": True}), KernelSpec("trigram")))
+    res = run_system(corpus, spec, workspace=workspace)
+    assert res.chosen["text_kernel"] in [k.as_dict() for k in spec.text_kernels]
+    best = max(res.dev, key=lambda d: d["criterion"])
+    assert res.chosen["text_kernel"] == best["text_kernel"]
+    n = len(corpus.split("test"))
+    assert res.table()["search"]["median rank"] < (n + 1) / 2
+
+
+def test_choose_breaks_ties_by_median_then_smaller_p_and_d():
+    good = np.array([1, 1, 2, 30])
+    worse = np.array([1, 1, 3, 30])
+
+    def out(p, d, ranks):
+        return DevOutcome(p, d, {}, {}, {"annotation": ranks, "search": ranks}, 10)
+
+    a, b, c = out(3, 1, good), out(2, 8, good), out(2, 1, worse)
+    assert a.criterion == b.criterion == c.criterion  # same R@1/5/10
+    assert choose([a, c, b]) is b                      # c loses on median rank, b has smaller p
+    better = out(3, 15, np.array([1, 1, 1, 30]))
+    assert choose([a, b, better]) is better
+    with pytest.raises(ValueError):
+        choose([])

@@ -1,0 +1,89 @@
+"""SystemSpec: TOML/JSON loading, validation, selection by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kcca.data.errors import DataError
+from kcca.solver import PAPER_KAPPAS, paper_n_grid
+from kcca.systems import KernelSpec, SystemSpec, check_names, load_spec, select_specs
+from kcca.systems.spec import PAPER_D, PAPER_P
+
+TOML = """
+name = "TRI5^sqrtidf_A,D(BNC+ic)"
+short_name = "TRI5SEM"
+word_kernel = "dist-avg+align"
+
+[image_kernel]
+name = "pyramid"
+
+[text_kernel]
+name = "trigram"
+params = {weighting = "sqrt-idf"}
+
+[grid]
+d = [1, 4]
+n = [10, 20]
+"""
+
+
+def test_toml_round_trip(tmp_path):
+    path = tmp_path / "sem.toml"
+    path.write_text(TOML)
+    spec = load_spec(path)
+    assert spec.name == "TRI5^sqrtidf_A,D(BNC+ic)" and spec.label == "TRI5SEM"
+    assert spec.model == "kcca" and spec.preprocessing == "auto"
+    assert spec.text_kernel == KernelSpec("trigram", {"weighting": "sqrt-idf"})
+    assert spec.grid.p == PAPER_P and spec.grid.d == (1.0, 4.0)
+    assert spec.grid.kappas == PAPER_KAPPAS
+    assert spec.grid.n_values().tolist() == [10, 20]
+    again = SystemSpec.from_dict(json.loads(json.dumps(spec.as_dict())))
+    assert again == spec
+    assert check_names(spec) == []
+
+
+def test_json_and_defaults(tmp_path):
+    path = tmp_path / "bow5.json"
+    path.write_text(json.dumps({"name": "BoW5", "image_kernel": "pyramid",
+                                "text_kernel": {"name": "bow"}}))
+    spec = load_spec(path)
+    assert spec.grid.d == PAPER_D and (spec.grid.n_values() == paper_n_grid()).all()
+    assert len(spec.grid.n_values()) == 46
+
+
+@pytest.mark.parametrize("patch, message", [
+    ({"colour": 1}, "unknown key"),
+    ({"model": "svm"}, "model must be"),
+    ({"image_kernel": {"name": "pyramid", "params": {"p": 2}}}, "grid.p"),
+    ({"grid": {"d": [0.5]}}, "d values"),
+    ({"grid": {"kappas": []}}, "non-empty"),
+    ({"grid": {"n": "all"}}, "'paper'"),
+    ({"grid": {"q": [1]}}, "unknown key"),
+])
+def test_bad_specs_raise(patch, message):
+    data = {"name": "X", "image_kernel": "pyramid", "text_kernel": "bow", **patch}
+    with pytest.raises(DataError, match=message):
+        SystemSpec.from_dict(data)
+
+
+def test_missing_key_and_bad_names():
+    with pytest.raises(DataError, match="missing required key 'text_kernel'"):
+        SystemSpec.from_dict({"name": "X", "image_kernel": "pyramid"})
+    spec = SystemSpec("X", KernelSpec("pyramid"), KernelSpec("bow"), word_kernel="lin")
+    assert any("needs the trigram" in p for p in check_names(spec))
+    spec = SystemSpec("X", KernelSpec("bow"), KernelSpec("nope"), word_kernel="wordnet")
+    problems = " ".join(check_names(spec))
+    assert "image kernel 'bow'" in problems and "'nope'" in problems and "'wordnet'" in problems
+
+
+def test_select_specs_by_either_name():
+    a = SystemSpec("NN5_F1^idf", KernelSpec("pyramid"), KernelSpec("nn-f1", {"idf": True}),
+                   model="nn", short_name="NN")
+    b = SystemSpec("BoW5", KernelSpec("pyramid"), KernelSpec("bow"), short_name="BoW5")
+    assert select_specs([a, b], None) == [a, b]
+    assert select_specs([a, b], ["BoW5", "NN5_F1^idf"]) == [b, a]
+    assert select_specs([a, b], ["NN"]) == [a]
+    with pytest.raises(DataError, match="unknown system 'TRI5'"):
+        select_specs([a, b], ["TRI5"])
