@@ -45,11 +45,15 @@ def check_names(spec) -> list[str]:
     if spec.image_kernel.name not in IMAGE_KERNELS or spec.image_kernel.name not in known:
         problems.append(f"image kernel {spec.image_kernel.name!r} is not one of {IMAGE_KERNELS}")
     for k in spec.candidate_text_kernels:
+        params = dict(k.params)
+        wk = params.pop("word_kernel", None)  # an NN candidate's own word kernel (by name)
+        if wk is not None and wk not in word_kernel_names():
+            problems.append(f"word kernel {wk!r} is not one of {word_kernel_names()}")
         if k.name not in known:
             problems.append(f"text kernel {k.name!r} is not registered ({sorted(known)})")
         else:
             try:
-                make_any_kernel(k.name, **dict(k.params))
+                make_any_kernel(k.name, **params)
             except DataError as exc:
                 problems.append(str(exc))
     if spec.word_kernel is not None:

@@ -1,0 +1,53 @@
+"""experiments/hodosh2013: one file per Table 11 system, in the paper's order, valid names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11
+from kcca.systems import check_names, load_specs
+
+FOLDER = Path(__file__).resolve().parents[3] / "experiments" / "hodosh2013"
+
+
+@pytest.fixture(scope="module")
+def specs():
+    return load_specs(FOLDER)
+
+
+def test_one_file_per_system_in_table_11_order(specs):
+    assert [s.name for s in specs] == list(SYSTEMS)
+    assert len(specs) == 30 and all(s.name in TABLE11 for s in specs)
+    assert [s.model for s in specs[:4]] == ["nn"] * 4
+    assert all(s.model == "kcca" for s in specs[4:])
+
+
+def test_every_file_names_registered_kernels_and_known_word_kernels(specs):
+    for s in specs:
+        assert check_names(s) == [], (s.name, check_names(s))
+
+
+def test_short_names_are_the_table_3_systems(specs):
+    short = {s.short_name: s.name for s in specs if s.short_name}
+    assert short == SECTION4_NAMES
+
+
+def test_kernel_pairs_follow_the_names(specs):
+    by = {s.name: s for s in specs}
+    histo = {n for n, s in by.items() if s.image_kernel.name == "histogram"}
+    assert histo == {"BoW5^HISTO", "TRI5^HISTO", "TRI5^sqrtidf,HISTO_A,D(BNC+ic)"}
+    assert by["BoW1"].text_kernel.params == {"single_caption": True}
+    assert by["TRI1"].text_kernel.name == "trigram"
+    assert by["TAGRANK"].text_kernel.name == "tagrank"
+    assert by["BoW5^idf"].text_kernel.params == {"weighting": "idf"}
+    assert by["TRI5^sqrtidf_A,D(BNC+ic)"].word_kernel == "dist-avg+align"
+    assert by["TRI5_D(BNC)"].word_kernel == "dist-ext" and by["TRI5_D(ic)"].word_kernel == "dist-ic"
+    assert by["TRI5_Lin"].word_kernel == "lin" and by["TRI5_A"].word_kernel == "align"
+    assert by["NN5_F1^idf"].text_kernel.params == {"idf": True}
+    assert len(by["NN5_TRI(best)"].text_kernels) == 4
+    for s in specs[4:]:
+        assert s.grid.p == (2, 3) and s.grid.kappas == (0.1, 0.5, 1.0, 5.0)
+        assert len(s.grid.n_values()) == 46 and s.grid.d[0] == 1 and s.grid.d[-1] == 15
+        assert ("sqrtidf" in s.name) == (s.text_kernel.params.get("weighting") == "sqrt-idf")
