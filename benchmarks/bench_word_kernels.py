@@ -58,8 +58,9 @@ def child(name: str, data_dir: str, cache_dir: str) -> dict:
     else:
         k = builder.kernel(name)
         m = k.matrix
+        off = max(m.size - len(m), 1)
         extra = {"vocabulary": len(k.vocabulary),
-                 "nonzero_offdiag_fraction": float(((m > 0).sum() - len(m)) / max(m.size - len(m), 1))}
+                 "nonzero_offdiag_fraction": float(((m > 0).sum() - len(m)) / off)}
     seconds = time.perf_counter() - t0
     return {"kernel": name, "seconds": round(seconds, 2), "corpus_load_seconds": round(load_s, 2),
             "peak_mb": round(_peak_mb(), 1), **extra}

@@ -115,8 +115,8 @@ def _fingerprint(corpus, split: str) -> str:
 class WordKernelBuilder:
     """Builds and caches the similarities and word kernels of one corpus.
 
-    >>> b = WordKernelBuilder(load_flickr8k(data_dir), cache=Cache("~/.cache/kcca"))  # doctest: +SKIP
-    >>> b.kernel("dist-ic+align").nearest("rider")                                      # doctest: +SKIP
+    >>> b = WordKernelBuilder(load_flickr8k(data_dir), cache=Cache(root))  # doctest: +SKIP
+    >>> b.kernel("dist-ic+align").nearest("rider")                          # doctest: +SKIP
     """
 
     corpus: Any
@@ -262,6 +262,6 @@ class WordKernelBuilder:
 def build_word_kernel(name: str, corpus, config: WordKernelConfig | None = None,
                       cache: Cache | None = None, threshold: bool = True,
                       progress: bool = True) -> WordKernel:
-    """Word kernel ``name`` of :data:`WORD_KERNELS` for ``corpus`` (fitted on its training split)."""
+    """Word kernel ``name`` of :data:`WORD_KERNELS` for ``corpus``, fitted on its training split."""
     builder = WordKernelBuilder(corpus, config or WordKernelConfig(), cache, progress)
     return builder.kernel(name, threshold=threshold)

@@ -86,8 +86,10 @@ def test_model1_matches_nltk():
 
 def test_log_likelihood_never_decreases():
     rng = np.random.default_rng(1)
-    pairs = [(list(rng.integers(0, 12, rng.integers(1, 6))), list(rng.integers(0, 12, rng.integers(1, 6))))
-             for _ in range(200)]
+    def sentence():
+        return list(rng.integers(0, 12, rng.integers(1, 6)))
+
+    pairs = [(sentence(), sentence()) for _ in range(200)]
     ll = IBMAligner(6, 6).fit(pairs, 12).log_likelihood_
     assert len(ll) == 12
     assert all(b >= a - 1e-6 for a, b in zip(ll[:6], ll[1:6]))      # Model 1
@@ -142,7 +144,8 @@ def test_alignment_vectors_are_eq25():
     for a, w in enumerate(vocab):
         pn, pv = sim.stats_.fraction(w, "NOUN"), sim.stats_.fraction(w, "VERB")
         for b, _ in enumerate(vocab):
-            want = (tn[a, b] * pn if w in sim.nouns_ else 0.0) + (tv[a, b] * pv if w in sim.verbs_ else 0.0)
+            want = ((tn[a, b] * pn if w in sim.nouns_ else 0.0)
+                    + (tv[a, b] * pv if w in sim.verbs_ else 0.0))
             assert sim.vectors_[a, b] == pytest.approx(want, abs=1e-12)
     k = sim.word_kernel()
     assert k.similarity("biker", "cyclist") > 0.9
