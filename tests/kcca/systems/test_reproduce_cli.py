@@ -1,0 +1,105 @@
+"""``kcca reproduce`` on a small Flickr 8K-shaped folder made from the demo corpus."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from kcca.data.demo import make_demo_corpus
+
+SPEC = """
+name = "{name}"
+short_name = "{short}"
+model = "{model}"
+preprocessing = "demo"
+[image_kernel]
+name = "pyramid"
+[text_kernel]
+name = "{text}"
+{params}
+{grid}
+"""
+GRID = "[grid]\np = [2]\nd = [1, 3]\nkappas = [1.0]\nn = [5, 10, 20, 39]"
+IMAGES = json.dumps({"n_images": 10, "points_per_image": 100, "max_iter": 10,
+                     "vocabulary": {"color": 8, "texture": 8, "sift": 8}})
+
+
+def write_flickr_like(root: Path) -> None:
+    """The demo corpus as a Flickr 8K folder (text files and JPEG images)."""
+    c = make_demo_corpus(n_train=40, n_dev=12, n_test=12, image_size=48, seed=1, judgments=False)
+    text, images = root / "flickr8k" / "text", root / "flickr8k" / "images"
+    text.mkdir(parents=True)
+    images.mkdir()
+    ids = [i for s in ("train", "dev", "test") for i in c.split(s)]
+    names = {i: i.replace(".png", ".jpg") for i in ids}
+    lines = [f"{names[i]}#{n}\t{t}" for i in ids for n, t in enumerate(c.captions[i])]
+    (text / "Flickr8k.token.txt").write_text("\n".join(lines) + "\n")
+    (text / "Flickr8k.lemma.token.txt").write_text("\n".join(lines) + "\n")
+    for s in ("train", "dev", "test"):
+        (text / f"Flickr_8k.{s}Images.txt").write_text("\n".join(names[i] for i in c.split(s)))
+    t0 = names[c.split("test")[0]]
+    (text / "ExpertAnnotations.txt").write_text(f"{t0}\t{t0}#2\t4\t4\t3\n")
+    (text / "CrowdFlowerAnnotations.txt").write_text(f"{t0}\t{t0}#2\t1\t3\t0\n")
+    for i in ids:
+        cv2.imwrite(str(images / names[i]), cv2.cvtColor(c.load_image(i), cv2.COLOR_RGB2BGR),
+                    [cv2.IMWRITE_JPEG_QUALITY, 95])
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("repro")
+    write_flickr_like(root / "data")
+    exp = root / "exp"
+    exp.mkdir()
+    (exp / "01-nn.toml").write_text(SPEC.format(name="NN5_F1^idf", short="NN", model="nn",
+                                                text="nn-f1", params="params = {idf = true}",
+                                                grid=""))
+    (exp / "02-bow5.toml").write_text(SPEC.format(name="BoW5", short="BoW5", model="kcca",
+                                                  text="bow", params="", grid=GRID))
+    from kcca.cli import main
+
+    out = root / "out"
+    rc = main(["reproduce", "--data-dir", str(root / "data"), "--experiments", str(exp),
+               "--systems", "BoW5", "NN", "--tables", "3,11", "--out", str(out),
+               "--cache-dir", str(root / "cache"), "--image-config", IMAGES, "--quiet"])
+    assert rc == 0
+    return out
+
+
+def test_tidy_csv_with_paper_values(run_dir):
+    with open(run_dir / "table11.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["table", "system", "task", "metric", "ours", "paper"]
+    assert [r["system"] for r in rows[::8]] == ["NN5_F1^idf", "BoW5"]  # the paper's order
+    bow = {(r["task"], r["metric"]): r for r in rows if r["system"] == "BoW5"}
+    assert bow["annotation", "R@1"]["paper"] == "6.2" and bow["search", "median rank"]["paper"] == "60"
+    assert 0 <= float(bow["annotation", "R@10"]["ours"]) <= 100
+    assert 1 <= float(bow["search", "median rank"]["ours"]) <= 12
+    with open(run_dir / "table3.csv") as f:
+        t3 = list(csv.DictReader(f))
+    assert {r["system"] for r in t3} == {"NN", "BoW5"} and len(t3) == 16
+
+
+def test_markdown_header_and_rankings(run_dir):
+    md = (run_dir / "table3.md").read_text()
+    for needle in ("command: `kcca", "data: flickr8k", "date: ", "commit: ", "machine: ",
+                   "chosen on dev", "| BoW5 |", "| NN |", "## Image search"):
+        assert needle in md, needle
+    assert "p=2, d=" in md
+    ranked = sorted((run_dir / "rankings").glob("*.json"))
+    assert {p.name for p in ranked} == {"BoW5.json", "NN5_F1_idf.json", "details.json"}
+    doc = json.loads((run_dir / "rankings" / "BoW5.json").read_text())
+    assert doc["format"] == "kcca-rankings" and len(doc["tasks"]["search"]["rankings"]) == 12
+
+
+def test_unknown_table_or_system_is_a_clear_error(tmp_path, capsys):
+    from kcca.cli import main
+
+    assert main(["reproduce", "--tables", "5", "--data-dir", str(tmp_path)]) == 2
+    assert "table '5'" in capsys.readouterr().err
+    assert main(["reproduce", "--systems", "NOPE", "--data-dir", str(tmp_path)]) == 2
+    assert "unknown system 'NOPE'" in capsys.readouterr().err
