@@ -207,6 +207,11 @@ def _sample_chunk(images, chunk: list[tuple[int, str]], types, codebooks) -> lis
     return out
 
 
+def _fit_codebook(codebook: Codebook, parts: list[np.ndarray]) -> Codebook:
+    """Worker: k-means of one feature type's sample."""
+    return codebook.fit(parts)
+
+
 def _features_chunk(images, ids: list[str], types, codebooks, levels: int) -> list[tuple]:
     """Worker: :class:`ImageFeatures` of each image of a chunk (or an error tuple)."""
     out = []
@@ -386,13 +391,23 @@ class ImageFeaturePipeline:
                                 samples[n][index] = rows[n]
             finally:
                 bar.close()
+            jobs = []
             for n in missing:
                 parts = [samples[n][i] for i in sorted(samples[n])]
                 if not parts:
                     raise DataError(f"no readable training images to fit the {n} codebook")
                 log.info("fitting the %s codebook (%d words) on %d rows of %d images", n,
                          unfitted[n].n_words, sum(len(p) for p in parts), len(parts))
-                cb = unfitted[n].fit(parts)
+                jobs.append((n, unfitted[n], parts))
+            # largest k-means first; in parallel (one BLAS/OpenMP thread per worker)
+            jobs.sort(key=lambda j: -j[1].n_words * sum(p.size for p in j[2]))
+            if self.n_jobs == 1 and not self.scheduler:
+                fitted = [cb.fit(parts) for _, cb, parts in jobs]
+            else:
+                with parallel_context(self.scheduler):
+                    fitted = Parallel(n_jobs=self.n_jobs if self.n_jobs != 1 else -1)(
+                        delayed(_fit_codebook)(cb, parts) for _, cb, parts in jobs)
+            for (n, _, _), cb in zip(jobs, fitted):
                 cb.config_ = configs[n]
                 self.cache.save(CODEBOOK_STAGE, configs[n], cb)
                 books[n] = cb
