@@ -298,8 +298,12 @@ def main() -> None:
             if "correlations" in r:
                 r["max_abs_diff_vs_dense"] = float(np.abs(np.asarray(r["correlations"]) - ref).max())
             rows.append((n, name, r))
+            print(f"n={n} {name}: " + json.dumps({k: v for k, v in r.items() if k != "correlations"}),
+                  flush=True)
         results.append(res)
-        print(f"n={n} done", flush=True)
+        out_partial = Path(args.out).with_suffix(".partial.json")
+        out_partial.parent.mkdir(parents=True, exist_ok=True)
+        out_partial.write_text(json.dumps({"environment": env, "results": results}, indent=1))
     ondemand = None
     if args.ondemand_n and not args.quick:
         ondemand = run_case(sys.executable, "ours_ondemand", args.ondemand_n, {}, args.power,
