@@ -38,7 +38,7 @@ from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_s
 from kcca.selection import TASKS
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.grid import DevOutcome, borda_rankings, choose, dev_outcome, fit_grid
-from kcca.systems.spec import SystemSpec
+from kcca.systems.spec import KernelSpec, SystemSpec
 
 log = logging.getLogger(__name__)
 
@@ -188,10 +188,8 @@ def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
     candidates = spec.candidate_text_kernels
     dev, scored = [], []
     for i, ks in enumerate(candidates):
-        wk = ks.params.get("word_kernel") if isinstance(ks.params, dict) else None
-        params = {k: v for k, v in ks.params.items() if k != "word_kernel"}
-        from kcca.systems.spec import KernelSpec
-
+        params = dict(ks.params)
+        wk = params.pop("word_kernel", None)  # a candidate's own word kernel, by name
         kspec = KernelSpec(ks.name, params)
         text = ws.text_blocks(kspec, spec.preprocessing, wk or spec.word_kernel,
                               splits=("dev", "test"))
