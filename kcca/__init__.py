@@ -6,3 +6,14 @@ captions into representations and kernels.
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["KCCA", "KCCAGrid", "__version__"]
+
+
+def __getattr__(name: str):
+    """``kcca.KCCA`` and ``kcca.KCCAGrid`` without importing the solver at ``import kcca``."""
+    if name in ("KCCA", "KCCAGrid"):
+        from kcca import solver
+
+        return getattr(solver, name)
+    raise AttributeError(f"module 'kcca' has no attribute {name!r}")
