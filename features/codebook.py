@@ -6,6 +6,9 @@ no PASCAL images, so the codebooks come from a seeded sample of OUR TRAINING SPL
 (PAPER-NOTES.md): :meth:`Codebook.choose_images` picks ``n_images`` training images and
 :meth:`Codebook.sample` draws ``points_per_image`` rows of each; k-means then runs with a
 fixed ``random_state`` and an explicit ``n_init``, so the same config gives the same words.
+K-means runs on ONE BLAS/OpenMP thread: with several, the reduction order (and, over the
+iterations, the centres) depends on the thread count, so cached codebooks would depend on
+the machine. The pipeline fits the three feature types' codebooks in parallel instead.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.metrics import pairwise_distances_argmin
+from threadpoolctl import threadpool_limits
 
 
 class Codebook(BaseEstimator):
@@ -118,7 +122,7 @@ class Codebook(BaseEstimator):
                                  batch_size=4096)
         else:
             raise ValueError(f"unknown k-means algorithm {self.algorithm!r}: use kmeans, minibatch")
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), threadpool_limits(limits=1):
             if n_distinct < self.n_words:  # already reported above
                 warnings.simplefilter("ignore", category=UserWarning)
             km.fit(X)

@@ -49,7 +49,7 @@ from kcca.data.errors import DataError, ImageReadError
 log = logging.getLogger(__name__)
 
 #: Bump when the records this module produces change (part of every cache key).
-VERSION = 1
+VERSION = 2
 FEATURE_STAGE = "image-features"
 CODEBOOK_STAGE = "codebook"
 

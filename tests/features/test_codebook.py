@@ -96,3 +96,15 @@ def test_nearest_centre_both_paths_match_brute_force(dim):
     c = rng.normal(size=(37, dim)).astype(np.float32)
     d = ((x[:, None, :].astype(np.float64) - c[None].astype(np.float64)) ** 2).sum(-1)
     np.testing.assert_array_equal(nearest_centre(x, c), d.argmin(1))
+
+
+def test_centres_do_not_depend_on_the_thread_count():
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    imgs = [rng.normal(size=(3000, 16)).astype(np.float32) for _ in range(8)]
+    with threadpool_limits(limits=1):
+        a = Codebook(32, points_per_image=3000, seed=0).fit(imgs)
+    with threadpool_limits(limits=2):
+        b = Codebook(32, points_per_image=3000, seed=0).fit(imgs)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
