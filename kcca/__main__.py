@@ -1,0 +1,7 @@
+"""``python -m kcca``: the same as the ``kcca`` command."""
+
+import sys
+
+from kcca.cli import main
+
+sys.exit(main())
