@@ -112,9 +112,11 @@ def main(argv=None) -> int:
         nz = r.get("nonzero_offdiag_fraction")
         print(f"{r['kernel']:<16s} {r['seconds']:8.1f} {r['peak_mb']:8.0f} "
               f"{r.get('vocabulary', ''):>6} {'' if nz is None else f'{nz:8.3f}'}")
-    ok = all(r["seconds"] <= TARGET_SECONDS and r["peak_mb"] <= TARGET_PEAK_MB for r in rows)
-    print(f"targets (each <= {TARGET_SECONDS} s, peak <= {TARGET_PEAK_MB} MB): "
-          f"{'met' if ok else 'NOT met'}")
+    ok = all(r["seconds"] <= TARGET_SECONDS and r["peak_mb"] <= TARGET_PEAK_MB
+             for r in rows if r["kernel"] != "upstream")
+    print(f"targets for each word kernel (<= {TARGET_SECONDS} s, peak <= {TARGET_PEAK_MB} MB): "
+          f"{'met' if ok else 'NOT met'}; 'upstream' (caption preprocessing and POS tagger "
+          "training, shared with the preprocessing pipeline and cached) is not a word kernel")
     report = {"benchmark": "word_kernels", "machine": platform.platform(),
               "python": platform.python_version(), "cpu_count": os.cpu_count(),
               "load_average_at_end": os.getloadavg(), "targets": {
