@@ -29,9 +29,16 @@ from features.text.text_items import EmptyCaptionWarning
 from features.text.trigram_kernel import TrigramKernel
 from features.text.vocabulary import token_counts, vocabulary, vocabulary_stats
 from features.text.word_kernel import WordKernel
+from features.text.word_kernels import (
+    WORD_KERNELS,
+    WordKernelBuilder,
+    WordKernelConfig,
+    build_word_kernel,
+)
 
 __all__ = [
     "BowKernel", "EmptyCaptionWarning", "Idf", "TagRankKernel", "TrigramKernel", "WordKernel",
+    "WORD_KERNELS", "WordKernelBuilder", "WordKernelConfig", "build_word_kernel",
     "HAND_TABLE", "PRESETS", "CaptionPreprocessor", "CompoundNormalizer", "KnownWords",
     "MissingResourceError", "PreprocessedCorpus", "SpellingCorrector", "TaggerConfig",
     "WordNetLemmatizer", "default_preset", "load_tagger", "preprocess_corpus",
