@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from kcca.ranking import rank_candidates
+from kcca.evaluate.original import rank_candidates
 
 
 class BordaResult(NamedTuple):

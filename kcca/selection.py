@@ -17,7 +17,8 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from kcca.ranking import median_rank, original_ranks, recall_at_k
+from kcca.backend import to_numpy
+from kcca.evaluate.original import median_rank, original_ranks_from_scores, recall_at_k
 from kcca.scoring import prefix_cosine_scores
 
 TASKS = ("annotation", "search")
@@ -43,8 +44,8 @@ class SelectedModel:
 
 def summarise(setting: Hashable, ranks: Any, ks: Sequence[int] = (1, 5, 10)) -> DevSummary:
     """R@k for each ``k`` and the median rank of one setting's dev ranks (1-based)."""
-    return DevSummary(setting, {int(k): recall_at_k(ranks, k).value for k in ks},
-                      median_rank(ranks).value)
+    return DevSummary(setting, {int(k): recall_at_k(ranks, k).aggregate for k in ks},
+                      median_rank(ranks).aggregate)
 
 
 def _key(s: DevSummary, k: int, ks: Sequence[int]) -> tuple:
@@ -91,7 +92,7 @@ def grid_dev_ranks(grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any 
                   leave=False):
         q, c = (zx[i], zy[i]) if task == "annotation" else (zy[i], zx[i])
         for n, scores in prefix_cosine_scores(q, c, grid.n_components_.tolist()):
-            out[(grid.kappas_[i], n)] = original_ranks(scores, gold)
+            out[(grid.kappas_[i], n)] = original_ranks_from_scores(to_numpy(scores), gold)
     return out
 
 
@@ -99,7 +100,7 @@ def grid_dev_ranks(grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any 
 class FixedExtras:
     """The paper's per-kernel-pair extras chosen on dev (L358): image power p, text factor d.
 
-    ``score`` is the mean over tasks of the best grid model's mean of R@1, R@5, R@10 on dev;
+    ``score`` is the mean over tasks of the best grid model's mean of R@1, R@5, R@10 on dev (percent);
     ``table`` holds that score for every (p, d) tried.
     """
 
@@ -132,7 +133,7 @@ def choose_power_and_diag(Kx: Any, Ky: Any, Kx_dev: Any, Ky_dev: Any, *,
         per_task = []
         for task in TASKS:
             ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task)
-            per_task.append(max(np.mean([recall_at_k(r, k).value for k in ks]) for r in ranks.values()))
+            per_task.append(max(np.mean([recall_at_k(r, k).aggregate for k in ks]) for r in ranks.values()))
         table[(p, d)] = float(np.mean(per_task))
     best = min(table, key=lambda pd: (-table[pd], pd))
     return FixedExtras(best[0], best[1], table[best], table)

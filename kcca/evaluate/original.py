@@ -80,6 +80,19 @@ def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = 
     return (s >= gold_score).sum(axis=1).astype(np.int64)
 
 
+def rank_candidates(scores: np.ndarray) -> np.ndarray:
+    """Candidate indices by decreasing score per query, ties by lower index (stable sort).
+
+    For rankings that know nothing of a gold item (Borda inputs); evaluation reads ranks of
+    the gold item with :func:`original_ranks_from_scores`, whose tie rule never favours it.
+    """
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 2 or 0 in s.shape:
+        raise DataError(f"scores must be a non-empty (n_queries, n_candidates) array, got "
+                        f"shape {s.shape}")
+    return np.argsort(-s, axis=1, kind="stable")
+
+
 def rankings_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None) -> np.ndarray:
     """Rankings (candidate indices, best first) from scores; stable, gold last among ties.
 

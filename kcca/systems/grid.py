@@ -21,7 +21,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from kcca.borda import borda_from_scores
-from kcca.ranking import median_rank, ranks_from_rankings, recall_at_k
+from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
 from kcca.scoring import cosine_scores
 from kcca.selection import TASKS, grid_dev_ranks, select_models
 from kcca.solver import KCCAGrid
@@ -43,12 +43,12 @@ class DevOutcome:
 
     @property
     def criterion(self) -> float:
-        return float(sum(100.0 * recall_at_k(r, k).value
+        return float(sum(recall_at_k(r, k).aggregate
                          for r in self.borda_dev_ranks.values() for k in KS))
 
     @property
     def median_sum(self) -> float:
-        return float(sum(median_rank(r).value for r in self.borda_dev_ranks.values()))
+        return float(sum(median_rank(r).aggregate for r in self.borda_dev_ranks.values()))
 
     def sort_key(self) -> tuple:
         return (-self.criterion, self.median_sum, self.p, self.d)
@@ -57,8 +57,8 @@ class DevOutcome:
         out: dict[str, Any] = {"p": self.p, "d": self.d, "criterion": round(self.criterion, 3),
                                "n_directions": self.n_directions}
         for task, r in self.borda_dev_ranks.items():
-            out[task] = {**{f"R@{k}": round(100 * recall_at_k(r, k).value, 2) for k in KS},
-                         "median rank": median_rank(r).value,
+            out[task] = {**{f"R@{k}": round(recall_at_k(r, k).aggregate, 2) for k in KS},
+                         "median rank": median_rank(r).aggregate,
                          "models": [list(s) for s in self.selected[task]]}
         return out
 
@@ -101,7 +101,7 @@ def dev_outcome(grid: KCCAGrid, Kx_dev: np.ndarray, Ky_dev: np.ndarray, *, p: fl
         ranking = borda_rankings(grid, Kx_dev, Ky_dev, task, chosen)
         dev_ranks[task] = {k: v.astype(np.int32) for k, v in ranks.items()}
         selected[task] = chosen
-        borda[task] = ranks_from_rankings(ranking)
+        borda[task] = original_ranks(ranking)
     return DevOutcome(p, d, dev_ranks, selected, borda, int(grid.n_directions_))
 
 

@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 DEV_STAGE = "system-dev"
 TEST_STAGE = "system-test"
-VERSION = 1
+VERSION = 2  # 2: dev ranks use the evaluation tie rule (ties never favour gold)
 KS = (1, 5, 10)
 
 

@@ -1,17 +1,18 @@
-"""Rankings, ranks of the original item, R@k and median rank on hand-worked examples."""
+"""Rankings for Borda, ranks of the original item as model selection reads them, cosine scores.
+
+Model selection and evaluation share one implementation (``kcca.evaluate.original``), so the
+dev ranks that pick models follow the evaluation's tie rule: a tie never favours the gold item.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kcca.ranking import (
-    median_rank,
-    original_ranks,
-    rank_candidates,
-    ranks_from_rankings,
-    recall_at_k,
-)
+from kcca.evaluate.original import median_rank
+from kcca.evaluate.original import original_ranks as ranks_from_rankings
+from kcca.evaluate.original import original_ranks_from_scores as original_ranks
+from kcca.evaluate.original import rank_candidates, rankings_from_scores, recall_at_k
 from kcca.scoring import annotation_scores, cosine_scores, prefix_cosine_scores, search_scores
 
 
@@ -25,21 +26,22 @@ def test_original_ranks_hand_worked():
                        [0.2, 0.3, 0.4, 0.1],
                        [0.3, 0.3, 0.3, 0.3],
                        [0.0, 0.1, 0.2, 0.05]])
-    # gold = diagonal: q0 -> cand 0 (behind 1): 2; q1 -> cand 1 (behind 2): 2; q2 -> cand 2 of a
-    # four-way tie, after 0 and 1: 3; q3 -> cand 3 (behind 2 and 1): 3
-    np.testing.assert_array_equal(original_ranks(scores), [2, 2, 3, 3])
-    np.testing.assert_array_equal(original_ranks(scores, gold=np.array([2, 0, 0, 0])), [3, 3, 1, 4])
-    np.testing.assert_array_equal(ranks_from_rankings(rank_candidates(scores)), original_ranks(scores))
+    # gold = diagonal: q0 -> cand 0 (behind 1, tied with 2, which goes ahead): 3; q1 -> cand 1
+    # (behind 2): 2; q2 -> cand 2 of a four-way tie, all others ahead: 4; q3 -> cand 3: 3
+    np.testing.assert_array_equal(original_ranks(scores), [3, 2, 4, 3])
+    np.testing.assert_array_equal(original_ranks(scores, gold=np.array([2, 0, 0, 0])), [3, 3, 4, 4])
+    np.testing.assert_array_equal(ranks_from_rankings(rankings_from_scores(scores)),
+                                  original_ranks(scores))
 
 
 def test_recall_and_median():
     ranks = np.array([1, 2, 3, 10])
     r1, r5 = recall_at_k(ranks, 1), recall_at_k(ranks, 5)
-    assert r1.value == 0.25 and r5.value == 0.75
-    np.testing.assert_array_equal(r5.per_query, [1, 1, 1, 0])
+    assert r1.aggregate == 25.0 and r5.aggregate == 75.0  # percent, as the paper prints
+    np.testing.assert_array_equal(r5.values, [1, 1, 1, 0])
     med = median_rank(ranks)
-    assert med.value == 2.5  # mean of the two middle values
-    np.testing.assert_array_equal(med.per_query, ranks)
+    assert med.aggregate == 2.5  # mean of the two middle values
+    np.testing.assert_array_equal(med.values, ranks)
 
 
 def test_bad_input():
@@ -50,9 +52,9 @@ def test_bad_input():
     with pytest.raises(ValueError, match="gold"):
         original_ranks(np.ones((2, 3)), gold=np.array([0, 3]))
     with pytest.raises(ValueError, match="k must"):
-        recall_at_k([1, 2], 0)
-    with pytest.raises(ValueError, match="ranks"):
-        median_rank([0, 1])
+        recall_at_k(np.array([1, 2]), 0)
+    with pytest.raises(ValueError, match="zero queries"):
+        median_rank(np.array([]))
 
 
 def test_cosine_scores_eq4_and_zero_vectors():
