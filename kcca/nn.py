@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from features.kernels.base import Kernel
+from features.kernels.base import Kernel, register_kernel
 from kcca.backend import to_numpy
 
 
@@ -133,6 +133,7 @@ def f1_block(items_a: Sequence[Any], items_b: Sequence[Any],
     return out
 
 
+@register_kernel("nn-f1")
 class F1Similarity(Kernel):
     """F1 over bags of words (``idf=False``, NN5_F1) or IDF-weighted (``idf=True``, NN5_F1^idf).
 

@@ -94,6 +94,7 @@ BUILTIN_MODULES = (
     "features.text.bow_kernel",
     "features.text.tagrank_kernel",
     "features.text.trigram_kernel",
+    "kcca.nn",
 )
 
 

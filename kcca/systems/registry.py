@@ -3,7 +3,7 @@
 Kernels come from the registry of :mod:`features.kernels.base` (``pyramid``, ``histogram``,
 ``bow``, ``tagrank``, ``trigram`` and plug-ins). The nearest-neighbour text similarities of
 Section 3.1 (:class:`kcca.nn.F1Similarity`, NN5_F1 and NN5_F1^idf) follow the same contract;
-importing this module registers them as ``nn-f1``. Word kernels are the names of
+they are registered as ``nn-f1`` in :mod:`kcca.nn`. Word kernels are the names of
 :data:`features.text.word_kernels.WORD_KERNELS` (Section 3.5).
 """
 
@@ -11,12 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from features.kernels.base import _REGISTRY, available_kernels, make_kernel, register_kernel
+from features.kernels.base import available_kernels, make_kernel
 from kcca.data.errors import DataError
-from kcca.nn import F1Similarity
-
-if "nn-f1" not in _REGISTRY:
-    register_kernel("nn-f1")(F1Similarity)
 
 IMAGE_KERNELS = ("pyramid", "histogram")
 
