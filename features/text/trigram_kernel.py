@@ -32,6 +32,7 @@ from features.text.idf import Idf
 from features.text.sequences import geometric_normalize, item_spans
 from features.text.soft_trigram import (SoftSequenceSet, WordIds, compile_item, soft_block,
                                         soft_diag)
+from features.text.soft_trigram_xp import soft_block_xp
 from features.text.text_items import as_items, one_caption_each
 
 
@@ -49,12 +50,18 @@ class TrigramKernel(_SparseSequenceKernel):
         word_kernel: a WordKernel for eq. 20/21, or None for exact matching.
         n_jobs: threads for the word-kernel engine (None = all cores).
         progress: show a tqdm bar for the word-kernel engine.
+        backend: word-kernel blocks on ``"numpy"`` (default: the numba engine of
+            :mod:`.soft_trigram`), or through the array-API engine of :mod:`.soft_trigram_xp`
+            on ``"cupy"`` (GPU), ``"auto"`` (cupy when a GPU is available, else numba) or
+            ``"array_api_strict"`` (tests). Same numbers to float rounding; self-kernels
+            (the normalisation) always use the numba engine.
     """
 
     def __init__(self, lambda_m: float = 0.5, lambda_g: float = 1.0, max_length: int = 3,
                  weighting: str | None = None, single_caption: bool = False,
                  random_state: int | None = 0, word_kernel: Any = None,
-                 n_jobs: int | None = None, progress: bool = True) -> None:
+                 n_jobs: int | None = None, progress: bool = True,
+                 backend: str = "numpy") -> None:
         self.lambda_m = lambda_m
         self.lambda_g = lambda_g
         self.max_length = max_length
@@ -64,6 +71,7 @@ class TrigramKernel(_SparseSequenceKernel):
         self.word_kernel = word_kernel
         self.n_jobs = n_jobs
         self.progress = progress
+        self.backend = backend
 
     def _length(self) -> int:
         return self.max_length
@@ -85,6 +93,23 @@ class TrigramKernel(_SparseSequenceKernel):
         if wk is not None and not (hasattr(wk, "vocabulary") and hasattr(wk, "matrix")):
             raise TypeError("word_kernel must be a features.text.word_kernel.WordKernel "
                             f"(vocabulary + matrix), got {type(wk).__name__}")
+        if self.backend not in ("numpy", "cupy", "auto", "array_api_strict"):
+            raise ValueError(f"backend must be numpy, cupy, auto or array_api_strict, got "
+                             f"{self.backend!r}")
+
+    def _soft_block(self, a: SoftSequenceSet, b: SoftSequenceSet, n_kernel: int, *,
+                    symmetric: bool = False, desc: str) -> np.ndarray:
+        """The unnormalised word-kernel block on the chosen backend."""
+        backend = getattr(self, "backend", "numpy")
+        if backend == "auto":
+            from kcca.backend import gpu_available
+
+            backend = "cupy" if gpu_available() else "numpy"
+        if backend == "numpy":
+            return soft_block(a, b, self.kappa_, n_kernel, symmetric=symmetric,
+                              n_jobs=self.n_jobs, progress=self.progress, desc=desc)
+        return soft_block_xp(a, b, self.kappa_, n_kernel, backend=backend, symmetric=symmetric,
+                             progress=self.progress, desc=desc)
 
     # ------------------------------------------------------------ word-kernel path
     def _compile(self, items, ids: WordIds) -> SoftSequenceSet:
@@ -126,8 +151,7 @@ class TrigramKernel(_SparseSequenceKernel):
         a, da = self._soft_side(items_a, ids)
         same = items_a is items_b
         b, db = (a, da) if same else self._soft_side(items_b, ids)
-        k = soft_block(a, b, self.kappa_, ids.n_kernel, symmetric=same, n_jobs=self.n_jobs,
-                       progress=self.progress, desc=f"{self.name} kernel")
+        k = self._soft_block(a, b, ids.n_kernel, symmetric=same, desc=f"{self.name} kernel")
         return geometric_normalize(k, da, db, out=k, same=same)
 
     def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
@@ -140,8 +164,8 @@ class TrigramKernel(_SparseSequenceKernel):
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             raise IndexError(f"column indices must lie in [0, {n}); got {idx.min()}..{idx.max()}")
         cols = self.train_set_.take(idx)
-        k = soft_block(self.train_set_, cols, self.kappa_, self.word_ids_.n_kernel,
-                       n_jobs=self.n_jobs, progress=self.progress, desc=f"{self.name} columns")
+        k = self._soft_block(self.train_set_, cols, self.word_ids_.n_kernel,
+                             desc=f"{self.name} columns")
         k = geometric_normalize(k, self.train_self_, self.train_self_[idx], out=k)
         zero = self.train_self_[idx] <= 0  # the unit diagonal of the train x train kernel
         k[idx[zero], np.flatnonzero(zero)] = 1.0
