@@ -122,14 +122,17 @@ def choose_power_and_diag(Kx: Any, Ky: Any, Kx_dev: Any, Ky_dev: Any, *,
     the highest mean recall (averaged over the two tasks) wins; ties go to the smaller
     (p, d). Freeze the result and record it with the model (``power_x``, ``diag_y``).
     """
-    from kcca.solver import KCCAGrid
+    from kcca.solver import FactorCache, KCCAGrid
 
     if not powers or not diags:
         raise ValueError(f"powers and diags must be non-empty, got {powers!r} and {diags!r}")
     table: dict[tuple[float, float], float] = {}
     pairs = [(p, d) for p in powers for d in diags]
+    # one factor per p and one text factor for every d (same numbers as separate fits)
+    factors = FactorCache(max_sides=2, max_pairs=1)
     for p, d in tqdm(pairs, desc="choosing p and d on dev", disable=not progress, leave=False):
-        grid = KCCAGrid(**{**dict(grid_params or {}), "power_x": p, "diag_y": d}).fit(Kx, Ky)
+        grid = KCCAGrid(**{**dict(grid_params or {}), "power_x": p, "diag_y": d,
+                            "factor_cache": factors}).fit(Kx, Ky)
         per_task = []
         for task in TASKS:
             ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task)

@@ -24,7 +24,7 @@ from kcca.borda import borda_from_scores
 from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
 from kcca.scoring import cosine_scores
 from kcca.selection import TASKS, grid_dev_ranks, select_models
-from kcca.solver import KCCAGrid
+from kcca.solver import FactorCache, KCCAGrid
 
 KS = (1, 5, 10)
 
@@ -65,11 +65,15 @@ class DevOutcome:
 
 def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
              n_values: Sequence[int], precision: float | None = None,
-             progress: bool = False) -> KCCAGrid:
-    """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel)."""
+             progress: bool = False, factor_cache: FactorCache | None = None) -> KCCAGrid:
+    """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel).
+
+    Pass one ``factor_cache`` to the fits of every (p, d) on the same blocks: the image factor
+    is computed once per p and a constant-diagonal text factor once for every d (same numbers).
+    """
     kw = {} if precision is None else {"precision": precision}
     return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
-                    progress=progress, **kw).fit(Kx, Ky)
+                    progress=progress, factor_cache=factor_cache, **kw).fit(Kx, Ky)
 
 
 def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,

@@ -38,6 +38,7 @@ from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_s
 from kcca.selection import TASKS
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.grid import DevOutcome, borda_rankings, choose, dev_outcome, fit_grid
+from kcca.solver import FactorCache
 from kcca.systems.spec import KernelSpec, SystemSpec
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,8 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     t = time.perf_counter()
     outcomes: list[DevOutcome] = []
     combos = [(p, d) for p in g.p for d in g.d]
+    # one image factor per p, one text factor for every d (p outer: two sides, one pair kept)
+    factors = FactorCache(max_sides=2, max_pairs=1)
     bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)", unit="fit",
                disable=not ws.progress)
     for p, d in bar:
@@ -136,7 +139,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
 
         def compute(p=p, d=d) -> DevOutcome:
             grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas,
-                            n_values=n_values, precision=precision)
+                            n_values=n_values, precision=precision, factor_cache=factors)
             return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
                                per_criterion=spec.per_criterion)
 
@@ -149,7 +152,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
 
     def test_rankings() -> dict[str, np.ndarray]:
         grid = fit_grid(image.train, text.train, p=best.p, d=best.d, kappas=g.kappas,
-                        n_values=n_values, precision=precision)
+                        n_values=n_values, precision=precision, factor_cache=factors)
         return {task: borda_rankings(grid, image.test, text.test, task,
                                      best.selected[task]).astype(np.int32)
                 for task in TASKS}
@@ -158,6 +161,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
                                                           for k, v in best.selected.items()}}
     rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings)
     timings["test rankings"] = time.perf_counter() - t
+    factors.clear()
     chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
               "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
     return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,

@@ -299,3 +299,70 @@ def test_rank_deficient_kernels_give_finite_answers():
     s = np.sort(np.linalg.eigvalsh(Kc))[::-1][:3]
     np.testing.assert_allclose(m.correlations_, s / (s + 0.1), atol=1e-10)
     assert np.isfinite(m.transform_x(K)).all()
+
+
+# ---------------------------------------------------------------------- shared factors
+
+
+def _grid_arrays(grid: KCCAGrid, Kxn: np.ndarray, Kyn: np.ndarray) -> list[np.ndarray]:
+    zx, zy = grid.transform_x(Kxn), grid.transform_y(Kyn)
+    return [grid.correlations_, *map(to_numpy, zx), *map(to_numpy, zy)]
+
+
+@pytest.mark.parametrize("image_diag", ["unit", "varying"])
+def test_factor_cache_gives_identical_numbers_and_one_factor_per_p(image_diag):
+    from kcca.solver import FactorCache
+
+    X, Y = paired(120, 21)
+    Xn, Yn = paired(15, 22)
+    Kx, Ky = rbf(X), rbf(Y)  # text kernel: constant (unit) diagonal, d in closed form
+    Kxn = rbf(Xn, X)
+    if image_diag == "varying":  # a non-constant image diagonal
+        w = np.linspace(0.5, 1.5, len(X))
+        Kx = Kx * np.sqrt(w)[:, None] * np.sqrt(w)[None, :]
+        Kxn = Kxn * np.sqrt(w)[None, :]
+    Kyn = rbf(Yn, Y)
+    params = dict(kappas=(0.1, 0.5, 1.0, 5.0), n_components=[1, 3, 10, 40])
+    cache = FactorCache()
+    combos = [(p, d) for p in (2, 3) for d in (1, 2, 5)]
+    for p, d in combos:
+        fresh = KCCAGrid(power_x=p, diag_y=d, **params).fit(Kx, Ky)
+        shared = KCCAGrid(power_x=p, diag_y=d, factor_cache=cache, **params).fit(Kx, Ky)
+        assert shared.n_components_.tolist() == fresh.n_components_.tolist()
+        for a, b in zip(_grid_arrays(fresh, Kxn, Kyn), _grid_arrays(shared, Kxn, Kyn)):
+            np.testing.assert_array_equal(a, b)  # bit for bit
+        assert shared.core_.p.rank == fresh.core_.p.rank
+        assert shared.core_.q.trace == fresh.core_.q.trace
+    # one image factor per p, one text factor for every d
+    assert cache.misses == 3 and cache.hits == 2 * len(combos) - 3
+
+
+def test_factor_cache_lru_bound_and_separate_kernels():
+    from kcca.solver import FactorCache
+
+    X, Y = paired(60, 23)
+    Kx, Ky = rbf(X), rbf(Y)
+    cache = FactorCache(max_sides=2, max_pairs=1)
+    for p in (2, 3):
+        for d in (1, 4):
+            KCCAGrid(kappas=(0.5,), n_components=[2], power_x=p, diag_y=d,
+                     factor_cache=cache).fit(Kx, Ky)
+    assert cache.misses == 3 and len(cache) == 2
+    # a different kernel object (same values) is a different entry, never confused
+    KCCAGrid(kappas=(0.5,), n_components=[2], power_x=3, factor_cache=cache).fit(Kx.copy(), Ky)
+    assert cache.misses == 4
+    # a diagonal scale on a kernel with a varying diagonal is factorised, not shared
+    w = np.linspace(0.5, 1.5, len(X))
+    Kyv = Ky * np.sqrt(w)[:, None] * np.sqrt(w)[None, :]
+    before = cache.misses
+    a = KCCAGrid(kappas=(0.5,), n_components=[2], diag_y=3, factor_cache=cache).fit(Kx, Kyv)
+    b = KCCAGrid(kappas=(0.5,), n_components=[2], diag_y=3).fit(Kx, Kyv)
+    np.testing.assert_array_equal(a.correlations_, b.correlations_)
+    c = KCCAGrid(kappas=(0.5,), n_components=[2], diag_y=2, factor_cache=cache).fit(Kx, Kyv)
+    d = KCCAGrid(kappas=(0.5,), n_components=[2], diag_y=2).fit(Kx, Kyv)
+    np.testing.assert_array_equal(c.correlations_, d.correlations_)
+    assert cache.misses == before + 3  # Kx (p = 1) once, Kyv once per d
+    cache.clear()
+    assert len(cache) == 0
+    with pytest.raises(ValueError, match="max_sides"):
+        FactorCache(max_sides=0)
