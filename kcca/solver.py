@@ -216,6 +216,34 @@ class _Core:
     n: int
     xp: Any = field(repr=False)
 
+    def side(self, name: str) -> _Side:
+        return self.p if self.p.name == name else self.q
+
+    def mean_row(self, side: str, v: str) -> Any:
+        """``gbar_side' Gc_side' Gc_v R_v``: training means of ``K_side`` on the basis ``U_v``."""
+        cache = self.__dict__.setdefault("_mean_rows", {})
+        if (side, v) not in cache:
+            xp, s = self.xp, self.side(side)
+            if v == side:
+                M = s.gram
+            elif s is self.p:
+                M = self.cross
+            else:
+                M = self.xp.matrix_transpose(self.cross)
+            cache[(side, v)] = xp.linalg.matmul(xp.linalg.matmul(s.gbar, M), self.side(v).R)
+        return cache[(side, v)]
+
+    def weights(self, coef: dict[str, Any]) -> Any:
+        """Dense dual weights ``sum_v Gc_v R_v C_v`` of eigenbasis coefficients."""
+        xp = self.xp
+        return sum(xp.linalg.matmul(self.side(v).Gc, xp.linalg.matmul(self.side(v).R, C))
+                   for v, C in coef.items())
+
+    def basis(self, K_new: Any, v: str) -> Any:
+        """``K_new Gc_v R_v``: new-by-train block on the eigenbasis of view ``v``."""
+        xp, s = self.xp, self.side(v)
+        return xp.linalg.matmul(xp.linalg.matmul(K_new, s.Gc), s.R)
+
     @property
     def n_directions(self) -> int:
         """Number of canonical directions (nonzero-dimension subspace of the primary view)."""
@@ -261,7 +289,9 @@ def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: flo
 class _Solution:
     """Directions for one kappa, as coefficients on the centred factors.
 
-    The x weights are ``sum_v Gc_v @ x_coef[v]`` (``v`` in ``"Kx"``, ``"Ky"``), likewise y;
+    The x weights are ``sum_v Gc_v @ R_v @ x_coef[v]`` (``v`` in ``"Kx"``, ``"Ky"``; the
+    coefficients are on the eigenbasis ``U_v = Gc_v R_v``, so a solve never multiplies by the
+    ``r x k`` matrix ``R``: projections use ``(K_new Gc_v) R_v`` once for every kappa), likewise y;
     ``*_offset`` is the training mean of ``K_train @ weights`` (subtracted from new blocks).
     """
 
@@ -301,7 +331,7 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     z = Dp[:, None] * P                                   # training projection in Up coords
     a = P / xp.sqrt(p.s * (p.s + kp))[:, None]
     a = a / xp.maximum(xp.linalg.vector_norm(z, axis=0), tiny)
-    p_coef = {p.name: xp.linalg.matmul(p.R, a)}
+    p_coef = {p.name: a}
     # secondary view: b = Uq diag(1/(t+k) - 1/(delta+k)) A'z + Up z/(delta+k)
     Az = xp.linalg.matmul(xp.matrix_transpose(core.A), z)  # (kq, k)
     proj2 = xp.sum((Dq2[:, None] * Az) ** 2, axis=0)
@@ -316,23 +346,13 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     norm = xp.sqrt(proj2)
     ok = norm > tiny
     scale = xp.where(ok, 1.0 / xp.where(ok, norm, 1.0), 0.0)  # zero-correlation: zero direction
-    q_coef = {q.name: xp.linalg.matmul(q.R, bq * scale)}
+    q_coef = {q.name: bq * scale}
     if bp is not None:
-        q_coef[p.name] = xp.linalg.matmul(p.R, bp * scale)
+        q_coef[p.name] = bp * scale
 
     def offset(coef: dict[str, Any], side: _Side) -> Any:
-        # training column means of K_side are ~ G gbar; G' Gc_v = Gc_side' Gc_v
-        total = 0.0
-        for v, C in coef.items():
-            if v == side.name:
-                M = side.gram
-            elif side is p:
-                M = core.cross
-            else:
-                M = xp.matrix_transpose(core.cross)
-            # (gbar' M) C: a vector-matrix product first, not an r x r x k matrix product
-            total = total + xp.linalg.matmul(xp.linalg.matmul(side.gbar, M), C)
-        return total
+        # training column means of K_side are ~ G gbar; G' Gc_v R_v = Gc_side' Gc_v R_v
+        return sum(xp.linalg.matmul(core.mean_row(side.name, v), C) for v, C in coef.items())
 
     p_off, q_off = offset(p_coef, p), offset(q_coef, q)
     if core.swapped:
@@ -393,15 +413,6 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
     if power != 1:
         arr = arr ** power
     return arr
-
-
-def _project(core: _Core, K_new: Any, coef: dict[str, Any], offset: Any) -> Any:
-    xp = core.xp
-    out = -offset
-    for v, C in coef.items():
-        side = core.p if core.p.name == v else core.q
-        out = out + xp.linalg.matmul(xp.linalg.matmul(K_new, side.Gc), C)
-    return out
 
 
 # --------------------------------------------------------------------------- estimators
@@ -474,13 +485,8 @@ class KCCA(BaseEstimator):
         self.xp_ = xp
         self.n_train_ = core.n
         self.correlations_ = sol.correlations
-        sides = {core.p.name: core.p, core.q.name: core.q}
-
-        def dense(coef: dict[str, Any]) -> Any:
-            return sum(xp.linalg.matmul(sides[v].Gc, C) for v, C in coef.items())
-
-        self.x_weights_ = dense(sol.x_coef)
-        self.y_weights_ = dense(sol.y_coef)
+        self.x_weights_ = core.weights(sol.x_coef)
+        self.y_weights_ = core.weights(sol.y_coef)
         self.x_offset_ = sol.x_offset
         self.y_offset_ = sol.y_offset
         x, y = (core.q, core.p) if core.swapped else (core.p, core.q)
@@ -583,7 +589,8 @@ class KCCAGrid(BaseEstimator):
 
     def _project_all(self, K: Any, view: str) -> list[Any]:
         core, xp = self.core_, self.core_.xp
-        KG = {s.name: xp.linalg.matmul(K, s.Gc) for s in (core.p, core.q)
+        # (K Gc_v) R_v once per view, shared by every kappa
+        KG = {s.name: core.basis(K, s.name) for s in (core.p, core.q)
               if any(s.name in (sol.x_coef if view == "x" else sol.y_coef) for sol in self.solutions_)}
         out = []
         for sol in self.solutions_:
