@@ -119,3 +119,24 @@ def test_choose_breaks_ties_by_median_then_smaller_p_and_d():
     assert choose([a, b, better]) is better
     with pytest.raises(ValueError):
         choose([])
+
+
+def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result, corpus,
+                                                                          monkeypatch):
+    import kcca.solver as solver
+
+    calls = []
+    real = solver.pivoted_cholesky
+
+    def counting(K, **kw):
+        calls.append(kw.get("argument"))
+        return real(K, **kw)
+
+    monkeypatch.setattr(solver, "pivoted_cholesky", counting)
+    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES)
+    again = run_system(corpus, kcca_spec(), workspace=ws)
+    assert again.table() == result.table() and again.chosen == result.chosen
+    # dev search: one factor per p and one text factor for every d (was 2 per (p, d));
+    # the test fit reuses them unless the chosen p's factor was evicted (two sides kept)
+    extra = 0 if again.chosen["p"] == GRID.p[-1] else 1
+    assert calls.count("Kx") == len(GRID.p) + extra and calls.count("Ky") == 1
