@@ -264,7 +264,7 @@ def full_extraction(data_dir, args):
     pipe = ImageFeaturePipeline(corpus, cache=cache, n_jobs=args.jobs, progress=not args.quiet)
     books = pipe.fit_codebooks()
     t_books = time.perf_counter() - t
-    res = pipe.extract()
+    res = pipe.extract(sorted(corpus.image_paths))  # all 8,091 image files, unsplit ones too
     return {"seconds": time.perf_counter() - t, "codebook_seconds": t_books,
             "images": len(res.features), "computed": res.n_computed, "cached": res.n_cached,
             "skipped": res.skipped, "cache_dir": str(res.cache_dir),

@@ -13,7 +13,8 @@ The odd id ``2258277193_586949ec62.jpg.1``: the release has five captions under 
 no image file for it (nor for ``2258277193_586949ec62.jpg``), and it is in no split. The
 loader keeps its captions (nothing is dropped), lists it in ``Corpus.unsplit_image_ids`` with
 the 91 other captioned images outside the official splits, and records a note. It takes part
-in no experiment, since experiments only use split images.
+in no experiment, since experiments only use split images. The 91 other unsplit images have
+files and can be read (``Corpus.image_paths`` covers all 8,091 image files).
 """
 
 from __future__ import annotations
@@ -161,8 +162,12 @@ def read_crowd_judgments(path: Path, captions: dict[str, tuple[str, ...]]
     return out
 
 
-def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...]) -> dict[str, str]:
-    """Map each id to its file under ``images_dir``; missing files are one error listing them."""
+def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...],
+                optional: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
+    """Map each id to its file under ``images_dir``; missing files are one error listing them.
+
+    ``optional`` ids (captioned images outside the splits) are mapped when their file exists.
+    """
     if not images_dir.is_dir():
         raise DataError(f"image folder {images_dir} does not exist (see data/README.md), or "
                         "load with images=False for text-only work")
@@ -172,7 +177,8 @@ def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...]) -> dict[str,
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise DataError(f"{len(missing)} image file(s) of the splits are missing from "
                         f"{images_dir}: {shown}")
-    return {i: str(images_dir / i) for i in ids}
+    found = list(ids) + [i for i in optional if i in present]
+    return {i: str(images_dir / i) for i in found}
 
 
 def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool = True,
@@ -219,7 +225,7 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
     paths = None
     reader = None
     if images:
-        paths = image_paths(root / "images", sorted(split_ids))
+        paths = image_paths(root / "images", sorted(split_ids), optional=unsplit)
         reader = ImageFiles(paths)
     return Corpus(
         name="flickr8k",

@@ -54,6 +54,13 @@ def test_lemmas_align_with_captions(flickr8k):
     assert flickr8k.lemmas[ODD_ID][2] == "Three person be wait on a train platform ."
 
 
+def test_every_image_file_is_mapped(flickr8k):
+    assert len(flickr8k.image_paths) == 8091  # 8,000 split images + 91 unsplit ones
+    assert ODD_ID not in flickr8k.image_paths  # the odd id has no file
+    unsplit = [i for i in flickr8k.unsplit_image_ids if i != ODD_ID]
+    assert flickr8k.load_image(unsplit[0]).shape == (224, 224, 3)
+
+
 def test_reads_real_images(flickr8k):
     image = flickr8k.load_image(flickr8k.split("test")[0])
     assert image.dtype == np.uint8 and image.shape == (224, 224, 3)
