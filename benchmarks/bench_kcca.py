@@ -191,7 +191,7 @@ def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray
 # ------------------------------------------------------------------ cases (one per process)
 
 
-def case_ours(paths: dict[str, str], n: int, power: int) -> dict:
+def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0) -> dict:
     sys.path.insert(0, str(HERE.parent))
     from kcca.solver import KCCAGrid
 
@@ -213,7 +213,7 @@ def case_ours(paths: dict[str, str], n: int, power: int) -> dict:
     solver._prepare_side = timed(solver._prepare_side, "factor_seconds")
     solver._solve = timed(solver._solve, "solve_seconds")
     t0 = time.perf_counter()
-    grid = KCCAGrid(power_x=power).fit(Kx, Ky)
+    grid = KCCAGrid(power_x=power, rank=rank or None).fit(Kx, Ky)
     t_fit = time.perf_counter() - t0
     t1 = time.perf_counter()
     zx, zy = grid.transform_x(Kxd), grid.transform_y(Kyd)
@@ -304,7 +304,8 @@ def child(args: argparse.Namespace) -> None:
     if args.case == "ours_ondemand":
         out = case_ours_ondemand(args.n, args.power, args.rank)
     else:
-        out = CASES[args.case](json.loads(args.paths), args.n, args.power)
+        extra = {"rank": args.rank} if args.case == "ours" and args.rank else {}
+        out = CASES[args.case](json.loads(args.paths), args.n, args.power, **extra)
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(out), flush=True)
 
@@ -348,6 +349,9 @@ def main() -> None:
     ap.add_argument("--cache-dir", default=str(Path.home() / ".cache" / "kcca"))
     ap.add_argument("--image-kernel", default="pyramid")
     ap.add_argument("--text-kernel", default="bow", help="BoW5 is the cached 'bow' text kernel")
+    ap.add_argument("--rank-caps", default="",
+                    help="also run ours with these factor-rank caps (comma-separated; not the "
+                         "exact solution: reported for their agreement with dense)")
     ap.add_argument("--skip-dense-above", type=int, default=0,
                     help="skip the dense reference for n above this (0: never skip)")
     args = ap.parse_args()
@@ -372,6 +376,10 @@ def main() -> None:
             res["dense"] = run_case(sys.executable, "dense", n, paths, args.power, args.timeout)
             if "seconds" in res["dense"] and "seconds" in res["ours"]:
                 res["speedup_vs_dense"] = res["dense"]["seconds"] / res["ours"]["seconds"]
+        for cap in [int(c) for c in args.rank_caps.split(",") if c.strip()]:
+            if cap < n:
+                res[f"ours_rank{cap}"] = run_case(sys.executable, "ours", n, paths, args.power,
+                                                  args.timeout, rank=cap)
         if peers and n <= args.peer_max_n:
             res["ccazoo"] = run_case(args.peer_python, "ccazoo", n, paths, args.power, args.timeout)
         if peers and n <= args.pyrcca_max_n:
