@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from features.descriptors import Descriptors
+from features.descriptors import Descriptors, descriptor_config
 
 #: Bump when the numbers this module produces change (part of the cache key).
 VERSION = 1
@@ -30,10 +30,7 @@ def config(**params: Any) -> dict[str, Any]:
 
     Colour has no parameters; passing any is an error.
     """
-    unknown = set(params) - set(_DEFAULTS)
-    if unknown:
-        raise TypeError(f"color_descriptors has no parameter(s) {sorted(unknown)}")
-    return {"kind": "color", "version": VERSION, **_DEFAULTS, **params}
+    return descriptor_config("color", VERSION, _DEFAULTS, params)
 
 
 def check_rgb_image(image: Any) -> np.ndarray:

@@ -9,7 +9,7 @@ can bin the words into cells.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -37,6 +37,18 @@ class Descriptors:
                 f"descriptor arrays disagree: values {self.values.shape}, rows "
                 f"{self.rows.shape}, cols {self.cols.shape}"
             )
+
+
+def descriptor_config(kind: str, version: int, defaults: dict[str, Any],
+                      params: dict[str, Any]) -> dict[str, Any]:
+    """The full config of a descriptor extractor for cache keys: kind, version, parameters.
+
+    ``params`` override ``defaults``; unknown names raise ``TypeError``.
+    """
+    unknown = set(params) - set(defaults)
+    if unknown:
+        raise TypeError(f"{kind}_descriptors has no parameter(s) {sorted(unknown)}")
+    return {"kind": kind, "version": version, **defaults, **params}
 
 
 @dataclass(frozen=True)

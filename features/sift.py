@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse
 
 from features.color import check_rgb_image
-from features.descriptors import Descriptors
+from features.descriptors import Descriptors, descriptor_config
 
 #: Bump when the numbers this module produces change (part of the cache key).
 VERSION = 1
@@ -68,10 +68,7 @@ def config(**params: Any) -> dict[str, Any]:
 
     ``config()`` gives the defaults; keyword arguments override them (unknown names raise).
     """
-    unknown = set(params) - set(_DEFAULTS)
-    if unknown:
-        raise TypeError(f"sift_descriptors has no parameter(s) {sorted(unknown)}")
-    return {"kind": "sift", "version": VERSION, **_DEFAULTS, **params}
+    return descriptor_config("sift", VERSION, _DEFAULTS, params)
 
 
 def opencv_keypoint_size(bin_size: float) -> float:

@@ -41,7 +41,7 @@ import numpy as np
 import scipy.fft
 
 from features.color import check_rgb_image, pixel_grid
-from features.descriptors import Descriptors
+from features.descriptors import Descriptors, descriptor_config
 
 #: Bump when the numbers this module produces change (part of the cache key).
 VERSION = 1
@@ -65,10 +65,7 @@ def config(**params: Any) -> dict[str, Any]:
 
     ``config()`` gives the defaults; keyword arguments override them (unknown names raise).
     """
-    unknown = set(params) - set(_DEFAULTS)
-    if unknown:
-        raise TypeError(f"texture_descriptors has no parameter(s) {sorted(unknown)}")
-    return {"kind": "texture", "version": VERSION, **_DEFAULTS, **params}
+    return descriptor_config("texture", VERSION, _DEFAULTS, params)
 
 
 def _gauss1d(sigma: float, x: np.ndarray, order: int) -> np.ndarray:

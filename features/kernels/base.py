@@ -49,6 +49,11 @@ class Kernel(BaseEstimator):
     def _gram(self, items_a: Sequence[Any], items_b: Sequence[Any]) -> np.ndarray:
         raise NotImplementedError
 
+    def gram_train(self) -> np.ndarray:
+        """The train x train kernel, from the fitted training representation."""
+        self._check_fitted()
+        return self.gram(self.train_items_)
+
     def diag(self, items: Sequence[Any]) -> np.ndarray:
         """``k(x, x)`` for each item (default: the diagonal of the square block)."""
         return np.diag(self._gram(items, items)).copy()

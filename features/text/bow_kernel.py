@@ -95,10 +95,6 @@ class _SparseSequenceKernel(Kernel):
             items_b = items_a
         return super().gram(items_a, items_b)
 
-    def gram_train(self) -> np.ndarray:
-        """The train x train kernel (with the BoW1/TRI1 reduction when set)."""
-        self._check_fitted()
-        return self.gram(self.train_items_)
 
     def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
         """Columns ``indices`` of the train x train kernel: shape (n_train, len(indices))."""

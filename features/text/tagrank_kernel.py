@@ -263,9 +263,6 @@ class TagRankKernel(Kernel):
             out[i] = blk[0, 0]
         return out
 
-    def gram_train(self) -> np.ndarray:
-        self._check_fitted()
-        return self.gram(self.train_items_)
 
     def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
         """Columns ``indices`` of the train x train kernel: shape (n_train, len(indices))."""
