@@ -24,6 +24,7 @@ SUBCOMMANDS = (
     "kcca.cli.score_captions_cmd",
     "kcca.cli.caption_analysis_cmd",
     "kcca.cli.reproduce_cmd",
+    "kcca.cli.report_cmd",
 )
 
 

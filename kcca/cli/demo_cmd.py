@@ -6,7 +6,8 @@ corpus (``--seed``), print a summary, write a contact sheet; then the paper's pi
 :data:`DEMO_IMAGE_CONFIG`), kernel blocks (pyramid image kernel; trigram text kernel, and BoW5
 for comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models
 per task and the p/d choice on dev, Borda aggregation on the test pool, and the test metrics
-printed beside chance, with an R@k plot (``recall_at_k.png``) and rankings files in ``--out``.
+printed beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML
+report (``report/index.html``, :mod:`kcca.report`) in ``--out``.
 The default sizes (400 / 100 / 100 images of 64 px) keep a cold run within about two minutes
 on two cores.
 """
@@ -253,6 +254,15 @@ def stage_plot(run: DemoRun) -> None:
     run.say(f"wrote R@k plot to {path}; demo took {time.perf_counter() - run.started:.1f}s")
 
 
+def stage_report(run: DemoRun) -> None:
+    """Write the HTML report of ``--out`` (``report/index.html``, see ``kcca report``)."""
+    from kcca.report import build_report
+
+    path = build_report(run.out, run.out / "report", corpus=run.corpus)
+    run.outputs["report"] = path
+    run.say(f"wrote HTML report to {path} (open it in a browser)")
+
+
 STAGES: list[tuple[str, Stage]] = [
     ("corpus", stage_corpus),
     ("summary", stage_summary),
@@ -262,6 +272,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("KCCA, dev selection, Borda", stage_kcca),
     ("test metrics", stage_metrics),
     ("R@k plot", stage_plot),
+    ("HTML report", stage_report),
 ]
 """The demo's stages in order (see the module docstring)."""
 

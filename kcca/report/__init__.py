@@ -1,0 +1,56 @@
+"""A static HTML report of a run folder (``kcca report RUN_DIR -o OUT``).
+
+:mod:`~kcca.report.rundir` finds the rankings files, tables and plots of a run folder and
+rebuilds its corpus; :mod:`~kcca.report.gather` evaluates every system and collects the
+per-query top-k with judgments; :mod:`~kcca.report.assets` writes thumbnails and copies plots;
+:mod:`~kcca.report.render` writes the page (summary beside the paper, plots, a query browser
+in plain JavaScript). The page needs no server and loads nothing from the network.
+:mod:`~kcca.report.browser` opens a page in headless Chromium (screenshots, tests).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+from kcca.data.corpus import Corpus
+
+__all__ = ["build_report"]
+
+
+def build_report(run_dir: str | Path, out_dir: str | Path | None = None, *,
+                 corpus: Corpus | None = None, corpus_name: str | None = None,
+                 data_dir: str | Path | None = None, splits_dir: str | Path | None = None,
+                 seed: int = 0, top_k: int = 10, thumb_size: int = 128, embed: bool = False,
+                 relevance: str = "paper", progress: bool = False) -> Path:
+    """Write ``out_dir/index.html`` (default ``run_dir/report``) and return its path.
+
+    The corpus is ``corpus`` when given, else rebuilt from ``corpus_name`` or from the name
+    the rankings files record (:func:`kcca.report.rundir.load_run_corpus`). ``embed`` inlines
+    thumbnails and plots as data URIs (one file); otherwise they go to ``thumbs/`` and
+    ``plots/`` beside the page.
+    """
+    from kcca.report.assets import copy_plots, write_thumbnails
+    from kcca.report.gather import gather
+    from kcca.report.render import render_page
+    from kcca.report.rundir import load_run_corpus, scan_run_folder
+
+    root = Path(run_dir)
+    out = Path(out_dir) if out_dir is not None else root / "report"
+    same = out.resolve() == root.resolve()
+    run = scan_run_folder(root, exclude=out / "plots" if same else out)
+    if corpus is None:
+        corpus = load_run_corpus(corpus_name or run.corpus_name, data_dir=data_dir, seed=seed,
+                                 splits_dir=splits_dir)
+    data = gather(run, corpus, top_k=top_k, relevance=relevance, progress=progress)
+    out.mkdir(parents=True, exist_ok=True)
+    thumbs = write_thumbnails(data.image_ids, corpus.load_image, out, size=thumb_size,
+                              embed=embed, progress=progress)
+    plots = copy_plots(data.plots, root, out, embed=embed)
+    page = render_page(data, thumbs, plots,
+                       generated=_dt.datetime.now().isoformat(timespec="seconds"))
+    path = out / "index.html"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(path)
+    return path

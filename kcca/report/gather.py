@@ -1,0 +1,239 @@
+"""Everything the HTML report shows, as plain data: metrics beside the paper, per-query top-k.
+
+:func:`gather` reads and validates every rankings file of a run folder against the corpus
+pool, evaluates each system (:func:`kcca.evaluate.system.evaluate_system`: R@k, median rank,
+and S@k / R-precision when the corpus has crowd judgments), looks up the paper's numbers
+(Tables 11 and 12, and Table 2's expert mean; only for the Flickr 8K test pool), and keeps,
+per system and task, the top-k candidates of each query, the gold item's rank, and the crowd
+and expert judgments of every pair shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kcca.data.corpus import Corpus
+from kcca.evaluate.original import original_ranks
+from kcca.evaluate.paper_tables import SECTION4_NAMES, TABLE2, TABLE11, TABLE12
+from kcca.evaluate.relevance import get_rule
+from kcca.report.rundir import RunFolder, read_table_csv, table_header_lines
+
+TASKS = ("annotation", "search")
+KS = (1, 5, 10)
+#: Summary columns in order; "higher" says which direction is better.
+METRICS: tuple[tuple[str, bool], ...] = (
+    ("R@1", True), ("R@5", True), ("R@10", True), ("median rank", False),
+    ("S@1", True), ("S@5", True), ("S@10", True), ("R-precision", True),
+    ("expert mean", True),
+)
+HIGHER_IS_BETTER = dict(METRICS)
+
+
+@dataclass
+class SystemData:
+    """One system: aggregates per task, the paper's numbers, and per-query top-k."""
+
+    name: str
+    source: str
+    paper_name: str | None
+    metrics: dict[str, dict[str, float]]
+    paper: dict[str, dict[str, float]]
+    top: dict[str, np.ndarray]         # task -> (n_queries, k) candidate indices
+    gold_rank: dict[str, np.ndarray]   # task -> (n_queries,) 1-based rank of the original
+    chosen: str = ""
+    coverage: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ReportData:
+    """What :mod:`kcca.report.render` turns into a page."""
+
+    run_dir: Path
+    corpus_name: str
+    split: str
+    image_ids: list[str]
+    caption_ids: list[str]
+    captions: list[str]
+    systems: list[SystemData]
+    top_k: int
+    chance: dict[str, float]
+    judgments: dict[tuple[int, int], dict[str, Any]]
+    relevance_rule: str | None
+    has_paper: bool
+    notes: list[str] = field(default_factory=list)
+    run_notes: list[str] = field(default_factory=list)
+    plots: list[Path] = field(default_factory=list)
+
+
+def paper_name(system: str) -> str | None:
+    """The paper's name of a system (Table 11 names, or Section 4's NN / TRI5SEM ...)."""
+    if system in TABLE11:
+        return system
+    return SECTION4_NAMES.get(system)
+
+
+def paper_numbers(system: str) -> dict[str, dict[str, float]]:
+    """Table 11 (R@k, median rank), Table 12 (S@k, R-precision) and Table 2 (expert mean)."""
+    name = paper_name(system)
+    out: dict[str, dict[str, float]] = {t: {} for t in TASKS}
+    if name is None:
+        return out
+    for table in (TABLE11, TABLE12):
+        for task in TASKS:
+            out[task].update(table.get(name, {}).get(task, {}))
+    short = next((k for k, v in SECTION4_NAMES.items() if v == name), None)
+    if short in TABLE2:
+        out["annotation"]["expert mean"] = TABLE2[short][0]
+    return out
+
+
+def chance_levels(n: int, ks=KS) -> dict[str, float]:
+    """Expected R@k (percent) and median rank of a random ranking of ``n`` candidates."""
+    out = {f"R@{k}": 100.0 * min(k, n) / n for k in ks}
+    out["median rank"] = (n + 1) / 2
+    return out
+
+
+def _chosen_text(details: list[dict], system: str) -> str:
+    for d in details:
+        if d.get("system") == system or d.get("short_name") == system:
+            c = d.get("chosen") or {}
+            if "p" in c and "d" in c:
+                return f"p={c['p']:g}, d={c['d']:g}"
+            tk = c.get("text_kernel")
+            if isinstance(tk, dict):
+                return f"NN, {tk.get('name')}"
+    return ""
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    out, n = name, 2
+    while out in taken:
+        out, n = f"{name} ({n})", n + 1
+    taken.add(out)
+    return out
+
+
+def judgments_for(corpus: Corpus, image_ids: list[str], caption_ids: list[str],
+                  pairs: set[tuple[int, int]], rule: str) -> dict[tuple[int, int], dict]:
+    """Crowd votes (relevant under ``rule``) and expert scores of pool pairs ``(i, j)``."""
+    rel_rule = get_rule(rule)
+    out: dict[tuple[int, int], dict] = {}
+    for i, j in pairs:
+        key = (image_ids[i], caption_ids[j])
+        entry: dict[str, Any] = {}
+        crowd = corpus.crowd.get(key) if corpus.crowd is not None else None
+        if crowd is not None:
+            entry["crowd"] = (crowd.yes, crowd.no, bool(rel_rule.relevant(crowd.yes, crowd.no)))
+        expert = corpus.expert.get(key) if corpus.expert is not None else None
+        if expert is not None:
+            entry["expert"] = tuple(expert.scores)
+        if entry:
+            out[(i, j)] = entry
+    return out
+
+
+def _coverage_notes(s: SystemData) -> list[str]:
+    """How much of what a system returned was judged (unjudged counts as not relevant)."""
+    out = []
+    for task in TASKS:
+        cov = s.coverage.get(task) or {}
+        values = [(k, cov[f"top-{k} judged"]) for k in KS
+                  if isinstance(cov.get(f"top-{k} judged"), (int, float))]
+        judged = [f"top-{k} {100 * v:.0f} %" for k, v in values]
+        if judged and any(v < 1 for _, v in values):
+            out.append(f"{s.name}, {task}: crowd-judged pairs among the results: "
+                       + ", ".join(judged) + " (S@k and R-precision count unjudged pairs as "
+                       "not relevant)")
+        expert = cov.get("top-1 expert judged")
+        if isinstance(expert, (int, float)) and expert < 1:
+            out.append(f"{s.name}: the expert mean is over the {100 * expert:.0f} % of top-1 "
+                       "captions that the experts judged")
+    return out
+
+
+def _table_notes(run: RunFolder, systems: list[SystemData]) -> list[str]:
+    """Cells of ``table*.csv`` that disagree with the numbers recomputed from the rankings."""
+    notes = []
+    ours = {s.name: s.metrics for s in systems}
+    for s in systems:
+        if s.paper_name:
+            ours.setdefault(s.paper_name, s.metrics)
+    for path in run.tables_csv:
+        try:
+            rows = read_table_csv(path)
+        except (OSError, ValueError):
+            continue
+        for row in rows:
+            m = ours.get(row.get("system", ""), {}).get(row.get("task", ""), {})
+            value, written = m.get(row.get("metric", "")), row.get("ours", "")
+            if value is None or not written:
+                continue
+            try:
+                if abs(float(written) - value) > 0.051:
+                    notes.append(f"{path.name}: {row['system']} {row['task']} {row['metric']} "
+                                 f"is {written} there but {value:.2f} from the rankings file")
+            except ValueError:
+                continue
+    return notes
+
+
+def gather(run: RunFolder, corpus: Corpus, *, top_k: int = 10, relevance: str = "paper",
+           progress: bool = False) -> ReportData:
+    """Read, validate and evaluate every rankings file of ``run`` against ``corpus``."""
+    from kcca.evaluate.rankings_io import read_rankings
+    from kcca.evaluate.system import EvaluationContext, evaluate_system
+
+    split = run.split
+    pool = corpus.pool(split)
+    image_ids = [p[0] for p in pool]
+    caption_ids = [p[1] for p in pool]
+    captions = [p[2] for p in pool]
+    n = len(pool)
+    k = max(1, min(top_k, n))
+    ctx = EvaluationContext(corpus, split, relevance, with_bleu_rouge=False)
+    has_paper = corpus.name == "flickr8k" and split == "test"
+    systems: list[SystemData] = []
+    taken: set[str] = set()
+    pairs: set[tuple[int, int]] = {(i, i) for i in range(n)}
+    for entry in run.rankings:
+        if progress:
+            print(f"report: reading {entry.path}")
+        rk = read_rankings(entry.path, pool)
+        ev = evaluate_system(rk, ctx)
+        table = ev.table()
+        metrics = {t: {m: float(v) for m, v in table.get(t, {}).items()
+                       if m in HIGHER_IS_BETTER} for t in TASKS if t in table}
+        top, gold = {}, {}
+        for task, r in rk.tasks.items():
+            top[task] = np.ascontiguousarray(r[:, :k])
+            gold[task] = original_ranks(r)
+            for q, row in enumerate(top[task].tolist()):
+                pairs.update((q, j) if task == "annotation" else (j, q) for j in row)
+        name = _unique(rk.system, taken)
+        systems.append(SystemData(
+            name=name, source=str(entry.path), paper_name=paper_name(rk.system),
+            metrics=metrics, paper=paper_numbers(rk.system) if has_paper else {},
+            top=top, gold_rank=gold, chosen=_chosen_text(run.details, rk.system),
+            coverage=ev.coverage))
+    rel = ctx.relevance
+    notes = []
+    if rel is None:
+        notes.append("no crowd judgments for this corpus: S@k and R-precision are not shown")
+    if not has_paper:
+        notes.append(f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
+                     f"the {split} pool of corpus {corpus.name!r}, so they are not shown")
+    for s in systems:
+        notes.extend(_coverage_notes(s))
+    notes.extend(_table_notes(run, systems))
+    run_notes = table_header_lines(run.tables_md[0]) if run.tables_md else []
+    return ReportData(
+        run_dir=run.root, corpus_name=corpus.name, split=split, image_ids=image_ids,
+        caption_ids=caption_ids, captions=captions, systems=systems, top_k=k,
+        chance=chance_levels(n), relevance_rule=rel.rule.describe() if rel is not None else None,
+        judgments=judgments_for(corpus, image_ids, caption_ids, pairs, relevance),
+        has_paper=has_paper, notes=notes, run_notes=run_notes, plots=list(run.plots))

@@ -1,0 +1,196 @@
+"""What a run folder holds: rankings files, tables, plots, and the corpus they were made on.
+
+A run folder is the ``--out`` of ``kcca demo`` (``rankings_<SYSTEM>.json``, ``*.png``) or of
+``kcca reproduce`` (``rankings/<SYSTEM>.json``, ``rankings/details.json``, ``table*.{md,csv}``,
+plots). A rankings file is any ``*.json`` directly in the folder or in ``rankings/`` whose
+``"format"`` is ``"kcca-rankings"`` (:mod:`kcca.evaluate.rankings_io`); its ``"corpus"`` and
+``"split"`` say which pool it ranks, and :func:`load_run_corpus` rebuilds that corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kcca.data.corpus import Corpus
+from kcca.data.errors import DataError
+from kcca.evaluate.rankings_io import FORMAT
+
+#: ``kcca.data.demo.make_demo_corpus`` names its corpus ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED``.
+DEMO_NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(-?\d+)")
+_HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class RankingsFile:
+    """A rankings file found in a run folder, with its header fields (not yet validated)."""
+
+    path: Path
+    system: str
+    corpus: str
+    split: str
+
+
+@dataclass
+class RunFolder:
+    """The contents of a run folder that the report uses."""
+
+    root: Path
+    rankings: list[RankingsFile]
+    plots: list[Path] = field(default_factory=list)
+    tables_csv: list[Path] = field(default_factory=list)
+    tables_md: list[Path] = field(default_factory=list)
+    details: list[dict] = field(default_factory=list)
+
+    @property
+    def corpus_name(self) -> str:
+        return self.rankings[0].corpus
+
+    @property
+    def split(self) -> str:
+        return self.rankings[0].split
+
+
+_FIELD = re.compile(r'"(format|version|system|corpus|split)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+def _header(path: Path) -> dict | None:
+    """The top-level fields of a rankings file (``None`` when it is not one).
+
+    Files written by :func:`kcca.evaluate.rankings_io.write_rankings` put these fields before
+    ``"tasks"``, so only the first bytes are read; otherwise the whole file is parsed.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    if '"format"' not in head or FORMAT not in head:
+        return None
+    cut = head.find('"tasks"')
+    if cut >= 0:
+        fields = {k: json.loads(v) for k, v in _FIELD.findall(head[:cut])}
+        return fields if fields.get("format") == FORMAT else None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: looks like a rankings file but cannot be read ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    return {k: v for k, v in data.items() if k != "tasks"}
+
+
+def find_rankings(root: Path) -> list[RankingsFile]:
+    """Rankings files directly in ``root`` and in ``root/rankings``, sorted by path."""
+    candidates = sorted(root.glob("*.json")) + sorted((root / "rankings").glob("*.json"))
+    out = []
+    for path in candidates:
+        head = _header(path)
+        if head is None:
+            continue
+        out.append(RankingsFile(path, str(head.get("system") or path.stem),
+                                str(head.get("corpus") or "flickr8k"),
+                                str(head.get("split") or "test")))
+    return out
+
+
+def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFolder:
+    """Find rankings files, plots (``*.png``, recursively), ``table*.csv`` / ``table*.md``.
+
+    ``exclude`` (the report's own output folder, when inside the run folder) is skipped.
+    Errors name the folder and say how to make a run folder.
+    """
+    root = Path(run_dir)
+    fix = (f"give the --out folder of `kcca demo --out {root}` or `kcca reproduce --out "
+           f"{root}` (e.g. results/hodosh2013)")
+    if not root.exists():
+        raise DataError(f"run folder {root} does not exist: {fix}")
+    if not root.is_dir():
+        raise DataError(f"{root} is not a folder: {fix}")
+    rankings = find_rankings(root)
+    if not rankings:
+        raise DataError(f"no rankings files in {root} (looked for *.json and rankings/*.json "
+                        f"with \"format\": \"{FORMAT}\"): run `kcca demo --out {root}` or "
+                        f"`kcca reproduce --out {root}` first")
+    pools = {(r.corpus, r.split) for r in rankings}
+    if len(pools) > 1:
+        listed = "; ".join(f"{r.path.name}: corpus {r.corpus!r}, split {r.split!r}"
+                           for r in rankings)
+        raise DataError(f"rankings files in {root} rank different pools ({listed}): put the "
+                        "runs of one corpus and split in their own folder")
+    excluded = exclude.resolve() if exclude is not None else None
+
+    def keep(p: Path) -> bool:
+        return excluded is None or excluded not in p.resolve().parents
+
+    plots = [p for p in sorted(root.rglob("*.png")) if p.is_file() and keep(p)]
+    details: list[dict] = []
+    for path in (root / "details.json", root / "rankings" / "details.json"):
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if isinstance(data, list):
+                details.extend(d for d in data if isinstance(d, dict))
+    return RunFolder(root, rankings, plots, sorted(root.glob("table*.csv")),
+                     sorted(root.glob("table*.md")), details)
+
+
+def read_table_csv(path: Path) -> list[dict[str, str]]:
+    """Rows of a ``table,system,task,metric,ours,paper`` CSV written by ``kcca reproduce``."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        return [row for row in csv.DictReader(fh)]
+
+
+def table_header_lines(path: Path) -> list[str]:
+    """The ``- key: value`` lines at the top of a ``table*.md`` (command, date, commit...)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            break
+        if line.startswith("- "):
+            lines.append(line[2:])
+    return lines
+
+
+def load_run_corpus(name: str, *, data_dir: str | Path | None = None, seed: int = 0,
+                    splits_dir: str | Path | None = None) -> Corpus:
+    """The corpus a rankings file names: Flickr 8K, a demo corpus, or a JSON split file.
+
+    ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED`` is regenerated from its sizes and seed (plain
+    ``demo`` from ``seed``); ``flickr8k`` is read from ``data_dir`` (else ``$KCCA_DATA_DIR``)
+    with images and judgments; ``flickr8k-splits-X`` (``kcca reproduce --splits X``) needs
+    ``splits_dir``.
+    """
+    from kcca.data import load_corpus
+
+    m = DEMO_NAME.fullmatch(name)
+    if m:
+        from kcca.data.demo import make_demo_corpus
+
+        n_train, n_dev, n_test, size, s = map(int, m.groups())
+        return make_demo_corpus(n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size,
+                                seed=s)
+    if name == "demo":
+        return load_corpus("demo", seed=seed)
+    if name == "flickr8k" or name.startswith("flickr8k-splits-"):
+        if name != "flickr8k" and splits_dir is None:
+            raise DataError(f"the rankings rank corpus {name!r} (Flickr 8K with replaced "
+                            "splits): pass --splits with the folder given to `kcca reproduce "
+                            "--splits`")
+        from kcca.data.paths import resolve_data_dir
+
+        root = resolve_data_dir(data_dir)
+        if splits_dir is not None:
+            from kcca.cli.reproduce_cmd import load_with_splits
+
+            return load_with_splits(root, str(splits_dir))
+        return load_corpus("flickr8k", root, lemmas=False)
+    if name.endswith(".json"):
+        return load_corpus(name)
+    raise DataError(f"rankings name corpus {name!r}, which the report cannot rebuild: pass "
+                    "--corpus flickr8k, demo, or a JSON split file")
