@@ -489,6 +489,8 @@ class ImageFeaturePipeline:
         finally:
             bar.close()
         ordered = {i: features[i] for i in ids if i in features}
+        if folder is not None:  # the per-image records are cached here, not by Cache.save
+            self.cache.record(FEATURE_STAGE, computed=len(ordered) - n_cached, loaded=n_cached)
         return ExtractionResult(
             features=ordered, skipped={i: skipped[i] for i in ids if i in skipped},
             codebooks=dict(books), n_cached=n_cached, n_computed=len(ordered) - n_cached,

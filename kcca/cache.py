@@ -22,6 +22,28 @@ T = TypeVar("T")
 
 DEFAULT_CACHE_ENV = "KCCA_CACHE_DIR"
 
+#: stage -> {"computed": n, "loaded": n} over every enabled Cache of this process (for the
+#: summary ``kcca`` prints at the end of a command; :func:`cache_stats`, :func:`reset_cache_stats`)
+_STATS: dict[str, dict[str, int]] = {}
+
+
+def cache_stats() -> dict[str, dict[str, int]]:
+    """Entries computed (and stored) and loaded per stage since the last reset, this process."""
+    return {stage: dict(c) for stage, c in _STATS.items()}
+
+
+def reset_cache_stats() -> None:
+    _STATS.clear()
+
+
+def format_cache_stats(stats: dict[str, dict[str, int]] | None = None) -> str:
+    """``"cache: image-features 0 computed / 3 loaded; system-dev 2 computed / 0 loaded"``."""
+    stats = cache_stats() if stats is None else stats
+    if not stats:
+        return ""
+    return "cache: " + "; ".join(f"{stage} {c.get('computed', 0)} computed / "
+                                 f"{c.get('loaded', 0)} loaded" for stage, c in stats.items())
+
 
 def _jsonable(obj: Any) -> Any:
     if isinstance(obj, dict):
@@ -77,6 +99,17 @@ class Cache:
 
     def __init__(self, root: str | os.PathLike | None):
         self.root = Path(root) if root is not None else None
+        #: stage -> {"computed": n, "loaded": n} for this cache (also summed in cache_stats())
+        self.stats: dict[str, dict[str, int]] = {}
+
+    def record(self, stage: str, *, computed: int = 0, loaded: int = 0) -> None:
+        """Count entries computed / loaded (``load`` and ``save`` count themselves)."""
+        if not self.enabled or not (computed or loaded):
+            return
+        for counts in (self.stats.setdefault(stage, {"computed": 0, "loaded": 0}),
+                       _STATS.setdefault(stage, {"computed": 0, "loaded": 0})):
+            counts["computed"] += computed
+            counts["loaded"] += loaded
 
     @property
     def enabled(self) -> bool:
@@ -91,7 +124,9 @@ class Cache:
         return self.enabled and self.path(stage, config).exists()
 
     def load(self, stage: str, config: Any) -> Any:
-        return joblib.load(self.path(stage, config))
+        value = joblib.load(self.path(stage, config))
+        self.record(stage, loaded=1)
+        return value
 
     def save(self, stage: str, config: Any, value: Any) -> None:
         if not self.enabled:
@@ -100,6 +135,7 @@ class Cache:
         atomic_dump(value, p)
         atomic_write(p.with_suffix(".json"), lambda tmp: Path(tmp).write_text(
             json.dumps(_jsonable(config), indent=1, sort_keys=True)))
+        self.record(stage, computed=1)
 
     def get_or_compute(self, stage: str, config: Any, compute: Callable[[], T]) -> T:
         """Return the cached value for ``(stage, config)``, computing and storing it if absent."""

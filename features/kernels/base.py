@@ -5,8 +5,19 @@ A kernel is fitted on training items, then evaluates blocks:
 items); ``diag(items)``. It has a stable ``name`` and ``params`` (for cache keys and
 reports). A multi-caption item (five captions of one training image) is one item.
 
-New kernels plug in by ``@register_kernel("name")`` or through the entry-point group
-``kcca.kernels`` of an installed package; experiment files then refer to them by name.
+New kernels plug in by ``@register_kernel("name")`` in a module an experiment file names
+(``plugins = ["my_module"]``, :mod:`kcca.systems.spec`) or through the entry-point group
+``kcca.kernels`` of an installed package (loaded lazily, when a kernel of that name is first
+asked for); experiment files then refer to them by name. docs/plugin-kernels.md has a worked
+example (examples/colour_moments/).
+
+What a system passes a kernel (:class:`kcca.systems.blocks.Workspace`) depends on the class
+attribute ``item_type``: ``"image-features"`` (image kernels: one
+:class:`~features.image_features.ImageFeatures` record per image, the default for an image
+kernel), ``"image-pixels"`` (image kernels: one RGB ``uint8`` array (H, W, 3) per image,
+loaded lazily) or ``"text"`` (token lists; a training item is the five token lists of one
+image). Image kernels may take a power ``p``; systems fit them with ``p = 1`` and the solver
+applies the grid's p to the block.
 """
 
 from __future__ import annotations
@@ -32,6 +43,8 @@ class Kernel(BaseEstimator):
     """
 
     name: str = "kernel"
+    #: the items a system passes (module docstring); None: not declared (built-in kernels)
+    item_type: str | None = None
 
     def fit(self, train_items: Sequence[Any]) -> "Kernel":
         self.train_items_ = train_items
@@ -81,16 +94,25 @@ def check_kernel_block(block: Any, shape: tuple[int, int], name: str) -> None:
 
 
 def register_kernel(name: str) -> Callable[[K], K]:
-    """Class decorator: make a kernel available to ``make_kernel(name)`` and experiment files."""
+    """Class decorator: make a kernel available to ``make_kernel(name)`` and experiment files.
+
+    Registering another class under a taken name is an error, except the same class again
+    (same module and qualified name, as when a plug-in module is re-imported).
+    """
 
     def deco(cls: K) -> K:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise ValueError(f"a kernel named {name!r} is already registered ({_REGISTRY[name]})")
+        old = _REGISTRY.get(name)
+        if old is not None and old is not cls and _qualname(old) != _qualname(cls):
+            raise ValueError(f"a kernel named {name!r} is already registered ({old})")
         _REGISTRY[name] = cls
         cls.name = name
         return cls
 
     return deco
+
+
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 # Modules whose import registers the built-in kernels (image and text).
@@ -110,26 +132,81 @@ def _load_builtins() -> None:
         importlib.import_module(module)
 
 
+def _plugin_entry_points() -> dict[str, Any]:
+    """Entry points of the group ``kcca.kernels`` by name (not loaded)."""
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _load_entry_point(ep: Any) -> None:
+    """Import one plug-in entry point and register its kernel under the entry point's name.
+
+    The entry point may name a :class:`Kernel` subclass (registered here) or a module whose
+    import registers the kernel itself with :func:`register_kernel`.
+    """
+    from kcca.errors import PluginError
+
+    where = f"kernel plug-in {ep.name!r} (entry point {ep.value!r} of group {ENTRY_POINT_GROUP!r}"
+    dist = getattr(getattr(ep, "dist", None), "name", None)
+    where += f", package {dist!r})" if dist else ")"
+    try:
+        obj = ep.load()
+    except Exception as exc:
+        raise PluginError(
+            f"{where} failed to import: {type(exc).__name__}: {exc}",
+            fix=(f"install what the plug-in needs or reinstall it (pip install --force-reinstall "
+                 f"{dist or 'PACKAGE'}), or uninstall it if it is not wanted; run with "
+                 "--verbose for the import traceback")) from exc
+    if isinstance(obj, type) and issubclass(obj, Kernel):
+        register_kernel(ep.name)(obj)
+    elif ep.name not in _REGISTRY:
+        raise PluginError(
+            f"{where} loaded, but it is not a Kernel subclass and did not register a kernel "
+            f"named {ep.name!r}",
+            fix="point the entry point at the kernel class (module:Class), or decorate the "
+                f"class with @register_kernel({ep.name!r}) in the module it names")
+
+
 def _load_entry_points() -> None:
+    """Every built-in kernel and every plug-in entry point not yet registered."""
     _load_builtins()
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name not in _REGISTRY:
-            cls = ep.load()
-            _REGISTRY[ep.name] = cls
+    for name, ep in _plugin_entry_points().items():
+        if name not in _REGISTRY:
+            _load_entry_point(ep)
 
 
 def available_kernels() -> list[str]:
-    """Names of every registered kernel (built-in and from installed plug-ins)."""
-    _load_entry_points()
-    return sorted(_REGISTRY)
+    """Names of every registered kernel: built-ins, registered plug-ins and entry points.
+
+    Entry points are listed by name without importing them (a broken plug-in shows up only
+    when its kernel is asked for).
+    """
+    _load_builtins()
+    return sorted(set(_REGISTRY) | set(_plugin_entry_points()))
+
+
+def kernel_class(name: str) -> type[Kernel]:
+    """The class registered as ``name``, importing a plug-in entry point of that name if needed.
+
+    Raises :class:`kcca.errors.UnknownNameError` (a ``KeyError``) naming close matches, or
+    :class:`kcca.errors.PluginError` when the plug-in providing ``name`` fails to import.
+    """
+    if name not in _REGISTRY:
+        _load_builtins()
+    if name not in _REGISTRY:
+        ep = _plugin_entry_points().get(name)
+        if ep is not None:
+            _load_entry_point(ep)
+    if name not in _REGISTRY:
+        from kcca.errors import unknown_name
+
+        raise unknown_name(
+            "kernel", name, available_kernels(),
+            fix="use a registered kernel name, or register yours: name its module in the "
+                "experiment file (plugins = [\"my_module\"]) or install a package with a "
+                f"{ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)")
+    return _REGISTRY[name]
 
 
 def make_kernel(name: str, **params: Any) -> Kernel:
     """Instantiate a registered kernel by name with its parameters."""
-    if name not in _REGISTRY:
-        _load_entry_points()
-    try:
-        cls = _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown kernel {name!r}; registered kernels: {available_kernels()}") from None
-    return cls(**params)
+    return kernel_class(name)(**params)

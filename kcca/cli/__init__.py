@@ -2,6 +2,13 @@
 
 A subcommand module defines ``add_parser(subparsers) -> argparse.ArgumentParser`` (which
 sets ``func=run`` on its parser) and ``run(args) -> int``. Register it in ``SUBCOMMANDS``.
+
+Errors: :func:`main` turns the user errors of :mod:`kcca.errors` (bad or missing data and
+files, malformed experiment files, unknown names, broken plug-ins, files of another version),
+missing paths and invalid values into ``error: <message>`` and ``fix: <what to do>`` on
+stderr and exit status 2; anything else prints a one-line message and exits with 1.
+``--verbose`` adds the traceback. A command that used the cache ends with one line per stage
+of entries computed and loaded (not with ``--quiet``).
 """
 
 from __future__ import annotations
@@ -9,7 +16,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
+import traceback
 from typing import Sequence
 
 from kcca import __version__
@@ -63,13 +72,57 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    from kcca.data.errors import DataError
+    from kcca.cache import format_cache_stats, reset_cache_stats
 
+    reset_cache_stats()
     try:
         return int(args.func(args) or 0)
-    except DataError as exc:
-        print(f"kcca: error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        _report(args, "interrupted", "re-run the same command: finished stages are cached and "
+                "the run resumes from them")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - every error ends in one message (or a traceback)
+        message, fix, status = describe_error(exc, args)
+        _report(args, message, fix)
+        return status
+    finally:
+        summary = format_cache_stats()
+        if summary and not args.quiet:
+            print(summary, file=sys.stderr)
+
+
+def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, str | None, int]:
+    """(message, fix, exit status) for an exception that ended a command."""
+    from kcca.errors import KccaUserError
+
+    command = getattr(args, "command", None) or "COMMAND"
+    if isinstance(exc, KccaUserError):
+        return exc.message or type(exc).__name__, exc.fix, 2
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError,
+                        PermissionError)):
+        path = exc.filename if exc.filename is not None else ""
+        reason = exc.strerror or type(exc).__name__
+        message = f"{reason}: {path}" if path else str(exc)
+        if isinstance(exc, PermissionError):
+            fix = "choose a path you can read and write, or change its permissions"
+        else:
+            fix = (f"check the path (relative paths start at {os.getcwd()}); "
+                   f"`kcca {command} --help` lists the arguments")
+        return message, fix, 2
+    if isinstance(exc, ValueError):
+        return (str(exc) or type(exc).__name__,
+                f"check the values given to `kcca {command}` (`kcca {command} --help`)", 2)
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return (f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""),
+            "run with --verbose for the traceback (and report it if the inputs look right)", 1)
+
+
+def _report(args: argparse.Namespace, message: str, fix: str | None) -> None:
+    if getattr(args, "verbose", False):
+        traceback.print_exc(file=sys.stderr)
+    print(f"error: {message}", file=sys.stderr)
+    if fix:
+        print(f"fix: {fix}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,7 +10,10 @@ from kcca.cache import Cache, default_cache_dir
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
-    """``--data-dir``, ``--cache-dir``, ``--seed``, ``--jobs``, ``--quiet`` (also after the subcommand)."""
+    """``--data-dir``, ``--cache-dir``, ``--seed``, ``--jobs``, ``--quiet``, ``--verbose``.
+
+    Each is accepted before or after the subcommand.
+    """
     g = parser.add_argument_group("common options")
     g.add_argument("--data-dir", default=argparse.SUPPRESS,
                    help="folder holding the data sets (default: $KCCA_DATA_DIR)")
@@ -24,10 +27,12 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
                    help="parallel workers (joblib; -1 = all cores; default 1)")
     g.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
                    help="no progress bars or info messages")
+    g.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
+                   help="on an error, show the full traceback (default: one message and a fix)")
 
 
 DEFAULTS = {"data_dir": None, "cache_dir": None, "no_cache": False, "seed": 0, "jobs": 1,
-            "quiet": False}
+            "quiet": False, "verbose": False}
 
 
 def subparser(sub, name: str, help: str, func) -> argparse.ArgumentParser:

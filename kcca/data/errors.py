@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from kcca.errors import DataError  # re-exported: defined with the user-error hierarchy
 
-class DataError(ValueError):
-    """Malformed, missing or inconsistent input data.
-
-    The message always names the offending file (and line, or item) and says what to do.
-    """
+__all__ = ["DataError", "ImageReadError"]
 
 
 class ImageReadError(DataError):
     """An image file is missing, empty, truncated or not decodable."""
+
+    fix = "replace the file with a valid copy, or pass --skip-bad-images to leave it out"
 
     def __init__(self, path: str, reason: str):
         self.path = str(path)

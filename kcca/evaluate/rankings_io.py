@@ -143,7 +143,9 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     """Read and validate a rankings file against ``pool`` (``Corpus.pool(split)``)."""
     p = Path(path)
     if not p.is_file():
-        raise DataError(f"rankings file {p} does not exist")
+        raise DataError(f"rankings file {p} does not exist",
+                        fix="check the path; rankings files are written by `kcca reproduce` "
+                            "(<out>/rankings/) and `kcca demo` (--out)")
     try:
         data = json.loads(p.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
@@ -153,8 +155,14 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise DataError(f"{p}: not a rankings file (expected \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
-        raise DataError(f"{p}: unsupported rankings version {data.get('version')!r} "
-                        f"(this reader knows {VERSION})")
+        from kcca.errors import FileVersionError
+
+        raise FileVersionError(
+            f"{p}: unsupported rankings version {data.get('version')!r} "
+            f"(this reader knows {VERSION})",
+            fix="write the rankings again with this version of kcca (re-run the command that "
+                "produced them, e.g. `kcca reproduce` or `kcca demo`), or use the kcca version "
+                "that wrote the file")
     tasks = data.get("tasks")
     if not isinstance(tasks, Mapping) or not tasks:
         raise DataError(f"{p}: 'tasks' must hold 'annotation' and/or 'search'")

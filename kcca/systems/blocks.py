@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,17 +110,27 @@ class Workspace:
         return self._features
 
     def image_blocks(self, spec: KernelSpec) -> Blocks:
-        """Blocks of an image kernel (``p = 1``; the solver applies p)."""
-        kernel = spec.build(p=1)
+        """Blocks of an image kernel (``p = 1``; the solver applies p).
+
+        A kernel with ``item_type = "image-pixels"`` (a plug-in, ``features.kernels.base``)
+        gets lazily loaded RGB arrays instead of image features.
+        """
+        probe = spec.build()
+        power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
+        kernel = spec.build(**power)
+        pixels = getattr(kernel, "item_type", None) == "image-pixels"
         key = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
                "params": _kernel_params(kernel),
-               "features": self.image_pipeline().feature_key()}
+               "features": "pixels" if pixels else self.image_pipeline().feature_key()}
 
         def compute() -> dict[str, np.ndarray]:
-            feats = self.image_features()
-            items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
-            k = spec.build(p=1, **({"n_jobs": self.n_jobs} if "n_jobs" in kernel.get_params()
-                                   else {}))
+            if pixels:
+                items = {s: ImagePixels(self.corpus, self.corpus.split(s)) for s in SPLITS}
+            else:
+                feats = self.image_features()
+                items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
+            k = spec.build(**power, **({"n_jobs": self.n_jobs}
+                                       if "n_jobs" in kernel.get_params() else {}))
             k.fit(items["train"])
             return {"train": k.gram(items["train"]), "dev": k.gram(items["dev"]),
                     "test": k.gram(items["test"])}
@@ -225,6 +236,22 @@ class Workspace:
             value = self.cache.get_or_compute(stage, key, compute)
             self._memo[memo] = Blocks(value["train"], value["dev"], value["test"], key)
         return self._memo[memo]
+
+
+class ImagePixels(Sequence):
+    """The RGB ``uint8`` images of ``ids``, read from the corpus when indexed (not kept)."""
+
+    def __init__(self, corpus: Corpus, ids: Sequence[str]):
+        self.corpus = corpus
+        self.ids = list(ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return ImagePixels(self.corpus, self.ids[i])
+        return self.corpus.load_image(self.ids[i])
 
 
 def _presets() -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from features.kernels.base import available_kernels, make_kernel
+from features.kernels.base import available_kernels, kernel_class
 from kcca.data.errors import DataError
 
 IMAGE_KERNELS = ("pyramid", "histogram")
@@ -25,21 +25,38 @@ def word_kernel_names() -> tuple[str, ...]:
 
 
 def make_any_kernel(name: str, **params: Any):
-    """A registered kernel (``nn-f1`` included) by name; unknown names raise DataError."""
+    """A registered kernel (``nn-f1`` included) by name.
+
+    Unknown names raise :class:`kcca.errors.UnknownNameError` (a DataError naming close
+    matches); a plug-in that fails to import, :class:`kcca.errors.PluginError`.
+    """
+    cls = kernel_class(name)
     try:
-        return make_kernel(name, **params)
-    except KeyError:
-        raise DataError(f"unknown kernel {name!r}; registered: {available_kernels()}") from None
+        return cls(**params)
     except TypeError as exc:
-        raise DataError(f"kernel {name!r} does not take these parameters {params}: {exc}") from None
+        raise DataError(f"kernel {name!r} does not take these parameters {params}: {exc}",
+                        fix=f"give only the parameters of {cls.__module__}.{cls.__qualname__}"
+                            " (its constructor arguments)") from None
+
+
+def is_image_kernel(name: str) -> bool:
+    """A built-in image kernel, or a registered one declaring an image ``item_type``."""
+    if name in IMAGE_KERNELS:
+        return True
+    try:
+        cls = kernel_class(name)
+    except KeyError:
+        return False
+    return str(getattr(cls, "item_type", None) or "").startswith("image")
 
 
 def check_names(spec) -> list[str]:
     """Problems with the names a :class:`~kcca.systems.spec.SystemSpec` uses (empty: fine)."""
     problems = []
     known = set(available_kernels())
-    if spec.image_kernel.name not in IMAGE_KERNELS or spec.image_kernel.name not in known:
-        problems.append(f"image kernel {spec.image_kernel.name!r} is not one of {IMAGE_KERNELS}")
+    if spec.image_kernel.name not in known or not is_image_kernel(spec.image_kernel.name):
+        problems.append(f"image kernel {spec.image_kernel.name!r} is not one of {IMAGE_KERNELS}"
+                        " or a registered kernel with an image item_type")
     for k in spec.candidate_text_kernels:
         params = dict(k.params)
         wk = params.pop("word_kernel", None)  # an NN candidate's own word kernel (by name)

@@ -28,6 +28,12 @@ Experiment file (TOML; JSON with the same keys also works)::
     kappas = [0.1, 0.5, 1.0, 5.0]
     n = "paper"                             # paper_n_grid(), capped at the rank; or a list
 
+A top-level ``plugins = ["my_kernels"]`` names modules imported before the kernels are built:
+their ``@register_kernel("name")`` classes become usable as ``[image_kernel]`` /
+``[text_kernel]`` names (a module name is looked up beside the experiment file first, then on
+the Python path; docs/plugin-kernels.md). Mistakes (TOML syntax, unknown keys, wrong types,
+unknown kernel names) raise :class:`ExperimentFileError` naming the file, line or key.
+
 An NN system lists alternative text kernels as ``[[text_kernels]]`` tables when the paper
 picks the best one on dev (NN5_TRI(best)).
 """
@@ -43,6 +49,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kcca.data.errors import DataError
+from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
 from kcca.solver import PAPER_KAPPAS, paper_n_grid
 
 MODELS = ("kcca", "nn")
@@ -50,6 +57,17 @@ MODELS = ("kcca", "nn")
 PAPER_P: tuple[float, ...] = (2, 3)
 #: d values searched on dev (L358 gives the range 1..15, not the values)
 PAPER_D: tuple[float, ...] = (1, 2, 3, 5, 8, 10, 15)
+#: every top-level key of an experiment file
+KNOWN_KEYS = ("name", "short_name", "model", "preprocessing", "word_kernel", "image_kernel",
+              "text_kernel", "text_kernels", "grid", "per_criterion", "description", "plugins")
+FORMAT_HELP = ("the format is described in kcca/systems/spec.py (module docstring); "
+               "experiments/hodosh2013/*.toml are examples")
+
+
+class ExperimentFileError(DataError):
+    """A malformed experiment file: TOML/JSON syntax, unknown keys, wrong types or names."""
+
+    fix = f"edit the experiment file: {FORMAT_HELP}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +124,7 @@ class SystemSpec:
     text_kernels: tuple[KernelSpec, ...] = ()
     per_criterion: int = 5
     description: str = ""
+    plugins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -150,68 +169,209 @@ class SystemSpec:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str = "system") -> "SystemSpec":
-        """Build from the parsed TOML / JSON document; unknown keys are an error."""
-        known = {"name", "short_name", "model", "preprocessing", "word_kernel", "image_kernel",
-                 "text_kernel", "text_kernels", "grid", "per_criterion", "description"}
-        extra = set(data) - known
+    def from_dict(cls, data: Mapping[str, Any], where: str = "system", *,
+                  base_dir: str | Path | None = None) -> "SystemSpec":
+        """Build from the parsed TOML / JSON document; unknown keys and wrong types are errors.
+
+        ``plugins`` modules are imported first (``base_dir``: the experiment file's folder,
+        searched before the Python path).
+        """
+        def fail(msg: str, fix: str | None = None) -> ExperimentFileError:
+            return ExperimentFileError(f"{where}: {msg}", fix=fix)
+
+        if not isinstance(data, Mapping):
+            raise fail(f"expected a table of keys, got {type_name(data)}")
+        extra = sorted(set(data) - set(KNOWN_KEYS))
         if extra:
-            raise DataError(f"{where}: unknown key(s) {sorted(extra)}; known: {sorted(known)}")
+            hints = "".join(did_you_mean(k, KNOWN_KEYS) for k in extra)
+            raise fail(f"unknown key(s) {extra}{hints}",
+                       fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}")
         for key in ("name", "image_kernel", "text_kernel"):
             if key not in data:
-                raise DataError(f"{where}: missing required key {key!r}")
+                raise fail(f"missing required key {key!r}",
+                           fix=f"add {key} = ... to the file; {FORMAT_HELP}")
+
+        def typed(key: str, value: Any, ok: bool, expected: str) -> Any:
+            if not ok:
+                raise fail(f"key {key!r} must be {expected}, got {value!r} ({type_name(value)})")
+            return value
+
+        def text(key: str, optional: bool = False) -> Any:
+            value = data.get(key)
+            if value is None and optional:
+                return None
+            return typed(key, value, isinstance(value, str), "a string")
+
+        def numbers(key: str, value: Any, kind: type = float) -> tuple:
+            ok = isinstance(value, (list, tuple)) and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            if ok and kind is int:
+                ok = all(float(v).is_integer() for v in value)
+            typed(key, value, ok, "an array of " + ("integers" if kind is int else "numbers"))
+            return tuple(kind(v) for v in value)
 
         def kernel(block: Any, what: str) -> KernelSpec:
             if isinstance(block, str):
                 return KernelSpec(block)
             if not isinstance(block, Mapping) or "name" not in block:
-                raise DataError(f"{where}: {what} must be a table with a 'name'")
-            bad = set(block) - {"name", "params"}
+                raise fail(f"{what} must be a kernel name or a table with a 'name', got "
+                           f"{block!r} ({type_name(block)})")
+            bad = sorted(set(block) - {"name", "params"})
             if bad:
-                raise DataError(f"{where}: {what} has unknown key(s) {sorted(bad)}")
-            return KernelSpec(str(block["name"]), dict(block.get("params", {})))
+                hints = "".join(did_you_mean(k, ("name", "params")) for k in bad)
+                raise fail(f"{what} has unknown key(s) {bad}{hints}",
+                           fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}")
+            typed(f"{what}.name", block["name"], isinstance(block["name"], str), "a string")
+            params = block.get("params", {})
+            typed(f"{what}.params", params, isinstance(params, Mapping),
+                  "a table (params = {key = value})")
+            return KernelSpec(block["name"], dict(params))
 
-        g = dict(data.get("grid", {}))
-        bad = set(g) - {"p", "d", "kappas", "n"}
+        plugins = data.get("plugins", [])
+        typed("plugins", plugins, isinstance(plugins, (list, tuple)) and all(
+            isinstance(m, str) and m for m in plugins), 'an array of module names (["my_kernels"])')
+        load_plugins(plugins, base_dir, where)
+
+        g = data.get("grid", {})
+        typed("grid", g, isinstance(g, Mapping), "a table ([grid])")
+        bad = sorted(set(g) - {"p", "d", "kappas", "n"})
         if bad:
-            raise DataError(f"{where}: grid has unknown key(s) {sorted(bad)}")
+            hints = "".join(did_you_mean(k, ("p", "d", "kappas", "n")) for k in bad)
+            raise fail(f"grid has unknown key(s) {bad}{hints}",
+                       fix=f"[grid] takes p, d, kappas and n; {FORMAT_HELP}")
+        n = g.get("n", "paper")
+        if not isinstance(n, (str, list, tuple)):
+            typed("grid.n", n, False, "\"paper\" or an array of integers")
         grid = GridSpec(
-            p=tuple(float(v) for v in g.get("p", PAPER_P)),
-            d=tuple(float(v) for v in g.get("d", PAPER_D)),
-            kappas=tuple(float(v) for v in g.get("kappas", PAPER_KAPPAS)),
-            n=_n_grid(g.get("n", "paper")))
-        return cls(
-            name=str(data["name"]), short_name=data.get("short_name"),
-            model=str(data.get("model", "kcca")),
-            preprocessing=str(data.get("preprocessing", "auto")),
-            word_kernel=data.get("word_kernel"),
+            p=numbers("grid.p", g.get("p", PAPER_P)),
+            d=numbers("grid.d", g.get("d", PAPER_D)),
+            kappas=numbers("grid.kappas", g.get("kappas", PAPER_KAPPAS)),
+            n=n if isinstance(n, str) else numbers("grid.n", n, int))
+        per_criterion = data.get("per_criterion", 5)
+        typed("per_criterion", per_criterion,
+              isinstance(per_criterion, int) and not isinstance(per_criterion, bool),
+              "an integer")
+        text_kernels = data.get("text_kernels", ())
+        typed("text_kernels", text_kernels, isinstance(text_kernels, (list, tuple)),
+              "an array of tables ([[text_kernels]])")
+        fields = dict(
+            name=text("name"), short_name=text("short_name", True),
+            model=text("model") if "model" in data else "kcca",
+            preprocessing=text("preprocessing") if "preprocessing" in data else "auto",
+            word_kernel=text("word_kernel", True),
             image_kernel=kernel(data["image_kernel"], "image_kernel"),
             text_kernel=kernel(data["text_kernel"], "text_kernel"),
             text_kernels=tuple(kernel(b, f"text_kernels[{i}]")
-                               for i, b in enumerate(data.get("text_kernels", ()))),
-            grid=grid, per_criterion=int(data.get("per_criterion", 5)),
-            description=str(data.get("description", "")))
+                               for i, b in enumerate(text_kernels)),
+            grid=grid, per_criterion=per_criterion,
+            description=text("description") if "description" in data else "",
+            plugins=tuple(plugins))
+        try:
+            return cls(**fields)
+        except ExperimentFileError:
+            raise
+        except DataError as exc:  # a value check of __post_init__: name the file
+            raise (fail(exc.message) if where != "system" else exc) from None
+
+    def kernel_specs(self) -> list[tuple[str, KernelSpec]]:
+        """(key in the file, kernel) for every kernel the system names."""
+        out = [("image_kernel", self.image_kernel), ("text_kernel", self.text_kernel)]
+        out += [(f"text_kernels[{i}]", k) for i, k in enumerate(self.text_kernels)]
+        return out
 
 
-def _n_grid(value: Any) -> tuple[int, ...] | str:
-    if isinstance(value, str):
-        return value
-    return tuple(int(v) for v in value)
+def load_plugins(modules: Sequence[str], base_dir: str | Path | None = None,
+                 where: str = "experiment file") -> None:
+    """Import plug-in modules (their ``@register_kernel`` classes register on import).
+
+    A module is searched in ``base_dir`` (the experiment file's folder) first, then on the
+    Python path; ``base_dir`` stays on the path (at the end) so worker processes find it.
+    """
+    import importlib
+    import sys
+
+    for name in modules:
+        if name in sys.modules:
+            continue
+        folder = str(Path(base_dir).resolve()) if base_dir is not None else None
+        if folder is not None:
+            sys.path.insert(0, folder)
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name and not name.startswith(f"{exc.name}."):
+                raise _plugin_failed(name, exc, where) from exc
+            looked = f"{folder} or " if folder else ""
+            raise PluginError(
+                f"{where}: plugins: no module named {name!r} (looked in {looked}the Python path)",
+                fix=f"put {name.replace('.', '/')}.py beside the experiment file, install the "
+                    "package that provides it, or correct the name in plugins = [...]") from exc
+        except Exception as exc:
+            raise _plugin_failed(name, exc, where) from exc
+        finally:
+            if folder is not None:
+                sys.path.remove(folder)
+                if folder not in sys.path:
+                    sys.path.append(folder)
+
+
+def _plugin_failed(name: str, exc: BaseException, where: str) -> PluginError:
+    return PluginError(f"{where}: plugins: module {name!r} failed to import: "
+                       f"{type(exc).__name__}: {exc}",
+                       fix=f"fix the error in {name!r} (or install what it imports); run with "
+                           "--verbose for the traceback")
+
+
+def check_kernel_names(spec: SystemSpec, where: str) -> None:
+    """Raise :class:`ExperimentFileError` for a kernel name nothing registers."""
+    from features.kernels.base import ENTRY_POINT_GROUP, available_kernels
+
+    known = None
+    for key, k in spec.kernel_specs():
+        known = known if known is not None else available_kernels()
+        if k.name not in known:
+            err = unknown_name(
+                "kernel", k.name, known, where=f"{where}: {key}.name",
+                fix=f"use a registered kernel ({', '.join(known)}), or register yours: name "
+                    "its module in the file (plugins = [\"my_kernels\"]) or install a package "
+                    f"with a {ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)")
+            raise ExperimentFileError(err.message, fix=err.fix)
 
 
 def load_spec(path: str | Path) -> SystemSpec:
-    """Read one experiment file (``.toml`` or ``.json``)."""
+    """Read one experiment file (``.toml`` or ``.json``), importing its ``plugins``."""
     p = Path(path)
     if not p.is_file():
-        raise DataError(f"experiment file {p} does not exist")
+        what = "is a folder, not a file" if p.is_dir() else "does not exist"
+        raise ExperimentFileError(f"experiment file {p} {what}",
+                                  fix="give the path of a .toml (or .json) experiment file")
     try:
         if p.suffix == ".json":
             data = json.loads(p.read_text(encoding="utf-8"))
         else:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{p}: cannot parse ({exc})") from None
-    return SystemSpec.from_dict(data, str(p))
+    except json.JSONDecodeError as exc:
+        raise ExperimentFileError(
+            f"{p}:{exc.lineno}: JSON syntax error: {exc.msg} (line {exc.lineno}, column "
+            f"{exc.colno})", fix="correct the JSON at that line") from None
+    except tomllib.TOMLDecodeError as exc:
+        import re
+
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        line = f":{m.group(1)}" if m else ""
+        if not m and "end of document" in msg:
+            line = f":{len(p.read_text(encoding='utf-8').splitlines())}"
+        raise ExperimentFileError(
+            f"{p}{line}: TOML syntax error: {msg}",
+            fix="correct the TOML at that line: strings in double quotes, arrays in [ ], "
+                "one key = value per line (https://toml.io)") from None
+    except UnicodeDecodeError as exc:
+        raise ExperimentFileError(f"{p}: not a UTF-8 text file ({exc.reason})",
+                                  fix="save the experiment file as UTF-8 text") from None
+    spec = SystemSpec.from_dict(data, str(p), base_dir=p.parent)
+    check_kernel_names(spec, str(p))
+    return spec
 
 
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
@@ -230,7 +390,8 @@ def select_specs(specs: Sequence[SystemSpec], keys: Sequence[str] | None) -> lis
     for key in keys:
         found = [s for s in specs if s.matches(key)]
         if not found:
-            names = ", ".join(s.label for s in specs)
-            raise DataError(f"unknown system {key!r}; known: {names}")
+            names = [n for s in specs for n in dict.fromkeys((s.label, s.name))]
+            raise unknown_name("system", key, names,
+                               fix=f"use a paper or short name: {', '.join(names)}")
         out.extend(f for f in found if f not in out)
     return out

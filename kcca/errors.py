@@ -1,0 +1,128 @@
+"""The errors a user can fix: each carries a one-line message and a ``fix``.
+
+``kcca`` (:func:`kcca.cli.main`) prints ``error: <message>`` and ``fix: <fix>`` for these and
+exits with status 2, with no traceback unless ``--verbose`` is given::
+
+    KccaUserError                 anything the user can correct (message + fix)
+    ├── DataError (ValueError)    bad, missing or inconsistent input data, files or settings
+    │   ├── FileVersionError      a file written by another version of the toolkit
+    │   └── UnknownNameError (KeyError)   an unknown kernel, system, ... (close matches named)
+    └── PluginError (ImportError) a kernel plug-in that cannot be imported or registers nothing
+
+Modules raise the most specific class and pass ``fix=`` when they know the remedy; each class
+has a general default. ``kcca.data.errors`` re-exports :class:`DataError` (its historical home).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Iterable
+
+
+class KccaUserError(Exception):
+    """An error the user can correct. ``str(exc)`` is the message; ``exc.fix`` the remedy."""
+
+    #: the remedy printed after the message when the raiser gives none
+    fix: str | None = "check the command line and the files it names (kcca COMMAND --help)"
+
+    def __init__(self, message: str = "", *, fix: str | None = None):
+        super().__init__(message)
+        self.message = str(message)
+        if fix is not None:
+            self.fix = fix
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self):  # keep ``fix`` and subclass fields across processes (joblib)
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
+
+
+def _restore(cls: type, args: tuple, state: dict) -> KccaUserError:
+    exc = cls.__new__(cls)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
+class DataError(KccaUserError, ValueError):
+    """Malformed, missing or inconsistent input data.
+
+    The message always names the offending file (and line, or item) and says what to do.
+    """
+
+    fix = ("correct the file, folder or value named above; data/README.md describes where each "
+           "data set goes, and `kcca data` checks the layout")
+
+
+class FileVersionError(DataError):
+    """A file (rankings, model, cache entry) written by another version of the toolkit."""
+
+    fix = "re-create the file with this version of kcca (re-run the command that wrote it)"
+
+
+class UnknownNameError(DataError, KeyError):
+    """A name (kernel, system, preset, ...) that is not known; the message lists close matches."""
+
+    fix = "use one of the names listed above"
+
+
+class PluginError(KccaUserError, ImportError):
+    """A kernel plug-in (entry point or ``plugins = [...]`` module) failed to load."""
+
+    fix = ("make the plug-in importable (install it and its dependencies, or check the module "
+           "name and the experiment file's folder); run with --verbose for the import traceback")
+
+
+def close_matches(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` names of ``choices`` close to ``name`` (difflib), best first."""
+    choices = [str(c) for c in choices]
+    out = difflib.get_close_matches(name, choices, n=n, cutoff=0.6)
+    if not out:  # case or separator slips: "Trigram", "colour_moments"
+        norm = {c.lower().replace("_", "-"): c for c in choices}
+        out = [norm[m] for m in difflib.get_close_matches(
+            name.lower().replace("_", "-"), list(norm), n=n, cutoff=0.6)]
+    return out
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` (or ``'x' or 'y'``) when close matches exist, else ``""``."""
+    matches = close_matches(name, choices)
+    if not matches:
+        return ""
+    return "; did you mean " + " or ".join(repr(m) for m in matches) + "?"
+
+
+def unknown_name(kind: str, name: str, choices: Iterable[str], *, where: str = "",
+                 fix: str | None = None) -> UnknownNameError:
+    """An :class:`UnknownNameError` for ``name`` naming the close matches and every choice."""
+    choices = sorted(set(map(str, choices)))
+    prefix = f"{where}: " if where else ""
+    msg = f"{prefix}unknown {kind} {name!r}{did_you_mean(name, choices)}"
+    return UnknownNameError(msg, fix=fix or f"use one of the {kind}s: {', '.join(choices)}")
+
+
+def type_name(value: Any) -> str:
+    """A TOML/JSON-ish name of a value's type, for "must be X, got Y" messages."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "table"
+    return type(value).__name__
+
+
+def check_version(where: str, found: Any, expected: Any, *, what: str = "file",
+                  fix: str | None = None) -> None:
+    """Raise :class:`FileVersionError` unless ``found == expected``."""
+    if found != expected:
+        raise FileVersionError(
+            f"{where}: {what} version {found!r}, but this version of kcca reads version "
+            f"{expected!r}", fix=fix)

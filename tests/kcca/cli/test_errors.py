@@ -1,0 +1,271 @@
+"""``kcca`` user errors: one message and a fix, no traceback (unless --verbose); exit 2.
+
+Each class of mistake goes through ``main([...])``: bad paths, unknown kernel names (close
+matches suggested), malformed experiment files (TOML syntax with the line, unknown keys,
+wrong types), missing data, a file of another version, broken plug-ins; unexpected errors
+exit 1 with a pointer to --verbose; the cache summary ends a command that used the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import kcca.cli.data_cmd as data_cmd
+from kcca.cache import Cache
+from kcca.cli import main
+
+GOOD = """name = "X"
+preprocessing = "demo"
+
+[image_kernel]
+name = "pyramid"
+
+[text_kernel]
+name = "bow"
+"""
+
+
+def run_cli(capsys, args: list[str]) -> tuple[int, str]:
+    code = main(args)
+    return code, capsys.readouterr().err
+
+
+def assert_one_clean_error(err: str, *expected: str) -> None:
+    """Exactly one error line and one fix line, no traceback, every ``expected`` text present."""
+    assert "Traceback" not in err, err
+    assert len(re.findall(r"^error: ", err, re.M)) == 1, err
+    assert len(re.findall(r"^fix: \S", err, re.M)) == 1, err
+    for text in expected:
+        assert text in err, (text, err)
+
+
+def experiment(tmp_path: Path, text: str, name: str = "01-x.toml") -> Path:
+    folder = tmp_path / "exp"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+    return folder
+
+
+def load_experiments(monkeypatch, folder: Path) -> list[str]:
+    """A command that reads the experiment files of ``folder`` (as ``kcca reproduce`` does)."""
+    from kcca.systems import load_specs
+
+    monkeypatch.setattr(data_cmd, "run", lambda args: load_specs(folder) and 0)
+    return ["data"]
+
+
+# ----------------------------------------------------------------------- bad paths
+def test_missing_rankings_file(tmp_path, capsys):
+    code, err = run_cli(capsys, ["evaluate", "--corpus", "demo", str(tmp_path / "none.json")])
+    assert code == 2
+    assert_one_clean_error(err, "none.json does not exist", "fix: check the path")
+
+
+def test_file_not_found_from_a_command(tmp_path, capsys, monkeypatch):
+    missing = tmp_path / "nowhere" / "file.txt"
+    monkeypatch.setattr(data_cmd, "run", lambda args: open(missing).read())
+    code, err = run_cli(capsys, ["data"])
+    assert code == 2
+    assert_one_clean_error(err, f"No such file or directory: {missing}", "check the path")
+
+
+def test_missing_experiments_folder(tmp_path, capsys, monkeypatch):
+    code, err = run_cli(capsys, load_experiments(monkeypatch, tmp_path / "no-such-folder"))
+    assert code == 2
+    assert_one_clean_error(err, "no experiment files")
+
+
+# ----------------------------------------------------------- unknown kernel names
+def test_unknown_kernel_suggests_close_matches(tmp_path, capsys, monkeypatch):
+    folder = experiment(tmp_path, GOOD.replace('name = "bow"', 'name = "trigam"'))
+    code, err = run_cli(capsys, load_experiments(monkeypatch, folder))
+    assert code == 2
+    assert_one_clean_error(err, "01-x.toml: text_kernel.name: unknown kernel 'trigam'",
+                           "did you mean 'trigram'?", "plugins = [")
+
+
+# ------------------------------------------------------- malformed experiment files
+@pytest.mark.parametrize("text, expected", [
+    (GOOD.replace('name = "X"', 'name = "X'), ["01-x.toml:1: TOML syntax error", "line 1"]),
+    (GOOD + "\n[grid]\np = [2, 3\n", ["01-x.toml:11: TOML syntax error", "Unclosed array"]),
+    (GOOD.replace('name = "pyramid"', "name = pyramid"), ["01-x.toml:5: TOML syntax error"]),
+    (GOOD.replace("[image_kernel]", "[image_kernels]"),
+     ["unknown key(s) ['image_kernels']", "did you mean 'image_kernel'"]),
+    (GOOD + '\n[grid]\np = "two"\n', ["01-x.toml", "key 'grid.p' must be an array of numbers",
+                                       "'two' (string)"]),
+    (GOOD + '\n[grid]\nn = [10, 2.5]\n', ["key 'grid.n' must be an array of integers"]),
+    (GOOD.replace('name = "X"', 'name = "X"\nper_criterion = "5"'),
+     ["key 'per_criterion' must be an integer"]),
+    (GOOD.replace('name = "X"', 'name = "X"\nmodel = "svm"'), ["01-x.toml", "model must be"]),
+])
+def test_malformed_experiment_file(tmp_path, capsys, monkeypatch, text, expected):
+    code, err = run_cli(capsys, load_experiments(monkeypatch, experiment(tmp_path, text)))
+    assert code == 2
+    assert_one_clean_error(err, *expected)
+
+
+def test_json_experiment_syntax_error_names_the_line(tmp_path):
+    from kcca.systems import load_spec
+    from kcca.systems.spec import ExperimentFileError
+
+    path = tmp_path / "x.json"
+    path.write_text('{\n "name": "X",\n "image_kernel": pyramid\n}')
+    with pytest.raises(ExperimentFileError, match=r"x\.json:3: JSON syntax error") as exc:
+        load_spec(path)
+    assert exc.value.fix
+
+
+# ------------------------------------------------------------------ missing data
+def test_missing_data_folder(capsys, monkeypatch):
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    code, err = run_cli(capsys, ["data"])
+    assert code == 2
+    assert_one_clean_error(err, "no data folder given", "fix: pass --data-dir PATH or export "
+                           "KCCA_DATA_DIR=PATH")
+
+
+def test_data_folder_without_the_corpus(tmp_path, capsys):
+    code, err = run_cli(capsys, ["data", "--data-dir", str(tmp_path)])
+    assert code == 2
+    assert_one_clean_error(err, str(tmp_path))
+
+
+# ----------------------------------------------------- a file of another version
+def test_rankings_file_of_another_version(tmp_path, capsys):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"format": "kcca-rankings", "version": 9, "tasks": {}}))
+    code, err = run_cli(capsys, ["evaluate", "--corpus", "demo", str(path)])
+    assert code == 2
+    assert_one_clean_error(err, "unsupported rankings version 9",
+                           "fix: write the rankings again with this version of kcca")
+
+
+def test_model_file_of_another_version(tmp_path, capsys, monkeypatch):
+    saved = pytest.importorskip("kcca.model.saved")
+    import joblib
+
+    path = tmp_path / "old.kcca"
+    joblib.dump({"header": {"magic": getattr(saved, "MAGIC", ""), "format_version": -1,
+                            "kcca_version": "0.0.1"}, "model": None}, path)
+    monkeypatch.setattr(data_cmd, "run", lambda args: saved.load_model(path))
+    code, err = run_cli(capsys, ["data"])
+    assert code == 2
+    assert_one_clean_error(err, str(path), "fix: refit")
+
+
+def test_version_error_class_and_fix():
+    from kcca.errors import DataError, FileVersionError, KccaUserError, check_version
+
+    with pytest.raises(FileVersionError, match=r"m\.bin: model version 3, but this version "
+                       r"of kcca reads version 1") as exc:
+        check_version("m.bin", 3, 1, what="model")
+    assert isinstance(exc.value, DataError) and isinstance(exc.value, KccaUserError)
+    assert "re-create the file" in exc.value.fix
+
+
+# --------------------------------------------------------------------- plug-ins
+def test_plugin_module_not_found(tmp_path, capsys, monkeypatch):
+    folder = experiment(tmp_path, 'plugins = ["kcca_no_such_plugin_xyz"]\n' + GOOD)
+    code, err = run_cli(capsys, load_experiments(monkeypatch, folder))
+    assert code == 2
+    assert_one_clean_error(err, "plugins: no module named 'kcca_no_such_plugin_xyz'",
+                           "beside the experiment file")
+
+
+def test_plugin_that_fails_to_import(tmp_path, capsys, monkeypatch):
+    folder = experiment(tmp_path, 'plugins = ["kcca_boom_plugin"]\n' + GOOD)
+    (folder / "kcca_boom_plugin.py").write_text("raise RuntimeError('boom in the plug-in')\n")
+    code, err = run_cli(capsys, load_experiments(monkeypatch, folder))
+    assert code == 2
+    assert_one_clean_error(err, "module 'kcca_boom_plugin' failed to import: RuntimeError: "
+                           "boom in the plug-in", "--verbose")
+    code, err = run_cli(capsys, load_experiments(monkeypatch, folder) + ["--verbose"])
+    assert code == 2 and "Traceback (most recent call last)" in err
+    assert 'kcca_boom_plugin.py", line 1' in err and err.rstrip().splitlines()[-2].startswith(
+        "error: ")
+
+
+def test_broken_entry_point_plugin(tmp_path, capsys, monkeypatch):
+    """A kernel named in an experiment file whose installed plug-in fails to import."""
+    from kcca.systems import load_spec
+    from tests.kcca.test_plugin_kernels import fake_package
+
+    fake_package(tmp_path / "site", {"fake-broken-cli": "kcca_no_such_module_abc:K"})
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    folder = experiment(tmp_path, GOOD.replace('name = "bow"', 'name = "fake-broken-cli"'))
+    spec = load_spec(folder / "01-x.toml")  # the name is listed (entry points load lazily)
+    monkeypatch.setattr(data_cmd, "run", lambda args: spec.text_kernel.build())
+    code, err = run_cli(capsys, ["data"])
+    assert code == 2
+    assert_one_clean_error(err, "kernel plug-in 'fake-broken-cli'", "failed to import",
+                           "ModuleNotFoundError", "kcca-fake-plugin", "reinstall")
+
+
+# ------------------------------------------------ verbose, unexpected errors, values
+def test_verbose_shows_the_traceback(capsys, monkeypatch):
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    code, err = run_cli(capsys, ["data", "--verbose"])
+    assert code == 2
+    assert "Traceback (most recent call last)" in err and "resolve_data_dir" in err
+    assert "error: no data folder given" in err and "fix: " in err
+    code, err = run_cli(capsys, ["--verbose", "data"])  # before the subcommand too
+    assert "Traceback" in err
+
+
+def test_unexpected_error_is_short_and_exits_1(capsys, monkeypatch):
+    def boom(args):
+        raise RuntimeError("kaboom\nsecond line")
+
+    monkeypatch.setattr(data_cmd, "run", boom)
+    code, err = run_cli(capsys, ["data"])
+    assert code == 1
+    assert_one_clean_error(err, "error: unexpected RuntimeError: kaboom",
+                           "run with --verbose for the traceback")
+    assert "second line" not in err
+    code, err = run_cli(capsys, ["data", "--verbose"])
+    assert code == 1 and "Traceback" in err and "second line" in err
+
+
+def test_value_error_from_argument_validation(capsys, monkeypatch):
+    def bad(args):
+        raise ValueError("--n-train must be positive, got -3")
+
+    monkeypatch.setattr(data_cmd, "run", bad)
+    code, err = run_cli(capsys, ["data"])
+    assert code == 2
+    assert_one_clean_error(err, "error: --n-train must be positive, got -3", "kcca data --help")
+
+
+def test_interrupt_says_how_to_resume(capsys, monkeypatch):
+    def stop(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(data_cmd, "run", stop)
+    code, err = run_cli(capsys, ["data"])
+    assert code == 130 and "error: interrupted" in err and "resumes" in err
+
+
+# ---------------------------------------------------------------- cache summary
+def test_cache_summary_at_the_end(tmp_path, capsys, monkeypatch):
+    def work(args):
+        cache = Cache(tmp_path / "cache")
+        for _ in range(2):
+            cache.get_or_compute("stage-a", {"x": 1}, lambda: 1)
+        cache.get_or_compute("stage-b", {"x": 2}, lambda: 2)
+        print("done")
+        return 0
+
+    monkeypatch.setattr(data_cmd, "run", work)
+    code, err = run_cli(capsys, ["data"])
+    assert code == 0
+    assert err.strip().splitlines()[-1] == ("cache: stage-a 1 computed / 1 loaded; "
+                                            "stage-b 1 computed / 0 loaded")
+    code, err = run_cli(capsys, ["data", "--quiet"])
+    assert code == 0 and "cache:" not in err
+    monkeypatch.setattr(data_cmd, "run", lambda args: 0)
+    code, err = run_cli(capsys, ["data"])
+    assert "cache:" not in err  # no cache used: no summary
