@@ -1,11 +1,21 @@
-"""``kcca reproduce``: run the paper's systems on Flickr 8K and write Tables 3 and 11 beside the paper.
+"""``kcca reproduce``: run the paper's systems on Flickr 8K and write every table beside the paper.
 
 Each system is an experiment file of ``experiments/hodosh2013`` (:mod:`kcca.systems.spec`), run
-by :func:`kcca.systems.run_system` (every stage cached, so an interrupted run resumes). For each
-table the command writes ``table<N>.md`` (Markdown: a header with the command, data, date,
-commit, machine and the p and d chosen on dev per system; ``ours (paper)`` per cell) and
-``table<N>.csv`` (tidy: ``table,system,task,metric,ours,paper``), plus one rankings file per
-system under ``--rankings-dir`` (default ``<out>/rankings``, read by ``kcca evaluate``).
+by :func:`kcca.systems.run_system` (every stage cached, so an interrupted run resumes), locally
+one after the other or, with ``--scheduler ADDRESS``, as independent tasks on a Dask cluster
+(:mod:`kcca.systems.distributed`). Each system's rankings file goes to ``--rankings-dir``
+(default ``<out>/rankings``, read by ``kcca evaluate``) and its run details are merged into
+``details.json`` there.
+
+The tables are then rebuilt from *every* rankings file of that folder
+(:mod:`kcca.systems.paper_report`), so they fill in as more systems finish;
+``--tables-only`` does just that, without running anything. For each table (1-12) the command
+writes ``table<N>.md`` (a header with the command, data, date, commit, machine, relevance
+rule, the p and d chosen on dev per system and the systems not run; ``ours (paper)`` per cell
+with significance markers computed from our per-query results by the paper's test) and
+``table<N>.csv`` (tidy: ``table,system,task,metric,ours,paper,ours_sig,paper_sig,p_value,
+test``), plus PNG plots: R@k curves, the distribution of the original item's rank, and a
+Table 6 heat map.
 """
 
 from __future__ import annotations
@@ -24,13 +34,17 @@ from pathlib import Path
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
 from kcca.data.errors import DataError
 
-HELP = "run the paper's systems and write Tables 3 and 11 beside the paper's numbers"
+HELP = "run the paper's systems and write every table beside the paper's numbers"
 DEFAULT_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "reproduce", HELP, run)
-    p.add_argument("--tables", default="3,11", help="tables to write, comma-separated (3, 11)")
+    p.add_argument("--tables", default="all",
+                   help="tables to write: 'all' (default) or comma-separated numbers 1-12")
+    p.add_argument("--tables-only", action="store_true",
+                   help="run no system: rebuild the tables and plots from the rankings files "
+                        "already in --rankings-dir")
     p.add_argument("--systems", nargs="+", default=None,
                    help="systems to run (paper or short names; default: every system the "
                         "tables need)")
@@ -39,11 +53,20 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--splits", default=None,
                    help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
                         "released splits")
-    p.add_argument("--scheduler", default=None,
-                   help="Dask scheduler address for image features (tcp://host:port)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (tcp://host:port): image features on the "
+                        "cluster, then every system as its own task there (workers must see "
+                        "the data and cache folders at the same paths)")
     p.add_argument("--out", default="results/hodosh2013", help="output folder")
     p.add_argument("--rankings-dir", default=None,
-                   help="where rankings files go (default <out>/rankings)")
+                   help="where rankings files go and are read from (default <out>/rankings)")
+    p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
+                   help="crowd relevance rule for S@k and R-precision (default paper: fraction "
+                        "yes >= 1/2, which reproduces the paper's counts)")
+    p.add_argument("--samples", type=int, default=100_000,
+                   help="randomisation-test samples for the significance markers (default "
+                        "100,000, as the paper)")
+    p.add_argument("--no-plots", action="store_true", help="write the tables only")
     p.add_argument("--p", type=float, nargs="+", default=None,
                    help="override every system's p grid (recorded in the header)")
     p.add_argument("--d", type=float, nargs="+", default=None,
@@ -57,11 +80,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def load_with_splits(data_dir: Path, splits_dir: str | None):
-    """Flickr 8K, with the three split files of ``splits_dir`` when given."""
+def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = True):
+    """Flickr 8K (with judgments), with the three split files of ``splits_dir`` when given;
+    ``images=False`` (tables only) skips the image files and the lemma file."""
     from kcca.data.flickr8k import SPLIT_FILES, load_flickr8k, read_split_file
 
-    corpus = load_flickr8k(data_dir)
+    corpus = (load_flickr8k(data_dir) if images else
+              load_flickr8k(data_dir, images=False, lemmas=False))
     if splits_dir is None:
         return corpus
     folder = Path(splits_dir)
@@ -98,88 +123,147 @@ def _with_grid(spec, p, d):
     return dataclasses.replace(spec, grid=grid)
 
 
-def _chosen(res) -> str:
-    c = res.chosen
-    if "p" in c:
-        return f"p={c['p']:g}, d={c['d']:g}"
-    tk = c.get("text_kernel", {})
-    return f"NN, text kernel {tk.get('name')} {tk.get('params') or ''}".strip()
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def _summary(label: str, chosen: str, table: dict, seconds: float | None = None) -> str:
+    parts = [f"{label}: {chosen}"]
+    for task in ("annotation", "search"):
+        m = table.get(task, {})
+        if all(f"R@{k}" in m for k in (1, 5, 10)):
+            parts.append(f"{task} R@1/5/10 " + "/".join(f"{m[f'R@{k}']:.1f}" for k in (1, 5, 10)))
+    return "; ".join(parts) + (f" ({seconds:.0f}s)" if seconds is not None else "")
+
+
+def _image_config(args: argparse.Namespace):
+    if not args.image_config:
+        return None
+    from features.image_features import ImageFeatureConfig
+
+    try:
+        return ImageFeatureConfig(**{"seed": args.seed, **json.loads(args.image_config)})
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise DataError(f"--image-config: {exc}") from None
+
+
+def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
+    from tqdm.auto import tqdm
+
+    from kcca.systems import run_system
+    from kcca.systems.paper_report import chosen_text, merge_details
+
+    start = time.perf_counter()
+    bar = tqdm(specs, desc="systems", unit="system", disable=args.quiet)
+    for done, spec in enumerate(bar, start=1):
+        bar.set_postfix_str(spec.label)
+        res = run_system(corpus, spec, workspace=ws, precision=args.precision)
+        res.write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus)
+        merge_details(rank_dir, [{**res.to_json(), "command": _command(), "date": _now()}])
+        left = (time.perf_counter() - start) / done * (len(specs) - done)
+        print(_summary(spec.label, chosen_text(res.chosen), res.table(), sum(res.timings.values()))
+              + f"; about {left / 60:.0f} min left",
+              file=sys.stderr if args.quiet else sys.stdout)
+    return []
+
+
+def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:
+    from kcca.evaluate.rankings_io import write_rankings
+    from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
+    from kcca.systems.paper_report import chosen_text, merge_details
+
+    if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
+        seen = {}
+        for spec in specs:
+            seen.setdefault(json.dumps(spec.image_kernel.as_dict(), sort_keys=True),
+                            spec.image_kernel)
+        for kernel in seen.values():
+            ws.image_blocks(kernel)
+    cfg = TaskConfig(str(data_dir), args.splits,
+                     str(ws.cache.root) if ws.cache.enabled else None, seed=args.seed,
+                     n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision)
+
+    def done(spec, res: dict) -> None:
+        write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),
+                       res["rankings"], system=spec.name, corpus=corpus.name, split="test")
+        merge_details(rank_dir, [{**res["details"], "command": _command(), "date": _now(),
+                                  "scheduler": args.scheduler}])
+        print(_summary(spec.label, chosen_text(res["details"].get("chosen")), res["table"]),
+              file=sys.stderr if args.quiet else sys.stdout)
+
+    _, errors = run_systems_on_cluster(args.scheduler, specs, cfg, on_done=done)
+    for name, err in errors.items():
+        print(f"{name}: failed on the cluster: {err}", file=sys.stderr)
+    return list(errors)
+
+
+def _command() -> str:
+    return f"kcca {' '.join(map(shlex.quote, sys.argv[1:]))}"
+
+
+def _now() -> str:
+    return _dt.datetime.now().isoformat(timespec="seconds")
 
 
 def run(args: argparse.Namespace) -> int:
-    from tqdm.auto import tqdm
+    from kcca.systems.paper_report import describe, write_report
+    from kcca.systems.tables import parse_tables, table_systems
 
-    from kcca.systems import Workspace, load_specs, run_system, select_specs
-    from kcca.systems.tables import TABLES, rows, table_systems, to_csv, to_markdown
-
-    tables = [t.strip() for t in args.tables.split(",") if t.strip()]
-    for t in tables:
-        if t not in TABLES:
-            raise DataError(f"table {t!r} is not reproduced by this command; use {TABLES}")
-    specs = load_specs(args.experiments)
-    needed = args.systems or list(dict.fromkeys(s for t in tables for s in table_systems(t)))
-    chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
-    corpus = load_with_splits(data_dir_from_args(args), args.splits)
-    image_config = None
-    if args.image_config:
-        from features.image_features import ImageFeatureConfig
-
-        try:
-            image_config = ImageFeatureConfig(**{"seed": args.seed,
-                                                 **json.loads(args.image_config)})
-        except (json.JSONDecodeError, TypeError) as exc:
-            raise DataError(f"--image-config: {exc}") from None
-    ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,
-                   progress=not args.quiet, scheduler=args.scheduler, image_config=image_config)
+    try:
+        tables = parse_tables(args.tables)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
     out = Path(args.out)
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
-    rank_dir.mkdir(parents=True, exist_ok=True)
-    results, chosen, details = {}, {}, []
+    data_dir = data_dir_from_args(args)
     start = time.perf_counter()
-    bar = tqdm(chosen_specs, desc="systems", unit="system", disable=args.quiet)
-    for spec in bar:
-        bar.set_postfix_str(spec.label)
-        res = run_system(corpus, spec, workspace=ws, precision=args.precision)
-        results[spec.name] = res.table()
-        chosen[spec.name] = _chosen(res)
-        for t in tables:
-            if t == "3" and spec.short_name:
-                chosen[spec.short_name] = chosen[spec.name]
-        slug = "".join(ch if ch.isalnum() else "_" for ch in spec.name)
-        res.write_rankings(rank_dir / f"{slug}.json", corpus)
-        details.append(res.to_json())
-        done = bar.n + 1
-        left = (time.perf_counter() - start) / done * (len(chosen_specs) - done)
-        print(f"{spec.label}: {chosen[spec.name]}; annotation R@1/5/10 "
-              + "/".join(f"{res.table()['annotation'][f'R@{k}']:.1f}" for k in (1, 5, 10))
-              + f", search "
-              + "/".join(f"{res.table()['search'][f'R@{k}']:.1f}" for k in (1, 5, 10))
-              + f" ({sum(res.timings.values()):.0f}s; about {left / 60:.0f} min left)",
-              file=sys.stderr if args.quiet else sys.stdout)
-    grid_note = ""
-    if args.p or args.d:
-        grid_note = f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
+    failed: list[str] = []
+    if args.tables_only:
+        if not rank_dir.is_dir():
+            raise DataError(f"--tables-only: no rankings folder {rank_dir} (run systems first, "
+                            "or give --rankings-dir)")
+        corpus = load_with_splits(data_dir, args.splits, images=False)
+        run_lines = ["mode: --tables-only (tables rebuilt from the rankings files; each "
+                     "system's run settings are in details.json beside them)"]
+    else:
+        from kcca.systems import Workspace, load_specs, select_specs
+
+        specs = load_specs(args.experiments)
+        needed = args.systems or [s for s in dict.fromkeys(
+            n for t in tables for n in table_systems(t)) if s != "Random"]
+        chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
+        corpus = load_with_splits(data_dir, args.splits)
+        image_config = _image_config(args)
+        ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,
+                       progress=not args.quiet, scheduler=args.scheduler,
+                       image_config=image_config)
+        rank_dir.mkdir(parents=True, exist_ok=True)
+        if args.scheduler:
+            failed = _run_on_cluster(chosen_specs, corpus, ws, rank_dir, args, data_dir)
+        else:
+            failed = _run_locally(chosen_specs, corpus, ws, rank_dir, args)
+        grid_note = (f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
+                     if args.p or args.d else "")
+        run_lines = [
+            f"seed: {args.seed}{grid_note}"
+            + (f"; image features: {args.image_config}" if args.image_config else ""),
+            f"this run: {', '.join(s.label for s in chosen_specs)}"
+            + (f" on the Dask cluster {args.scheduler}" if args.scheduler else "")
+            + f", {(time.perf_counter() - start) / 60:.1f} min"
+            + (f"; FAILED: {', '.join(failed)}" if failed else ""),
+        ]
     header = [
-        f"command: `kcca {' '.join(map(shlex.quote, sys.argv[1:]))}`",
+        f"command: `{_command()}`",
         f"data: {corpus.name} ({', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
         f"{', splits from ' + args.splits if args.splits else ''})",
-        f"date: {_dt.datetime.now().isoformat(timespec='seconds')}",
+        f"date: {_now()}",
         f"commit: {git_commit()}",
         f"machine: {machine()}",
-        f"seed: {args.seed}{grid_note}"
-        + (f"; image features: {args.image_config}" if args.image_config else ""),
-        "chosen on dev (frozen): " + "; ".join(f"{k}: {v}" for k, v in chosen.items()
-                                                 if k in results),
-        f"time: {(time.perf_counter() - start) / 60:.1f} min",
+        *run_lines,
     ]
-    out.mkdir(parents=True, exist_ok=True)
-    for t in tables:
-        table_rows = rows(t, results)
-        if not table_rows:
-            print(f"table {t}: none of its systems was run; nothing written")
-            continue
-        (out / f"table{t}.csv").write_text(to_csv(table_rows))
-        (out / f"table{t}.md").write_text(to_markdown(t, table_rows, header, chosen) + "\n")
-        print(f"wrote {out / f'table{t}.md'} and {out / f'table{t}.csv'}")
-    (rank_dir / "details.json").write_text(json.dumps(details, indent=1, default=str))
-    return 0
+    report = write_report(corpus, rank_dir, out, tables, header, relevance=args.relevance,
+                          n_samples=args.samples, seed=args.seed, plots=not args.no_plots,
+                          progress=not args.quiet)
+    print(describe(report))
+    print(f"wrote {len(report.files)} files to {out}")
+    return 1 if failed else 0

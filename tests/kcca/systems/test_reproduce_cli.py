@@ -1,4 +1,5 @@
-"""``kcca reproduce`` on a small Flickr 8K-shaped folder made from the demo corpus."""
+"""``kcca reproduce`` on a small Flickr 8K-shaped folder made from the demo corpus: a local
+run, ``--tables-only`` from its rankings, and the same systems on a Dask LocalCluster."""
 
 from __future__ import annotations
 
@@ -63,17 +64,26 @@ def run_dir(tmp_path_factory):
     from kcca.cli import main
 
     out = root / "out"
-    rc = main(["reproduce", "--data-dir", str(root / "data"), "--experiments", str(exp),
-               "--systems", "BoW5", "NN", "--tables", "3,11", "--out", str(out),
-               "--cache-dir", str(root / "cache"), "--image-config", IMAGES, "--quiet"])
+    rc = main(_args(root, out, root / "cache"))
     assert rc == 0
     return out
+
+
+def _args(root: Path, out: Path, cache: Path) -> list[str]:
+    return ["reproduce", "--data-dir", str(root / "data"), "--experiments", str(root / "exp"),
+            "--systems", "BoW5", "NN", "--tables", "3,11", "--out", str(out),
+            "--cache-dir", str(cache), "--image-config", IMAGES, "--quiet"]
+
+
+def _ours(path: Path) -> dict:
+    with open(path) as f:
+        return {(r["system"], r["task"], r["metric"]): r["ours"] for r in csv.DictReader(f)}
 
 
 def test_tidy_csv_with_paper_values(run_dir):
     with open(run_dir / "table11.csv") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["table", "system", "task", "metric", "ours", "paper"]
+    assert list(rows[0])[:6] == ["table", "system", "task", "metric", "ours", "paper"]
     assert [r["system"] for r in rows[::8]] == ["NN5_F1^idf", "BoW5"]  # the paper's order
     bow = {(r["task"], r["metric"]): r for r in rows if r["system"] == "BoW5"}
     assert bow["annotation", "R@1"]["paper"] == "6.2" and bow["search", "median rank"]["paper"] == "60"
@@ -99,7 +109,45 @@ def test_markdown_header_and_rankings(run_dir):
 def test_unknown_table_or_system_is_a_clear_error(tmp_path, capsys):
     from kcca.cli import main
 
-    assert main(["reproduce", "--tables", "5", "--data-dir", str(tmp_path)]) == 2
-    assert "table '5'" in capsys.readouterr().err
+    assert main(["reproduce", "--tables", "13", "--data-dir", str(tmp_path)]) == 2
+    assert "table '13'" in capsys.readouterr().err
     assert main(["reproduce", "--systems", "NOPE", "--data-dir", str(tmp_path)]) == 2
     assert "unknown system 'NOPE'" in capsys.readouterr().err
+
+
+def test_tables_only_rebuilds_every_table_from_the_rankings(run_dir, tmp_path):
+    from kcca.cli import main
+
+    out = tmp_path / "tables"
+    rc = main(["reproduce", "--tables-only", "--data-dir", str(run_dir.parent / "data"),
+               "--rankings-dir", str(run_dir / "rankings"), "--out", str(out),
+               "--samples", "500", "--quiet"])
+    assert rc == 0
+    for t in range(1, 13):
+        assert (out / f"table{t}.md").is_file() and (out / f"table{t}.csv").is_file(), t
+    assert (out / "recall_at_k.png").is_file() and (out / "table6_heatmap.png").is_file()
+    assert _ours(out / "table11.csv") == _ours(run_dir / "table11.csv")
+    md = (out / "table3.md").read_text()
+    assert "--tables-only" in md and "BoW5: p=2, d=" in md and "not run (empty): BoW1" in md
+
+
+def test_systems_on_a_dask_cluster(run_dir, tmp_path):
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    from kcca.cli import main
+
+    root = run_dir.parent
+    out = tmp_path / "dask"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                      host="127.0.0.1", dashboard_address=None) as cluster:
+        rc = main(_args(root, out, tmp_path / "cache")
+                  + ["--scheduler", cluster.scheduler_address])
+    assert rc == 0
+    assert _ours(out / "table11.csv") == _ours(run_dir / "table11.csv")
+    assert {p.name for p in (out / "rankings").glob("*.json")} == {
+        "BoW5.json", "NN5_F1_idf.json", "details.json"}
+    details = json.loads((out / "rankings" / "details.json").read_text())
+    assert {d["system"] for d in details} == {"BoW5", "NN5_F1^idf"}
+    assert all(d["scheduler"] == cluster.scheduler_address for d in details)
+    assert "on the Dask cluster" in (out / "table3.md").read_text()

@@ -1,0 +1,421 @@
+"""Every table and plot of the paper from the rankings files of a folder (``kcca reproduce``).
+
+:func:`write_report` reads each ``*.json`` rankings file of ``rankings_dir``
+(:mod:`kcca.evaluate.rankings_io`; the ``system`` field names the system, as in
+``kcca.evaluate.paper_tables.SYSTEMS``), evaluates it on the corpus's test pool with
+:func:`kcca.evaluate.system.evaluate_system` (R@k, median rank; S@k and R-precision from the
+crowd judgments under the chosen relevance rule; expert metrics, BLEU and ROUGE of the first
+caption), adds the Random baseline of Tables 1-2 (a seeded random permutation per query),
+computes the significance tests each table's markers need
+(:func:`kcca.systems.tables.needed_comparisons`, :func:`kcca.evaluate.system.compare_systems`),
+the judgment-only Tables 8-10 (:mod:`kcca.evaluate.agreement`), and writes
+``table<N>.md`` / ``table<N>.csv`` (:mod:`kcca.systems.tables`) and the PNG plots
+(:mod:`kcca.systems.plots`). Systems without a rankings file are left empty and listed.
+
+The same code serves a full ``kcca reproduce`` run (after its systems have written their
+rankings) and ``kcca reproduce --tables-only`` (no system is run).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from kcca.data.corpus import Corpus
+from kcca.data.errors import DataError
+from kcca.evaluate.original import original_ranks
+from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11
+from kcca.evaluate.rankings_io import FORMAT, Rankings, read_rankings
+from kcca.evaluate.system import EvaluationContext, SystemEvaluation, compare_systems, \
+    evaluate_system
+from kcca.systems import tables as T
+
+log = logging.getLogger(__name__)
+
+PLOTS = {"recall": "recall_at_k.png", "ranks": "gold_rank_distribution.png",
+         "table6": "table6_heatmap.png"}
+_FIELD = re.compile(r'"(format|system|corpus|split)"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+@dataclass
+class SystemData:
+    """One system's test evaluation and the rank of the original item per query and task."""
+
+    name: str
+    evaluation: SystemEvaluation
+    ranks: dict[str, np.ndarray]
+    source: str = ""
+
+
+@dataclass
+class Report:
+    """What :func:`write_report` produced."""
+
+    tables: dict[str, T.TableResult]
+    files: list[Path] = field(default_factory=list)
+    systems: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------ the folder
+def paper_name(system: str) -> str:
+    """A rankings file's system name as the paper's (Section 4 short names mapped)."""
+    return SECTION4_NAMES.get(system, system)
+
+
+def rankings_header(path: Path) -> dict | None:
+    """``format`` / ``system`` / ``corpus`` / ``split`` of a rankings file (None: not one).
+
+    ``write_rankings`` puts these before ``"tasks"``, so only the first bytes are read.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    cut = head.find('"tasks"')
+    fields = {k: json.loads(v) for k, v in _FIELD.findall(head if cut < 0 else head[:cut])}
+    if fields.get("format") != FORMAT:
+        return None
+    return fields
+
+
+def find_rankings(rankings_dir: str | Path) -> dict[str, Path]:
+    """System (paper name) -> rankings file, for every rankings file of the folder."""
+    out: dict[str, Path] = {}
+    for path in sorted(Path(rankings_dir).glob("*.json")):
+        head = rankings_header(path)
+        if head is None:
+            continue
+        name = paper_name(str(head.get("system") or path.stem))
+        if name in out:
+            log.warning("%s and %s both hold %s; using the newer", out[name], path, name)
+            if path.stat().st_mtime < out[name].stat().st_mtime:
+                continue
+        out[name] = path
+    return out
+
+
+def read_details(rankings_dir: str | Path) -> dict[str, dict]:
+    """Per system, the run details written beside the rankings (``details.json``)."""
+    path = Path(rankings_dir) / "details.json"
+    out: dict[str, dict] = {}
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            log.warning("%s: %s", path, exc)
+            return out
+        for d in data if isinstance(data, list) else []:
+            if isinstance(d, dict) and "system" in d:
+                out[paper_name(str(d["system"]))] = d
+    return out
+
+
+def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
+    """Add (or replace, by system) entries of ``details.json``; written atomically."""
+    path = Path(rankings_dir) / "details.json"
+    merged = read_details(rankings_dir)
+    for d in new:
+        merged[paper_name(str(d["system"]))] = d
+    order = {s: i for i, s in enumerate(SYSTEMS)}
+    data = sorted(merged.values(), key=lambda d: (order.get(paper_name(d["system"]), 99),
+                                                  str(d["system"])))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def chosen_text(chosen: dict | None) -> str:
+    """``p=2, d=3`` for KCCA; the text kernel for NN; '' when unknown."""
+    if not chosen:
+        return ""
+    if "p" in chosen:
+        return f"p={chosen['p']:g}, d={chosen['d']:g}"
+    tk = chosen.get("text_kernel", {})
+    params = tk.get("params") or ""
+    return f"NN, text kernel {tk.get('name')} {params}".strip()
+
+
+def run_text(entry: dict) -> str:
+    """The header's account of one system's run: chosen settings, the grid searched, and the
+    command and date when recorded."""
+    text = chosen_text(entry.get("chosen"))
+    grid = (entry.get("spec") or {}).get("grid") or {}
+    extra = []
+    if "p" in (entry.get("chosen") or {}) and grid.get("p") and grid.get("d"):
+        extra.append("searched p in {" + ", ".join(f"{v:g}" for v in grid["p"]) + "}, d in {"
+                     + ", ".join(f"{v:g}" for v in grid["d"]) + "}")
+    if entry.get("command"):
+        extra.append(f"run by `{entry['command']}`" + (f" on {entry['date']}"
+                                                       if entry.get("date") else ""))
+    return text + (f" ({'; '.join(extra)})" if extra and text else "")
+
+
+# ------------------------------------------------------------------------ evaluation
+def _system_data(name: str, rankings: dict[str, np.ndarray], ctx: EvaluationContext,
+                 source: str = "") -> SystemData:
+    ev = evaluate_system(Rankings(name, ctx.split, rankings), ctx)
+    ranks = {t: original_ranks(r) for t, r in rankings.items()}
+    return SystemData(name, ev, ranks, source)
+
+
+def random_rankings(n: int, seed: int) -> dict[str, np.ndarray]:
+    """The Random baseline: an independent uniform permutation per query and task (seeded)."""
+    rng = np.random.default_rng([seed, 2013])
+    return {t: rng.permuted(np.tile(np.arange(n), (n, 1)), axis=1) for t in T.TASKS}
+
+
+def load_systems(files: dict[str, Path], ctx: EvaluationContext, progress: bool = False
+                 ) -> tuple[dict[str, SystemData], list[str]]:
+    """Read and evaluate each rankings file; unreadable ones are skipped with a reason."""
+    pool = ctx.corpus.pool(ctx.split)
+    out: dict[str, SystemData] = {}
+    skipped: list[str] = []
+    for name, path in files.items():
+        try:
+            r = read_rankings(path, pool)
+        except DataError as exc:
+            skipped.append(f"{path.name}: {exc}")
+            continue
+        if progress:
+            print(f"evaluating {name} ({path.name})", flush=True)
+        out[name] = _system_data(name, dict(r.tasks), ctx, str(path))
+    return out, skipped
+
+
+def values_of(data: dict[str, SystemData]) -> dict[str, dict[str, dict[str, float]]]:
+    """``system -> task -> metric -> aggregate``, judged coverage (percent) and Table 5's total."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for name, d in data.items():
+        v = {t: dict(m) for t, m in d.evaluation.table().items()}
+        cov = d.evaluation.coverage
+        for task in T.TASKS:
+            c = cov.get(task, {})
+            tv = v.setdefault(task, {})
+            for k in (1, 5, 10):
+                if f"top-{k} judged" in c:
+                    tv[T.COVERAGE[f"top-{k}"]] = 100.0 * c[f"top-{k} judged"]
+            if "R-precision judged" in c:
+                tv[T.COVERAGE["R-precision"]] = 100.0 * c["R-precision judged"]
+            if "top-1 expert judged" in c:
+                tv[T.COVERAGE["expert"]] = 100.0 * c["top-1 expert judged"]
+        if cov.get("R-precision total (Table 5)") is not None:
+            v["total"] = {"R-precision": float(cov["R-precision total (Table 5)"])}
+        out[name] = v
+    return out
+
+
+def pvalues_for(data: dict[str, SystemData], comparisons: Sequence[tuple[str, str, str, str]],
+                *, n_samples: int, seed: int) -> dict[tuple[str, str, str, str],
+                                                        tuple[float, str]]:
+    """p-values of the pairs, with the paper's test per metric (``compare_systems``)."""
+    out = {}
+    for key in dict.fromkeys(comparisons):
+        a, b, task, metric = key
+        pa = data[a].evaluation.metrics.get(task, {}).get(metric)
+        pb = data[b].evaluation.metrics.get(task, {}).get(metric)
+        if pa is None or pb is None:
+            continue
+        ea = SystemEvaluation(a, {task: {metric: pa}}, {})
+        eb = SystemEvaluation(b, {task: {metric: pb}}, {})
+        try:
+            res = compare_systems(ea, eb, n_samples=n_samples, seed=seed)[task][metric]
+        except DataError as exc:  # e.g. no query judged for both (expert mean)
+            log.warning("%s vs %s, %s %s: %s", a, b, task, metric, exc)
+            continue
+        if res["p"] is not None and not math.isnan(res["p"]):
+            out[key] = (float(res["p"]), res["test"])
+    return out
+
+
+# ---------------------------------------------------------------------------- tables
+def build_tables(tables: Sequence[str], data: dict[str, SystemData], corpus: Corpus | None,
+                 *, split: str = "test", n_samples: int = 100_000, seed: int = 0,
+                 random: SystemData | None = None) -> dict[str, T.TableResult]:
+    """Every requested table from evaluated systems (and the corpus's judgments for 8-10)."""
+    from kcca.evaluate import agreement
+
+    values = values_of(data)
+    all_data = dict(data)
+    if random is not None:
+        all_data[T.RANDOM] = random
+        values.update(values_of({T.RANDOM: random}))
+    present = list(all_data)
+    comparisons = [c for t in tables for c in T.needed_comparisons(t, present)]
+    pvalues = pvalues_for(all_data, comparisons, n_samples=n_samples, seed=seed)
+    out: dict[str, T.TableResult] = {}
+    cache: dict = {}
+    expert = corpus is not None and corpus.expert is not None
+    crowd = corpus is not None and corpus.crowd is not None
+    for t in tables:
+        if t in ("1", "2", "3", "4", "5", "11", "12"):
+            vals = values if t in ("1", "2") else {k: v for k, v in values.items()
+                                                   if k != T.RANDOM}
+            res = T.system_table(t, vals, pvalues)
+        elif t == "6":
+            res = T.table6(values, pvalues)
+        elif t == "7":
+            res = T.table7({k: v for k, v in values.items() if k != T.RANDOM},
+                           agreement.table7_from_paper())
+        elif t in ("8", "9", "10"):
+            res = _judgment_table(t, corpus, split, expert, crowd, cache)
+        else:
+            raise ValueError(f"unknown table {t!r}")
+        need = T.NEEDS.get(t, "")
+        if ("expert" in need and not expert) or ("crowd" in need and not crowd):
+            res.notes.append(f"the corpus has no {need} judgments: those columns are empty")
+        if t in ("1", "2") and random is not None:
+            res.notes.append("Random: one uniform random permutation per query (seeded); its "
+                             "first captions are mostly unjudged by the experts (see the "
+                             "coverage column), so its expert numbers are lower bounds and "
+                             "its mean is over the few judged pairs")
+        if t in ("1", "2"):
+            res.notes.append("expert judgments (ExpertAnnotations.txt) cover the pairs the "
+                             "paper's systems returned; our first captions that were not "
+                             "judged count as below every threshold (Table 1) and are left out "
+                             "of the mean (Table 2): compare with the coverage column")
+        out[t] = res
+    return out
+
+
+def _judgment_table(t: str, corpus: Corpus | None, split: str, expert: bool, crowd: bool,
+                    cache: dict) -> T.TableResult:
+    """Tables 8-10 from the judgment files alone (``kcca.evaluate.agreement``)."""
+    from kcca.evaluate import agreement
+
+    if not expert or (t == "10" and not crowd):
+        need = "expert" if t != "10" else "crowd and expert"
+        return T.TableResult(t, [], notes=[f"no {need} judgments: not computed"])
+    try:
+        if t == "10":
+            return T.table10(agreement.table10(corpus))
+        if "8_9" not in cache:
+            cache["8_9"] = T.tables8_9(agreement.tables8_9(corpus, split))
+        return cache["8_9"][t]
+    except (LookupError, OSError, DataError) as exc:  # e.g. NLTK stop words missing
+        return T.TableResult(t, [], notes=[f"not computed: {exc}"])
+
+
+def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequence[str]
+           ) -> list[Path]:
+    from kcca.evaluate import paper_printed as PP
+    from kcca.systems import plots
+
+    files = []
+    t3 = [SECTION4_NAMES[s] for s in PP.TABLE3_SYSTEMS]
+    chosen = [s for s in t3 if s in data] or [s for s in SYSTEMS if s in data]
+    if chosen and ("3" in tables or "11" in tables):
+        ranks = {T.short_name(s): data[s].ranks for s in chosen}
+        paper = {T.short_name(s): TABLE11[s] for s in chosen if s in TABLE11}
+        files.append(plots.recall_curves(ranks, out / PLOTS["recall"], paper=paper))
+        every = {T.short_name(s): data[s].ranks
+                 for s in [*[s for s in SYSTEMS if s in data], *[s for s in data
+                                                                 if s not in SYSTEMS]]}
+        files.append(plots.gold_rank_distribution(every, out / PLOTS["ranks"]))
+    if "6" in tables:
+        shape = (2, len(PP.TABLE6_ROWS), len(PP.TABLE6_COLUMNS))
+        ours, paper = np.full(shape, np.nan), np.full(shape, np.nan)
+        for ti, task in enumerate(T.TASKS):
+            for r, row in enumerate(PP.TABLE6_SYSTEMS):
+                for c, s in enumerate(row):
+                    v = values.get(s, {}).get(task, {}).get("R-precision")
+                    if v is not None:
+                        ours[ti, r, c] = v
+                    paper[ti, r, c] = PP.table6_paper(r, c, task)[0]
+        files.append(plots.table6_heatmap(ours, paper, out / PLOTS["table6"],
+                                          rows=PP.TABLE6_ROWS, columns=PP.TABLE6_COLUMNS))
+    return files
+
+
+def _plots_of(table: str) -> list[str]:
+    if table in ("3", "11"):
+        return [PLOTS["recall"], PLOTS["ranks"]]
+    if table == "6":
+        return [PLOTS["table6"]]
+    return []
+
+
+def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
+                 tables: Sequence[str], header: Sequence[str], *, relevance: str = "paper",
+                 split: str = "test", n_samples: int = 100_000, seed: int = 0,
+                 plots: bool = True, bleu_rouge: bool = True, progress: bool = False,
+                 extra_chosen: dict[str, str] | None = None) -> Report:
+    """Evaluate every rankings file of ``rankings_dir`` and write the tables (and plots)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = find_rankings(rankings_dir)
+    with_br = bleu_rouge and "2" in tables
+    ctx = EvaluationContext(corpus, split, relevance, with_bleu_rouge=with_br)
+    notes: list[str] = []
+    if with_br:
+        try:
+            ctx.score_matrix("bleu")
+            ctx.score_matrix("rouge")
+        except (LookupError, OSError, DataError) as exc:
+            ctx.with_bleu_rouge = False
+            notes.append(f"BLEU/ROUGE not computed ({exc})")
+    data, skipped = load_systems(files, ctx, progress)
+    random = None
+    if {"1", "2"} & set(tables):
+        n = len(corpus.pool(split))
+        random = _system_data(T.RANDOM, random_rankings(n, seed), ctx, f"seed {seed}")
+    results = build_tables(tables, data, corpus, split=split, n_samples=n_samples, seed=seed,
+                           random=random)
+    details = read_details(rankings_dir)
+    chosen = {s: chosen_text(details.get(s, {}).get("chosen")) for s in data}
+    chosen.update(extra_chosen or {})
+    chosen = {s: c for s, c in chosen.items() if c}
+    runs = {s: run_text(details[s]) for s in data if s in details}
+    rel = ctx.relevance
+    head = list(header)
+    head.append("relevance rule: " + (f"{rel.rule.describe()} ({rel.n_added:,} pairs added to "
+                                      f"the {len(corpus.pool(split)):,} originals; unjudged "
+                                      "pairs count as not relevant)" if rel is not None else
+                                      f"{relevance} (the corpus has no crowd judgments)"))
+    head.append(f"rankings: {Path(rankings_dir)} ({len(data)} system(s): "
+                f"{', '.join(T.short_name(s) for s in data) or 'none'})")
+    head.append("chosen on dev (frozen): " + ("; ".join(
+        f"{T.short_name(s)}: {runs.get(s) or c}" for s, c in chosen.items()) or "n/a"))
+    head.append(f"significance: {n_samples:,} randomisation samples, seed {seed}")
+    if skipped:
+        head.append("skipped rankings files: " + "; ".join(skipped))
+    head += notes
+    written: list[Path] = []
+    values = values_of(data)
+    plot_files: list[Path] = []
+    if plots and data:
+        try:
+            plot_files = _plots(out, data, values, tables)
+        except ImportError as exc:
+            head.append(f"plots not drawn ({exc})")
+    drawn = {p.name for p in plot_files}
+    short_chosen = dict(chosen)
+    short_chosen.update({T.short_name(s): c for s, c in chosen.items()})
+    for t in tables:
+        res = results[t]
+        (out / f"table{t}.csv").write_text(T.to_csv(res.rows), encoding="utf-8")
+        md = T.to_markdown(t, res.rows, head, short_chosen, res.notes, res.missing,
+                           [p for p in _plots_of(t) if p in drawn])
+        (out / f"table{t}.md").write_text(md, encoding="utf-8")
+        written += [out / f"table{t}.md", out / f"table{t}.csv"]
+    return Report(results, written + plot_files, list(data), skipped)
+
+
+def describe(report: Report) -> str:
+    """One line per table for the console."""
+    lines = []
+    for t, res in report.tables.items():
+        filled = len({r.system for r in res.rows})
+        lines.append(f"table {t}: {len(res.rows)} cells, {filled} row group(s)"
+                     + (f", {len(res.missing)} system(s) not run" if res.missing else ""))
+    return "\n".join(lines)
+

@@ -1,0 +1,141 @@
+"""Figures written beside the tables by ``kcca reproduce`` (matplotlib, Agg backend, PNG).
+
+* :func:`recall_curves`: R@k for k = 1..100 per system and task, with the paper's R@1/5/10
+  (Table 11) as markers and the chance line k / n;
+* :func:`gold_rank_distribution`: the rank of the original item per system and task, as a
+  histogram over logarithmic bins and as a cumulative distribution;
+* :func:`table6_heatmap`: Table 6's 4 x 4 ablation grid of R-precision, ours and the paper's.
+
+Inputs are plain arrays: ``ranks[label][task]`` holds 1-based ranks of the original item, one
+per query (:func:`kcca.evaluate.original.original_ranks`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+TASKS = ("annotation", "search")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _colors(n: int):
+    plt = _pyplot()
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def recall_curves(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Path, *,
+                  paper: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+                  k_max: int = 100) -> Path:
+    """R@k (percent) for k = 1..``k_max``, one panel per task; paper R@1/5/10 as markers."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    colors = _colors(max(1, len(ranks)))
+    k = np.arange(1, k_max + 1)
+    for ax, task in zip(axes, TASKS):
+        n = None
+        for color, (label, per_task) in zip(colors, ranks.items()):
+            r = per_task.get(task)
+            if r is None:
+                continue
+            r = np.asarray(r)
+            n = r.size
+            # R@k for every k at once: cumulative histogram of the ranks
+            counts = np.bincount(np.minimum(r, k_max + 1), minlength=k_max + 2)[1:k_max + 1]
+            ax.plot(k, 100.0 * np.cumsum(counts) / r.size, color=color, label=label)
+            pv = (paper or {}).get(label, {}).get(task, {})
+            pts = [(kk, pv[f"R@{kk}"]) for kk in (1, 5, 10) if pv.get(f"R@{kk}") is not None]
+            if pts:
+                ax.plot(*zip(*pts), "o", color=color, markerfacecolor="none", markersize=6)
+        if n:
+            ax.plot(k, 100.0 * k / n, ":", color="grey", label=f"chance (k/{n})")
+        ax.set_title(f"Image {task}")
+        ax.set_xlabel("k")
+        ax.set_xscale("log")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("R@k (% of queries with the original item in the top k)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        axes[1].legend(handles, labels, fontsize=8, loc="upper left")
+    fig.suptitle("R@k on the test pool (lines: ours; circles: the paper's R@1/5/10)")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def gold_rank_distribution(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Path
+                           ) -> Path:
+    """Histogram (log bins) and CDF of the original item's rank per system and task."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    colors = _colors(max(1, len(ranks)))
+    n_max = max((np.asarray(r).max() for pt in ranks.values() for r in pt.values()),
+                default=1)
+    bins = np.unique(np.round(np.geomspace(1, max(2, n_max) + 1, 25)).astype(int))
+    for col, task in enumerate(TASKS):
+        h_ax, c_ax = axes[0, col], axes[1, col]
+        for color, (label, per_task) in zip(colors, ranks.items()):
+            r = per_task.get(task)
+            if r is None:
+                continue
+            r = np.sort(np.asarray(r))
+            counts, edges = np.histogram(r, bins=bins)
+            h_ax.stairs(100.0 * counts / r.size, edges, color=color,
+                        label=f"{label} (median {np.median(r):g})")
+            c_ax.plot(r, 100.0 * np.arange(1, r.size + 1) / r.size, color=color, label=label)
+        for ax in (h_ax, c_ax):
+            ax.set_xscale("log")
+            ax.grid(True, alpha=0.3)
+        h_ax.set_title(f"Image {task}: rank of the original item")
+        h_ax.set_ylabel("% of queries per bin")
+        h_ax.legend(fontsize=7)
+        c_ax.axhline(50, color="grey", lw=0.8, ls=":")
+        c_ax.set_xlabel("rank of the original item (1 = first)")
+        c_ax.set_ylabel("% of queries with rank <= x")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def table6_heatmap(ours: np.ndarray, paper: np.ndarray, path: str | Path, *,
+                   rows: tuple[str, ...], columns: tuple[str, ...]) -> Path:
+    """Heat maps of Table 6: ``ours`` / ``paper`` are (2 tasks, rows, columns), NaN = absent."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    finite = np.concatenate([ours[np.isfinite(ours)], paper[np.isfinite(paper)]])
+    vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    cmap = plt.get_cmap("viridis").with_extremes(bad="lightgrey")
+    for t, task in enumerate(TASKS):
+        for which, (grid, name) in enumerate(((ours, "ours"), (paper, "paper"))):
+            ax = axes[t, which]
+            im = ax.imshow(np.ma.masked_invalid(grid[t]), cmap=cmap, vmin=vmin, vmax=vmax)
+            for i in range(len(rows)):
+                for j in range(len(columns)):
+                    v = grid[t, i, j]
+                    ax.text(j, i, "not run" if np.isnan(v) else f"{v:.1f}", ha="center",
+                            va="center", fontsize=9,
+                            color="black" if np.isnan(v) or v > (vmin + vmax) / 2 else "white")
+            ax.set_xticks(range(len(columns)), columns)
+            ax.set_yticks(range(len(rows)), rows)
+            ax.set_title(f"{name}: image {task}, R-precision")
+            fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.suptitle("Table 6: trigram kernel + IDF / alignment / distributional similarities")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _save(fig, path: str | Path) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=110)
+    _pyplot().close(fig)
+    return p
