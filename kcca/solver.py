@@ -5,8 +5,10 @@ Objective (eq. 3), with both training kernels centred on the training set::
     max  a' Kx Ky b / sqrt((a' Kx^2 a + kappa a' Kx a) (b' Ky^2 b + kappa b' Ky b))
 
 Derivation of the symmetric form used here. Let the centred kernel be ``Kx = Ux diag(sx) Ux'``
-(``sx > 0``; from the centred incomplete-Cholesky factor ``Gx``, ``Ux = Gx Wx sx^-1/2`` where
-``Gx' Gx = Wx diag(sx) Wx'``). Writing ``a = Ux diag(1/sqrt(sx (sx + kappa))) p`` turns the
+(``sx > 0``; for a dense kernel from one ``eigh`` of the centred matrix, truncated by
+``precision`` — the ``"eigen"`` factorisation, the best approximation of each rank; for
+kernels given as columns on demand from the centred incomplete-Cholesky factor ``Gx``,
+``Ux = Gx Wx sx^-1/2`` where ``Gx' Gx = Wx diag(sx) Wx'``). Writing ``a = Ux diag(1/sqrt(sx (sx + kappa))) p`` turns the
 denominator into ``|p|`` and the numerator into ``p' M q`` with::
 
     M = diag(sqrt(sx/(sx+kappa))) Ux' Uy diag(sqrt(sy/(sy+kappa)))
@@ -43,6 +45,7 @@ from kcca.backend import get_xp, to_numpy
 from kcca.lowrank import (
     DEFAULT_PRECISION,
     ColumnSource,
+    DenseColumns,
     TransformedColumns,
     as_column_source,
     check_finite,
@@ -63,22 +66,24 @@ def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray
 
 # --------------------------------------------------------------------------- factor stage
 
+#: how a training kernel is factorised (see :class:`KCCA`)
+FACTORISATIONS = ("auto", "eigen", "cholesky")
+
 
 @dataclass
 class _Side:
-    """One view's training factor, centred, with its eigenbasis (``U = Gc @ R``)."""
+    """One view's training kernel as the eigenbasis of its centred form (``Kc ~ U diag(s) U'``)."""
 
     name: str
-    Gc: Any            # (n, r) centred factor
-    gbar: Any          # (r,) row mean of the uncentred factor (training column means = G gbar)
-    gram: Any          # (r, r) Gc' Gc
-    R: Any             # (r, k) so that U = Gc R is orthonormal
-    s: Any             # (k,) eigenvalues of the centred kernel (descending)
+    U: Any             # (n, k) orthonormal eigenbasis of the centred kernel (columns orthogonal to 1)
+    s: Any             # (k,) eigenvalues of the centred kernel (descending, > 0)
+    col_mean: Any      # (n,) training column means of the kernel (centring of new blocks)
     delta: float       # isotropic diagonal term handled in closed form (0 when none)
     trace: float       # trace of the kernel as used in eq. 3 (after p and d)
     power: float
-    rank: int          # factor rank (number of pivots)
+    rank: int          # factor rank (pivots, or eigenvalues kept)
     residual_trace: float
+    method: str        # "eigen" or "cholesky"
 
     @property
     def dim(self) -> int:
@@ -101,26 +106,78 @@ def _side_base(K: Any, name: str, power: float, diag_scale: float) -> tuple[Any,
     return base, delta, folded
 
 
-def _factorise_side(base: Any, name: str, power: float, precision: float, rank: int | None,
-                    xp: Any, backend: str, progress: bool) -> _Side:
-    """Factorise ``base``, centre the factor, eigendecompose it (``delta = 0``)."""
+def _is_dense(base: Any) -> bool:
+    """True when ``base`` is a dense matrix (possibly raised to p / diagonal-scaled)."""
+    while isinstance(base, TransformedColumns):
+        base = base.base
+    return isinstance(base, DenseColumns)
+
+
+def _method(base: Any, factorisation: str) -> str:
+    if factorisation == "auto":
+        return "eigen" if _is_dense(base) else "cholesky"
+    if factorisation == "eigen" and not _is_dense(base):
+        raise ValueError("factorisation='eigen' needs dense training kernels; kernels given as "
+                         "columns on demand use factorisation='cholesky' (or 'auto')")
+    return factorisation
+
+
+def _keep_count(w_desc: np.ndarray, precision: float, trace: float, rank: int | None) -> int:
+    """Eigenvalues kept: the positive ones above rounding level, then the fewest leading ones
+    whose dropped tail sums to at most ``precision * trace``, at most ``rank``."""
+    top = float(w_desc[0]) if w_desc.size else 0.0
+    k = int(np.count_nonzero(w_desc > EIG_RTOL * max(top, 0.0)))
+    if precision > 0 and k:
+        tail = np.cumsum(w_desc[:k][::-1])[::-1]            # tail[i] = sum of w[i:k]
+        k = int(np.count_nonzero(tail > precision * trace))  # tail is decreasing in i
+    return k if rank is None else min(k, int(rank))
+
+
+def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int | None,
+                xp: Any) -> _Side:
+    """Exact eigendecomposition of the centred dense kernel, truncated by ``precision``
+    (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky)."""
+    n = int(base.n)
+    K = base.K if isinstance(base, DenseColumns) else base.columns(np.arange(n))
+    K = xp.asarray(np.asarray(to_numpy(K), dtype=float))
+    trace = float(xp.sum(xp.linalg.diagonal(K)))
+    col_mean = xp.mean(K, axis=0)
+    Kc = K - col_mean[None, :] - col_mean[:, None] + xp.mean(col_mean)
+    del K
+    w, V = xp.linalg.eigh(Kc)
+    del Kc
+    w_desc = to_numpy(w)[::-1]
+    k = _keep_count(w_desc, precision, trace, rank)
+    if k == 0:
+        raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
+    idx = xp.asarray(np.arange(n - 1, n - 1 - k, -1))
+    s, U = xp.take(w, idx, axis=0), xp.take(V, idx, axis=1)
+    residual = float(np.clip(w_desc[k:], 0.0, None).sum())
+    return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=trace, power=power,
+                 rank=k, residual_trace=residual, method="eigen")
+
+
+def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: int | None,
+                   xp: Any, backend: str, progress: bool) -> _Side:
+    """Pivoted incomplete Cholesky ``K ~ G G'`` (only the pivot columns of ``K`` are computed),
+    then the eigenbasis of the centred factor: ``Gc' Gc = W diag(s) W'``, ``U = Gc W s^-1/2``."""
     f = pivoted_cholesky(base, precision=precision, max_rank=rank, backend=backend,
                          progress=progress, argument=name)
     G = f.factor
     gbar = xp.mean(G, axis=0)
     Gc = G - gbar
-    gram = xp.linalg.matmul(xp.matrix_transpose(Gc), Gc)
-    w, W = xp.linalg.eigh(gram)
-    w_host = to_numpy(w)
-    top = float(w_host.max()) if w_host.size else 0.0
-    keep = np.nonzero(w_host > EIG_RTOL * max(top, 0.0))[0][::-1].copy()  # descending
-    if keep.size == 0:
+    w, W = xp.linalg.eigh(xp.linalg.matmul(xp.matrix_transpose(Gc), Gc))
+    w_desc = to_numpy(w)[::-1]
+    k = _keep_count(w_desc, 0.0, f.trace, None)
+    if k == 0:
         raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
-    idx = xp.asarray(keep)
+    r = int(w.shape[0])
+    idx = xp.asarray(np.arange(r - 1, r - 1 - k, -1))
     s = xp.take(w, idx, axis=0)
-    R = xp.take(W, idx, axis=1) / xp.sqrt(s)
-    return _Side(name=name, Gc=Gc, gbar=gbar, gram=gram, R=R, s=s, delta=0.0,
-                 trace=f.trace, power=power, rank=f.rank, residual_trace=f.residual_trace)
+    U = xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s))
+    col_mean = xp.linalg.matmul(G, gbar)  # column means of G G'
+    return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=f.trace, power=power,
+                 rank=f.rank, residual_trace=f.residual_trace, method="cholesky")
 
 
 class FactorCache:
@@ -172,7 +229,7 @@ class FactorCache:
         self._bound(self._sides, self.max_sides)
         return side
 
-    def pair(self, key: tuple, compute: Any) -> tuple[Any, Any]:
+    def pair(self, key: tuple, compute: Any) -> Any:
         if key in self._pairs:
             self._pairs.move_to_end(key)
             return self._pairs[key]
@@ -184,8 +241,9 @@ class FactorCache:
 
 def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision: float,
                   rank: int | None, xp: Any, backend: str, progress: bool,
-                  cache: FactorCache | None = None, owner: Any = None) -> tuple[_Side, tuple]:
-    """Factorise ``K ** power`` (and its diagonal scale), centre the factor, eigendecompose it.
+                  cache: FactorCache | None = None, owner: Any = None,
+                  factorisation: str = "auto") -> tuple[_Side, tuple]:
+    """Factorise ``K ** power`` (and its diagonal scale) into the eigenbasis of its centred form.
 
     Returns the side and its cache key; with ``cache`` a factor of the same kernel, p and
     folded diagonal scale is reused (the isotropic ``delta`` is applied afterwards). The key
@@ -193,10 +251,13 @@ def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision:
     """
     owner = K if owner is None else owner
     base, delta, folded = _side_base(K, name, power, diag_scale)
-    key = (name, id(owner), float(power), folded, float(precision), rank, str(backend))
+    method = _method(base, factorisation)
+    key = (name, id(owner), float(power), folded, float(precision), rank, str(backend), method)
 
     def compute() -> _Side:
-        return _factorise_side(base, name, power, precision, rank, xp, backend, progress)
+        if method == "eigen":
+            return _eigen_side(base, name, power, precision, rank, xp)
+        return _cholesky_side(base, name, power, precision, rank, xp, backend, progress)
 
     side = compute() if cache is None else cache.side(key, owner, compute)
     if delta != 0.0:
@@ -211,7 +272,6 @@ class _Core:
     p: _Side
     q: _Side
     A: Any                     # Up' Uq  (kp x kq)
-    cross: Any                 # Gc_p' Gc_q  (rp x rq)
     swapped: bool              # True when p is the y view
     n: int
     xp: Any = field(repr=False)
@@ -219,30 +279,22 @@ class _Core:
     def side(self, name: str) -> _Side:
         return self.p if self.p.name == name else self.q
 
+    def role(self, view: str) -> str:
+        """``"p"`` or ``"q"``: the role of view ``"x"`` / ``"y"``."""
+        return "p" if (view == "x") != self.swapped else "q"
+
     def mean_row(self, side: str, v: str) -> Any:
-        """``gbar_side' Gc_side' Gc_v R_v``: training means of ``K_side`` on the basis ``U_v``."""
+        """Training column means of ``K_side`` on the basis ``U_v`` (centring of new blocks)."""
         cache = self.__dict__.setdefault("_mean_rows", {})
         if (side, v) not in cache:
-            xp, s = self.xp, self.side(side)
-            if v == side:
-                M = s.gram
-            elif s is self.p:
-                M = self.cross
-            else:
-                M = self.xp.matrix_transpose(self.cross)
-            cache[(side, v)] = xp.linalg.matmul(xp.linalg.matmul(s.gbar, M), self.side(v).R)
+            xp = self.xp
+            cache[(side, v)] = xp.linalg.matmul(self.side(side).col_mean[None, :],
+                                                self.side(v).U)
         return cache[(side, v)]
 
-    def weights(self, coef: dict[str, Any]) -> Any:
-        """Dense dual weights ``sum_v Gc_v R_v C_v`` of eigenbasis coefficients."""
-        xp = self.xp
-        return sum(xp.linalg.matmul(self.side(v).Gc, xp.linalg.matmul(self.side(v).R, C))
-                   for v, C in coef.items())
-
     def basis(self, K_new: Any, v: str) -> Any:
-        """``K_new Gc_v R_v``: new-by-train block on the eigenbasis of view ``v``."""
-        xp, s = self.xp, self.side(v)
-        return xp.linalg.matmul(xp.linalg.matmul(K_new, s.Gc), s.R)
+        """``K_new U_v``: a new-by-train block on the eigenbasis of view ``v``."""
+        return self.xp.linalg.matmul(K_new, self.side(v).U)
 
     @property
     def n_directions(self) -> int:
@@ -254,17 +306,17 @@ class _Core:
 
 def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: float, diag_y: float,
                 precision: float, rank: int | None, backend: str, progress: bool,
-                cache: FactorCache | None = None) -> _Core:
+                cache: FactorCache | None = None, factorisation: str = "auto") -> _Core:
     xp = get_xp(backend)
     sx = as_column_source(Kx, "Kx")
     sy = as_column_source(Ky, "Ky")
     if int(sx.n) != int(sy.n):
         raise ValueError(f"Kx and Ky must describe the same training items: Kx has n={sx.n}, Ky has n={sy.n}")
     # cache keys use the objects given (Kx, Ky), not the validating wrappers made here
-    x, kx = _prepare_side(sx, "Kx", power_x, diag_x, precision, rank, xp, backend, progress,
-                          cache, owner=Kx)
-    y, ky = _prepare_side(sy, "Ky", power_y, diag_y, precision, rank, xp, backend, progress,
-                          cache, owner=Ky)
+    common = dict(precision=precision, rank=rank, xp=xp, backend=backend, progress=progress,
+                  cache=cache, factorisation=factorisation)
+    x, kx = _prepare_side(sx, "Kx", power_x, diag_x, owner=Kx, **common)
+    y, ky = _prepare_side(sy, "Ky", power_y, diag_y, owner=Ky, **common)
     if x.delta > 0 and y.delta > 0:
         raise ValueError(
             f"diag_x={diag_x!r} and diag_y={diag_y!r}: only one view's diagonal can be scaled "
@@ -273,33 +325,71 @@ def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: flo
     swap = x.delta > 0 or (y.delta == 0 and x.dim > y.dim)
     p, q = (y, x) if swap else (x, y)
 
-    def products() -> tuple[Any, Any]:
-        cross = xp.linalg.matmul(xp.matrix_transpose(p.Gc), q.Gc)
-        A = xp.linalg.matmul(xp.linalg.matmul(xp.matrix_transpose(p.R), cross), q.R)
-        return cross, A
+    def product() -> Any:
+        return xp.linalg.matmul(xp.matrix_transpose(p.U), q.U)
 
-    cross, A = products() if cache is None else cache.pair((kx, ky, swap), products)
-    return _Core(p=p, q=q, A=A, cross=cross, swapped=swap, n=int(sx.n), xp=xp)
+    A = product() if cache is None else cache.pair((kx, ky, swap), product)
+    return _Core(p=p, q=q, A=A, swapped=swap, n=int(sx.n), xp=xp)
 
 
 # --------------------------------------------------------------------------- per-kappa solve
 
+#: columns of ``A' z`` formed at a time in :func:`_solve` (bounds its temporary memory)
+_CHUNK = 512
+
 
 @dataclass
 class _Solution:
-    """Directions for one kappa, as coefficients on the centred factors.
+    """Directions for one kappa, stored once as the eigenvectors ``P`` of the primary view.
 
-    The x weights are ``sum_v Gc_v @ R_v @ x_coef[v]`` (``v`` in ``"Kx"``, ``"Ky"``; the
-    coefficients are on the eigenbasis ``U_v = Gc_v R_v``, so a solve never multiplies by the
-    ``r x k`` matrix ``R``: projections use ``(K_new Gc_v) R_v`` once for every kappa), likewise y;
-    ``*_offset`` is the training mean of ``K_train @ weights`` (subtracted from new blocks).
+    With ``z = Dp P`` (the primary view's training projections on ``Up``), the dual weights are
+    (module docstring): primary ``a = Up diag(a_rows) P diag(scale_p)``; secondary
+    ``b = [Uq diag(g) A' diag(Dp) + Up diag(bp_rows)] P diag(scale_q)`` (``bp_rows`` only
+    with a closed-form diagonal term). Every projection is therefore
+    ``left @ P * scale - offset`` with a ``left`` built from ``K_new U``: no ``n x k`` weight
+    matrix is stored, so memory is one ``kp x k`` matrix per kappa.
     """
 
     correlations: np.ndarray
-    x_coef: dict[str, Any]
-    y_coef: dict[str, Any]
-    x_offset: Any
-    y_offset: Any
+    P: Any
+    Dp: Any
+    a_rows: Any
+    scale_p: Any
+    g: Any
+    bp_rows: Any | None
+    scale_q: Any
+    p_offset: Any
+    q_offset: Any
+
+    def cut(self, k: int) -> "_Solution":
+        """The first ``k`` directions (the model with ``k`` components)."""
+        return replace(self, correlations=self.correlations[:k], P=self.P[:, :k],
+                       scale_p=self.scale_p[:k], scale_q=self.scale_q[:k],
+                       p_offset=self.p_offset[:k], q_offset=self.q_offset[:k])
+
+    def left(self, core: _Core, role: str, KG: dict[str, Any]) -> Any:
+        """The matrix multiplying ``P`` for view ``role`` given ``KG[v] = K_new U_v``."""
+        xp = core.xp
+        if role == "p":
+            return KG[core.p.name] * self.a_rows
+        out = xp.linalg.matmul(KG[core.q.name] * self.g, xp.matrix_transpose(core.A)) * self.Dp
+        if self.bp_rows is not None:
+            out = out + KG[core.p.name] * self.bp_rows
+        return out
+
+    def project(self, core: _Core, role: str, KG: dict[str, Any], k: int | None = None) -> Any:
+        """``K_new`` times the first ``k`` directions of view ``role`` (before centring)."""
+        P = self.P if k is None else self.P[:, :k]
+        scale = self.scale_p if role == "p" else self.scale_q
+        scale = scale if k is None else scale[:k]
+        return core.xp.linalg.matmul(self.left(core, role, KG), P) * scale
+
+
+def _needs(core: _Core, role: str) -> tuple[str, ...]:
+    """Bases ``U_v`` a projection of view ``role`` uses."""
+    if role == "p":
+        return (core.p.name,)
+    return (core.q.name, core.p.name) if core.q.delta > 0 else (core.q.name,)
 
 
 def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
@@ -314,8 +404,10 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     if c2 > 0:
         inner = inner + c2 * xp.eye(p.dim, dtype=xp.float64)
     S = Dp[:, None] * inner * Dp[None, :]
+    del inner
     S = (S + xp.matrix_transpose(S)) / 2
     ev, P = xp.linalg.eigh(S)
+    del S
     order = xp.asarray(np.arange(p.dim - 1, p.dim - 1 - k, -1))
     ev = xp.take(ev, order, axis=0)
     P = xp.take(P, order, axis=1)
@@ -328,36 +420,35 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
 
     tiny = float(np.finfo(float).tiny ** 0.5)
     # primary view: a = Up diag(1/sqrt(s(s+kappa))) P, unit training projection |Dp P| = 1
-    z = Dp[:, None] * P                                   # training projection in Up coords
-    a = P / xp.sqrt(p.s * (p.s + kp))[:, None]
-    a = a / xp.maximum(xp.linalg.vector_norm(z, axis=0), tiny)
-    p_coef = {p.name: a}
-    # secondary view: b = Uq diag(1/(t+k) - 1/(delta+k)) A'z + Up z/(delta+k)
-    Az = xp.linalg.matmul(xp.matrix_transpose(core.A), z)  # (kq, k)
-    proj2 = xp.sum((Dq2[:, None] * Az) ** 2, axis=0)
+    z_norm = xp.linalg.vector_norm(Dp[:, None] * P, axis=0)
+    scale_p = 1.0 / xp.maximum(z_norm, tiny)
+    a_rows = 1.0 / xp.sqrt(p.s * (p.s + kp))
+    # secondary view: b = Uq diag(1/(t+k) - 1/(delta+k)) A'z + Up z/(delta+k), z = Dp P;
+    # its training projection norm from A'z, formed a block of columns at a time
+    proj2, comp = [], []
+    for lo in range(0, k, _CHUNK):
+        z = Dp[:, None] * P[:, lo:min(lo + _CHUNK, k)]
+        Az = xp.linalg.matmul(xp.matrix_transpose(core.A), z)  # (kq, chunk)
+        proj2.append(xp.sum((Dq2[:, None] * Az) ** 2, axis=0))
+        if q.delta > 0:
+            comp.append(xp.sum(z * z, axis=0) - xp.sum(Az * Az, axis=0))
+    proj2 = xp.concat(proj2)
     if q.delta > 0:
-        bq = Az * (1.0 / (t + kq) - 1.0 / (q.delta + kq))[:, None]
-        bp = z / (q.delta + kq)
-        comp = xp.sum(z * z, axis=0) - xp.sum(Az * Az, axis=0)
-        proj2 = proj2 + c2 ** 2 * xp.maximum(comp, 0.0)
+        g = 1.0 / (t + kq) - 1.0 / (q.delta + kq)
+        bp_rows = Dp / (q.delta + kq)
+        proj2 = proj2 + c2 ** 2 * xp.maximum(xp.concat(comp), 0.0)
     else:
-        bq = Az / (t + kq)[:, None]
-        bp = None
+        g, bp_rows = 1.0 / (t + kq), None
     norm = xp.sqrt(proj2)
     ok = norm > tiny
-    scale = xp.where(ok, 1.0 / xp.where(ok, norm, 1.0), 0.0)  # zero-correlation: zero direction
-    q_coef = {q.name: bq * scale}
-    if bp is not None:
-        q_coef[p.name] = bp * scale
+    scale_q = xp.where(ok, 1.0 / xp.where(ok, norm, 1.0), 0.0)  # zero-correlation: zero direction
 
-    def offset(coef: dict[str, Any], side: _Side) -> Any:
-        # training column means of K_side are ~ G gbar; G' Gc_v R_v = Gc_side' Gc_v R_v
-        return sum(xp.linalg.matmul(core.mean_row(side.name, v), C) for v, C in coef.items())
-
-    p_off, q_off = offset(p_coef, p), offset(q_coef, q)
-    if core.swapped:
-        return _Solution(corr, q_coef, p_coef, q_off, p_off)
-    return _Solution(corr, p_coef, q_coef, p_off, q_off)
+    sol = _Solution(corr, P, Dp, a_rows, scale_p, g, bp_rows, scale_q, None, None)
+    # offsets: training means of K_side @ weights (subtracted from new blocks)
+    sol.p_offset = sol.project(core, "p", {p.name: core.mean_row(p.name, p.name)})[0, :]
+    sol.q_offset = sol.project(core, "q", {v: core.mean_row(q.name, v)
+                                           for v in _needs(core, "q")})[0, :]
+    return sol
 
 
 # --------------------------------------------------------------------------- validation
@@ -376,7 +467,10 @@ def _check_positive_int(value: Any, argument: str) -> int:
     return int(value)
 
 
-def _check_common(power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any) -> None:
+def _check_common(power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any,
+                  factorisation: Any = "auto") -> None:
+    if factorisation not in FACTORISATIONS:
+        raise ValueError(f"factorisation must be one of {FACTORISATIONS}, got {factorisation!r}")
     for arg, v in (("power_x", power_x), ("power_y", power_y)):
         if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
             raise ValueError(f"{arg} must be a positive number (the paper uses 1, 2 or 3), got {v!r}")
@@ -425,9 +519,16 @@ class KCCA(BaseEstimator):
     ----------
     kappa : the regulariser of eq. 3 (``kappa * a' K a`` on the kernels as given), > 0.
     n_components : number of canonical directions kept (largest correlations first).
-    precision : incomplete-Cholesky stopping rule, residual trace / trace (see
-        :func:`kcca.lowrank.pivoted_cholesky`); ``0`` factorises to the numerical rank.
+    precision : truncation of each kernel's factor, relative to its trace: the dropped
+        eigenvalues (``"eigen"``) or the residual trace of the incomplete Cholesky
+        (``"cholesky"``, :func:`kcca.lowrank.pivoted_cholesky`) sum to at most
+        ``precision * trace(K)``; ``0`` keeps the numerical rank.
     rank : optional cap on each factor's rank.
+    factorisation : ``"eigen"`` (one dense ``eigh`` of the centred kernel: the best
+        approximation of each rank, BLAS-3, the fastest route for dense kernels),
+        ``"cholesky"`` (pivoted incomplete Cholesky: only the pivot columns of ``K`` are
+        computed, memory ``O(n r)``, for kernels given as columns on demand) or ``"auto"``
+        (default: ``"eigen"`` for dense arrays, ``"cholesky"`` for column sources).
     power_x, power_y : entry-wise power of the kernel (the paper's image p in {2, 3}).
     diag_x, diag_y : factor on the training Gram's diagonal (the paper's text d in [1, 15]);
         new-by-train blocks are not changed by it.
@@ -447,7 +548,8 @@ class KCCA(BaseEstimator):
     def __init__(self, kappa: float = 0.1, n_components: int = 10, *,
                  precision: float = DEFAULT_PRECISION, rank: int | None = None,
                  power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
-                 rescale: str | None = None, backend: str = "numpy", progress: bool = False):
+                 rescale: str | None = None, backend: str = "numpy", progress: bool = False,
+                 factorisation: str = "auto"):
         self.kappa = kappa
         self.n_components = n_components
         self.precision = precision
@@ -459,15 +561,18 @@ class KCCA(BaseEstimator):
         self.rescale = rescale
         self.backend = backend
         self.progress = progress
+        self.factorisation = factorisation
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCA":
         """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
         kappa = _check_kappa(self.kappa)
         k = _check_positive_int(self.n_components, "n_components")
-        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale)
+        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale,
+                      self.factorisation)
         core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
                            diag_y=self.diag_y, precision=self.precision, rank=self.rank,
-                           backend=self.backend, progress=self.progress)
+                           backend=self.backend, progress=self.progress,
+                           factorisation=self.factorisation)
         if k > core.n_directions:
             raise ValueError(
                 f"n_components={k} exceeds the rank of the problem ({core.n_directions} directions; "
@@ -485,10 +590,11 @@ class KCCA(BaseEstimator):
         self.xp_ = xp
         self.n_train_ = core.n
         self.correlations_ = sol.correlations
-        self.x_weights_ = core.weights(sol.x_coef)
-        self.y_weights_ = core.weights(sol.y_coef)
-        self.x_offset_ = sol.x_offset
-        self.y_offset_ = sol.y_offset
+        for view in ("x", "y"):
+            role = core.role(view)
+            identity = {v: core.side(v).U for v in _needs(core, role)}
+            setattr(self, f"{view}_weights_", sol.project(core, role, identity))
+            setattr(self, f"{view}_offset_", sol.p_offset if role == "p" else sol.q_offset)
         x, y = (core.q, core.p) if core.swapped else (core.p, core.q)
         self.rank_x_, self.rank_y_ = x.rank, y.rank
         self.n_directions_ = core.n_directions
@@ -529,7 +635,7 @@ class KCCAGrid(BaseEstimator):
                  precision: float = DEFAULT_PRECISION, rank: int | None = None,
                  power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
                  rescale: str | None = None, backend: str = "numpy", progress: bool = False,
-                 factor_cache: FactorCache | None = None):
+                 factor_cache: FactorCache | None = None, factorisation: str = "auto"):
         self.kappas = kappas
         self.n_components = n_components
         self.precision = precision
@@ -542,6 +648,7 @@ class KCCAGrid(BaseEstimator):
         self.backend = backend
         self.progress = progress
         self.factor_cache = factor_cache
+        self.factorisation = factorisation
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
         kappas = tuple(_check_kappa(k, "kappas") for k in self.kappas)
@@ -549,11 +656,12 @@ class KCCAGrid(BaseEstimator):
             raise ValueError("kappas must name at least one value")
         grid = paper_n_grid() if self.n_components is None else np.asarray(self.n_components)
         grid = np.unique([_check_positive_int(v, "n_components") for v in np.ravel(grid)])
-        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale)
+        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale,
+                      self.factorisation)
         core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
                            diag_y=self.diag_y, precision=self.precision, rank=self.rank,
                            backend=self.backend, progress=self.progress,
-                           cache=self.factor_cache)
+                           cache=self.factor_cache, factorisation=self.factorisation)
         kept = grid[grid <= core.n_directions]
         if kept.size == 0:
             raise ValueError(
@@ -588,16 +696,12 @@ class KCCAGrid(BaseEstimator):
         return self._project_all(K, "y")
 
     def _project_all(self, K: Any, view: str) -> list[Any]:
-        core, xp = self.core_, self.core_.xp
-        # (K Gc_v) R_v once per view, shared by every kappa
-        KG = {s.name: core.basis(K, s.name) for s in (core.p, core.q)
-              if any(s.name in (sol.x_coef if view == "x" else sol.y_coef) for sol in self.solutions_)}
-        out = []
-        for sol in self.solutions_:
-            coef = sol.x_coef if view == "x" else sol.y_coef
-            off = sol.x_offset if view == "x" else sol.y_offset
-            out.append(sum(xp.linalg.matmul(KG[v], C) for v, C in coef.items()) - off)
-        return out
+        core = self.core_
+        role = core.role(view)
+        # K U_v once per view, shared by every kappa
+        KG = {v: core.basis(K, v) for v in _needs(core, role)}
+        return [sol.project(core, role, KG) - (sol.p_offset if role == "p" else sol.q_offset)
+                for sol in self.solutions_]
 
     def projections(self, Kx_new: Any, Ky_new: Any) -> dict[tuple[float, int], tuple[Any, Any]]:
         """All models' projections: ``{(kappa, n): (Zx, Zy)}`` (views into shared arrays)."""
@@ -615,14 +719,10 @@ class KCCAGrid(BaseEstimator):
             raise ValueError(f"kappa={kappa!r} is not in the fitted grid {self.kappas_}")
         if n_components not in self.n_components_.tolist():
             raise ValueError(f"n_components={n_components!r} is not in the fitted grid")
-        i = self.kappas_.index(kappa)
-        sol = self.solutions_[i]
-        cut = _Solution(sol.correlations[:n_components],
-                        {v: C[:, :n_components] for v, C in sol.x_coef.items()},
-                        {v: C[:, :n_components] for v, C in sol.y_coef.items()},
-                        sol.x_offset[:n_components], sol.y_offset[:n_components])
+        sol = self.solutions_[self.kappas_.index(kappa)]
         est = KCCA(kappa=kappa, n_components=n_components, precision=self.precision, rank=self.rank,
                    power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
-                   diag_y=self.diag_y, rescale=self.rescale, backend=self.backend)
-        est._set_solution(self.core_, cut)
+                   diag_y=self.diag_y, rescale=self.rescale, backend=self.backend,
+                   factorisation=self.factorisation)
+        est._set_solution(self.core_, sol.cut(n_components))
         return est

@@ -187,9 +187,39 @@ def test_column_source_input_matches_dense():
     Kx, Ky = rbf(X), rbf(Y)
     src_x = CallableColumns(lambda i: rbf(X, X[i]), np.ones(200))
     src_y = CallableColumns(lambda i: rbf(Y, Y[i]), np.ones(200))
-    a = KCCA(kappa=0.5, n_components=5, precision=1e-6).fit(Kx, Ky)
-    b = KCCA(kappa=0.5, n_components=5, precision=1e-6).fit(src_x, src_y)
+    a = KCCA(kappa=0.5, n_components=5, precision=1e-6, factorisation="cholesky").fit(Kx, Ky)
+    b = KCCA(kappa=0.5, n_components=5, precision=1e-6).fit(src_x, src_y)  # auto: cholesky
     np.testing.assert_allclose(a.correlations_, b.correlations_, atol=1e-12)
+    with pytest.raises(ValueError, match="factorisation='eigen' needs dense"):
+        KCCA(factorisation="eigen").fit(src_x, src_y)
+
+
+@pytest.mark.parametrize("power_x,diag_y", [(1, 1.0), (2, 3.0)])
+def test_eigen_and_cholesky_factorisations_agree(power_x, diag_y):
+    X, Y = paired(150, 13)
+    Xn, Yn = paired(12, 14)
+    Kx, Ky = rbf(X), rbf(Y)
+    kw = dict(kappas=(0.1, 1.0), n_components=[2, 8], precision=0, power_x=power_x,
+              diag_y=diag_y)
+    e = KCCAGrid(factorisation="eigen", **kw).fit(Kx, Ky)
+    c = KCCAGrid(factorisation="cholesky", **kw).fit(Kx, Ky)
+    assert e.core_.p.method == "eigen" and c.core_.p.method == "cholesky"
+    np.testing.assert_allclose(e.correlations_, c.correlations_, atol=1e-8)
+    for a, b in zip(e.transform_x(rbf(Xn, X)) + e.transform_y(rbf(Yn, Y)),
+                    c.transform_x(rbf(Xn, X)) + c.transform_y(rbf(Yn, Y))):
+        same_up_to_sign(to_numpy(a), to_numpy(b), 1e-6)
+
+
+def test_eigen_precision_drops_the_smallest_eigenvalues():
+    X, Y = paired(300, 15)
+    Kx, Ky = rbf(X, gamma=0.05), rbf(Y, gamma=0.05)
+    m = KCCA(kappa=0.5, n_components=3, precision=1e-3).fit(Kx, Ky)
+    Kc = Kx - Kx.mean(0) - Kx.mean(1, keepdims=True) + Kx.mean()
+    w = np.sort(np.linalg.eigvalsh(Kc))[::-1]
+    dropped = w[m.rank_x_:].clip(0).sum()
+    assert dropped <= 1e-3 * np.trace(Kx) < dropped + w[m.rank_x_ - 1]
+    with pytest.raises(ValueError, match="factorisation must be one of"):
+        KCCA(factorisation="svd").fit(Kx, Ky)
 
 
 # ---------------------------------------------------------------------- grid

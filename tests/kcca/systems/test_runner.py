@@ -126,13 +126,15 @@ def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result,
     import kcca.solver as solver
 
     calls = []
-    real = solver.pivoted_cholesky
 
-    def counting(K, **kw):
-        calls.append(kw.get("argument"))
-        return real(K, **kw)
+    def counting(real):
+        def factorise(base, name, *args, **kw):
+            calls.append(name)
+            return real(base, name, *args, **kw)
+        return factorise
 
-    monkeypatch.setattr(solver, "pivoted_cholesky", counting)
+    for fn in ("_eigen_side", "_cholesky_side"):  # dense blocks take the eigen route
+        monkeypatch.setattr(solver, fn, counting(getattr(solver, fn)))
     ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES)
     again = run_system(corpus, kcca_spec(), workspace=ws)
     assert again.table() == result.table() and again.chosen == result.chosen
