@@ -218,6 +218,12 @@ class FactorCache:
         while cap is not None and len(store) > cap:
             store.popitem(last=False)
 
+    def clear_view(self, name: str) -> None:
+        """Drop the factors of view ``name`` (``"Kx"`` / ``"Ky"``) and every pair."""
+        for key in [k for k in self._sides if k[0] == name]:
+            del self._sides[key]
+        self._pairs.clear()
+
     def side(self, key: tuple, K: Any, compute: Any) -> _Side:
         if key in self._sides:
             self._sides.move_to_end(key)

@@ -158,6 +158,7 @@ def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
     for done, spec in enumerate(bar, start=1):
         bar.set_postfix_str(spec.label)
         res = run_system(corpus, spec, workspace=ws, precision=args.precision)
+        ws.release_text_blocks()  # one system's text kernel in memory at a time
         res.write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus)
         merge_details(rank_dir, [{**res.to_json(), "command": _command(), "date": _now()}])
         left = (time.perf_counter() - start) / done * (len(specs) - done)

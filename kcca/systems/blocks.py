@@ -86,8 +86,13 @@ class Workspace:
     scheduler: str | None = None
 
     def __post_init__(self) -> None:
+        from kcca.solver import FactorCache
+
         self.fingerprint = corpus_fingerprint(self.corpus)
         self._memo: dict[str, Any] = {}
+        # KCCA factors shared by every system of the run: the image kernel's factor per p is
+        # computed once for all systems with that image kernel (LRU: image p=2, p=3, a text)
+        self.factor_cache = FactorCache(max_sides=3, max_pairs=1)
         self._pipeline = None
         self._features = None
 
@@ -218,6 +223,13 @@ class Workspace:
             out[split] = self._block(TEXT_STAGE, {**base, "block": split}, compute)
         empty = np.zeros((0, 0))
         return Blocks(out.get("train", empty), out["dev"], out["test"], base)
+
+    def release_text_blocks(self) -> None:
+        """Forget the text blocks held in memory (they stay in the disk cache): a run over
+        many systems then holds one system's text kernel at a time."""
+        for memo in [m for m in self._memo if isinstance(m, tuple) and m[0] == TEXT_STAGE]:
+            del self._memo[memo]
+        self.factor_cache.clear_view("Ky")
 
     # ------------------------------------------------------------------- caching
     def _block(self, stage: str, key: dict, compute) -> np.ndarray:

@@ -38,14 +38,13 @@ from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_s
 from kcca.selection import TASKS
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.grid import DevOutcome, borda_rankings, choose, dev_outcome, fit_grid
-from kcca.solver import FactorCache
 from kcca.systems.spec import KernelSpec, SystemSpec
 
 log = logging.getLogger(__name__)
 
 DEV_STAGE = "system-dev"
 TEST_STAGE = "system-test"
-VERSION = 2  # 2: dev ranks use the evaluation tie rule (ties never favour gold)
+VERSION = 3  # 2: dev ranks use the evaluation tie rule (ties never favour gold); 3: eigen factors
 KS = (1, 5, 10)
 
 
@@ -130,8 +129,8 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     t = time.perf_counter()
     outcomes: list[DevOutcome] = []
     combos = [(p, d) for p in g.p for d in g.d]
-    # one image factor per p, one text factor for every d (p outer: two sides, one pair kept)
-    factors = FactorCache(max_sides=2, max_pairs=1)
+    # one image factor per p (shared by the run's systems), one text factor for every d
+    factors = ws.factor_cache
     bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)", unit="fit",
                disable=not ws.progress)
     for p, d in bar:
@@ -161,7 +160,6 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
                                                           for k, v in best.selected.items()}}
     rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings)
     timings["test rankings"] = time.perf_counter() - t
-    factors.clear()
     chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
               "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
     return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,
