@@ -9,7 +9,9 @@ peak memory (``ru_maxrss``, which includes the two loaded n x n kernels) is its 
   words of five merged captions over a Zipfian 3,000-word vocabulary from the same topics
   (unit diagonal). Both are PSD.
 * ``ours``: :class:`kcca.solver.KCCAGrid`, the paper's whole grid (4 kappa x 46 n, capped at
-  the rank) in one fit, plus projections of a 1,000-item dev block for all models.
+  the rank) in one fit, plus projections of a 1,000-item dev block for all models; dense
+  kernels take the ``"eigen"`` factorisation (``--cholesky`` adds ``ours_cholesky``, the
+  pivoted incomplete Cholesky route of kernels given as columns on demand).
 * ``dense``: eq. 3 solved exactly with SciPy: ``eigh`` of both centred kernels (once), then
   for each kappa the SVD of ``Dx Ux' Uy Dy`` (the symmetric form; all 4 kappas).
 * ``ccazoo``: cca-zoo's ``KCCA(kernel="precomputed")``, one kappa. cca-zoo's within-view
@@ -191,7 +193,8 @@ def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray
 # ------------------------------------------------------------------ cases (one per process)
 
 
-def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0) -> dict:
+def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0,
+              factorisation: str = "auto") -> dict:
     sys.path.insert(0, str(HERE.parent))
     from kcca.solver import KCCAGrid
 
@@ -213,7 +216,7 @@ def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0) -> dict:
     solver._prepare_side = timed(solver._prepare_side, "factor_seconds")
     solver._solve = timed(solver._solve, "solve_seconds")
     t0 = time.perf_counter()
-    grid = KCCAGrid(power_x=power, rank=rank or None).fit(Kx, Ky)
+    grid = KCCAGrid(power_x=power, rank=rank or None, factorisation=factorisation).fit(Kx, Ky)
     t_fit = time.perf_counter() - t0
     t1 = time.perf_counter()
     zx, zy = grid.transform_x(Kxd), grid.transform_y(Kyd)
@@ -223,7 +226,13 @@ def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0) -> dict:
             "project_seconds": time.perf_counter() - t1, "models": len(grid.models_),
             "rank_x": grid.core_.p.rank if not grid.core_.swapped else grid.core_.q.rank,
             "rank_y": grid.core_.q.rank if not grid.core_.swapped else grid.core_.p.rank,
-            "correlations": corr.tolist()}
+            "factorisation": grid.core_.p.method, "correlations": corr.tolist()}
+
+
+def case_ours_cholesky(paths: dict[str, str], n: int, power: int, rank: int = 0) -> dict:
+    """Ours with the pivoted incomplete Cholesky factorisation (the route for kernels given as
+    columns on demand) on the same dense kernels."""
+    return case_ours(paths, n, power, rank, factorisation="cholesky")
 
 
 def case_dense(paths: dict[str, str], n: int, power: int) -> dict:
@@ -297,7 +306,7 @@ def case_ours_ondemand(n: int, power: int, rank: int) -> dict:
             "correlations": grid.correlations_[grid.kappas_.index(KAPPA), :TOP].tolist()}
 
 
-CASES = {"ours": case_ours, "dense": case_dense, "ccazoo": case_ccazoo, "pyrcca": case_pyrcca}
+CASES = {"ours": case_ours, "ours_cholesky": case_ours_cholesky, "dense": case_dense, "ccazoo": case_ccazoo, "pyrcca": case_pyrcca}
 
 
 def child(args: argparse.Namespace) -> None:
@@ -352,6 +361,8 @@ def main() -> None:
     ap.add_argument("--rank-caps", default="",
                     help="also run ours with these factor-rank caps (comma-separated; not the "
                          "exact solution: reported for their agreement with dense)")
+    ap.add_argument("--cholesky", action="store_true",
+                    help="also run ours with factorisation='cholesky' (the on-demand route)")
     ap.add_argument("--skip-dense-above", type=int, default=0,
                     help="skip the dense reference for n above this (0: never skip)")
     args = ap.parse_args()
@@ -372,6 +383,9 @@ def main() -> None:
                                    args.image_kernel, args.text_kernel) if args.real
                  else make_kernels(n, Path(args.kernel_dir)))
         res = {"n": n, "ours": run_case(sys.executable, "ours", n, paths, args.power, args.timeout)}
+        if args.cholesky:
+            res["ours_cholesky"] = run_case(sys.executable, "ours_cholesky", n, paths, args.power,
+                                            args.timeout)
         if not args.skip_dense_above or n <= args.skip_dense_above:
             res["dense"] = run_case(sys.executable, "dense", n, paths, args.power, args.timeout)
             if "seconds" in res["dense"] and "seconds" in res["ours"]:
