@@ -1,0 +1,108 @@
+"""``kcca fit-model``: fit a system and save it as a model file for ``kcca query`` / ``annotate``.
+
+The system is an experiment file (``--experiment FILE``, or ``--system NAME`` from
+``experiments/hodosh2013``) fitted on Flickr 8K, or the demo system (``--demo``) on the
+embedded demo corpus with ``kcca demo``'s settings. :func:`kcca.model.fit_system` runs the
+system (cached stages: p and d and the 15 models per task chosen on dev, Section 4.1.3),
+keeps the chosen models' KCCA directions and the kernels' fitted state, and projects the test
+pools; the file is written with joblib (:mod:`kcca.model.saved`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
+from kcca.data.errors import DataError
+
+HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
+DEFAULT_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = subparser(sub, "fit-model", HELP, run)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--experiment", help="experiment file (.toml / .json) of a KCCA system")
+    what.add_argument("--system", help="a system of --experiments by paper or short name "
+                                       "(e.g. BoW5)")
+    what.add_argument("--demo", action="store_true",
+                      help="the demo system on the embedded demo corpus (kcca demo's settings)")
+    p.add_argument("--out", required=True, help="model file to write (e.g. bow5.joblib)")
+    p.add_argument("--experiments", default=str(DEFAULT_EXPERIMENTS),
+                   help="folder searched by --system (default experiments/hodosh2013)")
+    p.add_argument("--demo-system", default="TRI5", choices=("TRI5", "BoW5"),
+                   help="which demo system with --demo (default TRI5)")
+    p.add_argument("--splits", default=None,
+                   help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
+                        "released splits")
+    p.add_argument("--p", type=float, nargs="+", default=None,
+                   help="override the system's p grid (searched on dev)")
+    p.add_argument("--d", type=float, nargs="+", default=None,
+                   help="override the system's d grid (searched on dev)")
+    p.add_argument("--image-config", default=None,
+                   help="JSON of ImageFeatureConfig fields (default: the paper's codebooks)")
+    p.add_argument("--precision", type=float, default=None,
+                   help="incomplete-Cholesky precision of the solver (default its own)")
+    p.add_argument("--compress", type=int, default=0,
+                   help="joblib compression level 0-9 (default 0: larger file, fastest load)")
+    return p
+
+
+def _spec(args: argparse.Namespace):
+    from kcca.systems import load_spec, load_specs, select_specs
+
+    spec = (load_spec(args.experiment) if args.experiment
+            else select_specs(load_specs(args.experiments), [args.system])[0])
+    if args.p or args.d:
+        grid = dataclasses.replace(spec.grid, **({"p": tuple(args.p)} if args.p else {}),
+                                   **({"d": tuple(args.d)} if args.d else {}))
+        spec = dataclasses.replace(spec, grid=grid)
+    return spec
+
+
+def run(args: argparse.Namespace) -> int:
+    from kcca.model import fit_system, save_model
+    from kcca.model.build import demo_spec_and_corpus
+
+    start = time.perf_counter()
+    cache = cache_from_args(args)
+    if args.demo:
+        overrides = {"seed": args.seed, "system": args.demo_system}
+        if args.p:
+            overrides["p"] = list(args.p)
+        if args.d:
+            overrides["d"] = list(args.d)
+        spec, corpus, image_config = demo_spec_and_corpus(**overrides)
+    else:
+        from kcca.cli.reproduce_cmd import load_with_splits
+
+        spec = _spec(args)
+        corpus = load_with_splits(data_dir_from_args(args), args.splits)
+        image_config = None
+        if args.image_config:
+            from features.image_features import ImageFeatureConfig
+
+            try:
+                image_config = ImageFeatureConfig(**{"seed": args.seed,
+                                                     **json.loads(args.image_config)})
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise DataError(f"--image-config: {exc}") from None
+    print(f"fitting {spec.label} on {corpus.name} "
+          f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
+          f"test {len(corpus.split('test'))})")
+    model = fit_system(corpus, spec, cache=cache, n_jobs=args.jobs, seed=args.seed,
+                       progress=not args.quiet, image_config=image_config,
+                       precision=args.precision)
+    out = save_model(model, args.out, compress=args.compress)
+    print(model.describe())
+    for task, m in model.info["test_metrics"].items():
+        print(f"  test {task}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
+    print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
+    size = out.stat().st_size / 2**20
+    print(f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
+          f"query it with `kcca query \"a dog runs on the beach\" --model {out}`")
+    return 0

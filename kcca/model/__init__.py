@@ -1,0 +1,20 @@
+"""Saved models: a fitted system that ranks images for any sentence and captions for any image.
+
+* :mod:`~kcca.model.saved`: :class:`FittedSystem` (``rank_images``, ``rank_captions``, pools
+  of new images or captions), :func:`save_model` / :func:`load_model` (joblib, with a format
+  version; another version is a :class:`ModelFormatError` telling to refit);
+* :mod:`~kcca.model.build`: :func:`fit_system` from a :class:`~kcca.systems.SystemSpec` and a
+  corpus (reusing :func:`~kcca.systems.run_system`'s cached stages), :func:`demo_model`;
+* :mod:`~kcca.model.encoders`: new images and sentences to kernel rows against the training
+  items (saved codebooks, preprocessing, fitted kernels);
+* :mod:`~kcca.model.html`: a self-contained HTML page of a ranking (``--html``).
+"""
+
+from kcca.model.build import demo_model, fit_system, resolve_model
+from kcca.model.encoders import QueryError
+from kcca.model.saved import (FORMAT_VERSION, CaptionPool, FittedSystem, ImagePool,
+                              ModelFormatError, Ranking, load_model, read_header, save_model)
+
+__all__ = ["FORMAT_VERSION", "CaptionPool", "FittedSystem", "ImagePool", "ModelFormatError",
+           "QueryError", "Ranking", "demo_model", "fit_system", "load_model", "read_header",
+           "resolve_model", "save_model"]

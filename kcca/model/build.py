@@ -1,0 +1,249 @@
+"""Fit a :class:`~kcca.model.saved.FittedSystem` from a system spec and a corpus.
+
+:func:`fit_system` runs :func:`kcca.systems.run_system` (every stage cached: kernel blocks,
+each (p, d)'s dev grid, the test rankings), so the dev choices are exactly the run's: p and d
+frozen on dev, per task the 15 dev-selected (kappa, n) models (Section 4.1.3). It then refits
+the KCCA grid for the chosen (p, d), restricted to the selected kappas and n (the same
+directions: one eigenproblem per kappa, the model with n components is the first n), keeps
+the selected models' dense directions, fits the image and text kernels on the training items
+(their fitted state is what a new query is compared with), and projects the test pools.
+
+:func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
+(its defaults, small codebooks, the TRI5 system) and caches the file in the cache folder, so
+``--model demo`` works out of the box.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import pickle
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kcca.cache import Cache, config_key
+from kcca.data.corpus import Corpus
+from kcca.data.errors import DataError
+from kcca.model.encoders import (ImageEncoder, TextEncoder, query_preprocessor,
+                                 slim_image_kernel, spec_dict)
+from kcca.model.saved import (FORMAT_VERSION, CaptionPool, FittedSystem, ImagePool,
+                              ModelFormatError, Projections, load_model, save_model)
+from kcca.systems.spec import SystemSpec
+
+log = logging.getLogger(__name__)
+
+MODEL_STAGE = "fitted-model"
+DEMO_SYSTEM = "TRI5"
+
+
+def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
+               cache: Cache | None = None, n_jobs: int = 1, seed: int = 0,
+               progress: bool = True, image_config: Any = None,
+               precision: float | None = None, result: Any = None) -> FittedSystem:
+    """Fit ``spec`` (a KCCA system) on ``corpus`` and return the fitted system.
+
+    ``workspace`` (a :class:`kcca.systems.Workspace`) shares cached features and kernel blocks
+    (it overrides ``cache``, ``n_jobs``, ``seed``, ``progress``, ``image_config``); ``result``
+    a :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
+    """
+    from kcca.systems.blocks import Workspace
+    from kcca.systems.grid import fit_grid
+    from kcca.systems.runner import run_system
+
+    if spec.model != "kcca":
+        raise DataError(f"system {spec.label!r} is a nearest-neighbour system (model = "
+                        f"{spec.model!r}): only KCCA systems can be saved as models")
+    ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
+                                progress=progress, image_config=image_config)
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    if result is None:
+        result = run_system(corpus, spec, workspace=ws, precision=precision)
+    timings["run_system (dev choice, cached stages)"] = time.perf_counter() - t
+    chosen = result.chosen
+    p, d = float(chosen["p"]), float(chosen["d"])
+    selected = {task: [(float(k), int(n)) for k, n in models]
+                for task, models in chosen["selected"].items()}
+
+    t = time.perf_counter()
+    image = ws.image_blocks(spec.image_kernel)
+    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+    kappas = sorted({k for models in selected.values() for k, _ in models})
+    widths = {k: max(n for models in selected.values() for kk, n in models if kk == k)
+              for k in kappas}
+    n_values = sorted({n for models in selected.values() for _, n in models})
+    grid = fit_grid(image.train, text.train, p=p, d=d, kappas=kappas, n_values=n_values,
+                    precision=precision, progress=ws.progress)
+    xw, xo, yw, yo = {}, {}, {}, {}
+    for k in kappas:
+        est = grid.model(k, widths[k])
+        xw[k], xo[k] = _host(est.x_weights_), _host(est.x_offset_)
+        yw[k], yo[k] = _host(est.y_weights_), _host(est.y_offset_)
+    projections = Projections(p, d, selected, xw, xo, yw, yo)
+    timings["KCCA refit (chosen p, d; selected kappas)"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    image_encoder = _image_encoder(ws, spec)
+    timings["image kernel state"] = time.perf_counter() - t
+    t = time.perf_counter()
+    text_encoder = _text_encoder(ws, spec, seed=ws.seed)
+    timings["text kernel state"] = time.perf_counter() - t
+
+    test_ids = list(corpus.split("test"))
+    image_pool = ImagePool(test_ids, projections.project_x(image.test), f"{corpus.name} test",
+                           _pool_source(corpus, test_ids),
+                           [tuple(corpus.captions[i]) for i in test_ids])
+    pool = corpus.pool("test")
+    test_tokens = ws.text_items(spec.preprocessing)["test"]
+    caption_pool = CaptionPool([cid for _, cid, _ in pool], [text for _, _, text in pool],
+                               projections.project_y(text.test),
+                               f"{corpus.name} test (caption #{corpus.pool_caption_index})",
+                               [i for i, _, _ in pool], [list(t) for t in test_tokens])
+    info = {"timings": {k: round(v, 2) for k, v in timings.items()},
+            "test_metrics": result.table(), "n_train": len(corpus.split("train")),
+            "n_directions": int(grid.n_directions_),
+            "query_preprocessing": text_encoder.note}
+    return FittedSystem(spec, corpus.name, dict(chosen), image_encoder, text_encoder,
+                        projections, image_pool, caption_pool, info)
+
+
+def _host(a: Any) -> np.ndarray:
+    from kcca.backend import to_numpy
+
+    return np.ascontiguousarray(np.asarray(to_numpy(a), dtype=np.float64))
+
+
+def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
+    """The image side's fitted state: codebooks, descriptor configs, the fitted image kernel."""
+    from features.image_features import _feature_config
+
+    probe = spec.image_kernel.build()
+    if getattr(probe, "item_type", None) == "image-pixels":
+        raise DataError(f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} reads "
+                        "pixels; saved models support feature-based image kernels only")
+    power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
+    pipeline = ws.image_pipeline()
+    codebooks = pipeline.fit_codebooks()
+    train_ids = tuple(ws.corpus.split("train"))
+    records = ws.image_features().items(train_ids)
+    kernel = spec.image_kernel.build(**power)
+    if "progress" in kernel.get_params(deep=False):
+        kernel.set_params(progress=False)
+    kernel.fit(records)
+    sizes = {(int(r.height), int(r.width)) for r in records}
+    return ImageEncoder(
+        feature_configs={n: _feature_config(ft) for n, ft in pipeline.feature_types.items()},
+        codebooks=dict(codebooks), levels=int(pipeline.config.levels),
+        image_size=sizes.pop() if len(sizes) == 1 else None,
+        config=spec_dict(pipeline.config), kernel=slim_image_kernel(kernel, train_ids),
+        train_ids=train_ids)
+
+
+def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
+    """The text side's fitted state: query preprocessor, fitted text kernel, vocabulary."""
+    from kcca.data.corpus import caption_id
+
+    preset = spec.preprocessing
+    training = ws.preprocessor(preset)
+    pre, note = query_preprocessor(training, seed=seed)
+    corpus = ws.corpus
+    train_ids = corpus.split("train")
+    texts = [t for i in train_ids for t in corpus.captions[i]]
+    ids = [caption_id(i, n) for i in train_ids for n in range(len(corpus.captions[i]))]
+    pre.fit(texts, ids, cache=ws.cache)
+    items = ws.text_items(preset)["train"]
+    kernel = ws.text_kernel(spec.text_kernel, spec.word_kernel)
+    kernel.fit(items)
+    if "progress" in kernel.get_params(deep=False):
+        kernel.set_params(progress=False)
+    vocab = frozenset(w for item in items for cap in item for w in cap)
+    return TextEncoder(preset, pre, training.get_params()["source"], kernel, vocab, note,
+                       n_train=len(items))
+
+
+def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
+    """A small picklable reader of the pool's images (for thumbnails), or None."""
+    from kcca.data.images import ImageFiles
+
+    images = corpus.images
+    if images is None:
+        return None
+    if isinstance(images, ImageFiles):
+        return ImageFiles({i: images.paths[i] for i in ids if i in images.paths})
+    try:
+        if len(pickle.dumps(images)) < 50_000_000:
+            return images
+    except Exception:  # noqa: BLE001 - not picklable: no thumbnails
+        pass
+    return None
+
+
+# ------------------------------------------------------------------------- demo
+def demo_settings(**overrides: Any) -> argparse.Namespace:
+    """The defaults of ``kcca demo`` (sizes, p, d, kappas, n count), read from its parser."""
+    from kcca.cli import demo_cmd
+    from kcca.cli.common import finalize
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    args = finalize(demo_cmd.add_parser(sub).parse_args([]))
+    for k, v in overrides.items():
+        setattr(args, k, v)
+    return args
+
+
+def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
+    """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system."""
+    from features.image_features import ImageFeatureConfig
+    from kcca.cli.demo_cmd import DEMO_IMAGE_CONFIG, demo_systems
+    from kcca.data.demo import make_demo_corpus
+
+    system = overrides.pop("system", DEMO_SYSTEM)
+    args = demo_settings(**overrides)
+    corpus = make_demo_corpus(n_train=args.n_train, n_dev=args.n_dev, n_test=args.n_test,
+                              image_size=args.image_size, seed=args.seed)
+    specs = {s.name: s for s in demo_systems(args, args.n_train)}
+    if system not in specs:
+        raise DataError(f"unknown demo system {system!r}; the demo has {sorted(specs)}")
+    return specs[system], corpus, ImageFeatureConfig(seed=args.seed, **DEMO_IMAGE_CONFIG)
+
+
+def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = False,
+               refit: bool = False, **overrides: Any) -> FittedSystem:
+    """The demo model (``kcca demo``'s settings; ``overrides`` such as ``seed``, ``n_test``),
+    fitted once and stored in ``cache`` (stage ``fitted-model``; ``info["file"]`` names the
+    file); a cached file of another format version is refitted."""
+    from kcca import __version__
+
+    cache = cache or Cache(None)
+    spec, corpus, image_config = demo_spec_and_corpus(**dict(overrides))
+    key = {"format_version": FORMAT_VERSION, "kcca": __version__, "corpus": corpus.name,
+           "spec": spec.as_dict(), "image_config": spec_dict(image_config)}
+    path = None
+    if cache.enabled:
+        path = Path(cache.root) / MODEL_STAGE / f"demo-{config_key(key)}.joblib"
+        if path.is_file() and not refit:
+            try:
+                model = load_model(path)
+                model.info["file"] = str(path)
+                return model
+            except ModelFormatError as exc:
+                log.warning("refitting the demo model: %s", exc)
+    model = fit_system(corpus, spec, cache=cache, n_jobs=n_jobs, seed=image_config.seed,
+                       progress=progress, image_config=image_config)
+    if path is not None:
+        save_model(model, path)
+        model.info["file"] = str(path)  # where it lies (``info`` as saved has no path)
+        log.info("saved the demo model to %s", path)
+    return model
+
+
+def resolve_model(name: str, *, cache: Cache | None = None, n_jobs: int = 1, seed: int = 0,
+                  progress: bool = False) -> FittedSystem:
+    """``"demo"``: :func:`demo_model` (fitted and cached on first use); else a model file."""
+    if name == "demo":
+        return demo_model(cache, n_jobs=n_jobs, progress=progress, seed=seed)
+    return load_model(name)

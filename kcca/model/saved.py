@@ -1,0 +1,383 @@
+"""A saved, fitted system: ranks images for any sentence and captions for any image.
+
+:class:`FittedSystem` holds what :func:`kcca.systems.run_system` computes and then throws away:
+the kernels' fitted state (:mod:`kcca.model.encoders`), the KCCA directions of the models the
+dev set chose (Section 4.1.3: per task the 15 models, 5 best by R@1, R@5 and R@10, with p and d
+frozen) and the test pools' projections. A query is scored as a test item is: its kernel row
+against the training items, projected (eq. 3-4), cosine to every candidate in the shared space
+(eq. 4), each model's ranking, Borda count over the task's models (L360). Candidates that are
+given as a pool (the model's test pool, a folder of images, a caption file) are projected
+once; a query then costs one kernel row, a few (1 x n_train) x (n_train x n) products and the
+cosines.
+
+File format: ``joblib.dump`` of ``{"header": {...}, "model": FittedSystem}``; the header holds
+:data:`FORMAT_VERSION`, the toolkit version, the spec and the corpus. A file of another format
+version, or one that cannot be unpickled by this code, raises :class:`ModelFormatError` naming
+the file and the fix (refit with ``kcca fit-model``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from kcca import __version__
+from kcca.errors import DataError, FileVersionError
+from kcca.model.encoders import ImageEncoder, QueryError, TextEncoder, folder_images
+from kcca.systems.spec import SystemSpec
+
+#: bump when the saved layout changes; files of another version must be refitted
+FORMAT_VERSION = 1
+MAGIC = "kcca-fitted-system"
+TASKS = ("annotation", "search")
+
+
+class ModelFormatError(FileVersionError):
+    """A model file of another format version, or not a model file at all."""
+
+
+def _refit_fix(path: Any) -> str:
+    return (f"refit the model with this kcca: `kcca fit-model --experiment FILE --out {path}` "
+            "(or `kcca fit-model --demo --out ...`); `--model demo` refits itself")
+
+
+# ------------------------------------------------------------------ projections
+@dataclass
+class Projections:
+    """The chosen models' KCCA directions (eq. 3), dense, one block per kappa.
+
+    For each kappa used by a selected model: ``x_weights[kappa]`` (n_train, m) dual image
+    directions for ``K_I ** p`` and ``x_offset[kappa]`` (m,) the training mean of the
+    projection; likewise ``y_*`` for the text kernel (``d`` only scales the training diagonal,
+    so new rows are used as they are). ``m`` is the largest n selected with that kappa; the
+    model (kappa, n) uses the first n columns (the solver's grid property). ``selected``: task ->
+    the (kappa, n) of its models, in dev-selection order.
+    """
+
+    p: float
+    d: float
+    selected: dict[str, list[tuple[float, int]]]
+    x_weights: dict[float, np.ndarray]
+    x_offset: dict[float, np.ndarray]
+    y_weights: dict[float, np.ndarray]
+    y_offset: dict[float, np.ndarray]
+
+    @property
+    def n_train(self) -> int:
+        return int(next(iter(self.x_weights.values())).shape[0])
+
+    def project_x(self, K: np.ndarray) -> dict[float, np.ndarray]:
+        """Image projections of a raw (n_new, n_train) image-kernel block (``p`` applied here)."""
+        K = self._check(K, "image")
+        if self.p != 1:
+            K = K ** self.p
+        return {k: K @ W - self.x_offset[k] for k, W in self.x_weights.items()}
+
+    def project_y(self, K: np.ndarray) -> dict[float, np.ndarray]:
+        """Text projections of a (n_new, n_train) text-kernel block."""
+        K = self._check(K, "text")
+        return {k: K @ W - self.y_offset[k] for k, W in self.y_weights.items()}
+
+    def _check(self, K: np.ndarray, what: str) -> np.ndarray:
+        K = np.asarray(K, dtype=np.float64)
+        if K.ndim != 2 or K.shape[1] != self.n_train:
+            raise ValueError(f"{what}-kernel block must be (n_new, {self.n_train}), got {K.shape}")
+        return K
+
+    def scores(self, task: str, queries: Mapping[float, np.ndarray],
+               candidates: Mapping[float, np.ndarray]) -> list[np.ndarray]:
+        """Cosine scores (eq. 4) of each selected model of ``task``: (n_queries, n_candidates)."""
+        from kcca.scoring import cosine_scores
+
+        return [cosine_scores(queries[k][:, :n], candidates[k][:, :n])
+                for k, n in self.selected[task]]
+
+
+# ------------------------------------------------------------------------ pools
+@dataclass
+class ImagePool:
+    """Candidate images with their projections. ``source`` reads an id's RGB image (for
+    thumbnails; None when not available); ``captions`` optional captions of each image."""
+
+    ids: list[str]
+    projections: dict[float, np.ndarray]
+    name: str = "images"
+    source: Any = None
+    captions: list[tuple[str, ...]] | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def image(self, image_id: str) -> np.ndarray | None:
+        """The RGB image of a pool id, or None when it cannot be read."""
+        if self.source is None:
+            return None
+        try:
+            return self.source(image_id)
+        except Exception:  # noqa: BLE001 - a thumbnail is optional
+            return None
+
+
+@dataclass
+class CaptionPool:
+    """Candidate captions with their projections; ``image_ids`` the image each describes
+    (None for free captions), ``tokens`` their preprocessed tokens."""
+
+    ids: list[str]
+    texts: list[str]
+    projections: dict[float, np.ndarray]
+    name: str = "captions"
+    image_ids: list[str | None] | None = None
+    tokens: list[list[str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class Ranking:
+    """One query's Borda-aggregated ranking (best first), cut at ``top`` when asked.
+
+    ``indices`` into the pool, ``ids`` the candidates, ``points`` their Borda points (N - r per
+    model), ``cosine`` their mean cosine over the task's models (for display); ``tokens`` and
+    ``unknown`` the query's words (search), ``seconds`` the scoring time.
+    """
+
+    task: str
+    query: str
+    indices: np.ndarray
+    ids: list[str]
+    points: np.ndarray
+    cosine: np.ndarray
+    pool_size: int
+    tokens: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+# ------------------------------------------------------------------------- model
+@dataclass
+class FittedSystem:
+    """A system fitted on a corpus, ready to rank new sentences and images (module docstring).
+
+    Build one with :func:`kcca.model.build.fit_system`; save with :meth:`save`, read with
+    :func:`load_model`. ``chosen`` holds the dev choices (p, d, criterion, selected models).
+    """
+
+    spec: SystemSpec
+    corpus: str
+    chosen: dict[str, Any]
+    image: ImageEncoder
+    text: TextEncoder
+    projections: Projections
+    image_pool: ImagePool
+    caption_pool: CaptionPool
+    info: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------- pools
+    def image_pool_from_folder(self, folder: str | Path, *, n_jobs: int = 1,
+                               skip_bad: bool = False, progress: bool = False) -> ImagePool:
+        """Every image file of ``folder``, described with the saved codebooks and projected."""
+        from kcca.data.images import ImageFiles
+
+        paths = folder_images(folder)
+        return self.image_pool_from_source(ImageFiles(paths), list(paths), name=str(folder),
+                                           n_jobs=n_jobs, skip_bad=skip_bad, progress=progress)
+
+    def image_pool_from_source(self, source: Any, ids: Sequence[str], *, name: str = "images",
+                               n_jobs: int = 1, skip_bad: bool = False,
+                               progress: bool = False) -> ImagePool:
+        """Images of ``ids`` read from ``source`` (callable id -> RGB, or a mapping)."""
+        records, skipped = self.image.features(source, ids, n_jobs=n_jobs, skip_bad=skip_bad,
+                                               progress=progress)
+        if not records:
+            raise QueryError(f"no readable image in {name} ({len(skipped)} skipped)")
+        K = self.image.block(records, n_jobs=n_jobs)
+        shown = source if not isinstance(source, Mapping) else dict(source).__getitem__
+        return ImagePool([r.image_id for r in records], self.projections.project_x(K), name,
+                         shown, None, skipped)
+
+    def caption_pool_from_texts(self, texts: Sequence[str], ids: Sequence[str] | None = None,
+                                *, name: str = "captions") -> CaptionPool:
+        """Free captions (one per entry), preprocessed as the training captions and projected."""
+        texts = [t for t in texts]
+        if not texts:
+            raise QueryError(f"the caption pool {name} is empty")
+        ids = list(ids) if ids is not None else [f"caption-{i + 1}" for i in range(len(texts))]
+        tokens = [self.text.tokens(t) if t.strip() else [] for t in texts]
+        K = self.text.block(tokens)
+        return CaptionPool(ids, list(texts), self.projections.project_y(K), name,
+                           [None] * len(texts), tokens)
+
+    def caption_pool_from_file(self, path: str | Path) -> CaptionPool:
+        """One caption per non-empty line of a UTF-8 text file (``ID<TAB>caption`` also read)."""
+        p = Path(path)
+        if not p.is_file():
+            raise QueryError(f"caption file {p} does not exist")
+        ids, texts = [], []
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            line = line.strip()
+            if not line:
+                continue
+            cid, sep, text = line.partition("\t")
+            if not sep:
+                cid, text = f"line {n}", line
+            ids.append(cid)
+            texts.append(text)
+        if not texts:
+            raise QueryError(f"caption file {p} has no captions (one per line)")
+        return self.caption_pool_from_texts(texts, ids, name=str(p))
+
+    def warm_up(self) -> "FittedSystem":
+        """Load lazily read resources (WordNet for lemmatised models) so that the first query
+        costs what the others do; returns self."""
+        self.text.warm_up()
+        return self
+
+    # ------------------------------------------------------------- ranking
+    def rank_images(self, sentence: str, pool: ImagePool | None = None,
+                    top: int | None = None) -> Ranking:
+        """Image search (eq. 1): rank ``pool`` (default the test pool) for a sentence."""
+        t = time.perf_counter()
+        pool = pool or self.image_pool
+        tokens, unknown = self.text.check_query(sentence)
+        K = self.text.block([tokens])
+        if not np.any(K):
+            raise QueryError(
+                f"the query {sentence!r} ({', '.join(tokens)}) has kernel value 0 with every "
+                "training item: the model cannot place it; use words of the training captions")
+        zy = self.projections.project_y(K)
+        r = self._rank("search", sentence, zy, pool.projections, pool.ids, top, t)
+        r.tokens, r.unknown = tokens, unknown
+        return r
+
+    def rank_captions(self, image: np.ndarray | str | Path, pool: CaptionPool | None = None,
+                      top: int | None = None) -> Ranking:
+        """Image annotation (eq. 1): rank ``pool`` (default the test pool's captions) for an
+        image (an RGB uint8 array or an image file)."""
+        from kcca.data.images import read_image
+
+        t = time.perf_counter()
+        pool = pool or self.caption_pool
+        name = "image"
+        if isinstance(image, (str, Path)):
+            name = str(image)
+            image = read_image(image)
+        records, _ = self.image.features({name: np.asarray(image)}, [name])
+        zx = self.projections.project_x(self.image.block(records))
+        return self._rank("annotation", name, zx, pool.projections, pool.ids, top, t)
+
+    def _rank(self, task: str, query: str, q: Mapping[float, np.ndarray],
+              c: Mapping[float, np.ndarray], ids: Sequence[str], top: int | None,
+              start: float) -> Ranking:
+        from kcca.borda import borda_from_scores
+
+        scores = self.projections.scores(task, q, c)
+        res = borda_from_scores(scores)
+        order = res.ranking[0]
+        if top is not None:
+            order = order[:max(0, int(top))]
+        mean_cos = np.mean([s[0] for s in scores], axis=0)
+        return Ranking(task, query, order, [ids[i] for i in order], res.points[0][order],
+                       mean_cos[order], len(ids), seconds=time.perf_counter() - start)
+
+    def rank_pool(self, task: str, queries: Mapping[float, np.ndarray],
+                  candidates: Mapping[float, np.ndarray]) -> np.ndarray:
+        """(n_queries, n_candidates) Borda rankings of projected queries (as run_system)."""
+        from kcca.borda import borda_from_scores
+
+        return borda_from_scores(self.projections.scores(task, queries, candidates)).ranking
+
+    # ------------------------------------------------------------- io
+    def save(self, path: str | Path, compress: int = 0) -> Path:
+        """Write the model with joblib (see the module docstring); returns the path."""
+        return save_model(self, path, compress=compress)
+
+    def describe(self) -> str:
+        """One line: system, corpus, p, d, models, sizes."""
+        sel = self.projections.selected
+        return (f"{self.spec.label} fitted on {self.corpus} (train {self.projections.n_train}; "
+                f"p={self.projections.p:g}, d={self.projections.d:g}; "
+                + ", ".join(f"{len(v)} {k} models" for k, v in sel.items())
+                + f"; test pool {len(self.image_pool)} images / {len(self.caption_pool)} captions)")
+
+
+def header_of(model: FittedSystem) -> dict[str, Any]:
+    """The plain-data header written before the model (format and toolkit versions, spec)."""
+    return {"magic": MAGIC, "format_version": FORMAT_VERSION, "kcca_version": __version__,
+            "created": _dt.datetime.now().isoformat(timespec="seconds"),
+            "spec": model.spec.as_dict(), "corpus": model.corpus,
+            "chosen": {k: v for k, v in model.chosen.items() if k != "selected"}}
+
+
+def save_model(model: FittedSystem, path: str | Path, compress: int = 0) -> Path:
+    """``joblib.dump({"header", "model"})`` written atomically (an interrupted save leaves none)."""
+    import joblib
+
+    from kcca.cache import atomic_write
+
+    path = Path(path)
+    payload = {"header": header_of(model), "model": model}
+    out = atomic_write(path, lambda tmp: joblib.dump(payload, tmp, compress=compress))
+    umask = os.umask(0)
+    os.umask(umask)
+    out.chmod(0o666 & ~umask)  # a model is a user file, not a private temporary
+    return out
+
+
+def read_header(path: str | Path) -> dict[str, Any]:
+    """The header of a model file (the whole file is read)."""
+    return _load(Path(path), None)["header"]
+
+
+def load_model(path: str | Path, mmap_mode: str | None = None) -> FittedSystem:
+    """Read a model written by :func:`save_model`.
+
+    Raises :class:`ModelFormatError` (naming the file and the fix: refit) for a file of
+    another format version or one this code cannot unpickle, and :class:`DataError` for a
+    missing file. ``mmap_mode="r"`` maps the arrays instead of reading them (fast start).
+    """
+    payload = _load(Path(path), mmap_mode)
+    return payload["model"]
+
+
+def _load(path: Path, mmap_mode: str | None) -> dict[str, Any]:
+    import joblib
+
+    if not path.is_file():
+        raise DataError(f"model file {path} does not exist",
+                        fix=("fit one with `kcca fit-model --experiment FILE --out "
+                             f"{path}`, or use `--model demo`"))
+    try:
+        payload = joblib.load(path, mmap_mode=mmap_mode)
+    except Exception as exc:  # noqa: BLE001 - anything unpicklable is "another version"
+        raise ModelFormatError(
+            f"{path}: cannot be read as a kcca model with this kcca {__version__} "
+            f"({type(exc).__name__}: {exc}); it was written by another version or is not a "
+            "model file: refit it", fix=_refit_fix(path)) from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("header"), dict) \
+            or payload["header"].get("magic") != MAGIC:
+        raise ModelFormatError(f"{path} is not a kcca model file (no kcca model header)",
+                               fix=_refit_fix(path))
+    header = payload["header"]
+    found = header.get("format_version")
+    if found != FORMAT_VERSION:
+        raise ModelFormatError(
+            f"{path} is a kcca model of format version {found!r} (written by kcca "
+            f"{header.get('kcca_version', '?')}); this kcca {__version__} reads format version "
+            f"{FORMAT_VERSION}: refit the model", fix=_refit_fix(path))
+    if not isinstance(payload.get("model"), FittedSystem):
+        raise ModelFormatError(f"{path}: the header is a model's but the body is not",
+                               fix=_refit_fix(path))
+    return payload
+
