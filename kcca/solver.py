@@ -157,6 +157,16 @@ def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int 
                  rank=k, residual_trace=residual, method="eigen")
 
 
+def _truncated(side: _Side, rank: int, xp: Any) -> _Side:
+    """The eigen factor ``side`` cut to its ``rank`` leading eigenpairs."""
+    if rank >= side.dim:
+        return side
+    idx = xp.asarray(np.arange(rank))
+    dropped = float(xp.sum(side.s[rank:]))
+    return replace(side, U=xp.take(side.U, idx, axis=1), s=xp.take(side.s, idx, axis=0),
+                   rank=rank, residual_trace=side.residual_trace + dropped)
+
+
 def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: int | None,
                    xp: Any, backend: str, progress: bool) -> _Side:
     """Pivoted incomplete Cholesky ``K ~ G G'`` (only the pivot columns of ``K`` are computed),
@@ -265,7 +275,16 @@ def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision:
             return _eigen_side(base, name, power, precision, rank, xp)
         return _cholesky_side(base, name, power, precision, rank, xp, backend, progress)
 
-    side = compute() if cache is None else cache.side(key, owner, compute)
+    if cache is None:
+        side = compute()
+    elif method == "eigen" and rank is not None:
+        # a rank cap of the eigen factor is a slice of the uncapped one: share that
+        full_key = key[:5] + (None,) + key[6:]
+        full = cache.side(full_key, owner,
+                          lambda: _eigen_side(base, name, power, precision, None, xp))
+        side = _truncated(full, int(rank), xp)
+    else:
+        side = cache.side(key, owner, compute)
     if delta != 0.0:
         side = replace(side, delta=delta, trace=side.trace + int(base.n) * delta)
     return side, key

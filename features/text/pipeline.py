@@ -60,8 +60,15 @@ DEFAULT_PRESETS = {"flickr8k": "flickr8k-lemma"}
 
 
 def default_preset(corpus_name: str) -> str:
-    """The preset a corpus is reproduced with (``flickr8k-lemma`` for Flickr 8K)."""
-    return DEFAULT_PRESETS.get(corpus_name, "flickr8k-full")
+    """The preset a corpus is reproduced with (``flickr8k-lemma`` for Flickr 8K).
+
+    Variants of a corpus named ``<name>-<suffix>`` (other splits, ``kcca reproduce
+    --splits``; a subset of the training images) keep their corpus's preset.
+    """
+    for name, preset in DEFAULT_PRESETS.items():
+        if corpus_name == name or corpus_name.startswith(name + "-"):
+            return preset
+    return "flickr8k-full"
 
 
 def _item_name(i: int, ids: Sequence[str] | None) -> str:

@@ -75,6 +75,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="JSON of ImageFeatureConfig fields for quick runs, e.g. "
                         "'{\"vocabulary\": {\"color\": 32, \"texture\": 64, \"sift\": 64}}' "
                         "(default: the paper's codebooks; recorded in the header)")
+    p.add_argument("--search-rank", type=int, default=None,
+                   help="search p and d on dev with factors truncated to this rank, then "
+                        "refit only the chosen pair at full precision (overrides the "
+                        "experiment files' grid.search_rank; recorded per system)")
     p.add_argument("--precision", type=float, default=None,
                    help="incomplete-Cholesky precision of the solver (default its own)")
     return p
@@ -157,7 +161,8 @@ def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
     bar = tqdm(specs, desc="systems", unit="system", disable=args.quiet)
     for done, spec in enumerate(bar, start=1):
         bar.set_postfix_str(spec.label)
-        res = run_system(corpus, spec, workspace=ws, precision=args.precision)
+        res = run_system(corpus, spec, workspace=ws, precision=args.precision,
+                         search_rank=args.search_rank)
         ws.release_text_blocks()  # one system's text kernel in memory at a time
         res.write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus)
         merge_details(rank_dir, [{**res.to_json(), "command": _command(), "date": _now()}])
@@ -182,7 +187,8 @@ def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> 
             ws.image_blocks(kernel)
     cfg = TaskConfig(str(data_dir), args.splits,
                      str(ws.cache.root) if ws.cache.enabled else None, seed=args.seed,
-                     n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision)
+                     n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision,
+                     search_rank=args.search_rank)
 
     def done(spec, res: dict) -> None:
         write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),

@@ -33,6 +33,7 @@ class TaskConfig:
     n_jobs: int = 1
     image_config: Any = None
     precision: float | None = None
+    search_rank: int | None = None
 
 
 @functools.lru_cache(maxsize=4)
@@ -49,7 +50,8 @@ def run_system_task(spec, cfg: TaskConfig) -> dict:
     corpus = _corpus(cfg.data_dir, cfg.splits_dir)
     ws = Workspace(corpus, Cache(cfg.cache_dir), n_jobs=cfg.n_jobs, seed=cfg.seed,
                    progress=False, image_config=cfg.image_config)
-    res = run_system(corpus, spec, workspace=ws, precision=cfg.precision)
+    res = run_system(corpus, spec, workspace=ws, precision=cfg.precision,
+                     search_rank=cfg.search_rank)
     return {"details": res.to_json(), "table": res.table(),
             "rankings": {t: np.asarray(r, dtype=np.int32) for t, r in res.rankings.items()}}
 

@@ -65,7 +65,8 @@ class DevOutcome:
 
 def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
              n_values: Sequence[int], precision: float | None = None,
-             progress: bool = False, factor_cache: FactorCache | None = None) -> KCCAGrid:
+             progress: bool = False, factor_cache: FactorCache | None = None,
+             rank: int | None = None) -> KCCAGrid:
     """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel).
 
     Pass one ``factor_cache`` to the fits of every (p, d) on the same blocks: the image factor
@@ -73,7 +74,7 @@ def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequ
     """
     kw = {} if precision is None else {"precision": precision}
     return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
-                    progress=progress, factor_cache=factor_cache, **kw).fit(Kx, Ky)
+                    progress=progress, factor_cache=factor_cache, rank=rank, **kw).fit(Kx, Ky)
 
 
 def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,

@@ -43,6 +43,7 @@ from kcca.systems.spec import KernelSpec, SystemSpec
 log = logging.getLogger(__name__)
 
 DEV_STAGE = "system-dev"
+SEARCH_STAGE = "system-dev-search"
 TEST_STAGE = "system-test"
 VERSION = 3  # 2: dev ranks use the evaluation tie rule (ties never favour gold); 3: eigen factors
 KS = (1, 5, 10)
@@ -87,12 +88,14 @@ class SystemResult:
 def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, n_jobs: int = 1,
                seed: int = 0, progress: bool = True, workspace: Workspace | None = None,
                image_config: Any = None, precision: float | None = None,
-               with_bleu_rouge: bool = False) -> SystemResult:
+               with_bleu_rouge: bool = False, search_rank: int | None = None) -> SystemResult:
     """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
 
     ``workspace`` shares features, tokens and kernel blocks between systems of one run (it
     overrides ``cache``, ``n_jobs``, ``seed``, ``progress`` and ``image_config``);
-    ``precision`` is the incomplete-Cholesky stopping rule of the solver (None: its default).
+    ``precision`` is the factor truncation of the solver (None: its default);
+    ``search_rank`` overrides the spec's ``grid.search_rank`` (the (p, d) search with
+    rank-capped factors, :class:`kcca.systems.spec.GridSpec`).
     """
     ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
                                 progress=progress, image_config=image_config)
@@ -105,7 +108,8 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
     if spec.model == "nn":
         rankings, chosen, dev = _run_nn(ws, spec, image, timings)
     else:
-        rankings, chosen, dev = _run_kcca(ws, spec, image, timings, precision)
+        rankings, chosen, dev = _run_kcca(ws, spec, image, timings, precision,
+                                          search_rank or spec.grid.search_rank)
     t = time.perf_counter()
     ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
     evaluation = evaluate_system(Rankings(spec.name, "test", rankings), ctx, KS)
@@ -117,7 +121,8 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
 
 
 def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
-              precision: float | None) -> tuple[dict, dict, list]:
+              precision: float | None, search_rank: int | None = None
+              ) -> tuple[dict, dict, list]:
     t = time.perf_counter()
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     timings["text kernel"] = time.perf_counter() - t
@@ -127,31 +132,52 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
             "kappas": list(g.kappas), "n": n_values, "precision": precision,
             "per_criterion": spec.per_criterion}
     t = time.perf_counter()
-    outcomes: list[DevOutcome] = []
     combos = [(p, d) for p in g.p for d in g.d]
     # one image factor per p (shared by the run's systems), one text factor for every d
     factors = ws.factor_cache
-    bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)", unit="fit",
+    search = search_rank is not None and len(combos) > 1
+
+    fitted: dict[tuple[float, float], Any] = {}  # the full-precision grid of the best so far
+
+    def dev_fit(p: float, d: float, rank: int | None) -> DevOutcome:
+        grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas, n_values=n_values,
+                        precision=precision, factor_cache=factors, rank=rank)
+        if rank is None:
+            fitted[(p, d)] = grid
+        return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
+                           per_criterion=spec.per_criterion)
+
+    def keep_best() -> None:
+        lead = min(outcomes, key=DevOutcome.sort_key)
+        for pd in [pd for pd in fitted if pd != (lead.p, lead.d)]:
+            del fitted[pd]
+
+    outcomes: list[DevOutcome] = []
+    stage, extra = (SEARCH_STAGE, {"search_rank": int(search_rank)}) if search else (DEV_STAGE, {})
+    bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)"
+               + (f", rank {search_rank}" if search else ""), unit="fit",
                disable=not ws.progress)
     for p, d in bar:
         bar.set_postfix(p=p, d=d)
-
-        def compute(p=p, d=d) -> DevOutcome:
-            grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas,
-                            n_values=n_values, precision=precision, factor_cache=factors)
-            return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
-                               per_criterion=spec.per_criterion)
-
-        outcomes.append(ws.cache.get_or_compute(DEV_STAGE, {**base, "p": p, "d": d}, compute))
-    timings["dev grid"] = time.perf_counter() - t
+        outcomes.append(ws.cache.get_or_compute(
+            stage, {**base, **extra, "p": p, "d": d},
+            lambda p=p, d=d: dev_fit(p, d, search_rank if search else None)))
+        keep_best()
     best = choose(outcomes)
+    if search:  # the chosen (p, d) at full precision: its 15 models are selected on dev
+        log.info("%s: chose p=%g d=%g on dev with rank-%d factors (criterion %.1f)",
+                 spec.label, best.p, best.d, search_rank, best.criterion)
+        best = ws.cache.get_or_compute(DEV_STAGE, {**base, "p": best.p, "d": best.d},
+                                       lambda: dev_fit(best.p, best.d, None))
+    timings["dev grid"] = time.perf_counter() - t
     log.info("%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d,
              best.criterion)
     t = time.perf_counter()
 
     def test_rankings() -> dict[str, np.ndarray]:
-        grid = fit_grid(image.train, text.train, p=best.p, d=best.d, kappas=g.kappas,
-                        n_values=n_values, precision=precision, factor_cache=factors)
+        grid = fitted[(best.p, best.d)] if (best.p, best.d) in fitted else fit_grid(
+            image.train, text.train, p=best.p, d=best.d, kappas=g.kappas, n_values=n_values,
+            precision=precision, factor_cache=factors)
         return {task: borda_rankings(grid, image.test, text.test, task,
                                      best.selected[task]).astype(np.int32)
                 for task in TASKS}
@@ -160,7 +186,9 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
                                                           for k, v in best.selected.items()}}
     rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings)
     timings["test rankings"] = time.perf_counter() - t
+    fitted.clear()
     chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
+              **({"search_rank": int(search_rank)} if search else {}),
               "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
     return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,
             [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)])

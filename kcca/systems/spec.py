@@ -27,6 +27,7 @@ Experiment file (TOML; JSON with the same keys also works)::
     d = [1, 2, 3, 5, 8, 10, 15]
     kappas = [0.1, 0.5, 1.0, 5.0]
     n = "paper"                             # paper_n_grid(), capped at the rank; or a list
+    search_rank = 1000                      # optional: (p, d) searched with rank-capped factors
 
 A top-level ``plugins = ["my_kernels"]`` names modules imported before the kernels are built:
 their ``@register_kernel("name")`` classes become usable as ``[image_kernel]`` /
@@ -95,6 +96,10 @@ class GridSpec:
     d: tuple[float, ...] = PAPER_D
     kappas: tuple[float, ...] = PAPER_KAPPAS
     n: tuple[int, ...] | str = "paper"
+    #: when set, the (p, d) search on dev uses factors truncated to this rank (the best
+    #: approximation of that rank, sliced from one eigendecomposition per kernel) and only the
+    #: chosen (p, d) is refitted at full precision; None: every (p, d) at full precision
+    search_rank: int | None = None
 
     def n_values(self) -> np.ndarray:
         """The n grid before capping at the rank (the solver drops values above it)."""
@@ -105,8 +110,11 @@ class GridSpec:
         return np.unique(np.asarray(self.n, dtype=int))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"p": list(self.p), "d": list(self.d), "kappas": list(self.kappas),
-                "n": self.n if isinstance(self.n, str) else list(self.n)}
+        out = {"p": list(self.p), "d": list(self.d), "kappas": list(self.kappas),
+               "n": self.n if isinstance(self.n, str) else list(self.n)}
+        if self.search_rank is not None:
+            out["search_rank"] = int(self.search_rank)
+        return out
 
 
 @dataclass(frozen=True)
@@ -234,11 +242,17 @@ class SystemSpec:
 
         g = data.get("grid", {})
         typed("grid", g, isinstance(g, Mapping), "a table ([grid])")
-        bad = sorted(set(g) - {"p", "d", "kappas", "n"})
+        grid_keys = ("p", "d", "kappas", "n", "search_rank")
+        bad = sorted(set(g) - set(grid_keys))
         if bad:
-            hints = "".join(did_you_mean(k, ("p", "d", "kappas", "n")) for k in bad)
+            hints = "".join(did_you_mean(k, grid_keys) for k in bad)
             raise fail(f"grid has unknown key(s) {bad}{hints}",
-                       fix=f"[grid] takes p, d, kappas and n; {FORMAT_HELP}")
+                       fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}")
+        search_rank = g.get("search_rank")
+        if search_rank is not None:
+            typed("grid.search_rank", search_rank, isinstance(search_rank, int)
+                  and not isinstance(search_rank, bool) and search_rank > 0,
+                  "a positive integer")
         n = g.get("n", "paper")
         if not isinstance(n, (str, list, tuple)):
             typed("grid.n", n, False, "\"paper\" or an array of integers")
@@ -246,7 +260,8 @@ class SystemSpec:
             p=numbers("grid.p", g.get("p", PAPER_P)),
             d=numbers("grid.d", g.get("d", PAPER_D)),
             kappas=numbers("grid.kappas", g.get("kappas", PAPER_KAPPAS)),
-            n=n if isinstance(n, str) else numbers("grid.n", n, int))
+            n=n if isinstance(n, str) else numbers("grid.n", n, int),
+            search_rank=search_rank)
         per_criterion = data.get("per_criterion", 5)
         typed("per_criterion", per_criterion,
               isinstance(per_criterion, int) and not isinstance(per_criterion, bool),

@@ -102,6 +102,9 @@ def test_presets():
     paper = CaptionPreprocessor.paper_flickr8k()
     assert paper.get_params() == CaptionPreprocessor.from_preset("flickr8k-lemma").get_params()
     assert default_preset("flickr8k") == "flickr8k-lemma"
+    # other splits / training subsets of Flickr 8K keep the paper's preset
+    assert default_preset("flickr8k-splits-mysplits") == "flickr8k-lemma"
+    assert default_preset("flickr8kx") == default_preset("flickr30k") == "flickr8k-full"
     p = paper.get_params()
     assert p["source"] == "lemmas" and p["tokenizer"] == "whitespace"
     assert p["stop_words"] == "nltk-english"

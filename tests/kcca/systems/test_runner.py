@@ -141,3 +141,46 @@ def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result,
     # dev search: one factor per p and one text factor for every d (was 2 per (p, d));
     # the test fit reuses them (the workspace keeps three sides: image p=2, p=3, text)
     assert calls.count("Kx") == len(GRID.p) and calls.count("Ky") == 1
+
+
+def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, workspace,
+                                                             monkeypatch):
+    """grid.search_rank: (p, d) chosen with rank-capped factors, then one full fit whose dev
+    outcome (cached under the full-precision stage) selects the 15 models."""
+    import dataclasses
+
+    import kcca.systems.runner as runner_mod
+
+    ranks = []
+    real = runner_mod.fit_grid
+
+    def spy(*a, **kw):
+        ranks.append(kw.get("rank"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(runner_mod, "fit_grid", spy)
+    spec = kcca_spec()
+    spec = dataclasses.replace(spec, grid=dataclasses.replace(spec.grid, search_rank=12))
+    res = run_system(corpus, spec, workspace=workspace)
+    assert ranks[:len(GRID.p) * len(GRID.d)] == [12] * (len(GRID.p) * len(GRID.d))
+    assert res.chosen["search_rank"] == 12
+    assert (res.chosen["p"], res.chosen["d"]) in [(p, d) for p in GRID.p for d in GRID.d]
+    # the chosen pair at full precision: the full run's dev outcome when the choice agrees
+    if (res.chosen["p"], res.chosen["d"]) == (result.chosen["p"], result.chosen["d"]):
+        assert res.chosen["selected"] == result.chosen["selected"]
+        for task in ("annotation", "search"):
+            assert (res.rankings[task] == result.rankings[task]).all()
+    assert all(r is None for r in ranks[len(GRID.p) * len(GRID.d):])  # full refit(s)
+
+
+def test_search_rank_in_experiment_files(tmp_path):
+    from kcca.systems.spec import ExperimentFileError, load_spec
+
+    f = tmp_path / "s.toml"
+    f.write_text('name = "S"\n[image_kernel]\nname = "pyramid"\n[text_kernel]\nname = "bow"\n'
+                 '[grid]\nsearch_rank = 800\n')
+    assert load_spec(f).grid.search_rank == 800
+    assert load_spec(f).grid.as_dict()["search_rank"] == 800
+    f.write_text(f.read_text().replace("800", "-3"))
+    with pytest.raises(ExperimentFileError, match="search_rank"):
+        load_spec(f)
