@@ -709,16 +709,26 @@ class KCCAGrid(BaseEstimator):
             raise RuntimeError("this KCCAGrid is not fitted: call fit(Kx, Ky) first")
 
     def transform_x(self, Kx_new: Any) -> list[Any]:
-        """Per kappa, the (n_new, max n) projections; model (kappa, n) uses the first n columns."""
-        self._check_fitted()
-        K = _new_block(Kx_new, self.core_.n, self.power_x, self.core_.xp, "Kx_new")
-        return self._project_all(K, "x")
+        """Per kappa, the (n_new, max n) projections; model (kappa, n) uses the first n columns.
+
+        The last block projected per view is remembered (by identity: do not modify a block
+        in place between calls), so dev selection and Borda on the same block project once.
+        """
+        return self._transform(Kx_new, "x", self.power_x)
 
     def transform_y(self, Ky_new: Any) -> list[Any]:
         """Per kappa, the (n_new, max n) projections of view y (see :meth:`transform_x`)."""
+        return self._transform(Ky_new, "y", self.power_y)
+
+    def _transform(self, K_new: Any, view: str, power: float) -> list[Any]:
         self._check_fitted()
-        K = _new_block(Ky_new, self.core_.n, self.power_y, self.core_.xp, "Ky_new")
-        return self._project_all(K, "y")
+        memo = self.__dict__.setdefault("_last_projection", {})
+        if view in memo and memo[view][0] is K_new:
+            return list(memo[view][1])
+        K = _new_block(K_new, self.core_.n, power, self.core_.xp, f"K{view}_new")
+        out = self._project_all(K, view)
+        memo[view] = (K_new, out)
+        return list(out)
 
     def _project_all(self, K: Any, view: str) -> list[Any]:
         core = self.core_
