@@ -14,10 +14,16 @@ if "NLTK_DATA" not in os.environ and (_SHARED / "nltk_data").is_dir():
     os.environ["NLTK_DATA"] = str(_SHARED / "nltk_data")
 
 
+# captured once, at collection: a test that monkeypatches these variables must not decide
+# for the whole session (the session fixtures below would cache its skip)
+_DATA_DIR_AT_START = os.environ.get("KCCA_DATA_DIR")
+_NLTK_DATA_AT_START = os.environ.get("NLTK_DATA")
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The real data folder (``$KCCA_DATA_DIR``); tests using it skip when it is absent."""
-    value = os.environ.get("KCCA_DATA_DIR")
+    value = _DATA_DIR_AT_START
     if not value or not (Path(value) / "flickr8k").is_dir():
         pytest.skip("real data absent: set KCCA_DATA_DIR to a folder holding flickr8k/")
     return Path(value)
@@ -26,7 +32,7 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def nltk_data_dir() -> Path:
     """The NLTK data folder (``$NLTK_DATA``); tests using it skip when it is absent."""
-    value = os.environ.get("NLTK_DATA")
+    value = _NLTK_DATA_AT_START
     if not value or not Path(value).is_dir():
         pytest.skip("NLTK data absent: set NLTK_DATA (see data/README.md)")
     return Path(value)
