@@ -402,12 +402,10 @@ class _Solution:
             out = out + KG[core.p.name] * self.bp_rows
         return out
 
-    def project(self, core: _Core, role: str, KG: dict[str, Any], k: int | None = None) -> Any:
-        """``K_new`` times the first ``k`` directions of view ``role`` (before centring)."""
-        P = self.P if k is None else self.P[:, :k]
+    def project(self, core: _Core, role: str, KG: dict[str, Any]) -> Any:
+        """``K_new`` times the directions of view ``role`` (before centring)."""
         scale = self.scale_p if role == "p" else self.scale_q
-        scale = scale if k is None else scale[:k]
-        return core.xp.linalg.matmul(self.left(core, role, KG), P) * scale
+        return core.xp.linalg.matmul(self.left(core, role, KG), self.P) * scale
 
 
 def _needs(core: _Core, role: str) -> tuple[str, ...]:
