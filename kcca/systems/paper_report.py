@@ -18,13 +18,15 @@ rankings) and ``kcca reproduce --tables-only`` (no system is run).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -122,16 +124,34 @@ def read_details(rankings_dir: str | Path) -> dict[str, dict]:
 def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
     """Add (or replace, by system) entries of ``details.json``; written atomically."""
     path = Path(rankings_dir) / "details.json"
-    merged = read_details(rankings_dir)
-    for d in new:
-        merged[paper_name(str(d["system"]))] = d
-    order = {s: i for i, s in enumerate(SYSTEMS)}
-    data = sorted(merged.values(), key=lambda d: (order.get(paper_name(d["system"]), 99),
-                                                  str(d["system"])))
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
+    with _exclusive(path.with_name(path.name + ".lock")):
+        merged = read_details(rankings_dir)
+        for d in new:
+            merged[paper_name(str(d["system"]))] = d
+        order = {s: i for i, s in enumerate(SYSTEMS)}
+        data = sorted(merged.values(), key=lambda d: (order.get(paper_name(d["system"]), 99),
+                                                      str(d["system"])))
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+        tmp.replace(path)
     return path
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``lock_path``, so that concurrent ``kcca reproduce``
+    processes sharing a rankings folder do not lose each other's ``details.json`` entries."""
+    try:
+        import fcntl
+    except ImportError:  # no POSIX locks (Windows): one process per rankings folder
+        yield
+        return
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def chosen_text(chosen: dict | None) -> str:

@@ -167,3 +167,20 @@ def test_every_table_on_real_data(flickr8k, nltk_data_dir, tmp_path):
     assert abs(float(t10["(a) kappa", "expert >=3.3", "crowd >=0.6"]["ours"]) - 0.79) < 0.03
     md5 = (out / "table5.md").read_text()
     assert "2,031 pairs added" in md5
+
+
+def _merge_one(args):
+    folder, system = args
+    R.merge_details(folder, [{"system": system, "chosen": {"p": 2.0, "d": 1.0}}])
+
+
+def test_concurrent_merges_keep_every_entry(tmp_path):
+    """Two ``kcca reproduce`` processes sharing a rankings folder must not drop each other's
+    entries of details.json (read-modify-write under a lock)."""
+    import multiprocessing
+
+    systems = ["BoW1", "BoW5", "TRI5", "TRI1", "TAGRANK", "TRI5SEM", "BoW5^idf", "TRI5_A"] * 3
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        pool.map(_merge_one, [(str(tmp_path), s) for s in systems])
+    assert set(R.read_details(tmp_path)) == {R.paper_name(s) for s in systems}
+    assert not list(tmp_path.glob("*.tmp"))
