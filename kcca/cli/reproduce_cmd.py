@@ -158,6 +158,7 @@ def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
     from kcca.systems.paper_report import chosen_text, merge_details
 
     start = time.perf_counter()
+    stages: dict[str, float] = {}
     bar = tqdm(specs, desc="systems", unit="system", disable=args.quiet)
     for done, spec in enumerate(bar, start=1):
         bar.set_postfix_str(spec.label)
@@ -166,11 +167,22 @@ def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
         ws.release_text_blocks()  # one system's text kernel in memory at a time
         res.write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus)
         merge_details(rank_dir, [{**res.to_json(), "command": _command(), "date": _now()}])
+        for stage, secs in res.timings.items():
+            stages[stage] = stages.get(stage, 0.0) + secs
         left = (time.perf_counter() - start) / done * (len(specs) - done)
         print(_summary(spec.label, chosen_text(res.chosen), res.table(), sum(res.timings.values()))
-              + f"; about {left / 60:.0f} min left",
+              + f" [{_stages_text(res.timings)}]; about {left / 60:.0f} min left",
+              file=sys.stderr if args.quiet else sys.stdout)
+    if specs:
+        print(f"stage timings over {len(specs)} system(s): {_stages_text(stages)}; "
+              f"total {time.perf_counter() - start:.0f}s",
               file=sys.stderr if args.quiet else sys.stdout)
     return []
+
+
+def _stages_text(timings: dict[str, float]) -> str:
+    """``image kernel 3s, text kernel 40s, ...`` (stages of :func:`kcca.systems.run_system`)."""
+    return ", ".join(f"{k} {v:.0f}s" for k, v in timings.items())
 
 
 def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:

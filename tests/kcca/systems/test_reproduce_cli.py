@@ -151,3 +151,17 @@ def test_systems_on_a_dask_cluster(run_dir, tmp_path):
     assert {d["system"] for d in details} == {"BoW5", "NN5_F1^idf"}
     assert all(d["scheduler"] == cluster.scheduler_address for d in details)
     assert "on the Dask cluster" in (out / "table3.md").read_text()
+
+
+def test_prints_stage_timings(run_dir, tmp_path, capsys):
+    """Every system's line names its stages, and the run ends with their totals (cached rerun)."""
+    from kcca.cli import main
+
+    root = run_dir.parent
+    capsys.readouterr()
+    assert main(_args(root, tmp_path / "again", root / "cache")) == 0
+    err = capsys.readouterr().err
+    line = next(ln for ln in err.splitlines() if ln.startswith("BoW5"))
+    assert "[image kernel " in line and "dev grid " in line and "test rankings " in line
+    total = next(ln for ln in err.splitlines() if ln.startswith("stage timings over 2 system(s)"))
+    assert "text kernel" in total and "evaluation" in total and "total " in total
