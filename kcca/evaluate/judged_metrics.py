@@ -9,6 +9,12 @@
 Unjudged pairs count as not relevant. :func:`judged_coverage` reports, for the top k of every
 query, the fraction of pairs that were judged (the originals count as judged), since
 R-precision reaches beyond the judged top 10 (up to rank 23 on Flickr 8K).
+
+A system other than the paper's returns pairs nobody judged, so its S@k and R-precision are
+lower bounds. The ``condensed`` variants (Sakai 2007, "Alternatives to Bpref", SIGIR) drop the
+unjudged items from each ranking before scoring: an estimate from the judged pairs alone, an
+upper bound when unjudged pairs are less often relevant than judged ones. The paper's systems,
+whose top 10 were all judged, score the same either way.
 """
 
 from __future__ import annotations
@@ -61,6 +67,38 @@ def r_precision(rankings: np.ndarray, relevant: np.ndarray) -> PerQuery:
     return PerQuery("R-precision", values, 100.0 * float(values.mean()))
 
 
+def condensed_success_at_k(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray,
+                           k: int) -> PerQuery:
+    """S@k on condensed lists: a relevant item among the first k *judged* items."""
+    if k < 1:
+        raise DataError(f"k must be >= 1, got {k}")
+    rel, seen = _condensed(rankings, relevant, judged)
+    hits = (rel & (seen <= k)).any(axis=1).astype(float)
+    return PerQuery(f"S@{k} condensed", hits, 100.0 * float(hits.mean()))
+
+
+def condensed_r_precision(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
+                          ) -> PerQuery:
+    """R-precision on condensed lists: relevant items among the first r_i judged items."""
+    rel, seen = _condensed(rankings, relevant, judged)
+    r_i = rel.sum(axis=1)
+    empty = np.flatnonzero(r_i == 0)
+    if empty.size:
+        raise DataError(f"query {int(empty[0])} has no relevant item: R-precision is undefined "
+                        "(the original item should always be relevant)")
+    values = (rel & (seen <= r_i[:, None])).sum(axis=1) / r_i
+    return PerQuery("R-precision condensed", values, 100.0 * float(values.mean()))
+
+
+def _condensed(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Relevance in rank order and, per position, how many judged items are at or above it
+    (a relevant pair counts as judged)."""
+    rel = relevant_in_order(rankings, relevant)
+    jud = relevant_in_order(rankings, judged) | rel
+    return rel, np.cumsum(jud, axis=1)
+
+
 def judged_coverage(rankings: np.ndarray, judged: np.ndarray, k: int) -> float:
     """Fraction of the (query, top-k item) pairs that were judged."""
     return float(relevant_in_order(rankings, judged)[:, :k].mean())
@@ -77,9 +115,13 @@ def r_precision_coverage(rankings: np.ndarray, relevant: np.ndarray, judged: np.
 
 def judged_metrics(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray,
                    ks: Sequence[int] = DEFAULT_KS) -> tuple[dict[str, PerQuery], dict]:
-    """S@k for each k and R-precision, plus coverage: ``{"top-k judged": ..., ...}``."""
+    """S@k for each k and R-precision, their condensed variants (``"S@k condensed"``, ``"R-precision
+    condensed"``), plus coverage: ``{"top-k judged": ..., ...}``."""
     out = {f"S@{k}": success_at_k(rankings, relevant, k) for k in ks}
     out["R-precision"] = r_precision(rankings, relevant)
+    for k in ks:
+        out[f"S@{k} condensed"] = condensed_success_at_k(rankings, relevant, judged, k)
+    out["R-precision condensed"] = condensed_r_precision(rankings, relevant, judged)
     coverage = {f"top-{k} judged": judged_coverage(rankings, judged, k) for k in ks}
     cov, depth = r_precision_coverage(rankings, relevant, judged)
     coverage["R-precision judged"] = cov

@@ -43,6 +43,10 @@ from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 TABLES = tuple(str(i) for i in range(1, 13))
 METRICS = ("R@1", "R@5", "R@10", "median rank")
 S_METRICS = ("S@1", "S@5", "S@10")
+#: Table 12's judged-only estimates (condensed lists, :mod:`kcca.evaluate.judged_metrics`),
+#: printed beside the paper's S@k / R-precision: ours lies between the plain (lower bound) and
+#: the condensed figure when unjudged pairs are less often relevant than judged ones
+CONDENSED = tuple(f"{m} condensed" for m in S_METRICS + ("R-precision",))
 TASKS = ("annotation", "search")
 CSV_COLUMNS = ("table", "system", "task", "metric", "ours", "paper", "ours_sig", "paper_sig",
                "p_value", "test")
@@ -179,6 +183,7 @@ def paper_value(table: str, system: str, task: str, metric: str
     if table == "11":
         return TABLE11.get(system, {}).get(task, {}).get(metric), ""
     if table == "12":
+        metric = metric.removesuffix(" condensed")
         return TABLE12.get(system, {}).get(task, {}).get(metric), ""
     return None, ""
 
@@ -203,7 +208,8 @@ def table_layout(table: str) -> tuple[list[str], list[tuple[str, str]]]:
                 ("total", "R-precision")] + [(t, COVERAGE["R-precision"]) for t in TASKS]
     elif table == "12":
         cols = [(t, m) for t in TASKS for m in S_METRICS + ("R-precision",
-                                                            COVERAGE["R-precision"])]
+                                                            COVERAGE["R-precision"])
+                + CONDENSED]
     else:
         raise ValueError(f"table {table} has no system x metric layout")
     return systems, cols
@@ -276,7 +282,8 @@ def system_table(table: str, values: Values, pvalues: PValues | None = None) -> 
             ours = _get(values, s, task, metric)
             paper, paper_sig = paper_value(table, s, task, metric)
             sig, pv, test = "", "", ""
-            hit = pvalues.get((s, REFERENCE, task, metric))
+            # the paper prints no markers in Tables 11 and 12
+            hit = None if table in ("11", "12") else pvalues.get((s, REFERENCE, task, metric))
             if hit is not None:
                 sig, pv, test = stars(hit[0]), _fmt_p(hit[0]), hit[1]
             rows.append(Row(table, display_name(s, table), task, metric, ours, paper, sig,
@@ -566,6 +573,10 @@ def _legend(table: str) -> str:
                 "(higher is better); median rank (lower is better); 'judged' columns: the "
                 "percentage of our returned pairs that have a judgment (unjudged pairs count as "
                 "not relevant / below every threshold, so our numbers are lower bounds).")
+        if table == "12":
+            base += (" 'condensed' columns: the same metric with the unjudged pairs removed from "
+                     "each ranking (Sakai 2007), an estimate from the judged pairs alone; the "
+                     "paper's value is repeated beside it.")
         if table in ("1", "2", "3", "4", "5"):
             base += (" Superscripts: difference to TRI5SEM, \\* p <= 0.1, \\*\\* p <= 0.05, "
                      "\\*\\*\\* p <= 0.01.")

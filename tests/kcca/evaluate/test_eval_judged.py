@@ -5,6 +5,8 @@ import pytest
 
 from kcca.data.errors import DataError
 from kcca.evaluate.judged_metrics import (
+    condensed_r_precision,
+    condensed_success_at_k,
     judged_coverage,
     judged_metrics,
     r_precision,
@@ -50,9 +52,30 @@ def test_coverage_and_bundle():
     judged[1, 3] = True
     assert judged_coverage(r, judged, 1) == pytest.approx(2 / 3)  # q0 c0, q1 c3 judged
     m, cov = judged_metrics(r, rel, judged, ks=(1, 2))
-    assert list(m) == ["S@1", "S@2", "R-precision"]
+    assert list(m) == ["S@1", "S@2", "R-precision", "S@1 condensed", "S@2 condensed",
+                       "R-precision condensed"]
     assert cov["top-2 judged"] == pytest.approx(3 / 6)  # q0 c0; q1 c3, c1
     assert cov["R-precision max depth"] == 3
+
+
+def test_condensed_lists_hand_worked():
+    """Unjudged items are removed before scoring (Sakai 2007); relevant items count as judged."""
+    rel, r = _example()
+    judged = np.zeros_like(rel)
+    judged[1, 3] = True   # q1: item 3 judged not relevant, item 4 unjudged
+    # condensed lists: q0 [0]; q1 [3, 1, 0, 2]; q2 [4]
+    assert condensed_success_at_k(r, rel, judged, 1).values.tolist() == [1, 0, 1]
+    assert condensed_success_at_k(r, rel, judged, 2).values.tolist() == [1, 1, 1]
+    rp = condensed_r_precision(r, rel, judged)
+    assert rp.name == "R-precision condensed"
+    assert rp.values == pytest.approx([1.0, 2 / 3, 1.0])
+    # every item judged: condensed equals plain
+    everything = np.ones_like(rel)
+    assert condensed_r_precision(r, rel, everything).values == pytest.approx(
+        r_precision(r, rel).values)
+    for k in (1, 2, 5):
+        assert (condensed_success_at_k(r, rel, everything, k).values.tolist()
+                == success_at_k(r, rel, k).values.tolist())
 
 
 def test_errors():
