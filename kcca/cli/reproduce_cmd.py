@@ -2,8 +2,8 @@
 
 Each system is an experiment file of ``experiments/hodosh2013`` (:mod:`kcca.systems.spec`), run
 by :func:`kcca.systems.run_system` (every stage cached, so an interrupted run resumes), locally
-one after the other or, with ``--scheduler ADDRESS``, as independent tasks on a Dask cluster
-(:mod:`kcca.systems.distributed`). Each system's rankings file goes to ``--rankings-dir``
+one after the other, on ``--jobs`` local worker processes (joblib), or, with ``--scheduler
+ADDRESS``, as independent tasks on a Dask cluster (:mod:`kcca.systems.distributed`). Each system's rankings file goes to ``--rankings-dir``
 (default ``<out>/rankings``, read by ``kcca evaluate``) and its run details are merged into
 ``details.json`` there.
 
@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import datetime as _dt
 import json
+import logging
 import platform
 import shlex
 import subprocess
@@ -33,6 +34,8 @@ from pathlib import Path
 
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
 from kcca.data.errors import DataError
+
+log = logging.getLogger(__name__)
 
 HELP = "run the paper's systems and write every table beside the paper's numbers"
 DEFAULT_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
@@ -185,6 +188,76 @@ def _stages_text(timings: dict[str, float]) -> str:
     return ", ".join(f"{k} {v:.0f}s" for k, v in timings.items())
 
 
+def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:
+    """Systems on ``--jobs`` local worker processes (joblib/loky), the BLAS threads of the
+    machine split between them: one system's eigendecompositions use two cores poorly, two
+    systems side by side use them well. Same numbers as the sequential run."""
+    import os
+
+    from joblib import Parallel, delayed, effective_n_jobs
+    from tqdm.auto import tqdm
+
+    from kcca.evaluate.rankings_io import write_rankings
+    from kcca.systems.distributed import TaskConfig
+    from kcca.systems.paper_report import chosen_text, merge_details
+
+    workers = min(effective_n_jobs(args.jobs), len(specs))
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    seen = {}
+    for spec in specs:  # the image features and blocks every system shares, once, here
+        seen.setdefault(json.dumps(spec.image_kernel.as_dict(), sort_keys=True),
+                        spec.image_kernel)
+    for kernel in seen.values():
+        ws.image_blocks(kernel)
+    cfg = TaskConfig(str(data_dir), args.splits, str(ws.cache.root), seed=args.seed, n_jobs=1,
+                     image_config=ws.image_config, precision=args.precision,
+                     search_rank=args.search_rank)
+    print(f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS "
+          f"thread(s) each", file=sys.stderr if args.quiet else sys.stdout)
+    start = time.perf_counter()
+    stages: dict[str, float] = {}
+    failed: list[str] = []
+    jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
+    bar = tqdm(total=len(specs), desc="systems", unit="system", disable=args.quiet)
+    for done, (spec, res, err) in enumerate(
+            Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")(jobs),
+            start=1):
+        bar.update(1)
+        if err is not None:
+            print(f"{spec.label}: failed: {err}", file=sys.stderr)
+            failed.append(spec.name)
+            continue
+        write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),
+                       res["rankings"], system=spec.name, corpus=corpus.name, split="test")
+        merge_details(rank_dir, [{**res["details"], "command": _command(), "date": _now()}])
+        timings = res["details"].get("timings", {})
+        for stage, secs in timings.items():
+            stages[stage] = stages.get(stage, 0.0) + secs
+        left = (time.perf_counter() - start) / done * (len(specs) - done)
+        print(_summary(spec.label, chosen_text(res["details"].get("chosen")), res["table"],
+                       sum(timings.values()))
+              + f" [{_stages_text(timings)}]; about {left / 60:.0f} min left",
+              file=sys.stderr if args.quiet else sys.stdout)
+    bar.close()
+    print(f"stage timings over {len(specs)} system(s), summed over workers: "
+          f"{_stages_text(stages)}; wall {time.perf_counter() - start:.0f}s",
+          file=sys.stderr if args.quiet else sys.stdout)
+    return failed
+
+
+def _system_task(spec, cfg, threads: int):
+    """One system in a worker process with ``threads`` BLAS threads: (spec, result, error)."""
+    from threadpoolctl import threadpool_limits
+
+    from kcca.systems.distributed import run_system_task
+
+    try:
+        with threadpool_limits(limits=threads):
+            return spec, run_system_task(spec, cfg), None
+    except Exception as exc:  # noqa: BLE001 - report every system's failure, go on
+        return spec, None, f"{type(exc).__name__}: {exc}"
+
+
 def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:
     from kcca.evaluate.rankings_io import write_rankings
     from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
@@ -214,6 +287,19 @@ def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> 
     for name, err in errors.items():
         print(f"{name}: failed on the cluster: {err}", file=sys.stderr)
     return list(errors)
+
+
+def _parallel_workers(args: argparse.Namespace, ws) -> int:
+    """Worker processes for the systems: ``--jobs`` (-1: every core); 1 without a cache, since
+    the workers share the image features and kernel blocks through it."""
+    from joblib import effective_n_jobs
+
+    if not ws.cache.enabled:
+        if args.jobs not in (None, 1):
+            log.info("--no-cache: systems run one after another (workers share work through "
+                     "the cache)")
+        return 1
+    return effective_n_jobs(args.jobs or 1)
 
 
 def _command() -> str:
@@ -259,6 +345,8 @@ def run(args: argparse.Namespace) -> int:
         rank_dir.mkdir(parents=True, exist_ok=True)
         if args.scheduler:
             failed = _run_on_cluster(chosen_specs, corpus, ws, rank_dir, args, data_dir)
+        elif _parallel_workers(args, ws) > 1 and len(chosen_specs) > 1:
+            failed = _run_in_parallel(chosen_specs, corpus, ws, rank_dir, args, data_dir)
         else:
             failed = _run_locally(chosen_specs, corpus, ws, rank_dir, args)
         grid_note = (f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"

@@ -165,3 +165,18 @@ def test_prints_stage_timings(run_dir, tmp_path, capsys):
     assert "[image kernel " in line and "dev grid " in line and "test rankings " in line
     total = next(ln for ln in err.splitlines() if ln.startswith("stage timings over 2 system(s)"))
     assert "text kernel" in total and "evaluation" in total and "total " in total
+
+
+def test_systems_on_local_worker_processes(run_dir, tmp_path, capsys):
+    """``--jobs 2`` runs the systems in two joblib workers: same tables as one after the other."""
+    from kcca.cli import main
+
+    root = run_dir.parent
+    out = tmp_path / "jobs"
+    capsys.readouterr()
+    assert main(_args(root, out, tmp_path / "cache") + ["--jobs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "on 2 worker processes" in err
+    assert _ours(out / "table11.csv") == _ours(run_dir / "table11.csv")
+    details = json.loads((out / "rankings" / "details.json").read_text())
+    assert {d["system"] for d in details} == {"BoW5", "NN5_F1^idf"}
