@@ -420,6 +420,8 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
     drawn = {p.name for p in plot_files}
     short_chosen = dict(chosen)
     short_chosen.update({T.short_name(s): c for s, c in chosen.items()})
+    if "11" in tables and data:
+        written += _write_fidelity(out, values, head)
     for t in tables:
         res = results[t]
         (out / f"table{t}.csv").write_text(T.to_csv(res.rows), encoding="utf-8")
@@ -428,6 +430,21 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
         (out / f"table{t}.md").write_text(md, encoding="utf-8")
         written += [out / f"table{t}.md", out / f"table{t}.csv"]
     return Report(results, written + plot_files, list(data), skipped)
+
+
+def _write_fidelity(out: Path, values: dict, head: list[str]) -> list[Path]:
+    """``fidelity.md`` / ``fidelity.json``: the reproduction's targets, checked
+    (:mod:`kcca.systems.fidelity`); nothing when no system of the paper was run."""
+    from kcca.systems import fidelity as F
+
+    systems = F.present_systems(values)
+    if not systems:
+        return []
+    checks = F.fidelity_checks(values)
+    md, js = out / "fidelity.md", out / "fidelity.json"
+    md.write_text(F.to_markdown(checks, head, systems), encoding="utf-8")
+    js.write_text(json.dumps(F.to_json(checks), indent=1), encoding="utf-8")
+    return [md, js]
 
 
 def describe(report: Report) -> str:

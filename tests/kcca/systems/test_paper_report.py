@@ -184,3 +184,11 @@ def test_concurrent_merges_keep_every_entry(tmp_path):
         pool.map(_merge_one, [(str(tmp_path), s) for s in systems])
     assert set(R.read_details(tmp_path)) == {R.paper_name(s) for s in systems}
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_fidelity_summary_written_beside_table11(report):
+    rep, out = report
+    md = (out / "fidelity.md").read_text()
+    assert "| Table 11 R@1/5/10 |" in md and "systems compared" in md
+    checks = json.loads((out / "fidelity.json").read_text())
+    assert {c["name"] for c in checks} >= {"Table 11 R@1/5/10", "Table 11 median rank"}
