@@ -95,7 +95,7 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
     overrides ``cache``, ``n_jobs``, ``seed``, ``progress`` and ``image_config``);
     ``precision`` is the factor truncation of the solver (None: its default);
     ``search_rank`` overrides the spec's ``grid.search_rank`` (the (p, d) search with
-    rank-capped factors, :class:`kcca.systems.spec.GridSpec`).
+    rank-capped factors, :class:`kcca.systems.spec.GridSpec`); 0 searches at full precision.
     """
     ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
                                 progress=progress, image_config=image_config)
@@ -109,7 +109,8 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
         rankings, chosen, dev = _run_nn(ws, spec, image, timings)
     else:
         rankings, chosen, dev = _run_kcca(ws, spec, image, timings, precision,
-                                          search_rank or spec.grid.search_rank)
+                                          spec.grid.search_rank if search_rank is None
+                                          else (search_rank or None))
     t = time.perf_counter()
     ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
     evaluation = evaluate_system(Rankings(spec.name, "test", rankings), ctx, KS)

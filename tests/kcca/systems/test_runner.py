@@ -173,6 +173,29 @@ def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, work
     assert all(r is None for r in ranks[len(GRID.p) * len(GRID.d):])  # full refit(s)
 
 
+def test_search_rank_zero_overrides_the_file_with_a_full_search(result, corpus, workspace,
+                                                                 monkeypatch):
+    """run_system(search_rank=0) (``kcca reproduce --search-rank 0``) ignores the file's rank
+    cap: every (p, d) is fitted at full precision, as without a cap."""
+    import dataclasses
+
+    import kcca.systems.runner as runner_mod
+
+    ranks = []
+    real = runner_mod.fit_grid
+
+    def spy(*a, **kw):
+        ranks.append(kw.get("rank"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(runner_mod, "fit_grid", spy)
+    spec = kcca_spec()
+    spec = dataclasses.replace(spec, grid=dataclasses.replace(spec.grid, search_rank=12))
+    res = run_system(corpus, spec, workspace=workspace, search_rank=0)
+    assert 12 not in ranks and "search_rank" not in res.chosen
+    assert res.table() == result.table() and res.chosen == result.chosen
+
+
 def test_search_rank_in_experiment_files(tmp_path):
     from kcca.systems.spec import ExperimentFileError, load_spec
 
