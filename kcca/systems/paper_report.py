@@ -42,7 +42,7 @@ from kcca.systems import tables as T
 log = logging.getLogger(__name__)
 
 PLOTS = {"recall": "recall_at_k.png", "ranks": "gold_rank_distribution.png",
-         "table6": "table6_heatmap.png"}
+         "table6": "table6_heatmap.png", "fidelity": "ours_vs_paper.png"}
 _FIELD = re.compile(r'"(format|system|corpus|split)"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
@@ -341,6 +341,16 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
                  for s in [*[s for s in SYSTEMS if s in data], *[s for s in data
                                                                  if s not in SYSTEMS]]}
         files.append(plots.gold_rank_distribution(every, out / PLOTS["ranks"]))
+    if "11" in tables:
+        cells = {T.short_name(s): {task: {m: (values[s][task][m], TABLE11[s][task][m])
+                                          for m in T.METRICS
+                                          if m in values[s].get(task, {})
+                                          and m in TABLE11[s].get(task, {})}
+                                   for task in T.TASKS}
+                 for s in SYSTEMS if s in values and s in TABLE11}
+        if cells:
+            nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}
+            files.append(plots.ours_vs_paper(cells, out / PLOTS["fidelity"], nn=nn))
     if "6" in tables:
         shape = (2, len(PP.TABLE6_ROWS), len(PP.TABLE6_COLUMNS))
         ours, paper = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -357,8 +367,10 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
 
 
 def _plots_of(table: str) -> list[str]:
-    if table in ("3", "11"):
+    if table == "3":
         return [PLOTS["recall"], PLOTS["ranks"]]
+    if table == "11":
+        return [PLOTS["recall"], PLOTS["ranks"], PLOTS["fidelity"]]
     if table == "6":
         return [PLOTS["table6"]]
     return []

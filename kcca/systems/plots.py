@@ -4,7 +4,9 @@
   (Table 11) as markers and the chance line k / n;
 * :func:`gold_rank_distribution`: the rank of the original item per system and task, as a
   histogram over logarithmic bins and as a cumulative distribution;
-* :func:`table6_heatmap`: Table 6's 4 x 4 ablation grid of R-precision, ours and the paper's.
+* :func:`table6_heatmap`: Table 6's 4 x 4 ablation grid of R-precision, ours and the paper's;
+* :func:`ours_vs_paper`: Table 11 cell by cell, ours against the paper's, with the fidelity
+  bands (3 points for R@k, 25 % for the median rank).
 
 Inputs are plain arrays: ``ranks[label][task]`` holds 1-based ranks of the original item, one
 per query (:func:`kcca.evaluate.original.original_ranks`).
@@ -129,6 +131,65 @@ def table6_heatmap(ours: np.ndarray, paper: np.ndarray, path: str | Path, *,
             ax.set_title(f"{name}: image {task}, R-precision")
             fig.colorbar(im, ax=ax, shrink=0.8)
     fig.suptitle("Table 6: trigram kernel + IDF / alignment / distributional similarities")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def ours_vs_paper(cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, float]]]],
+                  path: str | Path, *, nn: set[str] | frozenset[str] = frozenset()) -> Path:
+    """Scatter of ours (y) against the paper's (x) for R@1, R@5, R@10 and median rank, one
+    panel per metric, both tasks; the diagonal and the fidelity band (+-3 points for R@k,
+    +-25 % for the median rank) are drawn; NN systems are hollow markers.
+
+    ``cells[system][task][metric] = (ours, paper)``.
+    """
+    plt = _pyplot()
+    metrics = ("R@1", "R@5", "R@10", "median rank")
+    fig, axes = plt.subplots(1, 4, figsize=(16, 4.2))
+    style = {"annotation": ("o", "tab:blue"), "search": ("s", "tab:orange")}
+    for ax, metric in zip(axes, metrics):
+        pts = [(v[metric][1], v[metric][0], s, task) for s, tasks in cells.items()
+               for task, v in tasks.items() if metric in v]
+        if not pts:
+            ax.set_visible(False)
+            continue
+        lo = min(min(p[0], p[1]) for p in pts)
+        hi = max(max(p[0], p[1]) for p in pts)
+        pad = 0.08 * (hi - lo or 1.0)
+        x = np.linspace(min(lo - pad, 0.8 * lo), max(hi + pad, 1.25 * hi), 200)
+        if metric == "median rank":
+            ax.fill_between(x, 0.75 * x, 1.25 * x, color="0.9", label="within 25 %")
+        else:
+            ax.fill_between(x, x - 3, x + 3, color="0.9", label="within 3 points")
+        ax.plot(x, x, color="0.5", lw=0.8)
+        for task, (marker, color) in style.items():
+            for hollow in (False, True):
+                sel = [p for p in pts if p[3] == task and (p[2] in nn) == hollow]
+                if sel:
+                    ax.scatter([p[0] for p in sel], [p[1] for p in sel], marker=marker, s=28,
+                               facecolors="none" if hollow else color, edgecolors=color,
+                               label=f"{task}{' (NN)' if hollow else ''}")
+        if metric == "median rank":  # NN medians sit far from the KCCA ones
+            from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+            lim = (0.8 * lo, 1.25 * hi)
+            ticks = [t for t in (10, 20, 30, 50, 100, 200, 300, 500, 1000)
+                     if lim[0] <= t <= lim[1]]
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            for axis in (ax.xaxis, ax.yaxis):
+                axis.set_major_locator(FixedLocator(ticks))
+                axis.set_major_formatter(ScalarFormatter())
+                axis.set_minor_formatter(NullFormatter())
+        else:
+            lim = (lo - pad, hi + pad)
+        ax.set_xlim(*lim)
+        ax.set_ylim(*lim)
+        ax.set_xlabel(f"paper {metric}")
+        ax.set_ylabel(f"ours {metric}")
+        ax.set_title(metric)
+    axes[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle("Table 11, ours against the paper's (one point per system and task)")
     fig.tight_layout()
     return _save(fig, path)
 
