@@ -180,6 +180,31 @@ def run_text(entry: dict) -> str:
     return text + (f" ({'; '.join(extra)})" if extra and text else "")
 
 
+def header_runs(entries: dict[str, dict], chosen: dict[str, str]) -> list[str]:
+    """The header's two lines on how the systems were run, systems grouped: by the settings
+    chosen on dev (and the grid searched), and by the command that ran them (with dates)."""
+    settings: dict[str, list[str]] = {}
+    commands: dict[str, list[str]] = {}
+    dates: dict[str, list[str]] = {}
+    for s, c in chosen.items():
+        e = entries.get(s) or {}
+        text = run_text({k: v for k, v in e.items() if k not in ("command", "date")}) or c
+        settings.setdefault(text, []).append(T.short_name(s))
+        if e.get("command"):
+            commands.setdefault(e["command"], []).append(T.short_name(s))
+            if e.get("date"):
+                dates.setdefault(e["command"], []).append(str(e["date"]))
+    lines = ["chosen on dev (frozen): " + ("; ".join(
+        f"{k}: {', '.join(v)}" for k, v in settings.items()) or "n/a")]
+    if commands:
+        def when(cmd: str) -> str:
+            d = sorted(dates.get(cmd, []))
+            return "" if not d else f" on {d[0]}" if d[0] == d[-1] else f" {d[0]} to {d[-1]}"
+        lines.append("run by: " + "; ".join(f"`{cmd}`{when(cmd)} ({len(v)}): {', '.join(v)}"
+                                            for cmd, v in commands.items()))
+    return lines
+
+
 # ------------------------------------------------------------------------ evaluation
 def _system_data(name: str, rankings: dict[str, np.ndarray], ctx: EvaluationContext,
                  source: str = "") -> SystemData:
@@ -406,7 +431,6 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
     chosen = {s: chosen_text(details.get(s, {}).get("chosen")) for s in data}
     chosen.update(extra_chosen or {})
     chosen = {s: c for s, c in chosen.items() if c}
-    runs = {s: run_text(details[s]) for s in data if s in details}
     rel = ctx.relevance
     head = list(header)
     head.append("relevance rule: " + (f"{rel.rule.describe()} ({rel.n_added:,} pairs added to "
@@ -415,8 +439,7 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
                                       f"{relevance} (the corpus has no crowd judgments)"))
     head.append(f"rankings: {Path(rankings_dir)} ({len(data)} system(s): "
                 f"{', '.join(T.short_name(s) for s in data) or 'none'})")
-    head.append("chosen on dev (frozen): " + ("; ".join(
-        f"{T.short_name(s)}: {runs.get(s) or c}" for s, c in chosen.items()) or "n/a"))
+    head += header_runs({s: details.get(s, {}) for s in chosen}, chosen)
     head.append(f"significance: {n_samples:,} randomisation samples, seed {seed}")
     if skipped:
         head.append("skipped rankings files: " + "; ".join(skipped))

@@ -81,7 +81,7 @@ def test_header_lists_choices_missing_systems_and_rule(report):
     _, out = report
     md = (out / "table3.md").read_text()
     for needle in ("- command: `kcca test`", "relevance rule: paper: fraction yes >= 1/2",
-                   "chosen on dev (frozen): ", "BoW5: p=2, d=3", "TRI5: p=2, d=8",
+                   "chosen on dev (frozen): ", "p=2, d=3: BoW5", "p=2, d=8: TRI5",
                    "not run (empty): NN, BoW1", "skipped rankings files: other.json",
                    "![recall_at_k.png](recall_at_k.png)"):
         assert needle in md, needle
