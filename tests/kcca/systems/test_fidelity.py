@@ -86,3 +86,15 @@ def test_spearman_detects_a_reversed_order():
         values[s]["annotation"]["R@10"] = w
     c = _by_name(F.fidelity_checks(values))["Spearman rho by R@10, all systems"]
     assert c.passed is False and "annotation -" in c.measured
+
+
+def test_bracket_of_lower_bound_and_condensed_estimate():
+    values = _paper_values()
+    name = "Table 12 paper's S@k / R-precision inside [ours, ours condensed] +- 3 (information)"
+    assert _by_name(F.fidelity_checks(values))[name].passed
+    values["BoW5"]["search"]["S@5"] -= 10             # lower bound far below: still inside
+    values["BoW5"]["search"]["S@5 condensed"] += 10
+    assert _by_name(F.fidelity_checks(values))[name].passed
+    values["BoW5"]["search"]["S@5 condensed"] = values["BoW5"]["search"]["S@5"] + 1
+    c = _by_name(F.fidelity_checks(values))[name]
+    assert c.passed is False and c.misses[0].startswith("BoW5 search S@5 [")
