@@ -163,6 +163,20 @@ def script_json(obj: Any) -> str:
     return text
 
 
+#: more notes than this (judged coverage of many systems) fold away, so the summary table shows
+MAX_OPEN_NOTES = 6
+
+
+def _notes_html(items: str, count: int) -> str:
+    """The summary's notes: a list, folded into a ``<details>`` when there are many."""
+    if not count:
+        return ""
+    if count <= MAX_OPEN_NOTES:
+        return f'<ul class="notes">{items}</ul>'
+    return (f'<details class="notes"><summary>Judged coverage and other notes ({count})'
+            f'</summary><ul class="notes">{items}</ul></details>')
+
+
 def render_page(data: ReportData, thumbs: Sequence[str], plots: Sequence[tuple[str, str]],
                 *, generated: str = "") -> str:
     """The whole page as one string."""
@@ -194,7 +208,7 @@ captions){rule}.{(" Generated " + escape(generated) + ".") if generated else ""}
 </header>
 <main>
 <section id="summary"><h2>Summary: rank of the original item and judged relevance (test)</h2>
-{f'<ul class="notes">{notes}</ul>' if notes else ""}
+{_notes_html(notes, len(data.notes))}
 {f'<details><summary>How the run was made</summary><ul class="notes">{run_notes}</ul></details>'
  if run_notes else ""}
 {summary_html(data)}

@@ -268,3 +268,13 @@ def test_browser_unavailable_names_the_missing_piece(monkeypatch):
     reason = browser.unavailable()
     assert reason is not None and ("apt-get install chromium" in reason
                                    or "selenium" in reason)
+
+
+def test_many_notes_fold_away_so_the_summary_table_shows():
+    from kcca.report.render import MAX_OPEN_NOTES, _notes_html
+
+    few = _notes_html("<li>a</li>", 1)
+    assert few.startswith('<ul class="notes">') and "<details" not in few
+    many = _notes_html("<li>x</li>" * (MAX_OPEN_NOTES + 1), MAX_OPEN_NOTES + 1)
+    assert many.startswith('<details class="notes"><summary>Judged coverage and other notes (7)')
+    assert _notes_html("", 0) == ""
