@@ -18,7 +18,7 @@ import numpy as np
 
 from kcca.data.corpus import Corpus
 from kcca.evaluate.original import original_ranks
-from kcca.evaluate.paper_tables import SECTION4_NAMES, TABLE2, TABLE11, TABLE12
+from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
 from kcca.evaluate.relevance import get_rule
 from kcca.report.rundir import RunFolder, read_table_csv, table_header_lines
 
@@ -74,6 +74,12 @@ def paper_name(system: str) -> str | None:
     if system in TABLE11:
         return system
     return SECTION4_NAMES.get(system)
+
+
+def _paper_order(entry) -> tuple[int, str]:
+    """Rankings files in the order of the paper's Table 11, other systems after, by name."""
+    name = paper_name(entry.system)
+    return (SYSTEMS.index(name) if name in SYSTEMS else len(SYSTEMS), entry.system)
 
 
 def paper_numbers(system: str) -> dict[str, dict[str, float]]:
@@ -200,7 +206,7 @@ def gather(run: RunFolder, corpus: Corpus, *, top_k: int = 10, relevance: str = 
     systems: list[SystemData] = []
     taken: set[str] = set()
     pairs: set[tuple[int, int]] = {(i, i) for i in range(n)}
-    for entry in run.rankings:
+    for entry in sorted(run.rankings, key=_paper_order):
         if progress:
             print(f"report: reading {entry.path}")
         rk = read_rankings(entry.path, pool)

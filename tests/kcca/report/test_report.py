@@ -278,3 +278,13 @@ def test_many_notes_fold_away_so_the_summary_table_shows():
     many = _notes_html("<li>x</li>" * (MAX_OPEN_NOTES + 1), MAX_OPEN_NOTES + 1)
     assert many.startswith('<details class="notes"><summary>Judged coverage and other notes (7)')
     assert _notes_html("", 0) == ""
+
+
+def test_systems_in_the_papers_order():
+    from types import SimpleNamespace
+
+    from kcca.report.gather import _paper_order
+
+    names = ["TRI5SEM", "zz-plugin", "BoW5", "NN", "TRI5", "BoW1"]
+    ordered = sorted((SimpleNamespace(system=s) for s in names), key=_paper_order)
+    assert [e.system for e in ordered] == ["NN", "BoW1", "BoW5", "TRI5", "TRI5SEM", "zz-plugin"]
