@@ -143,15 +143,12 @@ def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result,
     assert calls.count("Kx") == len(GRID.p) and calls.count("Ky") == 1
 
 
-def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, workspace,
-                                                             monkeypatch):
-    """grid.search_rank: (p, d) chosen with rank-capped factors, then one full fit whose dev
-    outcome (cached under the full-precision stage) selects the 15 models."""
-    import dataclasses
-
+@pytest.fixture
+def fit_grid_ranks(monkeypatch) -> list:
+    """The ``rank`` of every ``fit_grid`` call the runner makes (None: full precision)."""
     import kcca.systems.runner as runner_mod
 
-    ranks = []
+    ranks: list = []
     real = runner_mod.fit_grid
 
     def spy(*a, **kw):
@@ -159,8 +156,21 @@ def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, work
         return real(*a, **kw)
 
     monkeypatch.setattr(runner_mod, "fit_grid", spy)
-    spec = kcca_spec()
-    spec = dataclasses.replace(spec, grid=dataclasses.replace(spec.grid, search_rank=12))
+    return ranks
+
+
+def _with_search_rank(spec: SystemSpec, rank: int) -> SystemSpec:
+    import dataclasses
+
+    return dataclasses.replace(spec, grid=dataclasses.replace(spec.grid, search_rank=rank))
+
+
+def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, workspace,
+                                                             fit_grid_ranks):
+    """grid.search_rank: (p, d) chosen with rank-capped factors, then one full fit whose dev
+    outcome (cached under the full-precision stage) selects the 15 models."""
+    ranks = fit_grid_ranks
+    spec = _with_search_rank(kcca_spec(), 12)
     res = run_system(corpus, spec, workspace=workspace)
     assert ranks[:len(GRID.p) * len(GRID.d)] == [12] * (len(GRID.p) * len(GRID.d))
     assert res.chosen["search_rank"] == 12
@@ -174,23 +184,11 @@ def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, work
 
 
 def test_search_rank_zero_overrides_the_file_with_a_full_search(result, corpus, workspace,
-                                                                 monkeypatch):
+                                                                 fit_grid_ranks):
     """run_system(search_rank=0) (``kcca reproduce --search-rank 0``) ignores the file's rank
     cap: every (p, d) is fitted at full precision, as without a cap."""
-    import dataclasses
-
-    import kcca.systems.runner as runner_mod
-
-    ranks = []
-    real = runner_mod.fit_grid
-
-    def spy(*a, **kw):
-        ranks.append(kw.get("rank"))
-        return real(*a, **kw)
-
-    monkeypatch.setattr(runner_mod, "fit_grid", spy)
-    spec = kcca_spec()
-    spec = dataclasses.replace(spec, grid=dataclasses.replace(spec.grid, search_rank=12))
+    ranks = fit_grid_ranks
+    spec = _with_search_rank(kcca_spec(), 12)
     res = run_system(corpus, spec, workspace=workspace, search_rank=0)
     assert 12 not in ranks and "search_rank" not in res.chosen
     assert res.table() == result.table() and res.chosen == result.chosen
