@@ -199,18 +199,12 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     from joblib import Parallel, delayed, effective_n_jobs
     from tqdm.auto import tqdm
 
-    from kcca.evaluate.rankings_io import write_rankings
     from kcca.systems.distributed import TaskConfig
-    from kcca.systems.paper_report import chosen_text, merge_details
+    from kcca.systems.paper_report import chosen_text
 
     workers = min(effective_n_jobs(args.jobs), len(specs))
     threads = max(1, (os.cpu_count() or 1) // workers)
-    seen = {}
-    for spec in specs:  # the image features and blocks every system shares, once, here
-        seen.setdefault(json.dumps(spec.image_kernel.as_dict(), sort_keys=True),
-                        spec.image_kernel)
-    for kernel in seen.values():
-        ws.image_blocks(kernel)
+    _shared_image_blocks(specs, ws)
     cfg = TaskConfig(str(data_dir), args.splits, str(ws.cache.root), seed=args.seed, n_jobs=1,
                      image_config=ws.image_config, precision=args.precision,
                      search_rank=args.search_rank)
@@ -229,9 +223,7 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
             print(f"{spec.label}: failed: {err}", file=sys.stderr)
             failed.append(spec.name)
             continue
-        write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),
-                       res["rankings"], system=spec.name, corpus=corpus.name, split="test")
-        merge_details(rank_dir, [{**res["details"], "command": _command(), "date": _now()}])
+        _record_task_result(spec, res, corpus, rank_dir)
         timings = res["details"].get("timings", {})
         for stage, secs in timings.items():
             stages[stage] = stages.get(stage, 0.0) + secs
@@ -245,6 +237,28 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
           f"{_stages_text(stages)}; wall {time.perf_counter() - start:.0f}s",
           file=sys.stderr if args.quiet else sys.stdout)
     return failed
+
+
+def _shared_image_blocks(specs, ws) -> None:
+    """The image features and kernel blocks the systems share, computed once (and cached)
+    before the systems go to workers, so they do not all compute them at once."""
+    seen = {}
+    for spec in specs:
+        seen.setdefault(json.dumps(spec.image_kernel.as_dict(), sort_keys=True),
+                        spec.image_kernel)
+    for kernel in seen.values():
+        ws.image_blocks(kernel)
+
+
+def _record_task_result(spec, res: dict, corpus, rank_dir: Path, **extra) -> None:
+    """Write a worker's rankings file and merge its run details (plus ``extra``)."""
+    from kcca.evaluate.rankings_io import write_rankings
+    from kcca.systems.paper_report import merge_details
+
+    write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),
+                   res["rankings"], system=spec.name, corpus=corpus.name, split="test")
+    merge_details(rank_dir, [{**res["details"], "command": _command(), "date": _now(),
+                              **extra}])
 
 
 def _system_task(spec, cfg, threads: int):
@@ -261,27 +275,18 @@ def _system_task(spec, cfg, threads: int):
 
 
 def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:
-    from kcca.evaluate.rankings_io import write_rankings
     from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
-    from kcca.systems.paper_report import chosen_text, merge_details
+    from kcca.systems.paper_report import chosen_text
 
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
-        seen = {}
-        for spec in specs:
-            seen.setdefault(json.dumps(spec.image_kernel.as_dict(), sort_keys=True),
-                            spec.image_kernel)
-        for kernel in seen.values():
-            ws.image_blocks(kernel)
+        _shared_image_blocks(specs, ws)
     cfg = TaskConfig(str(data_dir), args.splits,
                      str(ws.cache.root) if ws.cache.enabled else None, seed=args.seed,
                      n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision,
                      search_rank=args.search_rank)
 
     def done(spec, res: dict) -> None:
-        write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),
-                       res["rankings"], system=spec.name, corpus=corpus.name, split="test")
-        merge_details(rank_dir, [{**res["details"], "command": _command(), "date": _now(),
-                                  "scheduler": args.scheduler}])
+        _record_task_result(spec, res, corpus, rank_dir, scheduler=args.scheduler)
         print(_summary(spec.label, chosen_text(res["details"].get("chosen")), res["table"]),
               file=sys.stderr if args.quiet else sys.stdout)
 
