@@ -3,9 +3,9 @@
 Each system is an experiment file of ``experiments/hodosh2013`` (:mod:`kcca.systems.spec`), run
 by :func:`kcca.systems.run_system` (every stage cached, so an interrupted run resumes), locally
 one after the other, on ``--jobs`` local worker processes (joblib), or, with ``--scheduler
-ADDRESS``, as independent tasks on a Dask cluster (:mod:`kcca.systems.distributed`). Each system's rankings file goes to ``--rankings-dir``
-(default ``<out>/rankings``, read by ``kcca evaluate``) and its run details are merged into
-``details.json`` there.
+ADDRESS``, as independent tasks on a Dask cluster (:mod:`kcca.systems.distributed`). Each
+system's rankings file goes to ``--rankings-dir`` (default ``<out>/rankings``, read by ``kcca
+evaluate``) and its run details are merged into ``details.json`` there.
 
 The tables are then rebuilt from *every* rankings file of that folder
 (:mod:`kcca.systems.paper_report`), so they fill in as more systems finish;
