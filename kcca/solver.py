@@ -58,6 +58,11 @@ PAPER_KAPPAS: tuple[float, ...] = (0.1, 0.5, 1.0, 5.0)
 #: eigenvalues of a centred factor below this fraction of the largest are numerical zeros
 EIG_RTOL = 1e-12
 
+#: cache stage of factors kept on disk (:meth:`FactorCache.persist`); bump the version when
+#: the numbers of a factor change
+FACTOR_STAGE = "kernel-factor"
+FACTOR_VERSION = 1
+
 
 def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray:
     """The 46 values of n (L358): ``unique(round(geomspace(10, 6000, 46)))`` (PAPER-NOTES)."""
@@ -204,6 +209,11 @@ class FactorCache:
     by everything that fixes the factor (view, p, folded diagonal scale, precision, rank,
     backend). ``max_sides`` / ``max_pairs`` bound memory (least recently used entries go
     first; ``None``: unbounded). ``hits`` and ``misses`` count side look-ups.
+
+    :meth:`persist` names a kernel by a stable config (e.g. its cache key): its factors are
+    then also kept in an on-disk :class:`kcca.cache.Cache` (stage :data:`FACTOR_STAGE`), so
+    other processes (the workers of ``kcca reproduce -j``) and later runs load them instead
+    of factorising the same kernel again.
     """
 
     def __init__(self, max_sides: int | None = None, max_pairs: int | None = None):
@@ -213,13 +223,32 @@ class FactorCache:
         self.max_sides, self.max_pairs = max_sides, max_pairs
         self._sides: OrderedDict = OrderedDict()
         self._pairs: OrderedDict = OrderedDict()
+        self._persisted: dict[int, tuple[Any, Any, Any]] = {}  # id(K) -> (K, store, name)
         self.hits = 0
         self.misses = 0
+
+    def persist(self, K: Any, name: Any, store: Any) -> None:
+        """Keep the factors of kernel ``K`` also in ``store`` (a :class:`kcca.cache.Cache`)
+        under ``name``, a JSON-like config that identifies ``K``'s values (e.g. its cache key).
+        The factor's own settings (view, p, folded diagonal scale, precision, rank, backend,
+        method) complete the key. A disabled store is ignored."""
+        if getattr(store, "enabled", False):
+            self._persisted[id(K)] = (K, store, name)
+
+    def _stored(self, key: tuple, K: Any, compute: Any) -> Any:
+        entry = self._persisted.get(id(K))
+        if entry is None or entry[0] is not K:
+            return compute
+        _, store, name = entry
+        config = {"version": FACTOR_VERSION, "kernel": name, "view": key[0],
+                  "factor": [v for i, v in enumerate(key) if i != 1]}  # all but id(K)
+        return lambda: store.get_or_compute(FACTOR_STAGE, config, compute)
 
     def __len__(self) -> int:
         return len(self._sides)
 
     def clear(self) -> None:
+        """Forget every factor held in memory (persisted ones stay on disk)."""
         self._sides.clear()
         self._pairs.clear()
 
@@ -240,10 +269,21 @@ class FactorCache:
             self.hits += 1
             return self._sides[key][1]
         self.misses += 1
-        side = compute()
+        side = self._stored(key, K, compute)()
         self._sides[key] = (K, side)
         self._bound(self._sides, self.max_sides)
         return side
+
+    def prefactor(self, K: Any, *, view: str = "Kx", power: float = 1.0,
+                  precision: float | None = None, backend: str = "numpy") -> None:
+        """Factorise training kernel ``K`` of ``view`` ("Kx" or "Ky") raised to ``power`` now,
+        as a :class:`KCCAGrid` fit with this cache and these settings would (no diagonal
+        scale): a run can compute a factor its systems share before handing them out."""
+        if view not in ("Kx", "Ky"):
+            raise ValueError(f"view must be 'Kx' or 'Ky', got {view!r}")
+        _prepare_side(as_column_source(K, view), view, float(power), 1.0,
+                      DEFAULT_PRECISION if precision is None else precision, None,
+                      get_xp(backend), backend, False, cache=self, owner=K)
 
     def pair(self, key: tuple, compute: Any) -> Any:
         if key in self._pairs:

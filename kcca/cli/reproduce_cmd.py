@@ -204,7 +204,7 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
 
     workers = min(effective_n_jobs(args.jobs), len(specs))
     threads = max(1, (os.cpu_count() or 1) // workers)
-    _shared_image_blocks(specs, ws)
+    _shared_image_blocks(specs, ws, args.precision)
     cfg = TaskConfig(str(data_dir), args.splits, str(ws.cache.root), seed=args.seed, n_jobs=1,
                      image_config=ws.image_config, precision=args.precision,
                      search_rank=args.search_rank)
@@ -239,15 +239,24 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     return failed
 
 
-def _shared_image_blocks(specs, ws) -> None:
+def _shared_image_blocks(specs, ws, precision: float | None = None) -> None:
     """The image features and kernel blocks the systems share, computed once (and cached)
-    before the systems go to workers, so they do not all compute them at once."""
-    seen = {}
+    before the systems go to workers, so they do not all compute them at once; likewise the
+    KCCA factor of an image kernel for each p that two or more KCCA systems use."""
+    seen, uses = {}, {}
     for spec in specs:
-        seen.setdefault(json.dumps(spec.image_kernel.as_dict(), sort_keys=True),
-                        spec.image_kernel)
+        name = json.dumps(spec.image_kernel.as_dict(), sort_keys=True)
+        seen.setdefault(name, spec.image_kernel)
+        if spec.model == "kcca":
+            for p in spec.grid.p:
+                uses[(name, float(p))] = uses.get((name, float(p)), 0) + 1
     for kernel in seen.values():
         ws.image_blocks(kernel)
+    if not ws.cache.enabled:
+        return
+    for (name, p), count in uses.items():
+        if count > 1:
+            ws.image_factors(seen[name], [p], precision)
 
 
 def _record_task_result(spec, res: dict, corpus, rank_dir: Path, **extra) -> None:
@@ -279,7 +288,7 @@ def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> 
     from kcca.systems.paper_report import chosen_text
 
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
-        _shared_image_blocks(specs, ws)
+        _shared_image_blocks(specs, ws, args.precision)
     cfg = TaskConfig(str(data_dir), args.splits,
                      str(ws.cache.root) if ws.cache.enabled else None, seed=args.seed,
                      n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kcca.cache import Cache
+from kcca.cache import Cache, config_key
 from kcca.data.corpus import Corpus
 from kcca.systems.spec import KernelSpec
 
@@ -140,7 +140,20 @@ class Workspace:
             return {"train": k.gram(items["train"]), "dev": k.gram(items["dev"]),
                     "test": k.gram(items["test"])}
 
-        return self._blocks(IMAGE_STAGE, key, compute)
+        blocks = self._blocks(IMAGE_STAGE, key, compute)
+        # the systems of a run share the image kernel: its KCCA factors go to the disk cache
+        # too, so worker processes and later runs load them instead of factorising again
+        self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
+                                  self.cache)
+        return blocks
+
+    def image_factors(self, spec: KernelSpec, powers: Sequence[float],
+                      precision: float | None = None) -> None:
+        """Compute (or load) the KCCA factor of ``spec``'s training block for each image
+        power p now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it."""
+        train = self.image_blocks(spec).train
+        for p in dict.fromkeys(float(v) for v in powers):
+            self.factor_cache.prefactor(train, view="Kx", power=p, precision=precision)
 
     # ------------------------------------------------------------------- text side
     def preprocessor(self, preset: str):
@@ -233,16 +246,12 @@ class Workspace:
 
     # ------------------------------------------------------------------- caching
     def _block(self, stage: str, key: dict, compute) -> np.ndarray:
-        from kcca.cache import config_key
-
         memo = (stage, config_key(key))
         if memo not in self._memo:
             self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute))
         return self._memo[memo]
 
     def _blocks(self, stage: str, key: dict, compute) -> Blocks:
-        from kcca.cache import config_key
-
         memo = (stage, config_key(key))
         if memo not in self._memo:
             value = self.cache.get_or_compute(stage, key, compute)

@@ -367,6 +367,58 @@ def test_factor_cache_gives_identical_numbers_and_one_factor_per_p(image_diag):
     assert cache.misses == 3 and cache.hits == 2 * len(combos) - 3
 
 
+def test_persisted_factors_are_loaded_by_another_process_cache(tmp_path):
+    """A persisted kernel's factors go to the disk cache once; a fresh FactorCache (another
+    worker, a later run) given the same name loads them: same numbers bit for bit."""
+    from kcca.cache import Cache
+    from kcca.solver import FACTOR_STAGE, FactorCache
+
+    X, Y = paired(80, 31)
+    Kx, Ky = rbf(X), rbf(Y)
+    Kxn, Kyn = rbf(paired(10, 32)[0], X), rbf(paired(10, 32)[1], Y)
+    params = dict(kappas=(0.1, 1.0), n_components=[2, 5, 20], power_x=2)
+    store = Cache(tmp_path)
+
+    def fit(cache):
+        return KCCAGrid(factor_cache=cache, **params).fit(Kx, Ky)
+
+    first = FactorCache()
+    first.persist(Kx, {"kernel": "image-gram-1"}, store)
+    reference = _grid_arrays(fit(first), Kxn, Kyn)
+    assert store.stats[FACTOR_STAGE] == {"computed": 1, "loaded": 0}  # Kx only: Ky not named
+    second = FactorCache()
+    second.persist(Kx, {"kernel": "image-gram-1"}, store)
+    for a, b in zip(reference, _grid_arrays(fit(second), Kxn, Kyn)):
+        np.testing.assert_array_equal(a, b)
+    assert store.stats[FACTOR_STAGE] == {"computed": 1, "loaded": 1}
+    # another p, another name or no store: factorised, never confused with the stored one
+    KCCAGrid(factor_cache=second, **{**params, "power_x": 3}).fit(Kx, Ky)
+    third = FactorCache()
+    third.persist(Kx, {"kernel": "image-gram-2"}, store)
+    fit(third)
+    assert store.stats[FACTOR_STAGE] == {"computed": 3, "loaded": 1}
+    quiet = FactorCache()
+    quiet.persist(Kx, {"kernel": "image-gram-1"}, Cache(None))  # disabled store: ignored
+    fit(quiet)
+    assert store.stats[FACTOR_STAGE]["loaded"] == 1
+
+
+def test_prefactor_is_the_factor_a_fit_uses():
+    from kcca.solver import FactorCache
+
+    X, Y = paired(60, 33)
+    Kx, Ky = rbf(X), rbf(Y)
+    cache = FactorCache()
+    cache.prefactor(Kx, view="Kx", power=2)
+    assert cache.misses == 1
+    shared = KCCAGrid(kappas=(0.5,), n_components=[3], power_x=2, factor_cache=cache).fit(Kx, Ky)
+    assert cache.misses == 2 and cache.hits == 1  # Ky factorised, Kx taken from prefactor
+    fresh = KCCAGrid(kappas=(0.5,), n_components=[3], power_x=2).fit(Kx, Ky)
+    np.testing.assert_array_equal(shared.correlations_, fresh.correlations_)
+    with pytest.raises(ValueError, match="view"):
+        cache.prefactor(Kx, view="image")
+
+
 def test_factor_cache_lru_bound_and_separate_kernels():
     from kcca.solver import FactorCache
 
