@@ -62,12 +62,22 @@ def _gold(n_queries: int, n_candidates: int, gold: Sequence[int] | np.ndarray | 
     return g.astype(np.int64)
 
 
-def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None
-                               ) -> np.ndarray:
-    """1-based rank of each query's gold item under the tie rule (ties never favour gold).
+#: where the gold item goes among candidates with its score (:func:`original_ranks_from_scores`)
+TIE_RULES = ("last", "first", "mean")
+
+
+def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None, *,
+                               ties: str = "last") -> np.ndarray:
+    """1-based rank of each query's gold item.
 
     ``scores`` is ``(n_queries, n_candidates)``, higher is better. NaN scores are an error.
+    ``ties``: ``"last"`` (the default and the rule of every table: ties never favour the gold
+    item), ``"first"`` (rank = 1 + candidates scoring strictly higher) or ``"mean"`` (the
+    average of the two, a float); the last two exist to measure how much a system's figures
+    owe to ties (``scripts/nn_tie_rule.py``).
     """
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
     s = np.asarray(scores, dtype=float)
     if s.ndim != 2:
         raise DataError(f"scores must be a (n_queries, n_candidates) array, got shape {s.shape}")
@@ -77,7 +87,11 @@ def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = 
     g = _gold(s.shape[0], s.shape[1], gold)
     gold_score = s[np.arange(s.shape[0]), g][:, None]
     # every candidate scoring >= gold, the gold item itself included, is at or ahead of it
-    return (s >= gold_score).sum(axis=1).astype(np.int64)
+    last = (s >= gold_score).sum(axis=1).astype(np.int64)
+    if ties == "last":
+        return last
+    first = (s > gold_score).sum(axis=1).astype(np.int64) + 1
+    return first if ties == "first" else (first + last) / 2.0
 
 
 def rank_candidates(scores: np.ndarray) -> np.ndarray:

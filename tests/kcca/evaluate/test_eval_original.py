@@ -28,6 +28,16 @@ def test_ranks_hand_worked():
     assert original_ranks(r).tolist() == [1, 3, 1]
 
 
+def test_other_tie_rules_for_measuring_what_ties_are_worth():
+    # gold 0.5 ties two others, one candidate scores higher: last 4, first 2, mean 3
+    s = np.array([[0.5, 0.5, 0.9, 0.1, 0.5], [0.3, 0.2, 0.1, 0.0, 0.9]])
+    assert original_ranks_from_scores(s, gold=[0, 0]).tolist() == [4, 2]
+    assert original_ranks_from_scores(s, gold=[0, 0], ties="first").tolist() == [2, 2]
+    assert original_ranks_from_scores(s, gold=[0, 0], ties="mean").tolist() == [3.0, 2.0]
+    with pytest.raises(ValueError, match="ties must be one of"):
+        original_ranks_from_scores(s, gold=[0, 0], ties="random")
+
+
 def test_ties_never_favour_gold():
     # every candidate ties: the gold item goes behind all of them
     scores = np.zeros((3, 3))
