@@ -81,9 +81,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--search-rank", type=int, default=None,
                    help="search p and d on dev with factors truncated to this rank, then "
                         "refit only the chosen pair at full precision (overrides the "
-                        "experiment files' grid.search_rank, 1000 in experiments/hodosh2013; "
-                        "0: search at full precision, 14 full fits per system; recorded per "
-                        "system)")
+                        "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
+                        "full precision; 0: full precision; recorded per system)")
     p.add_argument("--precision", type=float, default=None,
                    help="incomplete-Cholesky precision of the solver (default its own)")
     return p
