@@ -42,11 +42,10 @@ def nn_scores(ws, spec) -> dict[str, np.ndarray]:
 
 def figures(scores: np.ndarray, ties: str) -> dict[str, float]:
     """R@k (percent) and median rank of the original item (the diagonal) under ``ties``."""
-    from kcca.evaluate.original import original_ranks_from_scores
+    from kcca.evaluate.original import original_item_metrics, original_ranks_from_scores
 
-    r = original_ranks_from_scores(scores, ties=ties)
-    return {**{f"R@{k}": float(100 * np.mean(r <= k)) for k in (1, 5, 10)},
-            "median rank": float(np.median(r))}
+    ranks = original_ranks_from_scores(scores, ties=ties)
+    return {m: v.aggregate for m, v in original_item_metrics(ranks).items()}
 
 
 def main(argv: list[str] | None = None) -> int:
