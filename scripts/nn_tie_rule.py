@@ -28,13 +28,9 @@ METRICS = ("R@1", "R@5", "R@10", "median rank")
 def nn_scores(ws, spec) -> dict[str, np.ndarray]:
     """Test scores of an NN system with one text kernel: task -> (queries, candidates)."""
     from kcca.nn import nn_annotation_scores, nn_search_scores
-    from kcca.systems.spec import KernelSpec
 
-    (ks,) = spec.candidate_text_kernels
-    params = dict(ks.params)
-    word_kernel = params.pop("word_kernel", None)
-    text = ws.text_blocks(KernelSpec(ks.name, params), spec.preprocessing,
-                          word_kernel or spec.word_kernel, splits=("dev", "test"))
+    (candidate,) = spec.candidate_text_kernels
+    text = ws.nn_text_blocks(spec, candidate)
     image = ws.image_blocks(spec.image_kernel)
     return {"annotation": np.asarray(nn_annotation_scores(image["test"], text["test"])),
             "search": np.asarray(nn_search_scores(image["test"], text["test"]))}

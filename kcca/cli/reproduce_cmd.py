@@ -255,7 +255,7 @@ def _shared_image_blocks(specs, ws, precision: float | None = None) -> None:
         return
     for (name, p), count in uses.items():
         if count > 1:
-            ws.image_factors(seen[name], [p], precision)
+            ws.image_factor(seen[name], p, precision)
 
 
 def _record_task_result(spec, res: dict, corpus, rank_dir: Path, **extra) -> None:

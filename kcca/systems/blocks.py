@@ -147,13 +147,20 @@ class Workspace:
                                   self.cache)
         return blocks
 
-    def image_factors(self, spec: KernelSpec, powers: Sequence[float],
-                      precision: float | None = None) -> None:
-        """Compute (or load) the KCCA factor of ``spec``'s training block for each image
-        power p now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it."""
-        train = self.image_blocks(spec).train
-        for p in dict.fromkeys(float(v) for v in powers):
-            self.factor_cache.prefactor(train, view="Kx", power=p, precision=precision)
+    def image_factor(self, spec: KernelSpec, p: float, precision: float | None = None) -> None:
+        """Compute (or load) the KCCA factor of ``spec``'s training block raised to the image
+        power ``p`` now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it."""
+        self.factor_cache.prefactor(self.image_blocks(spec).train, view="Kx", power=p,
+                                    precision=precision)
+
+    def nn_text_blocks(self, spec: Any, candidate: KernelSpec,
+                       splits: tuple[str, ...] = ("dev", "test")) -> Blocks:
+        """Blocks of one of an NN system's candidate text kernels (a candidate may name its
+        own word kernel in its params; else the system's is used)."""
+        params = dict(candidate.params)
+        word_kernel = params.pop("word_kernel", None)
+        return self.text_blocks(KernelSpec(candidate.name, params), spec.preprocessing,
+                                word_kernel or spec.word_kernel, splits=splits)
 
     # ------------------------------------------------------------------- text side
     def preprocessor(self, preset: str):

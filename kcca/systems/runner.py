@@ -38,7 +38,7 @@ from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_s
 from kcca.selection import TASKS
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.grid import DevOutcome, borda_rankings, choose, dev_outcome, fit_grid
-from kcca.systems.spec import KernelSpec, SystemSpec
+from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
 
@@ -219,11 +219,7 @@ def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
     candidates = spec.candidate_text_kernels
     dev, scored = [], []
     for i, ks in enumerate(candidates):
-        params = dict(ks.params)
-        wk = params.pop("word_kernel", None)  # a candidate's own word kernel, by name
-        kspec = KernelSpec(ks.name, params)
-        text = ws.text_blocks(kspec, spec.preprocessing, wk or spec.word_kernel,
-                              splits=("dev", "test"))
+        text = ws.nn_text_blocks(spec, ks)
         crit = _criterion(_nn_rankings(image, text, "dev")) if len(candidates) > 1 else 0.0
         dev.append({"text_kernel": ks.as_dict(), "criterion": round(crit, 3)})
         scored.append((-crit, i, text, ks))
