@@ -118,6 +118,8 @@ def _qualname(cls: type) -> str:
 # Modules whose import registers the built-in kernels (image and text).
 BUILTIN_MODULES = (
     "features.kernels.image",
+    "features.kernels.fisher",
+    "features.kernels.mixture",
     "features.text.bow_kernel",
     "features.text.tagrank_kernel",
     "features.text.trigram_kernel",

@@ -123,7 +123,10 @@ class Workspace:
         probe = spec.build()
         power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
         kernel = spec.build(**power)
-        pixels = getattr(kernel, "item_type", None) == "image-pixels"
+        item_type = getattr(kernel, "item_type", None)
+        if item_type == "image-mixture":
+            return self._mixture_blocks(spec, kernel)
+        pixels = item_type == "image-pixels"
         key = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
                "params": _kernel_params(kernel),
                "features": "pixels" if pixels else self.image_pipeline().feature_key()}
@@ -143,6 +146,21 @@ class Workspace:
         blocks = self._blocks(IMAGE_STAGE, key, compute)
         # the systems of a run share the image kernel: its KCCA factors go to the disk cache
         # too, so worker processes and later runs load them instead of factorising again
+        self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
+                                  self.cache)
+        return blocks
+
+    def _mixture_blocks(self, spec: KernelSpec, kernel: Any) -> Blocks:
+        """Blocks of a ``mix`` kernel: each part's blocks (built and cached as that kernel's
+        own), averaged with the part weights (:mod:`features.kernels.mixture`)."""
+        from features.kernels.mixture import check_parts
+
+        parts = [self.image_blocks(KernelSpec(q["name"], q["params"]))
+                 for q in check_parts(kernel.parts)]
+        key = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
+               "params": _kernel_params(kernel), "parts": [config_key(b.key) for b in parts]}
+        blocks = self._blocks(IMAGE_STAGE, key, lambda: {
+            s: kernel.combine([b[s] for b in parts]) for s in SPLITS})
         self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
                                   self.cache)
         return blocks

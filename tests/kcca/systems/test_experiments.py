@@ -54,3 +54,14 @@ def test_kernel_pairs_follow_the_names(specs):
         assert len(s.grid.n_values()) == 46 and s.grid.d == (1.0,)
         assert s.grid.search_rank is None
         assert ("sqrtidf" in s.name) == (s.text_kernel.params.get("weighting") == "sqrt-idf")
+
+
+def test_beyond_the_paper_files_load_and_name_registered_kernels():
+    beyond = load_specs(FOLDER.parent / "beyond")
+    assert [s.short_name for s in beyond] == ["TRI5SEM+FV"]
+    tri5sem = next(s for s in load_specs(FOLDER) if s.short_name == "TRI5SEM")
+    for s in beyond:
+        assert check_names(s) == [], (s.name, check_names(s))
+        # same text side as the paper's TRI5SEM: only the image kernel differs
+        assert (s.text_kernel, s.word_kernel) == (tri5sem.text_kernel, tri5sem.word_kernel)
+        assert s.image_kernel.name == "mix" and s.grid == tri5sem.grid

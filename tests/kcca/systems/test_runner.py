@@ -205,3 +205,24 @@ def test_search_rank_in_experiment_files(tmp_path):
     f.write_text(f.read_text().replace("800", "-3"))
     with pytest.raises(ExperimentFileError, match="search_rank"):
         load_spec(f)
+
+
+def test_mix_kernel_blocks_are_the_weighted_mean_of_its_parts(workspace):
+    mix = workspace.image_blocks(KernelSpec("mix", {"parts": [
+        {"name": "pyramid"}, {"name": "histogram", "weight": 3}]}))
+    pyr = workspace.image_blocks(KernelSpec("pyramid"))
+    histo = workspace.image_blocks(KernelSpec("histogram"))
+    for split in ("train", "dev", "test"):
+        np.testing.assert_allclose(mix[split], (pyr[split] + 3 * histo[split]) / 4)
+
+
+def test_system_with_pyramid_and_fisher_mix_runs_end_to_end(corpus, workspace):
+    fisher = {"n_gaussians": 4, "pca_dim": 8, "sample_images": 20, "per_image": 50}
+    spec = SystemSpec("mix-sys", KernelSpec("mix", {"parts": [
+        {"name": "pyramid"}, {"name": "fisher", "params": fisher}]}), KernelSpec("bow"),
+        preprocessing="demo", grid=GridSpec(p=(2,), d=(1,), kappas=(0.5, 5.0),
+                                            n=(5, 10, 20, 40)), per_criterion=2)
+    result = run_system(corpus, spec, workspace=workspace)
+    n = len(corpus.split("test"))
+    for task in ("annotation", "search"):
+        assert result.table()[task]["R@10"] >= 1.5 * 100 * 10 / n   # chance: 33%

@@ -1,0 +1,141 @@
+"""``fisher``: the linear kernel of dense-RootSIFT Fisher vectors (beyond the paper).
+
+An image kernel on RGB pixels (``item_type = "image-pixels"``): :meth:`FisherKernel.fit`
+samples descriptors from a seeded subset of the training images, fits the PCA and the
+Gaussian mixture of :class:`features.fisher.FisherVectorEncoder`, and encodes every training
+image; ``gram`` encodes the other images and returns dot products (``k(x, x) = 1``). Systems
+fit it with ``p = 1`` and the solver applies the grid's p, as for the paper's kernels. Mixed
+with the paper's pyramid kernel by ``mix`` (:mod:`features.kernels.mixture`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from features.fisher import FisherVectorEncoder, root_sift
+from features.kernels.base import Kernel, register_kernel
+from features.sift import sift_descriptors
+
+
+def _descriptors(image: np.ndarray, step: int, bin_size: int):
+    d = sift_descriptors(image, step=step, bin_size=bin_size)
+    if d.values.shape[0] == 0:
+        raise ValueError(f"an image of {image.shape[0]}x{image.shape[1]} pixels has no dense "
+                         f"SIFT descriptors at bin size {bin_size}: use larger images")
+    return d
+
+
+def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int, seed: int,
+                 step: int, bin_size: int) -> list[np.ndarray]:
+    out = []
+    for pos in positions:
+        values = root_sift(_descriptors(items[pos], step, bin_size).values)
+        rng = np.random.default_rng([seed, int(pos)])
+        take = rng.choice(values.shape[0], size=min(per_image, values.shape[0]), replace=False)
+        out.append(values[np.sort(take)])
+    return out
+
+
+def _encode_chunk(items: Sequence[Any], encoder: FisherVectorEncoder, step: int,
+                  bin_size: int) -> np.ndarray:
+    return np.stack([encoder.encode(_descriptors(items[i], step, bin_size))
+                     for i in range(len(items))])
+
+
+@register_kernel("fisher")
+class FisherKernel(Kernel):
+    """Linear kernel of improved Fisher vectors (``features.fisher``), optionally ``^p``.
+
+    Args:
+        n_gaussians, pca_dim, strips: the encoder's (:class:`FisherVectorEncoder`).
+        sample_images: training images the PCA and mixture are fitted on (seeded choice).
+        per_image: descriptors sampled from each of them.
+        step, bin_size: dense SIFT grid and bin size in pixels (:mod:`features.sift`).
+        p: entry-wise power of the block (systems use 1 and let the solver apply p).
+        seed: seed of the sample, the PCA and the mixture.
+        n_jobs: joblib workers for encoding.
+    """
+
+    item_type = "image-pixels"
+
+    def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3,
+                 sample_images: int = 600, per_image: int = 200, step: int = 4,
+                 bin_size: int = 4, p: float = 1.0, seed: int = 0, n_jobs: int = 1):
+        self.n_gaussians = n_gaussians
+        self.pca_dim = pca_dim
+        self.strips = strips
+        self.sample_images = sample_images
+        self.per_image = per_image
+        self.step = step
+        self.bin_size = bin_size
+        self.p = p
+        self.seed = seed
+        self.n_jobs = n_jobs
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {k: v for k, v in self.get_params(deep=False).items() if k != "n_jobs"}
+
+    def _chunks(self, items: Sequence[Any]) -> list[Sequence[Any]]:
+        n = len(items)
+        size = max(1, min(256, -(-n // max(1, 4 * int(self.n_jobs)))))
+        return [items[lo:lo + size] for lo in range(0, n, size)]
+
+    def encode(self, items: Sequence[Any]) -> np.ndarray:
+        """Fisher vectors (n, dim) of ``items`` (RGB arrays), float32."""
+        self._check_fitted()
+        if len(items) == 0:
+            return np.zeros((0, self.encoder_.dim), dtype=np.float32)
+        parts = Parallel(n_jobs=int(self.n_jobs))(
+            delayed(_encode_chunk)(c, self.encoder_, int(self.step), int(self.bin_size))
+            for c in self._chunks(items))
+        return np.concatenate(parts)
+
+    def fit(self, train_items: Sequence[Any]) -> "FisherKernel":
+        """Fit the encoder on a seeded sample of ``train_items`` and encode all of them."""
+        n = len(train_items)
+        if n == 0:
+            raise ValueError("the fisher kernel needs training images, got none")
+        rng = np.random.default_rng(int(self.seed))
+        chosen = np.sort(rng.choice(n, size=min(int(self.sample_images), n), replace=False))
+        groups = np.array_split(chosen, max(1, min(len(chosen), 4 * int(self.n_jobs))))
+        parts = Parallel(n_jobs=int(self.n_jobs))(
+            delayed(_sample_rows)(train_items, g.tolist(), int(self.per_image), int(self.seed),
+                                  int(self.step), int(self.bin_size)) for g in groups)
+        sample = np.concatenate([r for part in parts for r in part])
+        self.encoder_ = FisherVectorEncoder(self.n_gaussians, self.pca_dim, self.strips,
+                                            self.seed).fit(sample)
+        self.train_items_ = train_items
+        self.train_vectors_ = self.encode(train_items)
+        return self
+
+    def _vectors(self, items: Sequence[Any]) -> np.ndarray:
+        return self.train_vectors_ if items is self.train_items_ else self.encode(items)
+
+    def _gram(self, items_a: Sequence[Any], items_b: Sequence[Any]) -> np.ndarray:
+        A = self._vectors(items_a)
+        B = A if items_b is items_a else self._vectors(items_b)
+        out = (A @ B.T).astype(np.float64)
+        return _power(out, self.p)
+
+    def diag(self, items: Sequence[Any]) -> np.ndarray:
+        V = self._vectors(items)
+        return _power(np.einsum("ij,ij->i", V, V, dtype=np.float64), self.p)
+
+
+def _power(block: np.ndarray, p: Any) -> np.ndarray:
+    """``block ** p`` entry-wise, as the solver applies p (an integer p keeps the kernel
+    positive semi-definite, Schur product theorem); FV dot products can be negative, so a
+    fractional p is refused there."""
+    p = float(p)
+    if not np.isfinite(p) or p <= 0:
+        raise ValueError(f"kernel exponent p must be a positive number, got {p!r}")
+    if p == 1.0:
+        return block
+    if p != int(p) and (block < 0).any():
+        raise ValueError(f"fisher kernel: p={p} is fractional but the block has negative dot "
+                         "products (Fisher vectors are signed): use an integer p")
+    return block ** p
