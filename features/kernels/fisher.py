@@ -15,24 +15,34 @@ from typing import Any, Sequence
 import numpy as np
 from joblib import Parallel, delayed
 
+from features.descriptors import Descriptors
 from features.fisher import FisherVectorEncoder, root_sift
 from features.kernels.base import Kernel, register_kernel
 from features.sift import sift_descriptors
 
 
-def _descriptors(image: np.ndarray, step: int, bin_size: int):
-    d = sift_descriptors(image, step=step, bin_size=bin_size)
-    if d.values.shape[0] == 0:
-        raise ValueError(f"an image of {image.shape[0]}x{image.shape[1]} pixels has no dense "
-                         f"SIFT descriptors at bin size {bin_size}: use larger images")
-    return d
+def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int]) -> Descriptors:
+    """Dense SIFT at every bin size, pooled (multi-scale, as vl_phow)."""
+    parts = []
+    for b in bin_sizes:
+        d = sift_descriptors(image, step=step, bin_size=int(b))
+        if d.values.shape[0] == 0:
+            raise ValueError(f"an image of {image.shape[0]}x{image.shape[1]} pixels has no "
+                             f"dense SIFT descriptors at bin size {b}: use larger images or "
+                             "smaller bin_sizes")
+        parts.append(d)
+    if len(parts) == 1:
+        return parts[0]
+    return Descriptors(np.concatenate([d.values for d in parts]),
+                       np.concatenate([d.rows for d in parts]),
+                       np.concatenate([d.cols for d in parts]), parts[0].height, parts[0].width)
 
 
 def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int, seed: int,
-                 step: int, bin_size: int) -> list[np.ndarray]:
+                 step: int, bin_sizes: Sequence[int]) -> list[np.ndarray]:
     out = []
     for pos in positions:
-        values = root_sift(_descriptors(items[pos], step, bin_size).values)
+        values = root_sift(_descriptors(items[pos], step, bin_sizes).values)
         rng = np.random.default_rng([seed, int(pos)])
         take = rng.choice(values.shape[0], size=min(per_image, values.shape[0]), replace=False)
         out.append(values[np.sort(take)])
@@ -40,8 +50,8 @@ def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int,
 
 
 def _encode_chunk(items: Sequence[Any], encoder: FisherVectorEncoder, step: int,
-                  bin_size: int) -> np.ndarray:
-    return np.stack([encoder.encode(_descriptors(items[i], step, bin_size))
+                  bin_sizes: Sequence[int]) -> np.ndarray:
+    return np.stack([encoder.encode(_descriptors(items[i], step, bin_sizes))
                      for i in range(len(items))])
 
 
@@ -53,7 +63,9 @@ class FisherKernel(Kernel):
         n_gaussians, pca_dim, strips: the encoder's (:class:`FisherVectorEncoder`).
         sample_images: training images the PCA and mixture are fitted on (seeded choice).
         per_image: descriptors sampled from each of them.
-        step, bin_size: dense SIFT grid and bin size in pixels (:mod:`features.sift`).
+        step: dense SIFT grid spacing in pixels (:mod:`features.sift`).
+        bin_sizes: SIFT bin sizes in pixels; descriptors of every size are pooled
+            (multi-scale dense SIFT); the paper's SIFT words use one size, 4.
         p: entry-wise power of the block (systems use 1 and let the solver apply p).
         seed: seed of the sample, the PCA and the mixture.
         n_jobs: joblib workers for encoding.
@@ -63,14 +75,14 @@ class FisherKernel(Kernel):
 
     def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3,
                  sample_images: int = 600, per_image: int = 200, step: int = 4,
-                 bin_size: int = 4, p: float = 1.0, seed: int = 0, n_jobs: int = 1):
+                 bin_sizes: Sequence[int] = (4,), p: float = 1.0, seed: int = 0, n_jobs: int = 1):
         self.n_gaussians = n_gaussians
         self.pca_dim = pca_dim
         self.strips = strips
         self.sample_images = sample_images
         self.per_image = per_image
         self.step = step
-        self.bin_size = bin_size
+        self.bin_sizes = bin_sizes
         self.p = p
         self.seed = seed
         self.n_jobs = n_jobs
@@ -78,6 +90,13 @@ class FisherKernel(Kernel):
     @property
     def params(self) -> dict[str, Any]:
         return {k: v for k, v in self.get_params(deep=False).items() if k != "n_jobs"}
+
+    def _bin_sizes(self) -> tuple[int, ...]:
+        sizes = tuple(np.atleast_1d(np.asarray(self.bin_sizes)).tolist())
+        if not sizes or any(int(b) != b or b < 1 for b in sizes):
+            raise ValueError(f"fisher kernel: bin_sizes must be positive integers, got "
+                             f"{self.bin_sizes!r}")
+        return tuple(int(b) for b in sizes)
 
     def _chunks(self, items: Sequence[Any]) -> list[Sequence[Any]]:
         n = len(items)
@@ -90,7 +109,7 @@ class FisherKernel(Kernel):
         if len(items) == 0:
             return np.zeros((0, self.encoder_.dim), dtype=np.float32)
         parts = Parallel(n_jobs=int(self.n_jobs))(
-            delayed(_encode_chunk)(c, self.encoder_, int(self.step), int(self.bin_size))
+            delayed(_encode_chunk)(c, self.encoder_, int(self.step), self._bin_sizes())
             for c in self._chunks(items))
         return np.concatenate(parts)
 
@@ -104,7 +123,7 @@ class FisherKernel(Kernel):
         groups = np.array_split(chosen, max(1, min(len(chosen), 4 * int(self.n_jobs))))
         parts = Parallel(n_jobs=int(self.n_jobs))(
             delayed(_sample_rows)(train_items, g.tolist(), int(self.per_image), int(self.seed),
-                                  int(self.step), int(self.bin_size)) for g in groups)
+                                  int(self.step), self._bin_sizes()) for g in groups)
         sample = np.concatenate([r for part in parts for r in part])
         self.encoder_ = FisherVectorEncoder(self.n_gaussians, self.pca_dim, self.strips,
                                             self.seed).fit(sample)

@@ -159,3 +159,20 @@ def test_mix_fit_and_gram_take_one_item_list_per_part(fisher_kernel):
     expected = (fisher_kernel.gram(new) + 2 * other.gram(new)) / 3
     np.testing.assert_allclose(mix.gram([new, new]), expected, atol=1e-6)
     np.testing.assert_allclose(mix.diag([new, new]), 1.0, atol=1e-5)
+
+
+def test_fisher_kernel_pools_descriptors_of_every_bin_size():
+    from features.kernels.fisher import _descriptors
+    from features.sift import sift_descriptors
+
+    image = _images(1)[0]
+    pooled = _descriptors(image, 4, (4, 8))
+    one, two = sift_descriptors(image, step=4, bin_size=4), sift_descriptors(image, step=4,
+                                                                             bin_size=8)
+    assert pooled.values.shape[0] == one.values.shape[0] + two.values.shape[0]
+    np.testing.assert_array_equal(pooled.values[: one.values.shape[0]], one.values)
+    k = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40, bin_sizes=[4, 8])
+    K = k.fit(_images(8)).gram(k.train_items_)
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="bin_sizes"):
+        FisherKernel(bin_sizes=[4, 0]).fit(_images(8))
