@@ -121,9 +121,13 @@ def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     from features.image_features import _feature_config
 
     probe = spec.image_kernel.build()
-    if getattr(probe, "item_type", None) == "image-pixels":
-        raise DataError(f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} reads "
-                        "pixels; saved models support feature-based image kernels only")
+    item_type = getattr(probe, "item_type", None)
+    if item_type in ("image-pixels", "image-mixture"):
+        what = "reads pixels" if item_type == "image-pixels" else "mixes other kernels"
+        raise DataError(f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} {what}; "
+                        "saved models support feature-based image kernels only",
+                        fix="fit a system whose image kernel is pyramid or histogram, or "
+                            "evaluate this one with kcca reproduce --experiments")
     power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
     pipeline = ws.image_pipeline()
     codebooks = pipeline.fit_codebooks()

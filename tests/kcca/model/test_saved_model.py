@@ -172,3 +172,15 @@ def test_nn_system_cannot_be_saved(small):
     nn = dataclasses.replace(model.spec, model="nn")
     with pytest.raises(DataError, match="nearest-neighbour"):
         fit_system(corpus, nn, workspace=ws)
+
+
+def test_mixed_image_kernel_is_refused_with_a_fix(small):
+    from dataclasses import replace
+
+    from kcca.model.build import _image_encoder
+    from kcca.systems import KernelSpec
+
+    spec = replace(small[0].spec, image_kernel=KernelSpec("mix", {"parts": [{"name": "pyramid"}]}))
+    with pytest.raises(DataError, match="mixes other kernels") as err:
+        _image_encoder(small[3], spec)
+    assert "kcca reproduce --experiments" in err.value.fix
