@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed
+from tqdm.auto import tqdm
 
 from features.descriptors import Descriptors
 from features.fisher import FisherVectorEncoder, root_sift
@@ -68,14 +69,15 @@ class FisherKernel(Kernel):
             (multi-scale dense SIFT); the paper's SIFT words use one size, 4.
         p: entry-wise power of the block (systems use 1 and let the solver apply p).
         seed: seed of the sample, the PCA and the mixture.
-        n_jobs: joblib workers for encoding.
+        n_jobs: joblib workers for encoding; progress: a tqdm bar over the images encoded.
     """
 
     item_type = "image-pixels"
 
     def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3,
                  sample_images: int = 600, per_image: int = 200, step: int = 4,
-                 bin_sizes: Sequence[int] = (4,), p: float = 1.0, seed: int = 0, n_jobs: int = 1):
+                 bin_sizes: Sequence[int] = (4,), p: float = 1.0, seed: int = 0, n_jobs: int = 1,
+                 progress: bool = False):
         self.n_gaussians = n_gaussians
         self.pca_dim = pca_dim
         self.strips = strips
@@ -86,10 +88,12 @@ class FisherKernel(Kernel):
         self.p = p
         self.seed = seed
         self.n_jobs = n_jobs
+        self.progress = progress
 
     @property
     def params(self) -> dict[str, Any]:
-        return {k: v for k, v in self.get_params(deep=False).items() if k != "n_jobs"}
+        return {k: v for k, v in self.get_params(deep=False).items()
+                if k not in ("n_jobs", "progress")}
 
     def _bin_sizes(self) -> tuple[int, ...]:
         sizes = tuple(np.atleast_1d(np.asarray(self.bin_sizes)).tolist())
@@ -108,10 +112,17 @@ class FisherKernel(Kernel):
         self._check_fitted()
         if len(items) == 0:
             return np.zeros((0, self.encoder_.dim), dtype=np.float32)
-        parts = Parallel(n_jobs=int(self.n_jobs))(
+        chunks = self._chunks(items)
+        parts = Parallel(n_jobs=int(self.n_jobs), return_as="generator")(
             delayed(_encode_chunk)(c, self.encoder_, int(self.step), self._bin_sizes())
-            for c in self._chunks(items))
-        return np.concatenate(parts)
+            for c in chunks)
+        out = []
+        with tqdm(total=len(items), desc="fisher vectors", unit="image",
+                  disable=not self.progress) as bar:
+            for part in parts:
+                out.append(part)
+                bar.update(len(part))
+        return np.concatenate(out)
 
     def fit(self, train_items: Sequence[Any]) -> "FisherKernel":
         """Fit the encoder on a seeded sample of ``train_items`` and encode all of them."""

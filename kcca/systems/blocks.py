@@ -137,8 +137,10 @@ class Workspace:
             else:
                 feats = self.image_features()
                 items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
-            k = spec.build(**power, **({"n_jobs": self.n_jobs}
-                                       if "n_jobs" in kernel.get_params() else {}))
+            taken = kernel.get_params()
+            k = spec.build(**power, **({"n_jobs": self.n_jobs} if "n_jobs" in taken else {}),
+                           **({"progress": self.progress} if pixels and "progress" in taken
+                              else {}))
             k.fit(items["train"])
             return {"train": k.gram(items["train"]), "dev": k.gram(items["dev"]),
                     "test": k.gram(items["test"])}
