@@ -93,6 +93,21 @@ def check_kernel_block(block: Any, shape: tuple[int, int], name: str) -> None:
         )
 
 
+def entrywise_power(block: np.ndarray, p: Any, name: str) -> np.ndarray:
+    """``block ** p`` entry-wise, as the solver applies the image power p (eq. 6). An integer
+    p keeps a positive semi-definite kernel so (Schur product theorem); a fractional p is
+    refused on negative entries (signed kernels such as Fisher-vector dot products)."""
+    p = float(p)
+    if not np.isfinite(p) or p <= 0:
+        raise ValueError(f"kernel {name!r}: exponent p must be a positive number, got {p!r}")
+    if p == 1.0:
+        return block
+    if p != int(p) and (np.asarray(block) < 0).any():
+        raise ValueError(f"kernel {name!r}: p={p} is fractional but the block has negative "
+                         "entries: use an integer p")
+    return block ** p
+
+
 def register_kernel(name: str) -> Callable[[K], K]:
     """Class decorator: make a kernel available to ``make_kernel(name)`` and experiment files.
 

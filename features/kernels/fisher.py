@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from features.descriptors import Descriptors
 from features.fisher import FisherVectorEncoder, root_sift
-from features.kernels.base import Kernel, register_kernel
+from features.kernels.base import Kernel, entrywise_power, register_kernel
 from features.sift import sift_descriptors
 
 
@@ -149,23 +149,8 @@ class FisherKernel(Kernel):
         A = self._vectors(items_a)
         B = A if items_b is items_a else self._vectors(items_b)
         out = (A @ B.T).astype(np.float64)
-        return _power(out, self.p)
+        return entrywise_power(out, self.p, self.name)
 
     def diag(self, items: Sequence[Any]) -> np.ndarray:
         V = self._vectors(items)
-        return _power(np.einsum("ij,ij->i", V, V, dtype=np.float64), self.p)
-
-
-def _power(block: np.ndarray, p: Any) -> np.ndarray:
-    """``block ** p`` entry-wise, as the solver applies p (an integer p keeps the kernel
-    positive semi-definite, Schur product theorem); FV dot products can be negative, so a
-    fractional p is refused there."""
-    p = float(p)
-    if not np.isfinite(p) or p <= 0:
-        raise ValueError(f"kernel exponent p must be a positive number, got {p!r}")
-    if p == 1.0:
-        return block
-    if p != int(p) and (block < 0).any():
-        raise ValueError(f"fisher kernel: p={p} is fractional but the block has negative dot "
-                         "products (Fisher vectors are signed): use an integer p")
-    return block ** p
+        return entrywise_power(np.einsum("ij,ij->i", V, V, dtype=np.float64), self.p, self.name)

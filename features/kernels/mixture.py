@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from features.kernels.base import Kernel, make_kernel, register_kernel
+from features.kernels.base import Kernel, entrywise_power, make_kernel, register_kernel
 
 
 def check_parts(parts: Any) -> list[dict[str, Any]]:
@@ -84,15 +84,7 @@ class MixtureKernel(Kernel):
         if len(shapes) != 1:
             raise ValueError(f"mix kernel: the parts' blocks differ in shape: {sorted(shapes)}")
         out = sum(wj * np.asarray(b, dtype=np.float64) for wj, b in zip(w, blocks))
-        p = float(self.p)
-        if not np.isfinite(p) or p <= 0:
-            raise ValueError(f"kernel exponent p must be a positive number, got {self.p!r}")
-        if p != 1.0:
-            if p != int(p) and (out < 0).any():
-                raise ValueError(f"mix kernel: fractional p={p} on a block with negative "
-                                 "entries: use an integer p")
-            out = out ** p
-        return out
+        return entrywise_power(out, self.p, self.name)
 
     def fit(self, train_items: Sequence[Sequence[Any]]) -> "MixtureKernel":
         """Fit every part on its own training items (one sequence per part)."""
