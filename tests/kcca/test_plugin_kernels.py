@@ -152,3 +152,18 @@ def test_broken_entry_point_is_a_plugin_error(tmp_path, monkeypatch):
     with pytest.raises(PluginError, match="kernel plug-in 'fake-broken'.*failed to import") as e:
         make_kernel("fake-broken")
     assert "kcca-fake-plugin" in str(e.value) and "reinstall" in e.value.fix
+
+
+def test_a_plugin_kernel_mixed_with_another_by_mix(spec, corpus, tmp_path):
+    """docs/plugin-kernels.md: a plug-in's blocks averaged with another kernel's by ``mix``."""
+    from kcca.systems import KernelSpec, Workspace
+
+    ws = Workspace(corpus, Cache(tmp_path), progress=False)
+    cm = KernelSpec("colour-moments", {"grid": 2})
+    other = KernelSpec("colour-moments", {"grid": 1})
+    mix = KernelSpec("mix", {"parts": [{"name": "colour-moments", "params": {"grid": 2}},
+                                       {"name": "colour-moments", "params": {"grid": 1},
+                                        "weight": 3}]})
+    a, b, m = ws.image_blocks(cm), ws.image_blocks(other), ws.image_blocks(mix)
+    for split in ("train", "dev", "test"):
+        np.testing.assert_allclose(m[split], (a[split] + 3 * b[split]) / 4)
