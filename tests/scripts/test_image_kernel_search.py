@@ -1,0 +1,46 @@
+"""scripts/image_kernel_search.py: every variant is a valid image kernel; the chosen one is the
+experiment files' kernel."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from kcca.systems import KernelSpec, load_specs
+from kcca.systems.registry import is_image_kernel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("image_kernel_search",
+                                                  ROOT / "scripts" / "image_kernel_search.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_variant_builds_as_an_image_kernel(script):
+    for name, (kernel, params, power) in script.variants().items():
+        built = KernelSpec(kernel, params).build()
+        assert is_image_kernel(kernel), name
+        assert power in (1.0, 2.0)
+        if kernel == "mix":
+            assert len(built.part_kernels()) == len(params["parts"])
+
+
+def test_the_chosen_variant_is_the_experiment_files_image_kernel(script):
+    kernel, params, _ = script.variants()["py+fv-scales4,6,8,10"]
+    beyond = load_specs(ROOT / "experiments" / "beyond")
+    for s in beyond:
+        assert s.image_kernel.name == kernel
+        assert [dict(p, params=p.get("params", {})) for p in s.image_kernel.params["parts"]] \
+            == [dict(p) for p in params["parts"]]
+
+
+def test_unknown_variant_is_refused(script):
+    with pytest.raises(SystemExit):
+        script.main(["--variants", "no-such-kernel"])
