@@ -59,30 +59,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
 
-    from pathlib import Path
-
     from features.descriptors import FeatureType
     from features.image_features import ImageFeatureConfig, ImageFeaturePipeline, ImageFeatures
     from features.kernels.image import weighted_matrix
     from features.kernels.intersection import intersection_block
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
-    from kcca.systems import Workspace, load_specs, select_specs
-    from kcca.systems.grid import dev_outcome, fit_grid
+    from kcca.systems.dev_check import describe, dev_check, open_system
 
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
-    cache = Cache(args.cache_dir or default_cache_dir())
-    ws = Workspace(corpus, cache, n_jobs=args.jobs, progress=True)
-    experiments = Path(__file__).resolve().parents[1] / "experiments" / "hodosh2013"
-    (spec,) = select_specs(load_specs(experiments), [args.system])
+    system = open_system(args.system, args.data_dir, args.cache_dir, args.jobs)
+    ws, spec = system.ws, system.spec
+    corpus = ws.corpus
     ftype, extract = VARIANTS[args.variant]
     splits = ("train", "dev", "test")
     ids = [i for s in splits for i in corpus.split(s)]
     base = ws.image_features()
     variant = ImageFeaturePipeline(corpus, ImageFeatureConfig(seed=0),
                                    feature_types={ftype: FeatureType(ftype, extract, 256)},
-                                   cache=cache, n_jobs=args.jobs).extract(ids)
+                                   cache=ws.cache, n_jobs=args.jobs).extract(ids)
 
     def items(split: str) -> list:
         out = []
@@ -97,16 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     image = {"train": intersection_block(W["train"], n_jobs=args.jobs),
              "dev": intersection_block(W["dev"], W["train"], n_jobs=args.jobs)}
     standard = ws.image_blocks(spec.image_kernel)
-    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-    g = spec.grid
     for label, train, dev in (("standard", standard.train, standard.dev),
                               (args.variant, image["train"], image["dev"])):
-        grid = fit_grid(train, text.train, p=2, d=1, kappas=g.kappas, n_values=g.n_values())
-        o = dev_outcome(grid, dev, text.dev, p=2, d=1)
-        print(f"{spec.name} {label}: dev criterion {o.criterion:.1f} "
-              + "; ".join(f"{t} R@1/5/10 " + "/".join(f"{v:.1f}" for v in list(s.values())[:3])
-                          for t, s in ((t, o.summary()[t]) for t in ("annotation", "search"))),
-              flush=True)
+        print(f"{spec.name} {label}: {describe(dev_check(system, train, dev))}", flush=True)
     return 0
 
 

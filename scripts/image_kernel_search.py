@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
-
 FV = {"n_gaussians": 64, "pca_dim": 64, "strips": 3}
 FV4 = {**FV, "bin_sizes": [4, 6, 8, 10]}
 
@@ -56,31 +54,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args(argv)
 
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
-    from kcca.systems import KernelSpec, Workspace, load_specs, select_specs
-    from kcca.systems.grid import dev_outcome, fit_grid
+    from kcca.systems import KernelSpec
+    from kcca.systems.dev_check import describe, dev_check, open_system
 
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
-    ws = Workspace(corpus, Cache(args.cache_dir or default_cache_dir()), n_jobs=args.jobs,
-                   progress=True)
-    experiments = Path(__file__).resolve().parents[1] / "experiments" / "hodosh2013"
-    (spec,) = select_specs(load_specs(experiments), [args.system])
-    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-    g = spec.grid
+    system = open_system(args.system, args.data_dir, args.cache_dir, args.jobs)
     for name in args.variants:
         kernel, params, power = table[name]
         t = time.perf_counter()
-        image = ws.image_blocks(KernelSpec(kernel, params))
-        grid = fit_grid(image.train, text.train, p=power, d=1, kappas=g.kappas,
-                        n_values=g.n_values(), factor_cache=ws.factor_cache)
-        o = dev_outcome(grid, image.dev, text.dev, p=power, d=1)
-        recalls = "; ".join(
-            f"{task} R@1/5/10 " + "/".join(f"{o.summary()[task][f'R@{k}']:.1f}" for k in (1, 5, 10))
-            for task in ("annotation", "search"))
-        print(f"{spec.name} image kernel {name} (p = {power:g}): dev criterion "
-              f"{o.criterion:.1f}; {recalls} ({time.perf_counter() - t:.0f} s)", flush=True)
+        image = system.ws.image_blocks(KernelSpec(kernel, params))
+        outcome = dev_check(system, image.train, image.dev, p=power, d=1)
+        print(f"{system.spec.name} image kernel {name} (p = {power:g}): {describe(outcome)} "
+              f"({time.perf_counter() - t:.0f} s)", flush=True)
     return 0
 
 

@@ -226,3 +226,15 @@ def test_system_with_pyramid_and_fisher_mix_runs_end_to_end(corpus, workspace):
     n = len(corpus.split("test"))
     for task in ("annotation", "search"):
         assert result.table()[task]["R@10"] >= 1.5 * 100 * 10 / n   # chance: 33%
+
+
+def test_dev_check_gives_the_runners_dev_criterion(result, corpus, workspace):
+    from kcca.systems.dev_check import OpenSystem, describe, dev_check
+
+    spec = kcca_spec()
+    text = workspace.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+    image = workspace.image_blocks(spec.image_kernel)
+    outcome = dev_check(OpenSystem(workspace, spec, text), image.train, image.dev, p=2, d=1)
+    runner = next(o for o in result.dev if (o["p"], o["d"]) == (2, 1))
+    assert round(outcome.criterion, 3) == runner["criterion"]
+    assert describe(outcome).startswith(f"dev criterion {outcome.criterion:.1f}; annotation R@1/5/10 ")

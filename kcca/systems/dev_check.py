@@ -1,0 +1,63 @@
+"""Dev-only comparisons of one system's image kernel (the scripts behind docs/reproduction.md).
+
+:func:`open_system` loads Flickr 8K, the cached workspace of ``kcca reproduce`` and one system of
+``experiments/hodosh2013`` with its text blocks; :func:`dev_check` fits that system's KCCA grid
+(Section 4.1.3: the paper's kappas and n, full precision) on a given image kernel at one (p, d)
+and returns the :class:`~kcca.systems.grid.DevOutcome` whose criterion (dev R@1+R@5+R@10 of the
+15-model Borda, both tasks) decides; :func:`describe` prints it. The test split is never read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.grid import DevOutcome, dev_outcome, fit_grid
+from kcca.systems.spec import SystemSpec
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
+
+
+@dataclass
+class OpenSystem:
+    """A system ready for dev checks: its workspace, spec and text blocks."""
+
+    ws: Workspace
+    spec: SystemSpec
+    text: Blocks
+
+
+def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
+                jobs: int = 2) -> OpenSystem:
+    """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``), the reproduce cache, one system."""
+    from kcca.cache import Cache, default_cache_dir
+    from kcca.data.flickr8k import load_flickr8k
+    from kcca.data.paths import resolve_data_dir
+    from kcca.systems.spec import load_specs, select_specs
+
+    corpus = load_flickr8k(resolve_data_dir(data_dir))
+    ws = Workspace(corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs, progress=True)
+    (spec,) = select_specs(load_specs(EXPERIMENTS), [system])
+    return OpenSystem(ws, spec, ws.text_blocks(spec.text_kernel, spec.preprocessing,
+                                               spec.word_kernel))
+
+
+def dev_check(system: OpenSystem, image_train: Any, image_dev: Any, *, p: float = 2.0,
+              d: float = 1.0) -> DevOutcome:
+    """The system's whole kappa x n grid on these image blocks at one (p, d), scored on dev."""
+    g = system.spec.grid
+    grid = fit_grid(image_train, system.text.train, p=p, d=d, kappas=g.kappas,
+                    n_values=g.n_values(), factor_cache=system.ws.factor_cache)
+    return dev_outcome(grid, image_dev, system.text.dev, p=p, d=d,
+                       per_criterion=system.spec.per_criterion)
+
+
+def describe(outcome: DevOutcome) -> str:
+    """``dev criterion C; annotation R@1/5/10 a/b/c; search R@1/5/10 d/e/f``."""
+    summary = outcome.summary()
+    recalls = "; ".join(
+        f"{task} R@1/5/10 " + "/".join(f"{summary[task][f'R@{k}']:.1f}" for k in (1, 5, 10))
+        for task in ("annotation", "search"))
+    return f"dev criterion {outcome.criterion:.1f}; {recalls}"
