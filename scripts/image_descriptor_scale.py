@@ -22,6 +22,8 @@ import sys
 import numpy as np
 
 from features.descriptors import Descriptors
+from kcca.systems.dev_check import (add_system_arguments, describe, dev_check,
+                                    open_system_from)
 
 
 def sift_half(image: np.ndarray) -> Descriptors:
@@ -53,19 +55,15 @@ VARIANTS = {"sift-half": ("sift", sift_half), "texture-half": ("texture", textur
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("variant", choices=sorted(VARIANTS))
-    p.add_argument("--system", default="TRI5SEM", help="paper or short name (default TRI5SEM)")
-    p.add_argument("--data-dir", default=None, help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
-    p.add_argument("--cache-dir", default=None, help="cache of kcca reproduce (default its own)")
-    p.add_argument("--jobs", type=int, default=2)
+    add_system_arguments(p)
     args = p.parse_args(argv)
 
     from features.descriptors import FeatureType
     from features.image_features import ImageFeatureConfig, ImageFeaturePipeline, ImageFeatures
     from features.kernels.image import weighted_matrix
     from features.kernels.intersection import intersection_block
-    from kcca.systems.dev_check import describe, dev_check, open_system
 
-    system = open_system(args.system, args.data_dir, args.cache_dir, args.jobs)
+    system = open_system_from(args)
     ws, spec = system.ws, system.spec
     corpus = ws.corpus
     ftype, extract = VARIANTS[args.variant]

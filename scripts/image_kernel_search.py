@@ -16,6 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+
+from kcca.systems.dev_check import (add_system_arguments, describe, dev_check,
+                                    open_system_from)
+
 FV = {"n_gaussians": 64, "pca_dim": 64, "strips": 3}
 FV4 = {**FV, "bin_sizes": [4, 6, 8, 10]}
 
@@ -48,16 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     table = variants()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--variants", nargs="+", choices=sorted(table), default=list(table))
-    p.add_argument("--system", default="TRI5SEM", help="paper or short name (default TRI5SEM)")
-    p.add_argument("--data-dir", default=None, help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
-    p.add_argument("--cache-dir", default=None, help="cache of kcca reproduce (default its own)")
-    p.add_argument("--jobs", type=int, default=2)
+    add_system_arguments(p)
     args = p.parse_args(argv)
 
     from kcca.systems import KernelSpec
-    from kcca.systems.dev_check import describe, dev_check, open_system
 
-    system = open_system(args.system, args.data_dir, args.cache_dir, args.jobs)
+    system = open_system_from(args)
     for name in args.variants:
         kernel, params, power = table[name]
         t = time.perf_counter()

@@ -9,6 +9,7 @@ and returns the :class:`~kcca.systems.grid.DevOutcome` whose criterion (dev R@1+
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,22 @@ class OpenSystem:
     ws: Workspace
     spec: SystemSpec
     text: Blocks
+
+
+def add_system_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a dev-check script: --system, --data-dir, --cache-dir, --jobs."""
+    parser.add_argument("--system", default="TRI5SEM",
+                        help="paper or short name (default TRI5SEM)")
+    parser.add_argument("--data-dir", default=None,
+                        help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
+    parser.add_argument("--cache-dir", default=None,
+                        help="cache of kcca reproduce (default its own)")
+    parser.add_argument("--jobs", type=int, default=2)
+
+
+def open_system_from(args: argparse.Namespace) -> "OpenSystem":
+    """:func:`open_system` with the options of :func:`add_system_arguments`."""
+    return open_system(args.system, args.data_dir, args.cache_dir, args.jobs)
 
 
 def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
