@@ -159,12 +159,14 @@ def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
     from tqdm.auto import tqdm
 
     from kcca.systems import run_system
+    from kcca.systems.eta import RemainingTime
     from kcca.systems.paper_report import chosen_text, merge_details
 
     start = time.perf_counter()
+    eta = RemainingTime(len(specs))
     stages: dict[str, float] = {}
     bar = tqdm(specs, desc="systems", unit="system", disable=args.quiet)
-    for done, spec in enumerate(bar, start=1):
+    for spec in bar:
         bar.set_postfix_str(spec.label)
         res = run_system(corpus, spec, workspace=ws, precision=args.precision,
                          search_rank=args.search_rank)
@@ -173,9 +175,9 @@ def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
         merge_details(rank_dir, [{**res.to_json(), "command": _command(), "date": _now()}])
         for stage, secs in res.timings.items():
             stages[stage] = stages.get(stage, 0.0) + secs
-        left = (time.perf_counter() - start) / done * (len(specs) - done)
+        eta.done(sum(res.timings.values()))
         print(_summary(spec.label, chosen_text(res.chosen), res.table(), sum(res.timings.values()))
-              + f" [{_stages_text(res.timings)}]; about {left / 60:.0f} min left",
+              + f" [{_stages_text(res.timings)}]; {eta.text()}",
               file=sys.stderr if args.quiet else sys.stdout)
     if specs:
         print(f"stage timings over {len(specs)} system(s): {_stages_text(stages)}; "
@@ -199,6 +201,7 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     from tqdm.auto import tqdm
 
     from kcca.systems.distributed import TaskConfig
+    from kcca.systems.eta import RemainingTime
     from kcca.systems.paper_report import chosen_text
 
     workers = min(effective_n_jobs(args.jobs), len(specs))
@@ -210,14 +213,16 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     print(f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS "
           f"thread(s) each", file=sys.stderr if args.quiet else sys.stdout)
     start = time.perf_counter()
+    eta = RemainingTime(len(specs))
     stages: dict[str, float] = {}
     failed: list[str] = []
     jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
     bar = tqdm(total=len(specs), desc="systems", unit="system", disable=args.quiet)
-    for done, (spec, res, err) in enumerate(
-            Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")(jobs),
-            start=1):
+    for spec, res, err in Parallel(n_jobs=workers, backend="loky",
+                                   return_as="generator_unordered")(jobs):
         bar.update(1)
+        eta.done(0.0 if err is not None else
+                 sum(res["details"].get("timings", {}).values()))
         if err is not None:
             print(f"{spec.label}: failed: {err}", file=sys.stderr)
             failed.append(spec.name)
@@ -226,10 +231,9 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
         timings = res["details"].get("timings", {})
         for stage, secs in timings.items():
             stages[stage] = stages.get(stage, 0.0) + secs
-        left = (time.perf_counter() - start) / done * (len(specs) - done)
         print(_summary(spec.label, chosen_text(res["details"].get("chosen")), res["table"],
                        sum(timings.values()))
-              + f" [{_stages_text(timings)}]; about {left / 60:.0f} min left",
+              + f" [{_stages_text(timings)}]; {eta.text()}",
               file=sys.stderr if args.quiet else sys.stdout)
     bar.close()
     print(f"stage timings over {len(specs)} system(s), summed over workers: "
