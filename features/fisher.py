@@ -48,16 +48,24 @@ class FisherVectorEncoder(BaseEstimator):
         pca_dim: dimensions kept by the PCA of the (RootSIFT) descriptors.
         strips: horizontal strips besides the whole image (0: whole image only).
         seed: seed of the PCA solver and the mixture's initialisation.
+        root: map descriptor rows to RootSIFT before the PCA (:func:`root_sift`; True for
+            SIFT, False for descriptors such as local colour statistics).
     """
 
-    def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3, seed: int = 0):
+    def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3, seed: int = 0,
+                 root: bool = True):
         self.n_gaussians = n_gaussians
         self.pca_dim = pca_dim
         self.strips = strips
         self.seed = seed
+        self.root = root
+
+    def prepare(self, values: np.ndarray) -> np.ndarray:
+        """Descriptor rows as the PCA sees them: RootSIFT when ``root``, else float32."""
+        return root_sift(values) if self.root else np.asarray(values, dtype=np.float32)
 
     def fit(self, sample: np.ndarray) -> "FisherVectorEncoder":
-        """Fit the PCA and the mixture on ``sample`` (n, d) descriptor rows (already RootSIFT)."""
+        """Fit the PCA and the mixture on ``sample`` (n, d) rows already :meth:`prepare`-d."""
         X = np.asarray(sample, dtype=np.float64)
         need = max(int(self.n_gaussians) * 10, int(self.pca_dim) + 1)
         if X.ndim != 2 or X.shape[0] < need:
@@ -86,7 +94,7 @@ class FisherVectorEncoder(BaseEstimator):
         return self.region_dim * (1 + int(self.strips))
 
     def project(self, values: np.ndarray) -> np.ndarray:
-        """PCA coordinates of RootSIFT rows."""
+        """PCA coordinates of :meth:`prepare`-d rows."""
         return (np.asarray(values, dtype=np.float32) - self.mean_) @ self.components_.T
 
     def fisher_vector(self, Z: np.ndarray) -> np.ndarray:
@@ -118,7 +126,7 @@ class FisherVectorEncoder(BaseEstimator):
         """The image's FV: whole image and ``strips`` strips, concatenated with unit norm."""
         if not hasattr(self, "gmm_"):
             raise RuntimeError("FisherVectorEncoder is not fitted: call fit(sample) first")
-        Z = self.project(root_sift(descriptors.values))
+        Z = self.project(self.prepare(descriptors.values))
         masks = strip_masks(descriptors.rows, descriptors.height, int(self.strips))
         parts = [self.fisher_vector(Z[m]) for m in masks]
         return np.concatenate(parts) / np.float32(np.sqrt(len(parts)))

@@ -22,6 +22,7 @@ from kcca.systems.dev_check import (add_system_arguments, describe, dev_check,
 
 FV = {"n_gaussians": 64, "pca_dim": 64, "strips": 3}
 FV4 = {**FV, "bin_sizes": [4, 6, 8, 10]}
+CFV4 = {**FV4, "descriptor": "color"}
 
 
 def _mix(*parts: tuple[str, dict, float]) -> dict:
@@ -45,6 +46,10 @@ def variants() -> dict[str, tuple[str, dict, float]]:
                                         ("fisher", {**FV, "bin_sizes": [4, 8]}, 1)), 2.0),
         "py+fv-scales4,6,8,10": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1)), 2.0),
         "2py+fv-scales4,6,8,10": ("mix", _mix(("pyramid", {}, 2), ("fisher", FV4, 1)), 2.0),
+        "py+fv+colorfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                      ("fisher", CFV4, 1)), 2.0),
+        "2py+2fv+colorfv": ("mix", _mix(("pyramid", {}, 2), ("fisher", FV4, 2),
+                                        ("fisher", CFV4, 1)), 2.0),
     }
 
 

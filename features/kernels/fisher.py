@@ -1,9 +1,11 @@
-"""``fisher``: the linear kernel of dense-RootSIFT Fisher vectors (beyond the paper).
+"""``fisher``: the linear kernel of Fisher vectors of dense local descriptors (beyond the paper).
 
 An image kernel on RGB pixels (``item_type = "image-pixels"``): :meth:`FisherKernel.fit`
 samples descriptors from a seeded subset of the training images, fits the PCA and the
 Gaussian mixture of :class:`features.fisher.FisherVectorEncoder`, and encodes every training
-image; ``gram`` encodes the other images and returns dot products (``k(x, x) = 1``). Systems
+image; ``gram`` encodes the other images and returns dot products (``k(x, x) = 1``). The
+descriptors are dense RootSIFT (``descriptor = "sift"``) or the local colour statistics of
+:mod:`features.color_patches` (``"color"``), on the same grid and scales. Systems
 fit it with ``p = 1`` and the solver applies the grid's p, as for the paper's kernels. Mixed
 with the paper's pyramid kernel by ``mix`` (:mod:`features.kernels.mixture`).
 """
@@ -16,21 +18,27 @@ import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
+from features.color_patches import color_patch_descriptors
 from features.descriptors import Descriptors
-from features.fisher import FisherVectorEncoder, root_sift
+from features.fisher import FisherVectorEncoder
 from features.kernels.base import Kernel, entrywise_power, register_kernel
 from features.sift import sift_descriptors
 
+#: descriptor name -> (dense extractor(image, step, bin_size), RootSIFT mapping before the PCA)
+DESCRIPTORS = {"sift": (sift_descriptors, True), "color": (color_patch_descriptors, False)}
 
-def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int]) -> Descriptors:
-    """Dense SIFT at every bin size, pooled (multi-scale, as vl_phow)."""
+
+def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int],
+                 descriptor: str = "sift") -> Descriptors:
+    """Dense descriptors at every bin size, pooled (multi-scale, as vl_phow)."""
+    extract = DESCRIPTORS[descriptor][0]
     parts = []
     for b in bin_sizes:
-        d = sift_descriptors(image, step=step, bin_size=int(b))
+        d = extract(image, step=step, bin_size=int(b))
         if d.values.shape[0] == 0:
             raise ValueError(f"an image of {image.shape[0]}x{image.shape[1]} pixels has no "
-                             f"dense SIFT descriptors at bin size {b}: use larger images or "
-                             "smaller bin_sizes")
+                             f"dense {descriptor} descriptors at bin size {b}: use larger "
+                             "images or smaller bin_sizes")
         parts.append(d)
     if len(parts) == 1:
         return parts[0]
@@ -40,10 +48,11 @@ def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int]) -> Desc
 
 
 def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int, seed: int,
-                 step: int, bin_sizes: Sequence[int]) -> list[np.ndarray]:
+                 step: int, bin_sizes: Sequence[int], descriptor: str,
+                 encoder: FisherVectorEncoder) -> list[np.ndarray]:
     out = []
     for pos in positions:
-        values = root_sift(_descriptors(items[pos], step, bin_sizes).values)
+        values = encoder.prepare(_descriptors(items[pos], step, bin_sizes, descriptor).values)
         rng = np.random.default_rng([seed, int(pos)])
         take = rng.choice(values.shape[0], size=min(per_image, values.shape[0]), replace=False)
         out.append(values[np.sort(take)])
@@ -51,8 +60,8 @@ def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int,
 
 
 def _encode_chunk(items: Sequence[Any], encoder: FisherVectorEncoder, step: int,
-                  bin_sizes: Sequence[int]) -> np.ndarray:
-    return np.stack([encoder.encode(_descriptors(items[i], step, bin_sizes))
+                  bin_sizes: Sequence[int], descriptor: str) -> np.ndarray:
+    return np.stack([encoder.encode(_descriptors(items[i], step, bin_sizes, descriptor))
                      for i in range(len(items))])
 
 
@@ -65,8 +74,10 @@ class FisherKernel(Kernel):
         sample_images: training images the PCA and mixture are fitted on (seeded choice).
         per_image: descriptors sampled from each of them.
         step: dense SIFT grid spacing in pixels (:mod:`features.sift`).
-        bin_sizes: SIFT bin sizes in pixels; descriptors of every size are pooled
-            (multi-scale dense SIFT); the paper's SIFT words use one size, 4.
+        bin_sizes: descriptor bin (cell) sizes in pixels; descriptors of every size are
+            pooled (multi-scale); the paper's SIFT words use one size, 4.
+        descriptor: ``"sift"`` (dense RootSIFT) or ``"color"`` (mean and standard deviation
+            of R, G, B in 4 x 4 cells, :mod:`features.color_patches`).
         p: entry-wise power of the block (systems use 1 and let the solver apply p).
         seed: seed of the sample, the PCA and the mixture.
         n_jobs: joblib workers for encoding; progress: a tqdm bar over the images encoded.
@@ -77,7 +88,7 @@ class FisherKernel(Kernel):
     def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3,
                  sample_images: int = 600, per_image: int = 200, step: int = 4,
                  bin_sizes: Sequence[int] = (4,), p: float = 1.0, seed: int = 0, n_jobs: int = 1,
-                 progress: bool = False):
+                 progress: bool = False, descriptor: str = "sift"):
         self.n_gaussians = n_gaussians
         self.pca_dim = pca_dim
         self.strips = strips
@@ -89,11 +100,21 @@ class FisherKernel(Kernel):
         self.seed = seed
         self.n_jobs = n_jobs
         self.progress = progress
+        self.descriptor = descriptor
 
     @property
     def params(self) -> dict[str, Any]:
+        """Parameters that fix the numbers (cache keys, reports). ``descriptor`` came after
+        the first cached blocks: it is left out at its default, so those keys stay valid."""
         return {k: v for k, v in self.get_params(deep=False).items()
-                if k not in ("n_jobs", "progress")}
+                if k not in ("n_jobs", "progress")
+                and not (k == "descriptor" and v == "sift")}
+
+    def _descriptor(self) -> str:
+        if self.descriptor not in DESCRIPTORS:
+            raise ValueError(f"fisher kernel: descriptor must be one of {sorted(DESCRIPTORS)}, "
+                             f"got {self.descriptor!r}")
+        return str(self.descriptor)
 
     def _bin_sizes(self) -> tuple[int, ...]:
         sizes = tuple(np.atleast_1d(np.asarray(self.bin_sizes)).tolist())
@@ -114,7 +135,8 @@ class FisherKernel(Kernel):
             return np.zeros((0, self.encoder_.dim), dtype=np.float32)
         chunks = self._chunks(items)
         parts = Parallel(n_jobs=int(self.n_jobs), return_as="generator")(
-            delayed(_encode_chunk)(c, self.encoder_, int(self.step), self._bin_sizes())
+            delayed(_encode_chunk)(c, self.encoder_, int(self.step), self._bin_sizes(),
+                                   self._descriptor())
             for c in chunks)
         out = []
         with tqdm(total=len(items), desc="fisher vectors", unit="image",
@@ -129,15 +151,18 @@ class FisherKernel(Kernel):
         n = len(train_items)
         if n == 0:
             raise ValueError("the fisher kernel needs training images, got none")
+        descriptor = self._descriptor()
+        encoder = FisherVectorEncoder(self.n_gaussians, self.pca_dim, self.strips, self.seed,
+                                      root=DESCRIPTORS[descriptor][1])
         rng = np.random.default_rng(int(self.seed))
         chosen = np.sort(rng.choice(n, size=min(int(self.sample_images), n), replace=False))
         groups = np.array_split(chosen, max(1, min(len(chosen), 4 * int(self.n_jobs))))
         parts = Parallel(n_jobs=int(self.n_jobs))(
             delayed(_sample_rows)(train_items, g.tolist(), int(self.per_image), int(self.seed),
-                                  int(self.step), self._bin_sizes()) for g in groups)
+                                  int(self.step), self._bin_sizes(), descriptor, encoder)
+            for g in groups)
         sample = np.concatenate([r for part in parts for r in part])
-        self.encoder_ = FisherVectorEncoder(self.n_gaussians, self.pca_dim, self.strips,
-                                            self.seed).fit(sample)
+        self.encoder_ = encoder.fit(sample)
         self.train_items_ = train_items
         self.train_vectors_ = self.encode(train_items)
         return self

@@ -1,0 +1,70 @@
+"""Local colour statistics of dense patches (features.color_patches) and the colour Fisher kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from features.color_patches import color_patch_descriptors
+from features.kernels.fisher import FisherKernel
+
+
+def _slow(image, y0, x0, b):
+    """Mean and std of R, G, B in each 4 x 4 cell of the patch at (y0, x0), straight from pixels."""
+    rgb = image.astype(np.float64) / 255.0
+    out = []
+    for a in range(4):
+        for c in range(4):
+            cell = rgb[y0 + a * b:y0 + (a + 1) * b, x0 + c * b:x0 + (c + 1) * b].reshape(-1, 3)
+            out.append(np.concatenate([cell.mean(axis=0), cell.std(axis=0)]))
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("step, b", [(4, 4), (3, 5), (2, 2)])
+def test_every_patch_matches_the_cell_statistics_of_its_pixels(step, b):
+    image = np.random.default_rng(b).integers(0, 256, (37, 41, 3), dtype=np.uint8)
+    d = color_patch_descriptors(image, step=step, bin_size=b)
+    y0s, x0s = range(0, 37 - 4 * b + 1, step), range(0, 41 - 4 * b + 1, step)
+    assert d.values.shape == (len(y0s) * len(x0s), 96) and d.values.dtype == np.float32
+    assert (d.height, d.width) == (37, 41)
+    for i, y0 in enumerate(y0s):
+        for j, x0 in enumerate(x0s):
+            row = i * len(x0s) + j
+            np.testing.assert_allclose(d.values[row], _slow(image, y0, x0, b), atol=1e-5)
+            assert (d.rows[row], d.cols[row]) == (y0 + 2 * b, x0 + 2 * b)
+
+
+def test_small_images_give_no_patches_and_bad_arguments_are_refused():
+    tiny = np.zeros((10, 10, 3), np.uint8)
+    assert color_patch_descriptors(tiny, bin_size=4).values.shape == (0, 96)
+    with pytest.raises(ValueError, match="positive integers"):
+        color_patch_descriptors(tiny, step=0)
+    with pytest.raises(ValueError, match="RGB"):
+        color_patch_descriptors(tiny[..., 0])
+
+
+def _images(n, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        im = np.zeros((48, 48, 3), np.uint8)
+        im[:, : 8 + 4 * (i % 8)] = rng.integers(0, 255, 3)
+        out.append(np.clip(im + rng.integers(0, 40, im.shape), 0, 255).astype(np.uint8))
+    return out
+
+
+def test_colour_fisher_kernel_is_a_unit_diagonal_psd_kernel_of_colour_fvs():
+    k = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40, descriptor="color")
+    K = k.fit(_images(8)).gram(k.train_items_)
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-5)
+    assert np.linalg.eigvalsh(K).min() > -1e-6
+    assert k.encoder_.root is False and k.params["descriptor"] == "color"
+    sift = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40).fit(_images(8))
+    assert sift.encoder_.root is True
+    assert "descriptor" not in sift.params          # the default keeps earlier cache keys
+    assert not np.allclose(K, sift.gram(sift.train_items_))
+
+
+def test_unknown_descriptor_is_refused():
+    with pytest.raises(ValueError, match="descriptor must be one of"):
+        FisherKernel(descriptor="hog").fit(_images(8))
