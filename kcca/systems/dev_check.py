@@ -31,9 +31,13 @@ class OpenSystem:
 
 
 def add_system_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of a dev-check script: --system, --data-dir, --cache-dir, --jobs."""
+    """The options of a dev-check script: --system, --experiments, --data-dir, --cache-dir,
+    --jobs."""
     parser.add_argument("--system", default="TRI5SEM",
                         help="paper or short name (default TRI5SEM)")
+    parser.add_argument("--experiments", default=str(EXPERIMENTS),
+                        help="folder of experiment files holding the system "
+                             "(default experiments/hodosh2013)")
     parser.add_argument("--data-dir", default=None,
                         help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
     parser.add_argument("--cache-dir", default=None,
@@ -43,12 +47,14 @@ def add_system_arguments(parser: argparse.ArgumentParser) -> None:
 
 def open_system_from(args: argparse.Namespace) -> "OpenSystem":
     """:func:`open_system` with the options of :func:`add_system_arguments`."""
-    return open_system(args.system, args.data_dir, args.cache_dir, args.jobs)
+    return open_system(args.system, args.data_dir, args.cache_dir, args.jobs,
+                       getattr(args, "experiments", EXPERIMENTS))
 
 
 def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
-                jobs: int = 2) -> OpenSystem:
-    """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``), the reproduce cache, one system."""
+                jobs: int = 2, experiments: str | Path = EXPERIMENTS) -> OpenSystem:
+    """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``), the reproduce cache, one system of
+    the experiment files in ``experiments``."""
     from kcca.cache import Cache, default_cache_dir
     from kcca.data.flickr8k import load_flickr8k
     from kcca.data.paths import resolve_data_dir
@@ -56,7 +62,7 @@ def open_system(system: str, data_dir: str | None = None, cache_dir: str | None 
 
     corpus = load_flickr8k(resolve_data_dir(data_dir))
     ws = Workspace(corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs, progress=True)
-    (spec,) = select_specs(load_specs(EXPERIMENTS), [system])
+    (spec,) = select_specs(load_specs(Path(experiments)), [system])
     return OpenSystem(ws, spec, ws.text_blocks(spec.text_kernel, spec.preprocessing,
                                                spec.word_kernel))
 
