@@ -104,11 +104,8 @@ class FisherKernel(Kernel):
 
     @property
     def params(self) -> dict[str, Any]:
-        """Parameters that fix the numbers (cache keys, reports). ``descriptor`` came after
-        the first cached blocks: it is left out at its default, so those keys stay valid."""
         return {k: v for k, v in self.get_params(deep=False).items()
-                if k not in ("n_jobs", "progress")
-                and not (k == "descriptor" and v == "sift")}
+                if k not in ("n_jobs", "progress")}
 
     def _descriptor(self) -> str:
         if self.descriptor not in DESCRIPTORS:

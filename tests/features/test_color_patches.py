@@ -61,7 +61,7 @@ def test_colour_fisher_kernel_is_a_unit_diagonal_psd_kernel_of_colour_fvs():
     assert k.encoder_.root is False and k.params["descriptor"] == "color"
     sift = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40).fit(_images(8))
     assert sift.encoder_.root is True
-    assert "descriptor" not in sift.params          # the default keeps earlier cache keys
+    assert sift.params["descriptor"] == "sift"
     assert not np.allclose(K, sift.gram(sift.train_items_))
 
 
