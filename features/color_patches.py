@@ -12,6 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from features.color import check_rgb_image
 from features.descriptors import Descriptors
 
 CELLS = 4  #: cells per patch side
@@ -28,9 +29,7 @@ def color_patch_descriptors(image: np.ndarray, step: int = 4, bin_size: int = 4)
     """
     if int(step) != step or step < 1 or int(bin_size) != bin_size or bin_size < 1:
         raise ValueError(f"step and bin_size must be positive integers, got {step}, {bin_size}")
-    image = np.asarray(image)
-    if image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError(f"expected an RGB image (H, W, 3), got shape {image.shape}")
+    image = check_rgb_image(image)
     h, w = image.shape[:2]
     step, b = int(step), int(bin_size)
     patch = CELLS * b

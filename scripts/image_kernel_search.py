@@ -50,6 +50,8 @@ def variants() -> dict[str, tuple[str, dict, float]]:
                                       ("fisher", CFV4, 1)), 2.0),
         "2py+2fv+colorfv": ("mix", _mix(("pyramid", {}, 2), ("fisher", FV4, 2),
                                         ("fisher", CFV4, 1)), 2.0),
+        "py+fv+2colorfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                       ("fisher", CFV4, 2)), 2.0),
     }
 
 

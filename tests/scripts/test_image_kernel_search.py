@@ -32,10 +32,15 @@ def test_every_variant_builds_as_an_image_kernel(script):
             assert len(built.part_kernels()) == len(params["parts"])
 
 
-def test_the_chosen_variant_is_the_experiment_files_image_kernel(script):
-    kernel, params, _ = script.variants()["py+fv-scales4,6,8,10"]
-    beyond = load_specs(ROOT / "experiments" / "beyond")
-    for s in beyond:
+@pytest.mark.parametrize("variant, systems", [
+    ("py+fv-scales4,6,8,10", ("TRI5SEM+FV", "BoW5+FV")),
+    ("py+fv+colorfv", ("TRI5SEM+FV+CFV",)),
+])
+def test_the_chosen_variants_are_the_experiment_files_image_kernels(script, variant, systems):
+    kernel, params, _ = script.variants()[variant]
+    beyond = {s.short_name: s for s in load_specs(ROOT / "experiments" / "beyond")}
+    for name in systems:
+        s = beyond[name]
         assert s.image_kernel.name == kernel
         assert [dict(p, params=p.get("params", {})) for p in s.image_kernel.params["parts"]] \
             == [dict(p) for p in params["parts"]]

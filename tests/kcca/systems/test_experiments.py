@@ -58,13 +58,20 @@ def test_kernel_pairs_follow_the_names(specs):
 
 def test_beyond_the_paper_files_load_and_name_registered_kernels():
     beyond = load_specs(FOLDER.parent / "beyond")
-    assert [s.short_name for s in beyond] == ["TRI5SEM+FV", "BoW5+FV"]
+    assert [s.short_name for s in beyond] == ["TRI5SEM+FV", "BoW5+FV", "TRI5SEM+FV+CFV"]
     paper = {s.short_name: s for s in load_specs(FOLDER) if s.short_name}
-    kernels = {str(s.image_kernel) for s in beyond}
-    assert len(kernels) == 1          # one image kernel, chosen on TRI5SEM's dev criterion
+    by_name = {s.short_name: s for s in beyond}
+    # +FV systems share one image kernel (chosen on TRI5SEM's dev criterion); +FV+CFV adds
+    # the colour Fisher vectors as a third, equally weighted part
+    assert by_name["TRI5SEM+FV"].image_kernel == by_name["BoW5+FV"].image_kernel
+    fv_parts = by_name["TRI5SEM+FV"].image_kernel.params["parts"]
+    cfv_parts = by_name["TRI5SEM+FV+CFV"].image_kernel.params["parts"]
+    assert list(cfv_parts[:2]) == list(fv_parts)
+    assert cfv_parts[2]["params"]["descriptor"] == "color"
+    assert {p["weight"] for p in cfv_parts} == {1}
     for s in beyond:
         assert check_names(s) == [], (s.name, check_names(s))
         # the paper system's text side and grid: only the image kernel differs
-        base = paper[s.short_name.removesuffix("+FV")]
+        base = paper[s.short_name.split("+")[0]]
         assert (s.text_kernel, s.word_kernel) == (base.text_kernel, base.word_kernel)
         assert s.image_kernel.name == "mix" and s.grid == base.grid
