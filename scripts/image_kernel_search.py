@@ -26,7 +26,10 @@ CFV4 = {**FV4, "descriptor": "color"}
 
 
 def _mix(*parts: tuple[str, dict, float]) -> dict:
-    return {"parts": [{"name": n, "params": p, "weight": w} for n, p, w in parts]}
+    """``mix`` params, spelled as the experiment files spell them (no ``params`` when empty),
+    so a variant and a system with the same kernel share cached blocks and factors."""
+    return {"parts": [{"name": n, **({"params": p} if p else {}), "weight": w}
+                      for n, p, w in parts]}
 
 
 def variants() -> dict[str, tuple[str, dict, float]]:
@@ -52,6 +55,7 @@ def variants() -> dict[str, tuple[str, dict, float]]:
                                         ("fisher", CFV4, 1)), 2.0),
         "py+fv+2colorfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
                                        ("fisher", CFV4, 2)), 2.0),
+        "fv+colorfv": ("mix", _mix(("fisher", FV4, 1), ("fisher", CFV4, 1)), 2.0),
     }
 
 

@@ -34,7 +34,7 @@ def test_every_variant_builds_as_an_image_kernel(script):
 
 @pytest.mark.parametrize("variant, systems", [
     ("py+fv-scales4,6,8,10", ("TRI5SEM+FV", "BoW5+FV")),
-    ("py+fv+colorfv", ("TRI5SEM+FV+CFV",)),
+    ("py+fv+colorfv", ("TRI5SEM+FV+CFV", "BoW5+FV+CFV")),
 ])
 def test_the_chosen_variants_are_the_experiment_files_image_kernels(script, variant, systems):
     kernel, params, _ = script.variants()[variant]
@@ -42,8 +42,7 @@ def test_the_chosen_variants_are_the_experiment_files_image_kernels(script, vari
     for name in systems:
         s = beyond[name]
         assert s.image_kernel.name == kernel
-        assert [dict(p, params=p.get("params", {})) for p in s.image_kernel.params["parts"]] \
-            == [dict(p) for p in params["parts"]]
+        assert s.image_kernel == KernelSpec(kernel, params)   # same spelling: same cache key
 
 
 def test_unknown_variant_is_refused(script):

@@ -58,12 +58,14 @@ def test_kernel_pairs_follow_the_names(specs):
 
 def test_beyond_the_paper_files_load_and_name_registered_kernels():
     beyond = load_specs(FOLDER.parent / "beyond")
-    assert [s.short_name for s in beyond] == ["TRI5SEM+FV", "BoW5+FV", "TRI5SEM+FV+CFV"]
+    assert [s.short_name for s in beyond] == ["TRI5SEM+FV", "BoW5+FV", "TRI5SEM+FV+CFV",
+                                              "BoW5+FV+CFV"]
     paper = {s.short_name: s for s in load_specs(FOLDER) if s.short_name}
     by_name = {s.short_name: s for s in beyond}
     # +FV systems share one image kernel (chosen on TRI5SEM's dev criterion); +FV+CFV adds
     # the colour Fisher vectors as a third, equally weighted part
     assert by_name["TRI5SEM+FV"].image_kernel == by_name["BoW5+FV"].image_kernel
+    assert by_name["TRI5SEM+FV+CFV"].image_kernel == by_name["BoW5+FV+CFV"].image_kernel
     fv_parts = by_name["TRI5SEM+FV"].image_kernel.params["parts"]
     cfv_parts = by_name["TRI5SEM+FV+CFV"].image_kernel.params["parts"]
     assert list(cfv_parts[:2]) == list(fv_parts)
