@@ -1,4 +1,5 @@
-"""Local colour statistics of dense patches (features.color_patches) and the colour Fisher kernel."""
+"""Local colour statistics of dense patches (features.color_patches); the colour Fisher kernel
+is tested with the other Fisher-kernel tests (test_fisher.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import numpy as np
 import pytest
 
 from features.color_patches import color_patch_descriptors
-from features.kernels.fisher import FisherKernel
 
 
 def _slow(image, y0, x0, b):
@@ -41,30 +41,3 @@ def test_small_images_give_no_patches_and_bad_arguments_are_refused():
         color_patch_descriptors(tiny, step=0)
     with pytest.raises(ValueError, match="RGB"):
         color_patch_descriptors(tiny[..., 0])
-
-
-def _images(n, seed=0):
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(n):
-        im = np.zeros((48, 48, 3), np.uint8)
-        im[:, : 8 + 4 * (i % 8)] = rng.integers(0, 255, 3)
-        out.append(np.clip(im + rng.integers(0, 40, im.shape), 0, 255).astype(np.uint8))
-    return out
-
-
-def test_colour_fisher_kernel_is_a_unit_diagonal_psd_kernel_of_colour_fvs():
-    k = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40, descriptor="color")
-    K = k.fit(_images(8)).gram(k.train_items_)
-    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-5)
-    assert np.linalg.eigvalsh(K).min() > -1e-6
-    assert k.encoder_.root is False and k.params["descriptor"] == "color"
-    sift = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40).fit(_images(8))
-    assert sift.encoder_.root is True
-    assert sift.params["descriptor"] == "sift"
-    assert not np.allclose(K, sift.gram(sift.train_items_))
-
-
-def test_unknown_descriptor_is_refused():
-    with pytest.raises(ValueError, match="descriptor must be one of"):
-        FisherKernel(descriptor="hog").fit(_images(8))

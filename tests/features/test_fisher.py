@@ -176,3 +176,19 @@ def test_fisher_kernel_pools_descriptors_of_every_bin_size():
     np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-5)
     with pytest.raises(ValueError, match="bin_sizes"):
         FisherKernel(bin_sizes=[4, 0]).fit(_images(8))
+
+
+def test_colour_fisher_kernel_is_a_unit_diagonal_psd_kernel_of_colour_fvs(fisher_kernel):
+    k = FisherKernel(n_gaussians=2, pca_dim=4, sample_images=6, per_image=40, descriptor="color")
+    K = k.fit(_images(8)).gram(k.train_items_)
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-5)
+    assert np.linalg.eigvalsh(K).min() > -1e-6
+    assert k.encoder_.root is False and k.params["descriptor"] == "color"
+    sift = fisher_kernel            # the same settings with the default descriptor
+    assert sift.encoder_.root is True and sift.params["descriptor"] == "sift"
+    assert not np.allclose(K, sift.gram(sift.train_items_))
+
+
+def test_unknown_descriptor_is_refused():
+    with pytest.raises(ValueError, match="descriptor must be one of"):
+        FisherKernel(descriptor="hog").fit(_images(8))

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts.load import ROOT, load_script
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("hubness_reduction",
-                                                  ROOT / "scripts" / "hubness_reduction.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("hubness_reduction")
 
 
 def test_hub_penalty_is_the_mean_of_the_k_nearest_bank_cosines(script):

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "image_descriptor_scale.py"
+from tests.scripts.load import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("image_descriptor_scale", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("image_descriptor_scale")
 
 
 def test_half_scale_variants_cover_the_image_like_the_standard_ones():

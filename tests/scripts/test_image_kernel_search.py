@@ -3,24 +3,16 @@ experiment files' kernel."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from kcca.systems import KernelSpec, load_specs
 from kcca.systems.registry import is_image_kernel
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts.load import ROOT, load_script
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("image_kernel_search",
-                                                  ROOT / "scripts" / "image_kernel_search.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("image_kernel_search")
 
 
 def test_every_variant_builds_as_an_image_kernel(script):

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "nn_tie_rule.py"
+from tests.scripts.load import load_script
 
 
 def test_figures_move_with_the_tie_rule_only_where_gold_ties():
-    spec = importlib.util.spec_from_file_location("nn_tie_rule", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("nn_tie_rule")
     # query 0: gold (diagonal) ties with every candidate; query 1: gold strictly best
     scores = np.array([[0.0] * 12, [0.0] + [1.0] + [0.0] * 10] + [[0.5] * 12] * 10)
     scores[1, 1] = 2.0
