@@ -56,6 +56,10 @@ def variants() -> dict[str, tuple[str, dict, float]]:
         "py+fv+2colorfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
                                        ("fisher", CFV4, 2)), 2.0),
         "fv+colorfv": ("mix", _mix(("fisher", FV4, 1), ("fisher", CFV4, 1)), 2.0),
+        "2py+fv+colorfv": ("mix", _mix(("pyramid", {}, 2), ("fisher", FV4, 1),
+                                       ("fisher", CFV4, 1)), 2.0),
+        "py+2fv+colorfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 2),
+                                       ("fisher", CFV4, 1)), 2.0),
     }
 
 
