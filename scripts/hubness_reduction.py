@@ -22,39 +22,35 @@ from typing import Any
 
 import numpy as np
 
-from kcca.systems.dev_check import add_system_arguments, open_system_from
-
-
-def _unit(Z: Any) -> np.ndarray:
-    Z = np.asarray(Z, dtype=float)
-    norm = np.linalg.norm(Z, axis=1, keepdims=True)
-    return Z / np.where(norm > 0, norm, 1.0)
+from kcca.scoring import cosine_scores
+from kcca.systems.dev_check import add_system_arguments, open_system_from, system_grid
 
 
 def hub_penalty(candidates: Any, bank: Any, k: int) -> np.ndarray:
     """``r(c)``: mean cosine of each candidate row to its ``k`` nearest bank rows."""
     if not 1 <= k <= len(bank):
         raise ValueError(f"k must lie in [1, {len(bank)}] (the bank's size), got {k}")
-    sims = _unit(candidates) @ _unit(bank).T
+    sims = cosine_scores(np.asarray(candidates, dtype=float), np.asarray(bank, dtype=float))
     return -np.partition(-sims, k - 1, axis=1)[:, :k].mean(axis=1)
 
 
 def csls_scores(queries: Any, candidates: Any, bank: Any, k: int, beta: float) -> np.ndarray:
     """``cos(q, c) - beta * r(c)`` (:func:`hub_penalty`); ``k = 0``: the plain cosine (eq. 4)."""
-    scores = _unit(queries) @ _unit(candidates).T
+    scores = cosine_scores(np.asarray(queries, dtype=float),
+                           np.asarray(candidates, dtype=float))
     return scores if k == 0 else scores - beta * hub_penalty(candidates, bank, k)[None, :]
 
 
-def dev_table(system: Any, p: float, d: float, ks: list[int], betas: list[float]
+def dev_table(system: Any, image: Any, p: float, d: float, ks: list[int], betas: list[float]
               ) -> list[tuple[int, float, float, dict]]:
-    """(k, beta, dev criterion, task -> [R@1, R@5, R@10, median]) for every setting."""
+    """(k, beta, dev criterion, task -> [R@1, R@5, R@10, median]) for every setting, with the
+    system's text blocks and these image blocks."""
     from kcca.borda import borda_from_scores
     from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
-    from kcca.systems.grid import dev_outcome, fit_grid
+    from kcca.systems.grid import dev_outcome
 
-    g, image, text = system.spec.grid, system.image, system.text
-    grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas, n_values=g.n_values(),
-                    factor_cache=system.ws.factor_cache)
+    text = system.text
+    grid = system_grid(system, image.train, p=p, d=d)
     chosen = dev_outcome(grid, image.dev, text.dev, p=p, d=d,
                          per_criterion=system.spec.per_criterion).selected
     train = (grid.transform_x(image.train), grid.transform_y(text.train))
@@ -88,12 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--ks: neighbour counts must be >= 0 (0 = plain cosine)")
 
     system = open_system_from(args)
-    system.image = system.ws.image_blocks(system.spec.image_kernel)
+    image = system.ws.image_blocks(system.spec.image_kernel)
     print(f"{system.spec.name}, p = {args.p:g}, d = {args.d:g}: dev criterion (R@1+R@5+R@10, "
           "both tasks) with CSLS scores; k = 0 is the plain cosine")
     print("| k | beta | dev criterion | annotation R@1/5/10, median | search R@1/5/10, median |")
     print("|---|---|---|---|---|")
-    for k, beta, criterion, f in dev_table(system, args.p, args.d, args.ks, args.betas):
+    for k, beta, criterion, f in dev_table(system, image, args.p, args.d, args.ks,
+                                                args.betas):
         cells = ["/".join(f"{v:.1f}" for v in f[t][:3]) + f", {f[t][3]:g}"
                  for t in ("annotation", "search")]
         print(f"| {k} | {beta:g} | {criterion:.1f} | {cells[0]} | {cells[1]} |", flush=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kcca.solver import KCCAGrid
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.grid import DevOutcome, dev_outcome, fit_grid
 from kcca.systems.spec import SystemSpec
@@ -47,8 +48,7 @@ def add_system_arguments(parser: argparse.ArgumentParser) -> None:
 
 def open_system_from(args: argparse.Namespace) -> "OpenSystem":
     """:func:`open_system` with the options of :func:`add_system_arguments`."""
-    return open_system(args.system, args.data_dir, args.cache_dir, args.jobs,
-                       getattr(args, "experiments", EXPERIMENTS))
+    return open_system(args.system, args.data_dir, args.cache_dir, args.jobs, args.experiments)
 
 
 def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
@@ -67,14 +67,19 @@ def open_system(system: str, data_dir: str | None = None, cache_dir: str | None 
                                                spec.word_kernel))
 
 
+def system_grid(system: OpenSystem, image_train: Any, *, p: float = 2.0,
+                d: float = 1.0) -> KCCAGrid:
+    """The system's whole kappa x n grid (full precision) on this image block at one (p, d)."""
+    g = system.spec.grid
+    return fit_grid(image_train, system.text.train, p=p, d=d, kappas=g.kappas,
+                    n_values=g.n_values(), factor_cache=system.ws.factor_cache)
+
+
 def dev_check(system: OpenSystem, image_train: Any, image_dev: Any, *, p: float = 2.0,
               d: float = 1.0) -> DevOutcome:
-    """The system's whole kappa x n grid on these image blocks at one (p, d), scored on dev."""
-    g = system.spec.grid
-    grid = fit_grid(image_train, system.text.train, p=p, d=d, kappas=g.kappas,
-                    n_values=g.n_values(), factor_cache=system.ws.factor_cache)
-    return dev_outcome(grid, image_dev, system.text.dev, p=p, d=d,
-                       per_criterion=system.spec.per_criterion)
+    """:func:`system_grid` on these image blocks at one (p, d), scored on dev."""
+    return dev_outcome(system_grid(system, image_train, p=p, d=d), image_dev, system.text.dev,
+                       p=p, d=d, per_criterion=system.spec.per_criterion)
 
 
 def describe(outcome: DevOutcome) -> str:
