@@ -198,10 +198,56 @@ def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray
 # ------------------------------------------------------------------ cases (one per process)
 
 
+def _gpu_peak_tracker(backend: str):
+    """For ``backend="cupy"``: route cupy's allocations through its pool, recording the peak of
+    the pool's used bytes; returns a function that synchronises and gives that peak in MB.
+    Else None."""
+    if backend != "cupy":
+        return None
+    import cupy
+
+    pool, peak = cupy.get_default_memory_pool(), [0]
+
+    def malloc(size: int):
+        mem = pool.malloc(size)
+        peak[0] = max(peak[0], pool.used_bytes())
+        return mem
+
+    cupy.cuda.set_allocator(malloc)
+    _warm_up_gpu()
+
+    def read() -> float:
+        cupy.cuda.Device().synchronize()
+        return peak[0] / 2**20
+
+    return read
+
+
+def _warm_up_gpu() -> None:
+    """One small grid fit on the GPU before the timed one: the CUDA context, the cuBLAS and
+    cuSOLVER handles and cupy's compiled kernels are made once per process, not per fit."""
+    from kcca.solver import KCCAGrid
+
+    rng = np.random.default_rng(0)
+    A, B = rng.random((60, 5)), rng.random((60, 5))
+    KCCAGrid(kappas=(0.5,), n_components=[5], backend="cupy").fit(A @ A.T + np.eye(60),
+                                                                   B @ B.T + np.eye(60))
+    _sync("cupy")
+
+
+def _sync(backend: str) -> None:
+    if backend == "cupy":
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+
+
 def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0,
-              factorisation: str = "auto") -> dict:
+              factorisation: str = "auto", backend: str = "numpy") -> dict:
     sys.path.insert(0, str(HERE.parent))
     from kcca.solver import KCCAGrid
+
+    gpu_peak = _gpu_peak_tracker(backend)
 
     Kx, Ky = np.load(paths["kx"]), np.load(paths["ky"])
     Kxd, Kyd = np.load(paths["kx_dev"]), np.load(paths["ky_dev"])
@@ -213,7 +259,9 @@ def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0,
         def wrapped(*a, **k):
             t = time.perf_counter()
             try:
-                return fn(*a, **k)
+                out = fn(*a, **k)
+                _sync(backend)
+                return out
             finally:
                 stages[key] += time.perf_counter() - t
         return wrapped
@@ -221,23 +269,28 @@ def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0,
     solver._prepare_side = timed(solver._prepare_side, "factor_seconds")
     solver._solve = timed(solver._solve, "solve_seconds")
     t0 = time.perf_counter()
-    grid = KCCAGrid(power_x=power, rank=rank or None, factorisation=factorisation).fit(Kx, Ky)
+    grid = KCCAGrid(power_x=power, rank=rank or None, factorisation=factorisation,
+                    backend=backend).fit(Kx, Ky)
+    _sync(backend)
     t_fit = time.perf_counter() - t0
     t1 = time.perf_counter()
     zx, zy = grid.transform_x(Kxd), grid.transform_y(Kyd)
+    _sync(backend)
     t_all = time.perf_counter() - t0
     corr = grid.correlations_[grid.kappas_.index(KAPPA), :TOP]
-    return {"seconds": t_all, "fit_seconds": t_fit, **stages,
+    gpu = {"backend": backend, **({"gpu_peak_mb": gpu_peak()} if gpu_peak else {})}
+    return {"seconds": t_all, "fit_seconds": t_fit, **stages, **gpu,
             "project_seconds": time.perf_counter() - t1, "models": len(grid.models_),
             "rank_x": grid.core_.p.rank if not grid.core_.swapped else grid.core_.q.rank,
             "rank_y": grid.core_.q.rank if not grid.core_.swapped else grid.core_.p.rank,
             "factorisation": grid.core_.p.method, "correlations": corr.tolist()}
 
 
-def case_ours_cholesky(paths: dict[str, str], n: int, power: int, rank: int = 0) -> dict:
+def case_ours_cholesky(paths: dict[str, str], n: int, power: int, rank: int = 0,
+                       backend: str = "numpy") -> dict:
     """Ours with the pivoted incomplete Cholesky factorisation (the route for kernels given as
     columns on demand) on the same dense kernels."""
-    return case_ours(paths, n, power, rank, factorisation="cholesky")
+    return case_ours(paths, n, power, rank, factorisation="cholesky", backend=backend)
 
 
 def case_dense(paths: dict[str, str], n: int, power: int) -> dict:
@@ -326,23 +379,28 @@ def case_pyrcca(paths: dict[str, str], n: int, power: int) -> dict:
             "correlations": eq3_objective(Kxc, Kyc, comps[0], comps[1], KAPPA).tolist()}
 
 
-def case_ours_ondemand(n: int, power: int, rank: int) -> dict:
+def case_ours_ondemand(n: int, power: int, rank: int, backend: str = "numpy") -> dict:
     """n = 30,000: kernel columns computed on demand, never an n x n matrix."""
     sys.path.insert(0, str(HERE.parent))
     from kcca.lowrank import CallableColumns
     from kcca.solver import KCCAGrid
 
+    gpu_peak = _gpu_peak_tracker(backend)
     theta, rng = _latent(n + N_DEV, seed=n)
     img, txt = image_features(theta, rng), text_features(theta, rng)
     tr_img, tr_txt = np.ascontiguousarray(img[:n]), txt[:n].tocsr()
     sx = CallableColumns(lambda idx: intersection(tr_img, tr_img[idx]), np.ones(n), "Kx")
     sy = CallableColumns(lambda idx: (tr_txt @ tr_txt[idx].T).toarray(), np.ones(n), "Ky")
     t0 = time.perf_counter()
-    grid = KCCAGrid(power_x=power, rank=rank or None, progress=False).fit(sx, sy)
+    grid = KCCAGrid(power_x=power, rank=rank or None, progress=False, backend=backend).fit(sx, sy)
+    _sync(backend)
     t_fit = time.perf_counter() - t0
     grid.transform_x(intersection(img[n:], tr_img))
     grid.transform_y((txt[n:] @ tr_txt.T).toarray())
-    return {"seconds": time.perf_counter() - t0, "fit_seconds": t_fit, "models": len(grid.models_),
+    _sync(backend)
+    gpu = {"backend": backend, **({"gpu_peak_mb": gpu_peak()} if gpu_peak else {})}
+    return {"seconds": time.perf_counter() - t0, "fit_seconds": t_fit, **gpu,
+            "models": len(grid.models_),
             "rank_x": grid.core_.p.rank if not grid.core_.swapped else grid.core_.q.rank,
             "rank_y": grid.core_.q.rank if not grid.core_.swapped else grid.core_.p.rank,
             "correlations": grid.correlations_[grid.kappas_.index(KAPPA), :TOP].tolist()}
@@ -354,17 +412,26 @@ CASES = {"ours": case_ours, "ours_cholesky": case_ours_cholesky, "dense": case_d
 
 def child(args: argparse.Namespace) -> None:
     if args.case == "ours_ondemand":
-        out = case_ours_ondemand(args.n, args.power, args.rank)
+        out = case_ours_ondemand(args.n, args.power, args.rank, args.backend)
     else:
         extra = {"rank": args.rank} if args.case == "ours" and args.rank else {}
+        if args.case.startswith("ours"):
+            extra["backend"] = args.backend
+        if args.threads:
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(limits=args.threads)
         out = CASES[args.case](json.loads(args.paths), args.n, args.power, **extra)
+        if args.threads:
+            out["blas_threads"] = args.threads
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(out), flush=True)
 
 
 def run_case(python: str, case: str, n: int, paths: dict, power: int, timeout: int,
-             rank: int = 0) -> dict:
+             rank: int = 0, backend: str = "numpy", threads: int = 0) -> dict:
     cmd = [python, __file__, "--child", case, "--n", str(n), "--power", str(power), "--rank", str(rank),
+           "--backend", backend, "--threads", str(threads),
            "--paths", json.dumps({k: str(v) for k, v in paths.items()})]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -383,6 +450,11 @@ def main() -> None:
     ap.add_argument("--paths", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--backend", default="numpy", choices=("numpy", "cupy"),
+                    help="array backend of ours (cupy: on the GPU; the peers stay on the CPU)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="BLAS threads of the CPU baselines dense/dense_eq3 (0: all cores; 2 "
+                         "compares a GPU run with the 2-core machines the targets name)")
     ap.add_argument("--ondemand-rank", type=int, default=1500,
                     help="rank cap of the on-demand run (0: precision only)")
     ap.add_argument("--power", type=int, default=2, help="image kernel power p (default 2)")
@@ -420,6 +492,7 @@ def main() -> None:
     peers = os.path.exists(args.peer_python)
     rows, results = [], []
     env = {"cores": os.cpu_count(), "load_avg_start": os.getloadavg(), "kappa_compared": KAPPA,
+           "backend": args.backend, "dense_blas_threads": args.threads or "all",
            "power_x": args.power,
            "kernels": (f"real Flickr 8K ({args.image_kernel} image, {args.text_kernel} text, "
                        "first n training items)") if args.real
@@ -428,23 +501,25 @@ def main() -> None:
         paths = (make_real_kernels(n, Path(args.kernel_dir), Path(args.cache_dir),
                                    args.image_kernel, args.text_kernel) if args.real
                  else make_kernels(n, Path(args.kernel_dir)))
-        res = {"n": n, "ours": run_case(sys.executable, "ours", n, paths, args.power, args.timeout)}
+        res = {"n": n, "ours": run_case(sys.executable, "ours", n, paths, args.power, args.timeout,
+                                        backend=args.backend)}
         if args.cholesky:
             res["ours_cholesky"] = run_case(sys.executable, "ours_cholesky", n, paths, args.power,
-                                            args.timeout)
+                                            args.timeout, backend=args.backend)
         if not args.skip_dense_above or n <= args.skip_dense_above:
-            res["dense"] = run_case(sys.executable, "dense", n, paths, args.power, args.timeout)
+            res["dense"] = run_case(sys.executable, "dense", n, paths, args.power, args.timeout,
+                                    threads=args.threads)
             if "seconds" in res["dense"] and "seconds" in res["ours"]:
                 res["speedup_vs_dense"] = res["dense"]["seconds"] / res["ours"]["seconds"]
         if n <= args.eq3_max_n:
             res["dense_eq3"] = run_case(sys.executable, "dense_eq3", n, paths, args.power,
-                                        args.timeout)
+                                        args.timeout, threads=args.threads)
             if "seconds" in res["dense_eq3"] and "seconds" in res["ours"]:
                 res["speedup_vs_dense_eq3"] = res["dense_eq3"]["seconds"] / res["ours"]["seconds"]
         for cap in [int(c) for c in args.rank_caps.split(",") if c.strip()]:
             if cap < n:
                 res[f"ours_rank{cap}"] = run_case(sys.executable, "ours", n, paths, args.power,
-                                                  args.timeout, rank=cap)
+                                                  args.timeout, rank=cap, backend=args.backend)
         if peers and n <= args.peer_max_n:
             res["ccazoo"] = run_case(args.peer_python, "ccazoo", n, paths, args.power, args.timeout)
         if peers and n <= args.pyrcca_max_n:
@@ -465,19 +540,26 @@ def main() -> None:
     ondemand = None
     if args.ondemand_n and not args.quick and not args.real:
         ondemand = run_case(sys.executable, "ours_ondemand", args.ondemand_n, {}, args.power,
-                            max(args.timeout, 1200), rank=args.ondemand_rank)
+                            max(args.timeout, 1200), rank=args.ondemand_rank,
+                            backend=args.backend)
         ondemand["rank_cap"] = args.ondemand_rank
         rows.append((args.ondemand_n, "ours (columns on demand)", ondemand))
     env["load_avg_end"] = os.getloadavg()
 
-    print(f"\n{'n':>6}  {'method':<26} {'seconds':>9} {'peak MB':>9} {'ranks':>11} {'top-10 diff':>12}")
+    if args.backend == "cupy":
+        from kcca.backend import describe_backend
+
+        env["device"] = describe_backend("cupy")
+    print(f"\n{'n':>6}  {'method':<26} {'seconds':>9} {'peak MB':>9} {'GPU MB':>8} {'ranks':>11} "
+          f"{'top-10 diff':>12}")
     for n, name, r in rows:
         if "error" in r:
             print(f"{n:>6}  {name:<26} {r['error']}")
             continue
         ranks = f"{r['rank_x']}/{r['rank_y']}" if "rank_x" in r else ""
         diff = r.get("max_abs_diff_vs_dense")
-        print(f"{n:>6}  {name:<26} {r['seconds']:>9.1f} {r['peak_rss_mb']:>9.0f} {ranks:>11} "
+        gpu_mb = f"{r['gpu_peak_mb']:.0f}" if "gpu_peak_mb" in r else ""
+        print(f"{n:>6}  {name:<26} {r['seconds']:>9.1f} {r['peak_rss_mb']:>9.0f} {gpu_mb:>8} {ranks:>11} "
               f"{'' if diff is None or name.startswith('ours (') else f'{diff:.2e}':>12}")
     for res in results:
         ratios = [f"{res[k]:.1f}x faster than {k[len('speedup_vs_'):]}" for k in

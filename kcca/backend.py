@@ -25,15 +25,38 @@ def gpu_available() -> bool:
         return False
 
 
+def resolve_backend(backend: str | None = None) -> str:
+    """The concrete backend ``backend`` stands for: ``"auto"`` becomes ``"cupy"`` when a GPU is
+    available, else ``"numpy"``; ``None`` reads ``$KCCA_BACKEND`` (default ``"numpy"``)."""
+    name = (backend or os.environ.get(BACKEND_ENV, "numpy")).lower()
+    if name == "auto":
+        return "cupy" if gpu_available() else "numpy"
+    if name not in ("numpy", "cupy", "array_api_strict"):
+        raise ValueError(f"unknown array backend {backend!r}: use numpy, cupy, auto")
+    return name
+
+
+def describe_backend(backend: str) -> str:
+    """``backend`` in words for run headers: ``"cupy (NVIDIA H100 80GB HBM3)"`` or the name."""
+    if backend != "cupy":
+        return backend
+    try:
+        import cupy  # type: ignore
+
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        name = props["name"]
+        return f"cupy ({name.decode() if isinstance(name, bytes) else name})"
+    except Exception:  # noqa: BLE001 - a header line, never an error
+        return "cupy"
+
+
 def get_xp(backend: str | None = None) -> Any:
     """Array namespace for ``backend``: ``"numpy"``, ``"cupy"`` or ``"auto"``.
 
     ``None`` reads ``$KCCA_BACKEND`` (default ``"numpy"``). ``"auto"`` picks cupy when a GPU is
     available. Asking for ``"cupy"`` without one is an error that says how to install it.
     """
-    backend = (backend or os.environ.get(BACKEND_ENV, "numpy")).lower()
-    if backend == "auto":
-        backend = "cupy" if gpu_available() else "numpy"
+    backend = resolve_backend(backend)
     if backend == "numpy":
         import array_api_compat.numpy as xp
 
@@ -51,7 +74,7 @@ def get_xp(backend: str | None = None) -> Any:
         import array_api_strict as xp
 
         return xp
-    raise ValueError(f"unknown array backend {backend!r}: use numpy, cupy, auto")
+    raise AssertionError(backend)  # resolve_backend admits no other name
 
 
 def to_numpy(x: Any) -> np.ndarray:

@@ -34,26 +34,43 @@ def _stack(rankings: Sequence[Any] | np.ndarray) -> np.ndarray:
         raise ValueError(f"rankings must be (n_models, n_queries, N) candidate indices, got shape {r.shape}")
     if not np.issubdtype(r.dtype, np.integer):
         raise ValueError(f"rankings must hold integer candidate indices, got dtype {r.dtype}")
-    N = r.shape[2]
-    check = np.sort(r, axis=2)
-    if not (check == np.arange(N)).all():
-        m, q = np.argwhere((check != np.arange(N)).any(axis=2))[0]
-        raise ValueError(f"rankings of model {m}, query {q} is not a permutation of 0..{N - 1}")
     return r
+
+
+def _positions(r: np.ndarray) -> np.ndarray:
+    """``pos[m, q, c]``: the 0-based position of candidate ``c`` in model ``m``'s ranking of
+    query ``q``; a ranking that is not a permutation of ``0..N-1`` is an error naming it."""
+    M, Q, N = r.shape
+    pos = np.full(r.shape, -1, dtype=np.int64)
+    bad = ~((r >= 0) & (r < N)).all(axis=2)
+    if not bad.any():
+        np.put_along_axis(pos, r.astype(np.intp, copy=False),
+                          np.broadcast_to(np.arange(N), r.shape), axis=2)
+        # every position written once iff the row is a permutation (a repeat leaves a hole)
+        bad = (pos < 0).any(axis=2)
+    if bad.any():
+        m, q = np.argwhere(bad)[0]
+        raise ValueError(f"rankings of model {m}, query {q} is not a permutation of 0..{N - 1}")
+    return pos
 
 
 def borda_aggregate(rankings: Sequence[Any] | np.ndarray) -> BordaResult:
     """Aggregate ``rankings`` ``(n_models, n_queries, N)`` (or ``(n_models, N)``) by Borda count."""
     r = _stack(rankings)
     M, Q, N = r.shape
-    pos = np.empty_like(r)
-    m_idx, q_idx = np.meshgrid(np.arange(M), np.arange(Q), indexing="ij")
-    pos[m_idx[..., None], q_idx[..., None], r] = np.arange(N)  # pos[m, q, c] = position of c
-    points = (N - pos).sum(axis=0)
+    pos = _positions(r)
+    total = pos.sum(axis=0)                 # points = M N - total: fewer total, more points
+    points = M * N - total
     med = np.median(pos, axis=0)
     mean = pos.mean(axis=0)
     cand = np.broadcast_to(np.arange(N), (Q, N))
-    order = np.lexsort((cand, mean, med, -points), axis=-1)
+    if M * N * 2 * N * N < 2 ** 62:
+        # one integer key per candidate, unique within a query: (total, 2 median, index);
+        # the mean position is total / M, so it never decides (module docstring)
+        key = (total * (2 * N) + np.rint(2 * med).astype(np.int64)) * N + cand
+        order = np.argsort(key, axis=-1)
+    else:
+        order = np.lexsort((cand, mean, med, -points), axis=-1)
     return BordaResult(order, points, med, mean)
 
 

@@ -61,7 +61,7 @@ EIG_RTOL = 1e-12
 #: cache stage of factors kept on disk (:meth:`FactorCache.persist`); bump the version when
 #: the numbers of a factor change
 FACTOR_STAGE = "kernel-factor"
-FACTOR_VERSION = 1
+FACTOR_VERSION = 2  # 2: eigenbasis signs fixed (_deterministic_signs)
 
 
 def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray:
@@ -138,6 +138,17 @@ def _keep_count(w_desc: np.ndarray, precision: float, trace: float, rank: int | 
     return k if rank is None else min(k, int(rank))
 
 
+def _deterministic_signs(U: Any, xp: Any) -> Any:
+    """``U`` with each column's largest-magnitude entry made positive. Eigenvectors are defined
+    up to sign and LAPACK and cuSOLVER choose differently; fixing the basis here makes the
+    canonical directions (whose signs :func:`_solve` fixes in this basis) the same on every
+    backend."""
+    n, r = U.shape
+    rows = xp.argmax(xp.abs(U), axis=0)
+    picked = xp.take(xp.reshape(U, (n * r,)), rows * r + xp.arange(r, dtype=rows.dtype), axis=0)
+    return U * (1.0 - 2.0 * xp.astype(picked < 0, U.dtype))[None, :]
+
+
 def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int | None,
                 xp: Any) -> _Side:
     """Exact eigendecomposition of the centred dense kernel, truncated by ``precision``
@@ -156,7 +167,7 @@ def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int 
     if k == 0:
         raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
     idx = xp.asarray(np.arange(n - 1, n - 1 - k, -1))
-    s, U = xp.take(w, idx, axis=0), xp.take(V, idx, axis=1)
+    s, U = xp.take(w, idx, axis=0), _deterministic_signs(xp.take(V, idx, axis=1), xp)
     residual = float(np.clip(w_desc[k:], 0.0, None).sum())
     return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=trace, power=power,
                  rank=k, residual_trace=residual, method="eigen")
@@ -189,7 +200,7 @@ def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: i
     r = int(w.shape[0])
     idx = xp.asarray(np.arange(r - 1, r - 1 - k, -1))
     s = xp.take(w, idx, axis=0)
-    U = xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s))
+    U = _deterministic_signs(xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s)), xp)
     col_mean = xp.linalg.matmul(G, gbar)  # column means of G G'
     return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=f.trace, power=power,
                  rank=f.rank, residual_trace=f.residual_trace, method="cholesky")

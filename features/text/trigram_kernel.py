@@ -100,11 +100,9 @@ class TrigramKernel(_SparseSequenceKernel):
     def _soft_block(self, a: SoftSequenceSet, b: SoftSequenceSet, n_kernel: int, *,
                     symmetric: bool = False, desc: str) -> np.ndarray:
         """The unnormalised word-kernel block on the chosen backend."""
-        backend = getattr(self, "backend", "numpy")
-        if backend == "auto":
-            from kcca.backend import gpu_available
+        from kcca.backend import resolve_backend
 
-            backend = "cupy" if gpu_available() else "numpy"
+        backend = resolve_backend(getattr(self, "backend", "numpy"))
         if backend == "numpy":
             return soft_block(a, b, self.kappa_, n_kernel, symmetric=symmetric,
                               n_jobs=self.n_jobs, progress=self.progress, desc=desc)

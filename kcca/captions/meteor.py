@@ -62,14 +62,15 @@ def find_java() -> str | None:
 
 def meteor_available() -> tuple[bool, str]:
     """``(True, "")`` when METEOR can run, else ``(False, reason with what to install)``."""
-    java = find_java()
-    if java is None:
-        return False, f"METEOR needs Java, which was not found: {INSTALL_HINT}"
-    jar = find_meteor_jar()
-    if jar is None:
+    problems = []
+    if find_java() is None:
+        problems.append("METEOR needs Java, which was not found")
+    if find_meteor_jar() is None:
         where = os.environ.get(JAR_ENV)
-        what = f"${JAR_ENV}={where} is not a file" if where else "meteor-1.5.jar not found"
-        return False, f"METEOR unavailable ({what}): {INSTALL_HINT}"
+        problems.append(f"${JAR_ENV}={where} is not a file" if where else
+                        "meteor-1.5.jar not found")
+    if problems:
+        return False, f"METEOR unavailable ({'; '.join(problems)}): {INSTALL_HINT}"
     return True, ""
 
 

@@ -32,6 +32,7 @@ import sys
 import time
 from pathlib import Path
 
+from kcca.backend import describe_backend, gpu_available, resolve_backend
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
 from kcca.data.errors import DataError
 
@@ -83,6 +84,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "refit only the chosen pair at full precision (overrides the "
                         "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
                         "full precision; 0: full precision; recorded per system)")
+    p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cupy"),
+                   help="array backend of the kernels and the KCCA solver (default auto: "
+                        "cupy on the GPU when one is present, else numpy)")
     p.add_argument("--precision", type=float, default=None,
                    help="incomplete-Cholesky precision of the solver (default its own)")
     return p
@@ -209,7 +213,7 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     _shared_image_blocks(specs, ws, args.precision)
     cfg = TaskConfig(str(data_dir), args.splits, str(ws.cache.root), seed=args.seed, n_jobs=1,
                      image_config=ws.image_config, precision=args.precision,
-                     search_rank=args.search_rank)
+                     search_rank=args.search_rank, backend=ws.backend)
     print(f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS "
           f"thread(s) each", file=sys.stderr if args.quiet else sys.stdout)
     start = time.perf_counter()
@@ -295,7 +299,7 @@ def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> 
     cfg = TaskConfig(str(data_dir), args.splits,
                      str(ws.cache.root) if ws.cache.enabled else None, seed=args.seed,
                      n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision,
-                     search_rank=args.search_rank)
+                     search_rank=args.search_rank, backend=ws.backend)
 
     def done(spec, res: dict) -> None:
         _record_task_result(spec, res, corpus, rank_dir, scheduler=args.scheduler)
@@ -356,11 +360,16 @@ def run(args: argparse.Namespace) -> int:
         needed = args.systems or [s for s in dict.fromkeys(
             n for t in tables for n in table_systems(t)) if s != "Random"]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
+        backend = resolve_backend(args.backend)
+        if backend == "cupy" and not gpu_available():
+            raise DataError("--backend cupy: no CUDA device or cupy here; install the GPU extra "
+                            "(pip install '.[gpu]') on a machine with a GPU, or use --backend "
+                            "auto / numpy")
         corpus = load_with_splits(data_dir, args.splits)
         image_config = _image_config(args)
         ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,
                        progress=not args.quiet, scheduler=args.scheduler,
-                       image_config=image_config)
+                       image_config=image_config, backend=backend)
         rank_dir.mkdir(parents=True, exist_ok=True)
         if args.scheduler:
             failed = _run_on_cluster(chosen_specs, corpus, ws, rank_dir, args, data_dir)
@@ -371,7 +380,7 @@ def run(args: argparse.Namespace) -> int:
         grid_note = (f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
                      if args.p or args.d else "")
         run_lines = [
-            f"seed: {args.seed}{grid_note}"
+            f"seed: {args.seed}{grid_note}; array backend: {describe_backend(ws.backend)}"
             + (f"; image features: {args.image_config}" if args.image_config else ""),
             f"this run: {', '.join(s.label for s in chosen_specs)}"
             + (f" on the Dask cluster {args.scheduler}" if args.scheduler else "")

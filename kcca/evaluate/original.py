@@ -104,7 +104,12 @@ def rank_candidates(scores: np.ndarray) -> np.ndarray:
     if s.ndim != 2 or 0 in s.shape:
         raise DataError(f"scores must be a non-empty (n_queries, n_candidates) array, got "
                         f"shape {s.shape}")
-    return np.argsort(-s, axis=1, kind="stable")
+    order = np.argsort(-s, axis=1)  # unstable (about twice as fast); ties fixed below
+    ranked = np.take_along_axis(s, order, axis=1)
+    tied = np.flatnonzero((ranked[:, 1:] == ranked[:, :-1]).any(axis=1))
+    if tied.size:  # rows with equal scores: the stable sort, so ties go by lower index
+        order[tied] = np.argsort(-s[tied], axis=1, kind="stable")
+    return order
 
 
 def rankings_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None) -> np.ndarray:

@@ -73,7 +73,10 @@ class Workspace:
     Parameters: ``image_config`` an :class:`features.image_features.ImageFeatureConfig`
     (None: the paper's codebooks); ``word_kernel_config`` a
     :class:`features.text.word_kernels.WordKernelConfig` (None: the paper's); ``scheduler``
-    a Dask address for image features; ``seed`` for every random choice (BoW1/TRI1 draws).
+    a Dask address for image features; ``seed`` for every random choice (BoW1/TRI1 draws);
+    ``backend`` the array backend of the kernels and the KCCA solver (``"numpy"``, ``"cupy"``,
+    ``"auto"``: the GPU when present, :func:`kcca.backend.get_xp`). The backend is an execution
+    setting: it is not part of any cache key of kernel blocks (same numbers within rounding).
     """
 
     corpus: Corpus
@@ -84,6 +87,7 @@ class Workspace:
     image_config: Any = None
     word_kernel_config: Any = None
     scheduler: str | None = None
+    backend: str = "numpy"
 
     def __post_init__(self) -> None:
         from kcca.solver import FactorCache
@@ -139,6 +143,7 @@ class Workspace:
                 items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
             taken = kernel.get_params()
             k = spec.build(**power, **({"n_jobs": self.n_jobs} if "n_jobs" in taken else {}),
+                           **({"backend": self.backend} if "backend" in taken else {}),
                            **({"progress": self.progress} if pixels and "progress" in taken
                               else {}))
             k.fit(items["train"])
@@ -171,7 +176,7 @@ class Workspace:
         """Compute (or load) the KCCA factor of ``spec``'s training block raised to the image
         power ``p`` now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it."""
         self.factor_cache.prefactor(self.image_blocks(spec).train, view="Kx", power=p,
-                                    precision=precision)
+                                    precision=precision, backend=self.backend)
 
     def nn_text_blocks(self, spec: Any, candidate: KernelSpec,
                        splits: tuple[str, ...] = ("dev", "test")) -> Blocks:
@@ -230,6 +235,8 @@ class Workspace:
             extra["progress"] = self.progress
         if "n_jobs" in names:
             extra["n_jobs"] = self.n_jobs
+        if "backend" in names:
+            extra["backend"] = self.backend
         if word_kernel is not None:
             extra["word_kernel"] = self.word_kernel(word_kernel)
         return spec.build(**extra)

@@ -34,6 +34,7 @@ class TaskConfig:
     image_config: Any = None
     precision: float | None = None
     search_rank: int | None = None
+    backend: str = "numpy"
 
 
 @functools.lru_cache(maxsize=4)
@@ -49,7 +50,7 @@ def run_system_task(spec, cfg: TaskConfig) -> dict:
 
     corpus = _corpus(cfg.data_dir, cfg.splits_dir)
     ws = Workspace(corpus, Cache(cfg.cache_dir), n_jobs=cfg.n_jobs, seed=cfg.seed,
-                   progress=False, image_config=cfg.image_config)
+                   progress=False, image_config=cfg.image_config, backend=cfg.backend)
     res = run_system(corpus, spec, workspace=ws, precision=cfg.precision,
                      search_rank=cfg.search_rank)
     return {"details": res.to_json(), "table": res.table(),

@@ -20,6 +20,7 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from kcca.backend import to_numpy
 from kcca.borda import borda_from_scores
 from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
 from kcca.scoring import cosine_scores
@@ -66,15 +67,17 @@ class DevOutcome:
 def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
              n_values: Sequence[int], precision: float | None = None,
              progress: bool = False, factor_cache: FactorCache | None = None,
-             rank: int | None = None) -> KCCAGrid:
-    """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel).
+             rank: int | None = None, backend: str = "numpy") -> KCCAGrid:
+    """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel)
+    on the array ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``; :mod:`kcca.backend`).
 
     Pass one ``factor_cache`` to the fits of every (p, d) on the same blocks: the image factor
     is computed once per p and a constant-diagonal text factor once for every d (same numbers).
     """
     kw = {} if precision is None else {"precision": precision}
     return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
-                    progress=progress, factor_cache=factor_cache, rank=rank, **kw).fit(Kx, Ky)
+                    progress=progress, factor_cache=factor_cache, rank=rank, backend=backend,
+                    **kw).fit(Kx, Ky)
 
 
 def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
@@ -84,7 +87,7 @@ def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: s
     out = []
     for kappa, n in settings:
         i = grid.kappas_.index(kappa)
-        x, y = np.asarray(zx[i][:, :n]), np.asarray(zy[i][:, :n])
+        x, y = to_numpy(zx[i][:, :n]), to_numpy(zy[i][:, :n])
         out.append(cosine_scores(x, y) if task == "annotation" else cosine_scores(y, x))
     return out
 

@@ -88,17 +88,19 @@ class SystemResult:
 def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, n_jobs: int = 1,
                seed: int = 0, progress: bool = True, workspace: Workspace | None = None,
                image_config: Any = None, precision: float | None = None,
-               with_bleu_rouge: bool = False, search_rank: int | None = None) -> SystemResult:
+               with_bleu_rouge: bool = False, search_rank: int | None = None,
+               backend: str = "numpy") -> SystemResult:
     """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
 
     ``workspace`` shares features, tokens and kernel blocks between systems of one run (it
-    overrides ``cache``, ``n_jobs``, ``seed``, ``progress`` and ``image_config``);
+    overrides ``cache``, ``n_jobs``, ``seed``, ``progress``, ``image_config`` and ``backend``,
+    the array backend of kernels and solver: ``"numpy"``, ``"cupy"`` or ``"auto"``);
     ``precision`` is the factor truncation of the solver (None: its default);
     ``search_rank`` overrides the spec's ``grid.search_rank`` (the (p, d) search with
     rank-capped factors, :class:`kcca.systems.spec.GridSpec`); 0 searches at full precision.
     """
     ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
-                                progress=progress, image_config=image_config)
+                                progress=progress, image_config=image_config, backend=backend)
     if ws.corpus is not corpus:
         raise ValueError("the workspace was made for another corpus object")
     timings: dict[str, float] = {}
@@ -142,7 +144,8 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
 
     def dev_fit(p: float, d: float, rank: int | None) -> DevOutcome:
         grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas, n_values=n_values,
-                        precision=precision, factor_cache=factors, rank=rank)
+                        precision=precision, factor_cache=factors, rank=rank,
+                        backend=ws.backend)
         if rank is None:
             fitted[(p, d)] = grid
         return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
@@ -178,7 +181,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     def test_rankings() -> dict[str, np.ndarray]:
         grid = fitted[(best.p, best.d)] if (best.p, best.d) in fitted else fit_grid(
             image.train, text.train, p=best.p, d=best.d, kappas=g.kappas, n_values=n_values,
-            precision=precision, factor_cache=factors)
+            precision=precision, factor_cache=factors, backend=ws.backend)
         return {task: borda_rankings(grid, image.test, text.test, task,
                                      best.selected[task]).astype(np.int32)
                 for task in TASKS}

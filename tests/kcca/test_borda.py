@@ -45,3 +45,28 @@ def test_bad_rankings():
         borda_aggregate([[0, 0, 1]])
     with pytest.raises(ValueError, match="integer"):
         borda_aggregate([[0.0, 1.0]])
+    with pytest.raises(ValueError, match="model 1, query 0 is not a permutation of 0..2"):
+        borda_aggregate([[0, 1, 2], [0, 1, 3]])
+    with pytest.raises(ValueError, match="model 0, query 1"):
+        borda_aggregate([[[0, 1, 2], [2, -1, 0]]])
+
+
+def _lexsort_reference(r: np.ndarray) -> np.ndarray:
+    """The tie rules read literally: points, then median, then mean position, then index."""
+    M, Q, N = r.shape
+    pos = np.argsort(r, axis=2)  # the inverse permutation: position of each candidate
+    points = (N - pos).sum(0)
+    cand = np.broadcast_to(np.arange(N), (Q, N))
+    return np.lexsort((cand, pos.mean(0), np.median(pos, 0), -points), axis=-1)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tie_heavy_scores_match_the_literal_rules(seed):
+    """Scores from {0, 1, 2}: many equal scores (stable ranks by index) and many equal points
+    (median, then index) at once; both faster paths give the literal rules' order."""
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 3, size=(int(rng.integers(1, 16)), 7, 6)).astype(float)
+    ranks = np.stack([np.argsort(-s, axis=1, kind="stable") for s in scores])
+    res = borda_from_scores(list(scores))
+    np.testing.assert_array_equal(res.ranking, _lexsort_reference(ranks))
+    np.testing.assert_array_equal(borda_aggregate(ranks).ranking, res.ranking)

@@ -273,6 +273,29 @@ def test_array_api_strict_backend_same_numbers():
     np.testing.assert_allclose(to_numpy(g.transform_x(rbf(Xn, X))[0]), to_numpy(za), atol=1e-10)
 
 
+@pytest.mark.parametrize("factorisation", ["eigen", "cholesky"])
+def test_directions_do_not_depend_on_the_eigensolvers_sign_choices(monkeypatch, factorisation):
+    """LAPACK and cuSOLVER return eigenvectors with different signs: an eigensolver that flips
+    half the columns (as another backend may) gives the same directions and projections."""
+    import array_api_compat.numpy as xp_numpy
+
+    X, Y = paired(120, 21)
+    ref = KCCAGrid(kappas=(0.5,), n_components=[8], factorisation=factorisation).fit(rbf(X), rbf(Y))
+    eigh = xp_numpy.linalg.eigh
+
+    def flipping_eigh(a):
+        w, V = eigh(a)
+        return w, V * np.where(np.arange(V.shape[1]) % 2 == 0, -1.0, 1.0)
+
+    monkeypatch.setattr(xp_numpy.linalg, "eigh", flipping_eigh)
+    got = KCCAGrid(kappas=(0.5,), n_components=[8], factorisation=factorisation).fit(rbf(X), rbf(Y))
+    np.testing.assert_allclose(got.correlations_, ref.correlations_, atol=1e-12)
+    for view, K in (("x", rbf(X)), ("y", rbf(Y))):
+        a = getattr(got, f"transform_{view}")(K)[0]
+        b = getattr(ref, f"transform_{view}")(K)[0]
+        np.testing.assert_allclose(a, b, atol=1e-9)
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not gpu_available(), reason="needs cupy and a CUDA device")
 def test_cupy_backend_same_numbers():

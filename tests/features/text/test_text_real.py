@@ -59,10 +59,11 @@ def test_lemma_file_misspelling_is_corrected(flickr8k):
     assert not changed & {"skier", "frisbee", "dog", "snowboarder", "bmx"}
 
 
-def test_cli_prints_vocabulary_and_logs(tmp_path, capsys):
+def test_cli_prints_vocabulary_and_logs(data_dir, tmp_path, capsys):
     from kcca.cli import main
 
-    rc = main(["preprocess", "--corpus", "flickr8k", "--show", "3", "--quiet",
+    rc = main(["preprocess", "--corpus", "flickr8k", "--data-dir", str(data_dir), "--show", "3",
+               "--quiet",
                "--cache-dir", str(tmp_path), "--spelling"])
     out = capsys.readouterr().out
     assert rc == 0

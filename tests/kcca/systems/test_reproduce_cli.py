@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+from kcca.backend import gpu_available
 from kcca.data.demo import make_demo_corpus
 
 SPEC = """
@@ -97,7 +98,7 @@ def test_tidy_csv_with_paper_values(run_dir):
 def test_markdown_header_and_rankings(run_dir):
     md = (run_dir / "table3.md").read_text()
     for needle in ("command: `kcca", "data: flickr8k", "date: ", "commit: ", "machine: ",
-                   "chosen on dev", "| BoW5 |", "| NN |", "## Image search"):
+                   "array backend: " + ("cupy (" if gpu_available() else "numpy"), "chosen on dev", "| BoW5 |", "| NN |", "## Image search"):
         assert needle in md, needle
     assert "p=2, d=" in md
     ranked = sorted((run_dir / "rankings").glob("*.json"))
@@ -113,6 +114,16 @@ def test_unknown_table_or_system_is_a_clear_error(tmp_path, capsys):
     assert "table '13'" in capsys.readouterr().err
     assert main(["reproduce", "--systems", "NOPE", "--data-dir", str(tmp_path)]) == 2
     assert "unknown system 'NOPE'" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the error without a GPU")
+def test_cupy_backend_without_a_gpu_is_a_clear_error(run_dir, tmp_path, capsys):
+    from kcca.cli import main
+
+    root = run_dir.parent
+    assert main(_args(root, tmp_path / "out", tmp_path / "cache") + ["--backend", "cupy"]) == 2
+    err = capsys.readouterr().err
+    assert "--backend cupy" in err and "--backend auto / numpy" in err
 
 
 def test_tables_only_rebuilds_every_table_from_the_rankings(run_dir, tmp_path):

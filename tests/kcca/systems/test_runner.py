@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from features.image_features import ImageFeatureConfig
+from kcca.backend import gpu_available
 from kcca.cache import Cache
 from kcca.data.demo import make_demo_corpus
 from kcca.evaluate.rankings_io import read_rankings
@@ -238,3 +239,54 @@ def test_dev_check_gives_the_runners_dev_criterion(result, corpus, workspace):
     runner = next(o for o in result.dev if (o["p"], o["d"]) == (2, 1))
     assert round(outcome.criterion, 3) == runner["criterion"]
     assert describe(outcome).startswith(f"dev criterion {outcome.criterion:.1f}; annotation R@1/5/10 ")
+
+
+def _backend_spies(monkeypatch) -> dict[str, list]:
+    """Record the backend each KCCA grid is fitted on and the array-API intersection calls."""
+    import features.kernels.intersection as inter
+
+    seen: dict[str, list] = {"grid": [], "intersection": []}
+    fit = grid_mod.KCCAGrid.fit
+
+    def spy_fit(self, Kx, Ky):
+        seen["grid"].append(self.backend)
+        return fit(self, Kx, Ky)
+
+    xp_block = inter.intersection_xp
+
+    def spy_xp(*a, **k):
+        seen["intersection"].append(k["xp"].__name__.rsplit(".", 1)[-1])
+        return xp_block(*a, **k)
+
+    monkeypatch.setattr(grid_mod.KCCAGrid, "fit", spy_fit)
+    monkeypatch.setattr(inter, "intersection_xp", spy_xp)
+    return seen
+
+
+def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus,
+                                                                      monkeypatch):
+    """``Workspace(backend=...)`` (``kcca reproduce --backend``) reaches the image kernel and the
+    solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run gives
+    the numpy run's chosen models and rankings."""
+    seen = _backend_spies(monkeypatch)
+    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES,
+                   backend="array_api_strict")
+    again = run_system(corpus, kcca_spec(), workspace=ws)
+    assert set(seen["grid"]) == {"array_api_strict"} and len(seen["grid"]) >= 4
+    assert seen["intersection"] and set(seen["intersection"]) == {"array_api_strict"}
+    assert again.chosen == result.chosen
+    for task in ("annotation", "search"):
+        assert (again.rankings[task] == result.rankings[task]).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs cupy and a CUDA device")
+def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, monkeypatch):
+    seen = _backend_spies(monkeypatch)
+    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES,
+                   backend="cupy")
+    again = run_system(corpus, kcca_spec(), workspace=ws)
+    assert set(seen["grid"]) == {"cupy"} and set(seen["intersection"]) == {"cupy"}
+    assert again.chosen == result.chosen
+    for task in ("annotation", "search"):
+        assert (again.rankings[task] == result.rankings[task]).all()
