@@ -28,8 +28,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="leave unreadable images out and list them (default: stop with an error)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="Dask scheduler address (tcp://host:port): run on that cluster")
-    p.add_argument("--backend", choices=("numpy", "cupy", "auto"), default="numpy",
-                   help="array backend for --gram (default numpy: numba on the CPU)")
+    p.add_argument("--backend", choices=("numpy", "cupy", "auto"), default="auto",
+                   help="array backend for --gram (default auto: cupy on the GPU when present, "
+                        "else numba on the CPU)")
     p.add_argument("--gram", action="store_true",
                    help="also compute and cache the split's pyramid intersection Gram matrix")
     p.add_argument("--levels", type=int, default=2, help="pyramid levels L (default 2)")
@@ -87,15 +88,18 @@ def _gram(args, pipe, result, ids, cache) -> dict:
 
     from features.kernels.image import PyramidKernel
 
+    from kcca.backend import resolve_backend
+
+    backend = resolve_backend(args.backend)
     kern = PyramidKernel(p=1, levels=args.levels, feature_types=tuple(pipe.feature_types),
-                         backend=args.backend, n_jobs=args.jobs, progress=not args.quiet)
+                         backend=backend, n_jobs=args.jobs, progress=not args.quiet)
     cfg = {"features": pipe.feature_key(), "kernel": kern.name, "params": kern.params,
            "ids": hashlib.sha256("\n".join(ids).encode()).hexdigest()}
     t = time.perf_counter()
     items = result.items(ids)
     gram = cache.get_or_compute("image-gram", cfg, lambda: kern.fit(items).gram(items))
     out = {"shape": list(gram.shape), "seconds": round(time.perf_counter() - t, 3),
-           "backend": args.backend}
+           "backend": backend}
     if cache.enabled:
         out["path"] = str(cache.path("image-gram", cfg))
     return out

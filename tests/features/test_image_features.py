@@ -18,6 +18,7 @@ from features.image_features import (
 )
 from features.kernels.image import PyramidKernel
 from features.pyramid import pyramid_histogram
+from kcca.backend import gpu_available
 from kcca.cache import Cache
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
@@ -314,6 +315,7 @@ def test_features_command(tmp_path, monkeypatch, capsys):
     assert "9 of 10 images" in out and "9 from the cache" in out
     assert "empty.jpg: cannot read image" in out
     assert "cache folder: " + str(tmp_path / "cache") in out and "pyramid Gram 9 x 9" in out
+    assert f"on {'cupy' if gpu_available() else 'numpy'} in" in out  # --backend auto, resolved
     assert main(argv + ["--skip-bad-images", "--split", "train", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["cached"] == 5 and summary["computed"] == 0 and summary["skipped"] == {}
