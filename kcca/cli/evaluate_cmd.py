@@ -32,7 +32,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
                    help="crowd relevance rule (default paper: fraction yes >= 1/2, which "
                    "reproduces the paper's counts)")
-    p.add_argument("--corpus", default="flickr8k", help="flickr8k (from --data-dir) or demo")
+    p.add_argument("--corpus", default="flickr8k",
+                   help="flickr8k (from --data-dir) or demo (the demo corpus the rankings "
+                        "files name, e.g. that of a `kcca demo --n-test ...` run)")
     p.add_argument("--split", default="test", help="pool the rankings rank (default test)")
     p.add_argument("--compare", action="store_true",
                    help="significance of each system against the first")
@@ -49,13 +51,38 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def _recorded_corpus(path: str) -> str | None:
+    """The corpus name a rankings file records (None when unreadable: reading it later
+    gives the clear error)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc.get("corpus") if isinstance(doc, dict) else None
+
+
+def _demo_corpus(rankings: list[str], seed: int):
+    """The demo corpus the rankings files were made on (``kcca demo --n-test ...``: the sizes
+    and seed are in the corpus name they record); without rankings, the default one."""
+    from kcca.data import load_corpus
+    from kcca.data.demo import demo_corpus_from_name
+    from kcca.data.errors import DataError
+
+    names = {n for n in map(_recorded_corpus, rankings) if isinstance(n, str) and
+             n.startswith("demo-")}
+    if len(names) > 1:
+        raise DataError(f"the rankings files come from different demo corpora: "
+                        f"{', '.join(sorted(names))}; evaluate one corpus at a time")
+    return demo_corpus_from_name(names.pop()) if names else load_corpus("demo", seed=seed)
+
+
 def load_with_judgments(args: argparse.Namespace):
     """The corpus (no images), with judgments from ``--judgments`` when given."""
     from kcca.data import load_corpus
     from kcca.data.errors import DataError
 
     if args.corpus == "demo":
-        corpus = load_corpus("demo", seed=args.seed)
+        corpus = _demo_corpus(args.rankings or [], args.seed)
     elif args.corpus == "flickr8k":
         corpus = load_corpus("flickr8k", args.data_dir, images=False,
                              judgments=args.judgments is None, lemmas=False)

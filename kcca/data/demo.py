@@ -18,6 +18,8 @@ of 1000 small images, kernels, KCCA over 600 items) within about two minutes on 
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -345,3 +347,18 @@ def make_demo_corpus(n_train: int = 600, n_dev: int = 200, n_test: int = 200,
           "the test-pool caption mentions",) if judgments else ())
     return Corpus(name=f"demo-{n_train}-{n_dev}-{n_test}-{image_size}px-s{seed}", captions=captions, splits=splits, images=images,
                   crowd=crowd, pool_caption_index=pool_index, notes=notes)
+
+
+_NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(\d+)")
+
+
+def demo_corpus_from_name(name: str) -> Corpus:
+    """Rebuild the demo corpus called ``name`` (``Corpus.name`` of :func:`make_demo_corpus`,
+    which encodes its sizes, image size and seed; rankings files record it)."""
+    m = _NAME.fullmatch(name)
+    if m is None:
+        raise DataError(f"{name!r} is not a demo corpus name (expected "
+                        "demo-<train>-<dev>-<test>-<size>px-s<seed>)")
+    n_train, n_dev, n_test, size, seed = (int(v) for v in m.groups())
+    return make_demo_corpus(n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size,
+                            seed=seed)

@@ -60,6 +60,46 @@ def test_evaluate_bad_rankings_names_query(demo_files, tmp_path, capsys):
     assert f"search query {first!r} has no ranking" in capsys.readouterr().err
 
 
+def _perfect_file(corpus, path):
+    from kcca.evaluate.rankings_io import write_rankings
+
+    n = len(corpus.pool("test"))
+    perfect = np.array([[q] + [c for c in range(n) if c != q] for q in range(n)])
+    return write_rankings(path, corpus.pool("test"), {"annotation": perfect, "search": perfect},
+                          system="perfect", corpus=corpus.name)
+
+
+def test_evaluate_rebuilds_the_demo_corpus_the_rankings_name(tmp_path, capsys):
+    """Rankings of a `kcca demo --n-test 12 ...` run are evaluated on that corpus (its sizes
+    and seed are in the corpus name the file records), not on the default demo corpus."""
+    from kcca.data.demo import make_demo_corpus
+
+    corpus = make_demo_corpus(n_train=10, n_dev=6, n_test=12, image_size=32, seed=4)
+    path = _perfect_file(corpus, tmp_path / "small.json")
+    out = tmp_path / "result.json"
+    assert main(["evaluate", str(path), "--corpus", "demo", "--no-bleu-rouge", "-o",
+                 str(out)]) == 0
+    perfect = json.loads(out.read_text())["systems"][0]
+    assert perfect["aggregates"]["search"]["R@1"] == 100.0
+    assert len(perfect["per_query"]["search"]["R@1"]) == 12
+    other = _perfect_file(make_demo_corpus(n_train=10, n_dev=6, n_test=12, image_size=32,
+                                           seed=5), tmp_path / "other.json")
+    capsys.readouterr()
+    assert main(["evaluate", str(path), str(other), "--corpus", "demo", "--no-bleu-rouge"]) == 2
+    assert "different demo corpora" in capsys.readouterr().err
+
+
+def test_demo_corpus_name_round_trip():
+    from kcca.data.demo import demo_corpus_from_name, make_demo_corpus
+    from kcca.data.errors import DataError
+
+    c = make_demo_corpus(n_train=5, n_dev=3, n_test=4, image_size=40, seed=7)
+    again = demo_corpus_from_name(c.name)
+    assert again.name == c.name and again.captions == c.captions
+    with pytest.raises(DataError, match="not a demo corpus name"):
+        demo_corpus_from_name("demo-5-3")
+
+
 def test_evaluate_needs_input(capsys):
     assert main(["evaluate", "--corpus", "demo"]) == 2
     assert "rankings files, or --paper-tables" in capsys.readouterr().err
