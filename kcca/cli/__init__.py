@@ -5,7 +5,8 @@ sets ``func=run`` on its parser) and ``run(args) -> int``. Register it in ``SUBC
 
 Errors: :func:`main` turns the user errors of :mod:`kcca.errors` (bad or missing data and
 files, malformed experiment files, unknown names, broken plug-ins, files of another version),
-missing paths and invalid values into ``error: <message>`` and ``fix: <what to do>`` on
+missing paths and invalid values (a ``ValueError`` raised by this project's code; one raised
+inside a library is a bug) into ``error: <message>`` and ``fix: <what to do>`` on
 stderr and exit status 2; anything else prints a one-line message and exits with 1.
 ``--verbose`` adds the traceback. A command that used the cache ends with one line per stage
 of entries computed and loaded (not with ``--quiet``).
@@ -112,12 +113,30 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
             fix = (f"check the path (relative paths start at {os.getcwd()}); "
                    f"`kcca {command} --help` lists the arguments")
         return message, fix, 2
-    if isinstance(exc, ValueError):
+    if isinstance(exc, ValueError) and not _raised_in_a_library(exc):
         return (str(exc) or type(exc).__name__,
                 f"check the values given to `kcca {command}` (`kcca {command} --help`)", 2)
     text = str(exc).splitlines()[0] if str(exc) else ""
     return (f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""),
             "run with --verbose for the traceback (and report it if the inputs look right)", 1)
+
+
+def _raised_in_a_library(exc: BaseException) -> bool:
+    """True when the last Python frame of ``exc`` is inside an installed library or the
+    standard library (NumPy's ``LinAlgError``, say): a bug to report, not a value the user
+    gave, since our own checks raise from this project's files. (An error raised in C code
+    shows the frame that called it, so it counts as ours.)"""
+    import sysconfig
+    from pathlib import Path
+
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    where = Path(tb.tb_frame.f_code.co_filename).resolve()
+    roots = {Path(sysconfig.get_paths()[k]).resolve() for k in ("stdlib", "purelib", "platlib")}
+    return any(root == where or root in where.parents for root in roots)
 
 
 def _report(args: argparse.Namespace, message: str, fix: str | None) -> None:

@@ -269,3 +269,19 @@ def test_cache_summary_at_the_end(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(data_cmd, "run", lambda args: 0)
     code, err = run_cli(capsys, ["data"])
     assert "cache:" not in err  # no cache used: no summary
+
+
+def test_value_error_inside_a_library_is_reported_as_unexpected(capsys, monkeypatch):
+    """A ValueError raised inside NumPy's Python code (here LinAlgError, a ValueError: a
+    matrix that should be positive definite is not) is not blamed on the user's arguments:
+    it says unexpected, exits 1 and points to --verbose."""
+    import numpy as np
+
+    def bug(args):
+        return np.linalg.cholesky(-np.eye(2))
+
+    monkeypatch.setattr(data_cmd, "run", bug)
+    code, err = run_cli(capsys, ["data"])
+    assert code == 1
+    assert_one_clean_error(err, "error: unexpected LinAlgError: Matrix is not positive definite",
+                           "run with --verbose for the traceback")
