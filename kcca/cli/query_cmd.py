@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         pool = model.image_pool_from_folder(args.images, n_jobs=args.jobs,
                                             skip_bad=args.skip_bad_images,
-                                            progress=not args.quiet)
+                                            progress=not args.quiet,
+                                            cache=cache_from_args(args))
         print(f"described {len(pool)} images of {args.images} in "
               f"{time.perf_counter() - t:.1f}s"
               + (f" ({len(pool.skipped)} skipped: {', '.join(pool.skipped)})"

@@ -32,6 +32,8 @@ import numpy as np
 from kcca.data.errors import DataError
 
 #: image file suffixes read from a folder (``kcca query --images DIR``)
+#: cache stage of the pyramid records of image files described for queries (``--images``)
+QUERY_IMAGE_STAGE = "query-image-features"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
@@ -153,6 +155,46 @@ class ImageEncoder:
                     raise QueryError(f"image {image_id!r}: {reason}")
                 skipped[image_id] = reason
         return records, skipped
+
+    def fingerprint(self) -> str:
+        """A hash of everything that fixes an image's pyramid record (feature configs,
+        codebook centres, levels, image size): the cache key of records of new images."""
+        import hashlib
+
+        h = hashlib.sha256(json.dumps([_jsonable(self.feature_configs), self.levels,
+                                       self.image_size], sort_keys=True).encode())
+        for name in sorted(self.codebooks):
+            h.update(name.encode())
+            h.update(np.ascontiguousarray(self.codebooks[name].cluster_centers_).tobytes())
+        return h.hexdigest()[:20]
+
+    def cached_features(self, paths: Mapping[str, str], cache: Any, *, n_jobs: int = 1,
+                        skip_bad: bool = False, progress: bool = False
+                        ) -> tuple[list[Any], dict[str, str]]:
+        """:meth:`features` of image files (id -> path), each record kept in ``cache`` (stage
+        :data:`QUERY_IMAGE_STAGE`) under the encoder's fingerprint and the file's path, size
+        and modification time: a second query on the same folder reads them back, a changed
+        file is described again. Bad images are not cached (tried again next time)."""
+        from kcca.data.images import ImageFiles
+
+        key = self.fingerprint()
+
+        def config(image_id: str) -> dict[str, Any]:
+            f = Path(paths[image_id]).resolve()
+            st = f.stat()
+            return {"encoder": key, "file": str(f), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+        ids = list(paths)
+        found = {i: cache.load(QUERY_IMAGE_STAGE, config(i)) for i in ids
+                 if cache.enabled and cache.has(QUERY_IMAGE_STAGE, config(i))}
+        todo = [i for i in ids if i not in found]
+        new, skipped = self.features(ImageFiles({i: paths[i] for i in todo}), todo,
+                                     n_jobs=n_jobs, skip_bad=skip_bad, progress=progress)
+        for record in new:
+            found[record.image_id] = record
+            if cache.enabled:
+                cache.save(QUERY_IMAGE_STAGE, config(record.image_id), record)
+        return [found[i] for i in ids if i in found], skipped
 
     def block(self, records: Sequence[Any], n_jobs: int = 1) -> np.ndarray:
         """The (n_new, n_train) kernel block of pyramid records against the training images."""

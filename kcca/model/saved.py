@@ -186,13 +186,24 @@ class FittedSystem:
 
     # ------------------------------------------------------------- pools
     def image_pool_from_folder(self, folder: str | Path, *, n_jobs: int = 1,
-                               skip_bad: bool = False, progress: bool = False) -> ImagePool:
-        """Every image file of ``folder``, described with the saved codebooks and projected."""
+                               skip_bad: bool = False, progress: bool = False,
+                               cache: Any = None) -> ImagePool:
+        """Every image file of ``folder``, described with the saved codebooks and projected.
+
+        With an enabled ``cache`` (:class:`kcca.cache.Cache`) each file's description is kept
+        (:meth:`ImageEncoder.cached_features`), so later queries on the folder only compute
+        the kernel block and the projections.
+        """
         from kcca.data.images import ImageFiles
 
         paths = folder_images(folder)
-        return self.image_pool_from_source(ImageFiles(paths), list(paths), name=str(folder),
-                                           n_jobs=n_jobs, skip_bad=skip_bad, progress=progress)
+        if cache is None or not cache.enabled:
+            return self.image_pool_from_source(ImageFiles(paths), list(paths), name=str(folder),
+                                               n_jobs=n_jobs, skip_bad=skip_bad,
+                                               progress=progress)
+        records, skipped = self.image.cached_features(paths, cache, n_jobs=n_jobs,
+                                                      skip_bad=skip_bad, progress=progress)
+        return self._pool_of_records(records, skipped, ImageFiles(paths), str(folder), n_jobs)
 
     def image_pool_from_source(self, source: Any, ids: Sequence[str], *, name: str = "images",
                                n_jobs: int = 1, skip_bad: bool = False,
@@ -200,6 +211,10 @@ class FittedSystem:
         """Images of ``ids`` read from ``source`` (callable id -> RGB, or a mapping)."""
         records, skipped = self.image.features(source, ids, n_jobs=n_jobs, skip_bad=skip_bad,
                                                progress=progress)
+        return self._pool_of_records(records, skipped, source, name, n_jobs)
+
+    def _pool_of_records(self, records: Sequence[Any], skipped: dict[str, str], source: Any,
+                         name: str, n_jobs: int) -> ImagePool:
         if not records:
             raise QueryError(f"no readable image in {name} ({len(skipped)} skipped)")
         K = self.image.block(records, n_jobs=n_jobs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import cv2
 import joblib
 import numpy as np
@@ -119,6 +121,46 @@ def test_empty_or_unknown_query_is_a_clear_error(small, sentence, match):
 def test_cli_query_unknown_words_exit_2(saved, capsys):
     assert main(["query", "xylophone zeppelin", "--model", str(saved), "--quiet"]) == 2
     assert "none of the words" in capsys.readouterr().err
+
+
+def test_folder_pool_is_cached_per_file(small, tmp_path, monkeypatch):
+    """With a cache, a second pool of the same folder describes no image again (same
+    projections); a changed file is described again; a bad one is not cached."""
+    from kcca.model.encoders import ImageEncoder
+
+    model, _, corpus, _ = small
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    ids = list(corpus.split("test"))[:5]
+    for i in ids:
+        cv2.imwrite(str(folder / i), cv2.cvtColor(corpus.load_image(i), cv2.COLOR_RGB2BGR))
+    (folder / "broken.png").write_bytes(b"")
+    described: list[list[str]] = []
+    features = ImageEncoder.features
+
+    def counting(self, source, image_ids, **kw):
+        described.append(list(image_ids))
+        return features(self, source, image_ids, **kw)
+
+    monkeypatch.setattr(ImageEncoder, "features", counting)
+    cache = Cache(tmp_path / "cache")
+    first = model.image_pool_from_folder(folder, skip_bad=True, cache=cache)
+    again = model.image_pool_from_folder(folder, skip_bad=True, cache=cache)
+    assert described == [sorted(ids + ["broken.png"]), ["broken.png"]]
+    assert again.ids == first.ids == sorted(ids) and list(again.skipped) == ["broken.png"]
+    for k, z in first.projections.items():
+        np.testing.assert_array_equal(again.projections[k], z)
+    plain = model.image_pool_from_folder(folder, skip_bad=True)
+    for k, z in plain.projections.items():
+        np.testing.assert_allclose(first.projections[k], z, atol=1e-12)
+    changed = sorted(ids)[0]
+    cv2.imwrite(str(folder / changed), cv2.cvtColor(corpus.load_image(sorted(ids)[1]),
+                                                   cv2.COLOR_RGB2BGR))
+    st = (folder / changed).stat()
+    os.utime(folder / changed, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    described.clear()
+    model.image_pool_from_folder(folder, skip_bad=True, cache=cache)
+    assert described == [sorted([changed, "broken.png"])]
 
 
 def test_partly_unknown_query_reports_ignored_words(small):
