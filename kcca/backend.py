@@ -54,7 +54,8 @@ def get_xp(backend: str | None = None) -> Any:
     """Array namespace for ``backend``: ``"numpy"``, ``"cupy"`` or ``"auto"``.
 
     ``None`` reads ``$KCCA_BACKEND`` (default ``"numpy"``). ``"auto"`` picks cupy when a GPU is
-    available. Asking for ``"cupy"`` without one is an error that says how to install it.
+    available. Asking for ``"cupy"`` without one is a
+    :class:`~kcca.errors.BackendUnavailableError` that says how to install it.
     """
     backend = resolve_backend(backend)
     if backend == "numpy":
@@ -63,10 +64,10 @@ def get_xp(backend: str | None = None) -> Any:
         return xp
     if backend == "cupy":
         if not gpu_available():
-            raise RuntimeError(
-                "backend 'cupy' requested but no CUDA device/cupy found: install the GPU extra "
-                "(pip install '.[gpu]') on a machine with a GPU, or use backend 'numpy'"
-            )
+            from kcca.errors import BackendUnavailableError
+
+            raise BackendUnavailableError("backend 'cupy' requested but no CUDA device or cupy "
+                                          "found here")
         import array_api_compat.cupy as xp
 
         return xp

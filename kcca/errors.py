@@ -74,6 +74,13 @@ class PluginError(KccaUserError, ImportError):
            "name and the experiment file's folder); run with --verbose for the import traceback")
 
 
+class BackendUnavailableError(KccaUserError, RuntimeError):
+    """An array backend was asked for that this machine cannot provide (cupy without a GPU)."""
+
+    fix = ("install the GPU extra (pip install '.[gpu]') on a machine with a CUDA GPU, or use "
+           "backend auto / numpy")
+
+
 def close_matches(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """Up to ``n`` names of ``choices`` close to ``name`` (difflib), best first."""
     choices = [str(c) for c in choices]

@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from kcca.backend import describe_backend, gpu_available, resolve_backend
+from kcca.backend import describe_backend, get_xp, resolve_backend
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
 from kcca.data.errors import DataError
 
@@ -361,10 +361,7 @@ def run(args: argparse.Namespace) -> int:
             n for t in tables for n in table_systems(t)) if s != "Random"]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
         backend = resolve_backend(args.backend)
-        if backend == "cupy" and not gpu_available():
-            raise DataError("--backend cupy: no CUDA device or cupy here; install the GPU extra "
-                            "(pip install '.[gpu]') on a machine with a GPU, or use --backend "
-                            "auto / numpy")
+        get_xp(backend)  # --backend cupy without a GPU: BackendUnavailableError, before any work
         corpus = load_with_splits(data_dir, args.splits)
         image_config = _image_config(args)
         ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,

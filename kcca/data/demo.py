@@ -19,7 +19,6 @@ of 1000 small images, kernels, KCCA over 600 items) within about two minutes on 
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 from typing import Mapping
 

@@ -31,9 +31,9 @@ import numpy as np
 
 from kcca.data.errors import DataError
 
-#: image file suffixes read from a folder (``kcca query --images DIR``)
 #: cache stage of the pyramid records of image files described for queries (``--images``)
 QUERY_IMAGE_STAGE = "query-image-features"
+#: image file suffixes read from a folder (``kcca query --images DIR``)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
@@ -171,30 +171,29 @@ class ImageEncoder:
     def cached_features(self, paths: Mapping[str, str], cache: Any, *, n_jobs: int = 1,
                         skip_bad: bool = False, progress: bool = False
                         ) -> tuple[list[Any], dict[str, str]]:
-        """:meth:`features` of image files (id -> path), each record kept in ``cache`` (stage
-        :data:`QUERY_IMAGE_STAGE`) under the encoder's fingerprint and the file's path, size
-        and modification time: a second query on the same folder reads them back, a changed
-        file is described again. Bad images are not cached (tried again next time)."""
+        """:meth:`features` of image files (id -> path), each record kept in ``cache`` (an
+        enabled :class:`kcca.cache.Cache`, stage :data:`QUERY_IMAGE_STAGE`) under the encoder's
+        fingerprint and the file's path, size and modification time: a second query on the
+        same folder reads them back, a changed file is described again. Bad images are not
+        cached (tried again next time)."""
         from kcca.data.images import ImageFiles
 
         key = self.fingerprint()
-
-        def config(image_id: str) -> dict[str, Any]:
-            f = Path(paths[image_id]).resolve()
+        configs = {}
+        for image_id, path in paths.items():
+            f = Path(path).resolve()
             st = f.stat()
-            return {"encoder": key, "file": str(f), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-        ids = list(paths)
-        found = {i: cache.load(QUERY_IMAGE_STAGE, config(i)) for i in ids
-                 if cache.enabled and cache.has(QUERY_IMAGE_STAGE, config(i))}
-        todo = [i for i in ids if i not in found]
+            configs[image_id] = {"encoder": key, "file": str(f), "size": st.st_size,
+                                 "mtime_ns": st.st_mtime_ns}
+        found = {i: cache.load(QUERY_IMAGE_STAGE, c) for i, c in configs.items()
+                 if cache.has(QUERY_IMAGE_STAGE, c)}
+        todo = [i for i in paths if i not in found]
         new, skipped = self.features(ImageFiles({i: paths[i] for i in todo}), todo,
                                      n_jobs=n_jobs, skip_bad=skip_bad, progress=progress)
         for record in new:
             found[record.image_id] = record
-            if cache.enabled:
-                cache.save(QUERY_IMAGE_STAGE, config(record.image_id), record)
-        return [found[i] for i in ids if i in found], skipped
+            cache.save(QUERY_IMAGE_STAGE, configs[record.image_id], record)
+        return [found[i] for i in paths if i in found], skipped
 
     def block(self, records: Sequence[Any], n_jobs: int = 1) -> np.ndarray:
         """The (n_new, n_train) kernel block of pyramid records against the training images."""

@@ -23,5 +23,8 @@ def test_env_default_and_unknown(monkeypatch):
 
 @pytest.mark.skipif(gpu_available(), reason="checks the error without a GPU")
 def test_cupy_without_gpu_says_how_to_install():
-    with pytest.raises(RuntimeError, match=r"install the GPU extra"):
+    from kcca.errors import BackendUnavailableError
+
+    with pytest.raises(BackendUnavailableError, match=r"no CUDA device") as info:
         get_xp("cupy")
+    assert isinstance(info.value, RuntimeError) and "install the GPU extra" in info.value.fix
