@@ -18,13 +18,14 @@ import argparse
 import sys
 from typing import Any
 
-from kcca.systems.dev_check import add_system_arguments, open_system_from, system_grid
+from kcca.systems.dev_check import (add_system_arguments, criterion_of, figure_cells,
+                                    open_system_from, recall_figures, system_grid)
 
 
 def dev_table(grid: Any, image_dev: Any, text_dev: Any, sizes: list[int]
               ) -> list[tuple[int, float, dict]]:
     """(models per criterion, dev criterion, task -> [R@1, R@5, R@10, median, models])."""
-    from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
+    from kcca.evaluate.original import original_ranks
     from kcca.selection import TASKS, grid_dev_ranks, select_models
     from kcca.systems.grid import KS, borda_rankings
 
@@ -35,17 +36,14 @@ def dev_table(grid: Any, image_dev: Any, text_dev: Any, sizes: list[int]
         for task in TASKS:
             chosen = [m.setting for m in select_models(ranks[task], per_criterion=size, ks=KS)]
             borda = original_ranks(borda_rankings(grid, image_dev, text_dev, task, chosen))
-            figures[task] = [recall_at_k(borda, k).aggregate for k in KS] \
-                + [median_rank(borda).aggregate, len(chosen)]
-        rows.append((size, sum(sum(f[:3]) for f in figures.values()), figures))
+            figures[task] = recall_figures(borda) + [len(chosen)]
+        rows.append((size, criterion_of(figures), figures))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_system_arguments(parser)
-    parser.add_argument("--p", type=float, default=2.0)
-    parser.add_argument("--d", type=float, default=1.0)
+    add_system_arguments(parser, grid_point=True)
     parser.add_argument("--per-criterion", type=int, nargs="+", default=[1, 2, 3, 5, 8, 12],
                         help="models per recall criterion to try (5 = the paper's 15 models)")
     args = parser.parse_args(argv)
@@ -61,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
           "annotation R@1/5/10, median | search R@1/5/10, median |")
     print("|---|---|---|---|---|")
     for size, criterion, f in dev_table(grid, image.dev, system.text.dev, args.per_criterion):
-        cells = ["/".join(f"{v:.1f}" for v in f[t][:3]) + f", {f[t][3]:g}"
-                 for t in ("annotation", "search")]
+        cells = figure_cells(f)
         print(f"| {size} | {f['annotation'][4]}/{f['search'][4]} | {criterion:.1f} | "
               f"{cells[0]} | {cells[1]} |", flush=True)
     return 0

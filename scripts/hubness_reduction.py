@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from kcca.scoring import cosine_scores
-from kcca.systems.dev_check import add_system_arguments, open_system_from, system_grid
+from kcca.systems.dev_check import (add_system_arguments, criterion_of, figure_cells,
+                                    open_system_from, recall_figures, system_grid)
 
 
 def hub_penalty(candidates: Any, bank: Any, k: int) -> np.ndarray:
@@ -46,7 +47,7 @@ def dev_table(system: Any, image: Any, p: float, d: float, ks: list[int], betas:
     """(k, beta, dev criterion, task -> [R@1, R@5, R@10, median]) for every setting, with the
     system's text blocks and these image blocks."""
     from kcca.borda import borda_from_scores
-    from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
+    from kcca.evaluate.original import original_ranks
     from kcca.systems.grid import dev_outcome
 
     text = system.text
@@ -65,18 +66,14 @@ def dev_table(system: Any, image: Any, p: float, d: float, ks: list[int], betas:
                     i = grid.kappas_.index(kappa)
                     scores.append(csls_scores(dev[q][i][:, :n], dev[c][i][:, :n],
                                               train[q][i][:, :n], k, beta))
-                ranks = original_ranks(borda_from_scores(scores).ranking)
-                figures[task] = [recall_at_k(ranks, r).aggregate for r in (1, 5, 10)] \
-                    + [median_rank(ranks).aggregate]
-            rows.append((k, beta, sum(sum(f[:3]) for f in figures.values()), figures))
+                figures[task] = recall_figures(original_ranks(borda_from_scores(scores).ranking))
+            rows.append((k, beta, criterion_of(figures), figures))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_system_arguments(parser)
-    parser.add_argument("--p", type=float, default=2.0)
-    parser.add_argument("--d", type=float, default=1.0)
+    add_system_arguments(parser, grid_point=True)
     parser.add_argument("--ks", type=int, nargs="+", default=[0, 1, 5, 10, 25, 50])
     parser.add_argument("--betas", type=float, nargs="+", default=[0.5, 1.0])
     args = parser.parse_args(argv)
@@ -91,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|")
     for k, beta, criterion, f in dev_table(system, image, args.p, args.d, args.ks,
                                                 args.betas):
-        cells = ["/".join(f"{v:.1f}" for v in f[t][:3]) + f", {f[t][3]:g}"
-                 for t in ("annotation", "search")]
+        cells = figure_cells(f)
         print(f"| {k} | {beta:g} | {criterion:.1f} | {cells[0]} | {cells[1]} |", flush=True)
     return 0
 

@@ -31,9 +31,9 @@ class OpenSystem:
     text: Blocks
 
 
-def add_system_arguments(parser: argparse.ArgumentParser) -> None:
+def add_system_arguments(parser: argparse.ArgumentParser, *, grid_point: bool = False) -> None:
     """The options of a dev-check script: --system, --experiments, --data-dir, --cache-dir,
-    --jobs."""
+    --jobs; with ``grid_point`` also --p and --d (the one (p, d) the script fits)."""
     parser.add_argument("--system", default="TRI5SEM",
                         help="paper or short name (default TRI5SEM)")
     parser.add_argument("--experiments", default=str(EXPERIMENTS),
@@ -44,6 +44,9 @@ def add_system_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", default=None,
                         help="cache of kcca reproduce (default its own)")
     parser.add_argument("--jobs", type=int, default=2)
+    if grid_point:
+        parser.add_argument("--p", type=float, default=2.0, help="image kernel power (default 2)")
+        parser.add_argument("--d", type=float, default=1.0, help="text diagonal factor (default 1)")
 
 
 def open_system_from(args: argparse.Namespace) -> "OpenSystem":
@@ -89,3 +92,22 @@ def describe(outcome: DevOutcome) -> str:
         f"{task} R@1/5/10 " + "/".join(f"{summary[task][f'R@{k}']:.1f}" for k in (1, 5, 10))
         for task in ("annotation", "search"))
     return f"dev criterion {outcome.criterion:.1f}; {recalls}"
+
+
+def recall_figures(ranks: Any) -> list[float]:
+    """``[R@1, R@5, R@10, median rank]`` of per-query ranks of the original item."""
+    from kcca.evaluate.original import median_rank, recall_at_k
+
+    return [recall_at_k(ranks, k).aggregate for k in (1, 5, 10)] + [median_rank(ranks).aggregate]
+
+
+def criterion_of(figures: dict[str, list[float]]) -> float:
+    """The dev criterion (R@1+R@5+R@10, both tasks) of :func:`recall_figures` per task."""
+    return sum(sum(f[:3]) for f in figures.values())
+
+
+def figure_cells(figures: dict[str, list[float]]) -> list[str]:
+    """Markdown cells ``R@1/R@5/R@10, median`` for annotation and search."""
+    return ["/".join(f"{v:.1f}" for v in figures[t][:3]) + f", {figures[t][3]:g}"
+            for t in ("annotation", "search")]
+

@@ -43,3 +43,13 @@ def test_paper_size_row_is_the_runners_dev_criterion(script):
 def test_counts_below_one_are_refused(script):
     with pytest.raises(SystemExit):
         script.main(["--per-criterion", "0"])
+
+
+def test_dev_check_figures_and_cells():
+    from kcca.systems.dev_check import criterion_of, figure_cells, recall_figures
+
+    ranks = np.array([1, 3, 7, 12, 40])          # R@1 20, R@5 40, R@10 60, median 7
+    figures = {"annotation": recall_figures(ranks), "search": [10.0, 20.0, 30.0, 52.5]}
+    assert figures["annotation"] == [20.0, 40.0, 60.0, 7.0]
+    assert criterion_of(figures) == pytest.approx(180.0)
+    assert figure_cells(figures) == ["20.0/40.0/60.0, 7", "10.0/20.0/30.0, 52.5"]
