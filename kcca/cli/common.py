@@ -57,6 +57,23 @@ def cache_from_args(args: argparse.Namespace) -> Cache:
     return Cache(root)
 
 
+def add_backend_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--backend auto|numpy|cupy`` for the array backend of ``what``."""
+    parser.add_argument("--backend", default="auto", choices=("auto", "numpy", "cupy"),
+                        help=f"array backend of {what} (default auto: cupy on the GPU when one "
+                             "is present, else numpy)")
+
+
+def backend_from_args(args: argparse.Namespace) -> str:
+    """The concrete backend of ``--backend`` (``auto`` resolved); ``cupy`` without a GPU is a
+    :class:`~kcca.errors.BackendUnavailableError` here, before any work."""
+    from kcca.backend import get_xp, resolve_backend
+
+    backend = resolve_backend(args.backend)
+    get_xp(backend)
+    return backend
+
+
 def data_dir_from_args(args: argparse.Namespace) -> Path:
     from kcca.data.paths import resolve_data_dir
 

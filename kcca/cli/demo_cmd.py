@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from kcca.cli.common import subparser
+from kcca.cli.common import add_backend_argument, backend_from_args, subparser
 from kcca.data.corpus import Corpus
 
 HELP = "run the pipeline on the embedded demo corpus (procedural images, grammar captions)"
@@ -33,6 +33,7 @@ class DemoRun:
 
     args: argparse.Namespace
     out: Path
+    backend: str = "numpy"       # the concrete array backend of --backend
     corpus: Corpus | None = None
     outputs: dict[str, Path] = field(default_factory=dict)
     workspace: Any = None
@@ -51,6 +52,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "demo", HELP, run)
     p.add_argument("--out", default="kcca-demo-out",
                    help="output folder (default ./kcca-demo-out)")
+    add_backend_argument(p, "the kernels and the KCCA solver")
     p.add_argument("--n-train", type=int, default=400, help="training images (default 400)")
     p.add_argument("--n-dev", type=int, default=100, help="development images (default 100)")
     p.add_argument("--n-test", type=int, default=100, help="test images (default 100)")
@@ -154,7 +156,7 @@ def stage_features(run: DemoRun) -> None:
 
     a = run.args
     run.workspace = Workspace(run.corpus, cache_from_args(a), n_jobs=a.jobs, seed=a.seed,
-                              progress=not a.quiet,
+                              progress=not a.quiet, backend=run.backend,
                               image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG))
     t = time.perf_counter()
     res = run.workspace.image_features()
@@ -279,7 +281,7 @@ STAGES: list[tuple[str, Stage]] = [
 
 def run(args: argparse.Namespace) -> int:
     """Run every stage of :data:`STAGES` in order on one shared :class:`DemoRun`."""
-    state = DemoRun(args=args, out=Path(args.out))
+    state = DemoRun(args=args, out=Path(args.out), backend=backend_from_args(args))
     for _name, stage in STAGES:
         stage(state)
     return 0

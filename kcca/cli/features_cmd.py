@@ -13,7 +13,8 @@ import argparse
 import json
 import time
 
-from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
+from kcca.cli.common import (add_backend_argument, backend_from_args, cache_from_args,
+                              data_dir_from_args, subparser)
 
 HELP = "extract and cache image features (codebooks, spatial pyramid histograms)"
 
@@ -28,9 +29,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="leave unreadable images out and list them (default: stop with an error)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="Dask scheduler address (tcp://host:port): run on that cluster")
-    p.add_argument("--backend", choices=("numpy", "cupy", "auto"), default="auto",
-                   help="array backend for --gram (default auto: cupy on the GPU when present, "
-                        "else numba on the CPU)")
+    add_backend_argument(p, "--gram (numpy: numba on the CPU)")
     p.add_argument("--gram", action="store_true",
                    help="also compute and cache the split's pyramid intersection Gram matrix")
     p.add_argument("--levels", type=int, default=2, help="pyramid levels L (default 2)")
@@ -58,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
 
     start = time.perf_counter()
+    backend = backend_from_args(args) if args.gram else None  # checked before any extraction
     corpus = load_corpus(args)
     if args.split == "all":
         ids = [i for s in ("train", "dev", "test") for i in corpus.split(s)]
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     summary = {"corpus": corpus.name, "split": args.split, "requested": len(ids),
                **result.summary()}
     if args.gram:
-        summary["gram"] = _gram(args, pipe, result, list(result.features), cache)
+        summary["gram"] = _gram(args, pipe, result, list(result.features), cache, backend)
     summary["total_seconds"] = round(time.perf_counter() - start, 3)
     if args.json:
         print(json.dumps(summary, indent=1))
@@ -82,15 +82,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gram(args, pipe, result, ids, cache) -> dict:
+def _gram(args, pipe, result, ids, cache, backend: str) -> dict:
     """Pyramid intersection Gram (p = 1) of the extracted images, cached."""
     import hashlib
 
     from features.kernels.image import PyramidKernel
 
-    from kcca.backend import resolve_backend
-
-    backend = resolve_backend(args.backend)
     kern = PyramidKernel(p=1, levels=args.levels, feature_types=tuple(pipe.feature_types),
                          backend=backend, n_jobs=args.jobs, progress=not args.quiet)
     cfg = {"features": pipe.feature_key(), "kernel": kern.name, "params": kern.params,

@@ -32,8 +32,9 @@ import sys
 import time
 from pathlib import Path
 
-from kcca.backend import describe_backend, get_xp, resolve_backend
-from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
+from kcca.backend import describe_backend
+from kcca.cli.common import (add_backend_argument, backend_from_args, cache_from_args,
+                              data_dir_from_args, subparser)
 from kcca.data.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -84,9 +85,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "refit only the chosen pair at full precision (overrides the "
                         "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
                         "full precision; 0: full precision; recorded per system)")
-    p.add_argument("--backend", default="auto", choices=("auto", "numpy", "cupy"),
-                   help="array backend of the kernels and the KCCA solver (default auto: "
-                        "cupy on the GPU when one is present, else numpy)")
+    add_backend_argument(p, "the kernels and the KCCA solver")
     p.add_argument("--precision", type=float, default=None,
                    help="incomplete-Cholesky precision of the solver (default its own)")
     return p
@@ -360,8 +359,7 @@ def run(args: argparse.Namespace) -> int:
         needed = args.systems or [s for s in dict.fromkeys(
             n for t in tables for n in table_systems(t)) if s != "Random"]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
-        backend = resolve_backend(args.backend)
-        get_xp(backend)  # --backend cupy without a GPU: BackendUnavailableError, before any work
+        backend = backend_from_args(args)
         corpus = load_with_splits(data_dir, args.splits)
         image_config = _image_config(args)
         ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,

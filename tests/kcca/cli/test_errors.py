@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import kcca.cli.data_cmd as data_cmd
+from kcca.backend import gpu_available
 from kcca.cache import Cache
 from kcca.cli import main
 
@@ -285,3 +286,21 @@ def test_value_error_inside_a_library_is_reported_as_unexpected(capsys, monkeypa
     assert code == 1
     assert_one_clean_error(err, "error: unexpected LinAlgError: Matrix is not positive definite",
                            "run with --verbose for the traceback")
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the error without a GPU")
+@pytest.mark.parametrize("argv", [
+    ["demo", "--backend", "cupy"],
+    ["features", "--corpus", "demo", "--gram", "--backend", "cupy"],
+    ["reproduce", "--systems", "BoW5", "--backend", "cupy"],
+])
+def test_cupy_without_a_gpu_is_refused_before_any_work(argv, tmp_path, monkeypatch, capsys):
+    """Every command with --backend names the missing GPU and the fix, exit 2, and reads or
+    writes nothing first (the output and cache folders stay absent)."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(capsys, argv + ["--cache-dir", str(tmp_path / "cache")])
+    assert code == 2
+    assert_one_clean_error(err, "error: backend 'cupy' requested but no CUDA device",
+                           "install the GPU extra")
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "kcca-demo-out").exists()
+
