@@ -200,8 +200,8 @@ def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray
 
 def _gpu_peak_tracker(backend: str):
     """For ``backend="cupy"``: route cupy's allocations through its pool, recording the peak of
-    the pool's used bytes; returns a function that synchronises and gives that peak in MB.
-    Else None."""
+    the pool's used bytes, and warm the GPU up (:func:`_warm_up_gpu`, before any timing);
+    returns a function that synchronises and gives that peak in MB. Else None."""
     if backend != "cupy":
         return None
     import cupy

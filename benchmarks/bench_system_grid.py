@@ -33,7 +33,6 @@ sys.path.insert(0, str(HERE))
 
 P_GRID = (2.0, 3.0)
 D_GRID = (1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0)
-KAPPAS = (0.1, 0.5, 1.0, 5.0)
 
 
 def synthetic_blocks(n_train: int, n_dev: int, n_test: int, seed: int) -> tuple[dict, dict]:
@@ -51,7 +50,8 @@ def synthetic_blocks(n_train: int, n_dev: int, n_test: int, seed: int) -> tuple[
 
 
 def run(image: dict, text: dict, backend: str, pairs: int | None) -> dict:
-    from kcca.solver import FactorCache, paper_n_grid
+    from kcca.evaluate.original import original_ranks, recall_at_k
+    from kcca.solver import PAPER_KAPPAS, FactorCache, paper_n_grid
     from kcca.systems.grid import borda_rankings, choose, dev_outcome, fit_grid
 
     n_values = [int(v) for v in paper_n_grid()]
@@ -61,7 +61,7 @@ def run(image: dict, text: dict, backend: str, pairs: int | None) -> dict:
     outcomes, grids = [], {}
     for p, d in combos:
         t = time.perf_counter()
-        grid = fit_grid(image["train"], text["train"], p=p, d=d, kappas=KAPPAS,
+        grid = fit_grid(image["train"], text["train"], p=p, d=d, kappas=PAPER_KAPPAS,
                         n_values=n_values, factor_cache=factors, backend=backend)
         t1 = time.perf_counter()
         outcomes.append(dev_outcome(grid, image["dev"], text["dev"], p=p, d=d))
@@ -75,8 +75,7 @@ def run(image: dict, text: dict, backend: str, pairs: int | None) -> dict:
     ranked = {task: borda_rankings(grids[(best.p, best.d)], image["test"], text["test"], task,
                                    best.selected[task]) for task in ("annotation", "search")}
     test_s = time.perf_counter() - t
-    gold = np.arange(ranked["search"].shape[0])
-    r10 = float(np.mean([(ranked["search"][i, :10] == i).any() for i in gold]) * 100)
+    r10 = recall_at_k(original_ranks(ranked["search"]), 10).aggregate
     return {"backend": backend, "pairs": len(combos), "fit_seconds": fit_s,
             "dev_selection_seconds": dev_s, "test_borda_seconds": test_s,
             "total_seconds": fit_s + dev_s + test_s,
