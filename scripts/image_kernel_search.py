@@ -23,6 +23,7 @@ from kcca.systems.dev_check import (add_system_arguments, describe, dev_check,
 FV = {"n_gaussians": 64, "pca_dim": 64, "strips": 3}
 FV4 = {**FV, "bin_sizes": [4, 6, 8, 10]}
 CFV4 = {**FV4, "descriptor": "color"}
+LABFV4 = {**FV4, "descriptor": "color-lab"}
 
 
 def _mix(*parts: tuple[str, dict, float]) -> dict:
@@ -60,6 +61,12 @@ def variants() -> dict[str, tuple[str, dict, float]]:
                                        ("fisher", CFV4, 1)), 2.0),
         "py+2fv+colorfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 2),
                                        ("fisher", CFV4, 1)), 2.0),
+        "py+fv+labfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                    ("fisher", LABFV4, 1)), 2.0),
+        "py+fv+colorfv+labfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                            ("fisher", CFV4, 1), ("fisher", LABFV4, 1)), 2.0),
+        "py+fv+colorfv-k128": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                           ("fisher", {**CFV4, "n_gaussians": 128}, 1)), 2.0),
     }
 
 

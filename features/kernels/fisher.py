@@ -12,6 +12,7 @@ with the paper's pyramid kernel by ``mix`` (:mod:`features.kernels.mixture`).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,7 +26,8 @@ from features.kernels.base import Kernel, entrywise_power, register_kernel
 from features.sift import sift_descriptors
 
 #: descriptor name -> (dense extractor(image, step, bin_size), RootSIFT mapping before the PCA)
-DESCRIPTORS = {"sift": (sift_descriptors, True), "color": (color_patch_descriptors, False)}
+DESCRIPTORS = {"sift": (sift_descriptors, True), "color": (color_patch_descriptors, False),
+               "color-lab": (partial(color_patch_descriptors, color_space="lab"), False)}
 
 
 def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int],
@@ -76,8 +78,9 @@ class FisherKernel(Kernel):
         step: dense SIFT grid spacing in pixels (:mod:`features.sift`).
         bin_sizes: descriptor bin (cell) sizes in pixels; descriptors of every size are
             pooled (multi-scale); the paper's SIFT words use one size, 4.
-        descriptor: ``"sift"`` (dense RootSIFT) or ``"color"`` (mean and standard deviation
-            of R, G, B in 4 x 4 cells, :mod:`features.color_patches`).
+        descriptor: ``"sift"`` (dense RootSIFT), ``"color"`` (mean and standard deviation
+            of R, G, B in 4 x 4 cells, :mod:`features.color_patches`) or ``"color-lab"``
+            (the same statistics of CIELAB).
         p: entry-wise power of the block (systems use 1 and let the solver apply p).
         seed: seed of the sample, the PCA and the mixture.
         n_jobs: joblib workers for encoding; progress: a tqdm bar over the images encoded.

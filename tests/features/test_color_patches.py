@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from features.color_patches import color_patch_descriptors
+from features.color import color_descriptors
+from features.color_patches import channels, color_patch_descriptors
 
 
-def _slow(image, y0, x0, b):
-    """Mean and std of R, G, B in each 4 x 4 cell of the patch at (y0, x0), straight from pixels."""
-    rgb = image.astype(np.float64) / 255.0
+def _slow(image, y0, x0, b, rgb=None):
+    """Mean and std of R, G, B in each 4 x 4 cell of the patch at (y0, x0), straight from pixels
+    (or of the channels ``rgb`` when given)."""
+    rgb = image.astype(np.float64) / 255.0 if rgb is None else rgb
     out = []
     for a in range(4):
         for c in range(4):
@@ -41,3 +43,19 @@ def test_small_images_give_no_patches_and_bad_arguments_are_refused():
         color_patch_descriptors(tiny, step=0)
     with pytest.raises(ValueError, match="RGB"):
         color_patch_descriptors(tiny[..., 0])
+
+
+def test_lab_statistics_are_those_of_the_papers_cielab_pixels():
+    image = np.random.default_rng(7).integers(0, 256, (30, 34, 3), dtype=np.uint8)
+    lab = channels(image, "lab").astype(np.float64)
+    # the same CIELAB as the paper's colour words (features.color), rescaled by 100, 128, 128
+    pixels = color_descriptors(image).values.reshape(30, 34, 3)
+    np.testing.assert_allclose(lab * [100.0, 128.0, 128.0], pixels, atol=1e-4)
+    d = color_patch_descriptors(image, step=5, bin_size=3, color_space="lab")
+    x0s = range(0, 34 - 12 + 1, 5)
+    for row, (y0, x0) in enumerate((y, x) for y in range(0, 30 - 12 + 1, 5) for x in x0s):
+        np.testing.assert_allclose(d.values[row], _slow(image, y0, x0, 3, rgb=lab), atol=1e-4)
+    rgb = color_patch_descriptors(image, step=5, bin_size=3)
+    assert not np.allclose(rgb.values, d.values)
+    with pytest.raises(ValueError, match="color_space"):
+        color_patch_descriptors(image, color_space="hsv")
