@@ -65,6 +65,10 @@ def variants() -> dict[str, tuple[str, dict, float]]:
                                     ("fisher", LABFV4, 1)), 2.0),
         "py+fv+colorfv+labfv": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
                                             ("fisher", CFV4, 1), ("fisher", LABFV4, 1)), 2.0),
+        "py+fv+colorfv-p1": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                         ("fisher", CFV4, 1)), 1.0),
+        "py+fv+colorfv-p1.5": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
+                                           ("fisher", CFV4, 1)), 1.5),
         "py+fv+colorfv-k128": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
                                            ("fisher", {**CFV4, "n_gaussians": 128}, 1)), 2.0),
     }
@@ -74,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     table = variants()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--variants", nargs="+", choices=sorted(table), default=list(table))
+    p.add_argument("--kappas", type=float, nargs="+", default=None,
+                   help="regularisation values of the grid (default the experiment file's, "
+                        "the paper's 0.1 0.5 1 5)")
     add_system_arguments(p)
     args = p.parse_args(argv)
 
@@ -84,8 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         kernel, params, power = table[name]
         t = time.perf_counter()
         image = system.ws.image_blocks(KernelSpec(kernel, params))
-        outcome = dev_check(system, image.train, image.dev, p=power, d=1)
-        print(f"{system.spec.name} image kernel {name} (p = {power:g}): {describe(outcome)} "
+        outcome = dev_check(system, image.train, image.dev, p=power, d=1, kappas=args.kappas)
+        kappas = "" if args.kappas is None else f", kappas {args.kappas}"
+        print(f"{system.spec.name} image kernel {name} (p = {power:g}{kappas}): {describe(outcome)} "
               f"({time.perf_counter() - t:.0f} s)", flush=True)
     return 0
 

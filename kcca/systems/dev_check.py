@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from kcca.solver import KCCAGrid
 from kcca.systems.blocks import Blocks, Workspace
@@ -71,18 +71,20 @@ def open_system(system: str, data_dir: str | None = None, cache_dir: str | None 
 
 
 def system_grid(system: OpenSystem, image_train: Any, *, p: float = 2.0,
-                d: float = 1.0) -> KCCAGrid:
-    """The system's whole kappa x n grid (full precision) on this image block at one (p, d)."""
+                d: float = 1.0, kappas: Sequence[float] | None = None) -> KCCAGrid:
+    """The system's whole kappa x n grid (full precision) on this image block at one (p, d);
+    ``kappas`` replaces the experiment file's (the paper's) regularisation values."""
     g = system.spec.grid
-    return fit_grid(image_train, system.text.train, p=p, d=d, kappas=g.kappas,
+    return fit_grid(image_train, system.text.train, p=p, d=d,
+                    kappas=g.kappas if kappas is None else tuple(kappas),
                     n_values=g.n_values(), factor_cache=system.ws.factor_cache)
 
 
 def dev_check(system: OpenSystem, image_train: Any, image_dev: Any, *, p: float = 2.0,
-              d: float = 1.0) -> DevOutcome:
+              d: float = 1.0, kappas: Sequence[float] | None = None) -> DevOutcome:
     """:func:`system_grid` on these image blocks at one (p, d), scored on dev."""
-    return dev_outcome(system_grid(system, image_train, p=p, d=d), image_dev, system.text.dev,
-                       p=p, d=d, per_criterion=system.spec.per_criterion)
+    return dev_outcome(system_grid(system, image_train, p=p, d=d, kappas=kappas), image_dev,
+                       system.text.dev, p=p, d=d, per_criterion=system.spec.per_criterion)
 
 
 def describe(outcome: DevOutcome) -> str:

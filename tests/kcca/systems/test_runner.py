@@ -239,6 +239,12 @@ def test_dev_check_gives_the_runners_dev_criterion(result, corpus, workspace):
     runner = next(o for o in result.dev if (o["p"], o["d"]) == (2, 1))
     assert round(outcome.criterion, 3) == runner["criterion"]
     assert describe(outcome).startswith(f"dev criterion {outcome.criterion:.1f}; annotation R@1/5/10 ")
+    # other kappas replace the experiment file's in the grid and in the selected models
+    other = dev_check(OpenSystem(workspace, spec, text), image.train, image.dev, p=2, d=1,
+                      kappas=(0.02, 7.0))
+    chosen = {k for task in other.selected.values() for k, _ in task}
+    assert chosen <= {0.02, 7.0} and chosen
+    assert {k for k, _ in other.dev_ranks["annotation"]} == {0.02, 7.0}
 
 
 def _backend_spies(monkeypatch) -> dict[str, list]:
