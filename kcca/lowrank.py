@@ -75,12 +75,26 @@ def check_square_symmetric(K: Any, argument: str, *, atol: float = 1e-8) -> np.n
     return arr
 
 
+def check_power_domain(arr: Any, power: float, argument: str, xp: Any = np) -> None:
+    """Refuse a fractional entry-wise ``power`` of a block with negative entries (a signed
+    kernel such as Fisher-vector dot products): ``x ** 1.5`` of ``x < 0`` is NaN."""
+    if float(power) == int(power) or not bool(xp.any(arr < 0)):
+        return
+    host = np.asarray(to_numpy(arr) if not isinstance(arr, np.ndarray) else arr)
+    bad = tuple(int(b) for b in np.argwhere(host < 0)[0])
+    raise ValueError(
+        f"{argument} has a negative entry {float(host[bad]):.3g} at index {bad}, so its power "
+        f"{power:g} is undefined there: use an integer power (the paper's p is 2 or 3) or a "
+        "kernel without negative values"
+    )
+
+
 class DenseColumns:
     """Columns of a precomputed (validated) dense kernel matrix."""
 
     def __init__(self, K: Any, argument: str = "K"):
         self.K = check_square_symmetric(K, argument)
-        self.n = self.K.shape[0]
+        self.n, self.argument = self.K.shape[0], argument
 
     def diag(self) -> np.ndarray:
         return np.diagonal(self.K).copy()
@@ -133,6 +147,7 @@ class TransformedColumns:
 
     def __init__(self, base: ColumnSource, power: float = 1, diag_scale: float = 1.0):
         self.base, self.power, self.diag_scale, self.n = base, power, float(diag_scale), base.n
+        self.argument = getattr(base, "argument", "K")
 
     def diag(self) -> np.ndarray:
         d = np.asarray(self.base.diag(), dtype=float)
@@ -142,6 +157,7 @@ class TransformedColumns:
         index = np.asarray(index, dtype=np.intp)
         cols = np.array(self.base.columns(index), dtype=float, copy=True)
         if self.power != 1:
+            check_power_domain(cols, self.power, self.argument)
             cols **= self.power
         if self.diag_scale != 1.0:
             cols[index, np.arange(len(index))] *= self.diag_scale

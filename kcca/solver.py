@@ -49,6 +49,7 @@ from kcca.lowrank import (
     TransformedColumns,
     as_column_source,
     check_finite,
+    check_power_domain,
     pivoted_cholesky,
 )
 
@@ -579,6 +580,7 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
             raise ValueError(f"{argument} has a NaN or infinite entry")
     arr = xp.asarray(arr, dtype=xp.float64)
     if power != 1:
+        check_power_domain(arr, power, argument, xp)
         arr = arr ** power
     return arr
 

@@ -341,6 +341,20 @@ def test_bad_new_blocks_raise():
         KCCA().transform_x(np.ones((3, 50)))
 
 
+@pytest.mark.parametrize("factorisation", ["eigen", "cholesky"])
+def test_fractional_power_of_a_signed_kernel_is_refused_naming_the_entry(factorisation):
+    X, Y = paired(40, 21)
+    Kx = X @ X.T  # a linear kernel: PSD with negative entries (as Fisher-vector kernels)
+    with pytest.raises(ValueError, match=r"Kx has a negative entry .* power 1.5 .* integer power"):
+        KCCA(n_components=2, power_x=1.5, factorisation=factorisation).fit(Kx, rbf(Y))
+    m = KCCA(n_components=2, power_x=1.5).fit(rbf(X), rbf(Y))  # nonnegative: fine
+    assert np.isfinite(m.x_weights_).all()
+    with pytest.raises(ValueError, match=r"Kx_new has a negative entry -0.5 at index \(0, 2\)"):
+        m.transform_x(np.where(np.arange(40) == 2, -0.5, 0.3)[None, :].repeat(3, 0))
+    # integer powers stay allowed (the paper's p = 2, 3)
+    assert np.isfinite(KCCA(n_components=2, power_x=2).fit(Kx, rbf(Y)).x_weights_).all()
+
+
 def test_rank_deficient_kernels_give_finite_answers():
     rng = np.random.default_rng(20)
     X = rng.normal(size=(100, 3))
