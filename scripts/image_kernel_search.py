@@ -67,8 +67,6 @@ def variants() -> dict[str, tuple[str, dict, float]]:
                                             ("fisher", CFV4, 1), ("fisher", LABFV4, 1)), 2.0),
         "py+fv+colorfv-p1": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
                                          ("fisher", CFV4, 1)), 1.0),
-        "py+fv+colorfv-p1.5": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
-                                           ("fisher", CFV4, 1)), 1.5),
         "py+fv+colorfv-k128": ("mix", _mix(("pyramid", {}, 1), ("fisher", FV4, 1),
                                            ("fisher", {**CFV4, "n_gaussians": 128}, 1)), 2.0),
     }
