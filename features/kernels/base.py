@@ -28,6 +28,8 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from kcca.lowrank import check_power_domain
+
 ENTRY_POINT_GROUP = "kcca.kernels"
 
 _REGISTRY: dict[str, type["Kernel"]] = {}
@@ -102,9 +104,7 @@ def entrywise_power(block: np.ndarray, p: Any, name: str) -> np.ndarray:
         raise ValueError(f"kernel {name!r}: exponent p must be a positive number, got {p!r}")
     if p == 1.0:
         return block
-    if p != int(p) and (np.asarray(block) < 0).any():
-        raise ValueError(f"kernel {name!r}: p={p} is fractional but the block has negative "
-                         "entries: use an integer p")
+    check_power_domain(np.asarray(block), p, f"the block of kernel {name!r}")
     return block ** p
 
 
