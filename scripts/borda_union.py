@@ -52,11 +52,8 @@ def figures_of(rankings: dict[str, np.ndarray]) -> dict[str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
-    from kcca.systems.blocks import Workspace
-    from kcca.systems.dev_check import OpenSystem, criterion_of, figure_cells, system_grid
+    from kcca.systems.dev_check import (OpenSystem, criterion_of, figure_cells, open_workspace,
+                                        system_grid)
     from kcca.systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -75,9 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     specs = [s for folder in args.experiments for s in load_specs(Path(folder))]
     chosen = select_specs(specs, args.systems)
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
-    ws = Workspace(corpus, Cache(args.cache_dir or default_cache_dir()), n_jobs=args.jobs,
-                   progress=True)
+    ws = open_workspace(args.data_dir, args.cache_dir, args.jobs)
     print(f"p = {args.p:g}, d = {args.d:g}: dev criterion (R@1+R@5+R@10, both tasks) of the "
           "Borda count of each system's dev-selected models, then of their union")
     print("| models of | dev criterion | annotation R@1/5/10, median | search R@1/5/10, median |")

@@ -35,9 +35,7 @@ def codebook_workspace(corpus, cache, seed: int, n_images: int = 200, jobs: int 
 def main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
+    from kcca.systems.dev_check import open_workspace
     from kcca.systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -50,13 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.n_images < 1:
         parser.error(f"--n-images must be positive, got {args.n_images}")
 
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
-    cache = Cache(args.cache_dir or default_cache_dir())
+    base = open_workspace(args.data_dir, args.cache_dir, args.jobs)
     (spec,) = select_specs(load_specs(Path(args.experiments)), [args.system])
     text = None
     for seed in args.seeds:
         t = time.perf_counter()
-        ws = codebook_workspace(corpus, cache, seed, args.n_images, args.jobs)
+        ws = codebook_workspace(base.corpus, base.cache, seed, args.n_images, args.jobs)
         if text is None:
             text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
         image = ws.image_blocks(spec.image_kernel)

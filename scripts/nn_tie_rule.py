@@ -53,14 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", default=None, help="JSON file to write")
     args = p.parse_args(argv)
 
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
-    from kcca.systems import Workspace, load_specs
+    from kcca.systems import load_specs
+    from kcca.systems.dev_check import open_workspace
     from kcca.systems.tables import paper_value
 
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
-    ws = Workspace(corpus, Cache(args.cache_dir or default_cache_dir()), progress=False)
+    ws = open_workspace(args.data_dir, args.cache_dir, jobs=1, progress=False)
     specs = [s for s in load_specs(args.experiments)
              if s.model == "nn" and len(s.candidate_text_kernels) == 1]
     out = []

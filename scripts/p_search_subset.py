@@ -58,10 +58,7 @@ def full_search(details: Path | None) -> dict[str, dict[float, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
-    from kcca.systems.blocks import Workspace
+    from kcca.systems.dev_check import open_workspace
     from kcca.systems.grid import choose
     from kcca.systems.spec import load_specs, select_specs
 
@@ -82,12 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     specs = [s for s in load_specs(Path(args.experiments)) if s.model == "kcca"]
     if args.systems:
         specs = select_specs(specs, args.systems)
-    corpus = load_flickr8k(resolve_data_dir(args.data_dir))
-    n_train = len(corpus.split("train"))
+    ws = open_workspace(args.data_dir, args.cache_dir, args.jobs, progress=False)
+    n_train = len(ws.corpus.split("train"))
     if not 10 < args.subset <= n_train:
         parser.error(f"--subset must lie in (10, {n_train}], got {args.subset}")
     subset = np.sort(np.random.default_rng(args.seed).choice(n_train, args.subset, replace=False))
-    ws = Workspace(corpus, Cache(args.cache_dir or default_cache_dir()), n_jobs=args.jobs)
     full = full_search(Path(args.details) if args.details else None)
     print(f"p chosen on dev with {args.subset} of {n_train} training items (seed {args.seed}), "
           "full precision, d = 1; dev criterion per p; the full search's from its details.json")

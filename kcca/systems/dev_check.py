@@ -54,17 +54,25 @@ def open_system_from(args: argparse.Namespace) -> "OpenSystem":
     return open_system(args.system, args.data_dir, args.cache_dir, args.jobs, args.experiments)
 
 
-def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
-                jobs: int = 2, experiments: str | Path = EXPERIMENTS) -> OpenSystem:
-    """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``), the reproduce cache, one system of
-    the experiment files in ``experiments``."""
+def open_workspace(data_dir: str | None = None, cache_dir: str | None = None, jobs: int = 2,
+                   progress: bool = True) -> Workspace:
+    """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``) in a workspace on the cache of
+    ``kcca reproduce`` (``cache_dir``, default its own), so dev checks reuse its blocks."""
     from kcca.cache import Cache, default_cache_dir
     from kcca.data.flickr8k import load_flickr8k
     from kcca.data.paths import resolve_data_dir
-    from kcca.systems.spec import load_specs, select_specs
 
     corpus = load_flickr8k(resolve_data_dir(data_dir))
-    ws = Workspace(corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs, progress=True)
+    return Workspace(corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs,
+                     progress=progress)
+
+
+def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
+                jobs: int = 2, experiments: str | Path = EXPERIMENTS) -> OpenSystem:
+    """:func:`open_workspace` and one system of the experiment files in ``experiments``."""
+    from kcca.systems.spec import load_specs, select_specs
+
+    ws = open_workspace(data_dir, cache_dir, jobs)
     (spec,) = select_specs(load_specs(Path(experiments)), [system])
     return OpenSystem(ws, spec, ws.text_blocks(spec.text_kernel, spec.preprocessing,
                                                spec.word_kernel))
