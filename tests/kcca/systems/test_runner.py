@@ -296,3 +296,14 @@ def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpu
     assert again.chosen == result.chosen
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
+
+
+def test_open_workspace_reads_the_data_folder_into_the_given_cache(tmp_path):
+    from kcca.systems.dev_check import open_workspace
+    from tests.kcca.fake_flickr8k import TEST, TRAIN, write_fake_flickr8k
+
+    write_fake_flickr8k(tmp_path / "data")
+    ws = open_workspace(str(tmp_path / "data"), str(tmp_path / "cache"), jobs=3, progress=False)
+    assert list(ws.corpus.split("train")) == list(TRAIN)
+    assert list(ws.corpus.split("test")) == list(TEST)
+    assert ws.cache.root == tmp_path / "cache" and (ws.n_jobs, ws.progress) == (3, False)
