@@ -52,8 +52,8 @@ def figures_of(rankings: dict[str, np.ndarray]) -> dict[str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kcca.systems.dev_check import (OpenSystem, criterion_of, figure_cells, open_workspace,
-                                        system_grid)
+    from kcca.systems.dev_check import (OpenSystem, add_workspace_arguments, criterion_of,
+                                        figure_cells, open_workspace_from, system_grid)
     from kcca.systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -63,16 +63,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="folders of experiment files holding the systems")
     parser.add_argument("--p", type=float, default=2.0, help="image kernel power (default 2)")
     parser.add_argument("--d", type=float, default=1.0, help="text diagonal factor (default 1)")
-    parser.add_argument("--data-dir", default=None, help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
-    parser.add_argument("--cache-dir", default=None, help="cache of kcca reproduce")
-    parser.add_argument("--jobs", type=int, default=2)
+    add_workspace_arguments(parser)
     args = parser.parse_args(argv)
     if len(args.systems) < 2:
         parser.error("--systems: name at least two systems to combine")
 
     specs = [s for folder in args.experiments for s in load_specs(Path(folder))]
     chosen = select_specs(specs, args.systems)
-    ws = open_workspace(args.data_dir, args.cache_dir, args.jobs)
+    ws = open_workspace_from(args)
     print(f"p = {args.p:g}, d = {args.d:g}: dev criterion (R@1+R@5+R@10, both tasks) of the "
           "Borda count of each system's dev-selected models, then of their union")
     print("| models of | dev criterion | annotation R@1/5/10, median | search R@1/5/10, median |")

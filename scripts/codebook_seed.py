@@ -35,7 +35,7 @@ def codebook_workspace(corpus, cache, seed: int, n_images: int = 200, jobs: int 
 def main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
-    from kcca.systems.dev_check import open_workspace
+    from kcca.systems.dev_check import open_workspace_from
     from kcca.systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.n_images < 1:
         parser.error(f"--n-images must be positive, got {args.n_images}")
 
-    base = open_workspace(args.data_dir, args.cache_dir, args.jobs)
+    base = open_workspace_from(args)
     (spec,) = select_specs(load_specs(Path(args.experiments)), [args.system])
     text = None
     for seed in args.seeds:

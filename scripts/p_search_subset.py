@@ -58,7 +58,7 @@ def full_search(details: Path | None) -> dict[str, dict[float, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kcca.systems.dev_check import open_workspace
+    from kcca.systems.dev_check import add_workspace_arguments, open_workspace_from
     from kcca.systems.grid import choose
     from kcca.systems.spec import load_specs, select_specs
 
@@ -71,15 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--details", default=str(ROOT / "results" / "hodosh2013" / "rankings"
                                                  / "details.json"),
                         help="the runner's details.json holding the full search, to compare")
-    parser.add_argument("--data-dir", default=None, help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
-    parser.add_argument("--cache-dir", default=None, help="cache of kcca reproduce")
-    parser.add_argument("--jobs", type=int, default=2)
+    add_workspace_arguments(parser)
     args = parser.parse_args(argv)
 
     specs = [s for s in load_specs(Path(args.experiments)) if s.model == "kcca"]
     if args.systems:
         specs = select_specs(specs, args.systems)
-    ws = open_workspace(args.data_dir, args.cache_dir, args.jobs, progress=False)
+    ws = open_workspace_from(args, progress=False)
     n_train = len(ws.corpus.split("train"))
     if not 10 < args.subset <= n_train:
         parser.error(f"--subset must lie in (10, {n_train}], got {args.subset}")

@@ -31,6 +31,15 @@ class OpenSystem:
     text: Blocks
 
 
+def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of :func:`open_workspace_from`: --data-dir, --cache-dir, --jobs."""
+    parser.add_argument("--data-dir", default=None,
+                        help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
+    parser.add_argument("--cache-dir", default=None,
+                        help="cache of kcca reproduce (default its own)")
+    parser.add_argument("--jobs", type=int, default=2)
+
+
 def add_system_arguments(parser: argparse.ArgumentParser, *, grid_point: bool = False) -> None:
     """The options of a dev-check script: --system, --experiments, --data-dir, --cache-dir,
     --jobs; with ``grid_point`` also --p and --d (the one (p, d) the script fits)."""
@@ -39,11 +48,7 @@ def add_system_arguments(parser: argparse.ArgumentParser, *, grid_point: bool = 
     parser.add_argument("--experiments", default=str(EXPERIMENTS),
                         help="folder of experiment files holding the system "
                              "(default experiments/hodosh2013)")
-    parser.add_argument("--data-dir", default=None,
-                        help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
-    parser.add_argument("--cache-dir", default=None,
-                        help="cache of kcca reproduce (default its own)")
-    parser.add_argument("--jobs", type=int, default=2)
+    add_workspace_arguments(parser)
     if grid_point:
         parser.add_argument("--p", type=float, default=2.0, help="image kernel power (default 2)")
         parser.add_argument("--d", type=float, default=1.0, help="text diagonal factor (default 1)")
@@ -52,6 +57,11 @@ def add_system_arguments(parser: argparse.ArgumentParser, *, grid_point: bool = 
 def open_system_from(args: argparse.Namespace) -> "OpenSystem":
     """:func:`open_system` with the options of :func:`add_system_arguments`."""
     return open_system(args.system, args.data_dir, args.cache_dir, args.jobs, args.experiments)
+
+
+def open_workspace_from(args: argparse.Namespace, progress: bool = True) -> Workspace:
+    """:func:`open_workspace` with the options of :func:`add_workspace_arguments`."""
+    return open_workspace(args.data_dir, args.cache_dir, args.jobs, progress)
 
 
 def open_workspace(data_dir: str | None = None, cache_dir: str | None = None, jobs: int = 2,
