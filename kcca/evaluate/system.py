@@ -19,6 +19,7 @@ from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.expert import ExpertMatrix, ExpertResult, corpus_expert, expert_metrics
 from kcca.evaluate.judged_metrics import judged_metrics
+from kcca.evaluate.judging_protocol import RelevanceModel, fit_relevance_model, protocol_metrics
 from kcca.evaluate.original import DEFAULT_KS, PerQuery, original_item_metrics, original_ranks
 from kcca.evaluate.rankings_io import Rankings
 from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
@@ -33,9 +34,11 @@ class EvaluationContext:
     split: str = "test"
     rule: str | RelevanceRule = "paper"
     with_bleu_rouge: bool = True
+    with_protocol: bool = True
     _relevance: RelevanceMatrix | None = field(default=None, repr=False)
     _expert: ExpertMatrix | None = field(default=None, repr=False)
     _scores: dict = field(default_factory=dict, repr=False)
+    _protocol: tuple | None = field(default=None, repr=False)
 
     @property
     def relevance(self) -> RelevanceMatrix | None:
@@ -50,12 +53,39 @@ class EvaluationContext:
         return self._expert
 
     def score_matrix(self, metric: str) -> np.ndarray:
-        """BLEU (plain) or ROUGE (stemmed, no stop words) of every pool pair, R5 references."""
+        """BLEU (plain), ROUGE (stemmed, no stop words) or ``"bleu_pre"`` (BLEU preprocessed as
+        ROUGE, the paper's filter) of every pool pair, R5 references."""
         if metric not in self._scores:
-            from kcca.evaluate.bleu_rouge import pool_score_matrix
+            from kcca.evaluate.bleu_rouge import ROUGE_STYLE, pool_score_matrix
 
-            self._scores[metric] = pool_score_matrix(self.corpus, self.split, metric, "R5")
+            if metric == "bleu_pre":
+                self._scores[metric] = pool_score_matrix(self.corpus, self.split, "bleu", "R5",
+                                                         ROUGE_STYLE)
+            else:
+                self._scores[metric] = pool_score_matrix(self.corpus, self.split, metric, "R5")
         return self._scores[metric]
+
+    @property
+    def protocol_model(self) -> RelevanceModel | None:
+        """P(relevant | BLEU_pre) for the paper's judging protocol (None, with the reason in
+        :attr:`protocol_note`, when there are no crowd judgments or none pass the filter)."""
+        if self._protocol is None:
+            rel = self.relevance
+            if rel is None or not self.with_protocol:
+                self._protocol = (None, "S@k / R-precision under the judging protocol not "
+                                        "computed (no crowd judgments, or switched off)")
+            else:
+                try:
+                    model = fit_relevance_model(rel.relevant, rel.judged,
+                                                self.score_matrix("bleu_pre"))
+                    self._protocol = (model, "")
+                except DataError as e:
+                    self._protocol = (None, f"judging protocol not estimated: {e}")
+        return self._protocol[0]
+
+    @property
+    def protocol_note(self) -> str:
+        return "" if self.protocol_model is not None else self._protocol[1]
 
 
 @dataclass
@@ -115,6 +145,15 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
                     m[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
                                                             float(vals.mean()))
         metrics[task] = m
+    if rel is not None:
+        model = ctx.protocol_model
+        if model is None:
+            notes.append(ctx.protocol_note)
+        else:
+            est = protocol_metrics(rankings.tasks, rel.relevant, rel.judged,
+                                   ctx.score_matrix("bleu_pre"), model, ks=ks)
+            for task, extra in est.items():
+                metrics[task].update(extra)
     if rel is not None and {"annotation", "search"} <= set(metrics):
         total = (metrics["annotation"]["R-precision"].aggregate
                  + metrics["search"]["R-precision"].aggregate) / 2.0
@@ -122,6 +161,7 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
     return SystemEvaluation(rankings.system, metrics, coverage, expert_result, notes)
 
 
+#: per-query 0/1 metrics (McNemar); "S@k imputed" is an expectation in [0, 1] (randomisation)
 BINARY_PREFIXES = ("R@", "S@", "expert =", "expert >=")
 
 
@@ -140,7 +180,7 @@ def compare_systems(a: SystemEvaluation, b: SystemEvaluation, *, n_samples: int 
             if pa.values.shape != pb.values.shape:
                 raise DataError(f"{task} {name}: {a.system} has {pa.values.size} queries, "
                                 f"{b.system} {pb.values.size}")
-            if name.startswith(BINARY_PREFIXES):
+            if name.startswith(BINARY_PREFIXES) and not name.endswith(" imputed"):
                 res = mcnemar(pa.values.astype(bool), pb.values.astype(bool))
                 out[task][name] = {"test": f"McNemar, {res.method}, two-sided",
                                    "p": res.p_value, "b": res.b, "c": res.c}
