@@ -14,7 +14,8 @@ nobody judged. Under the paper's own protocol these fall in two groups:
 :func:`protocol_metrics` reports, per task, the expectation of S@k and R-precision under that
 estimate (``"S@k imputed"``, ``"R-precision imputed"``) and S@k with every such pair relevant
 (``"S@k bound"``): a model-free upper bound of what the paper's protocol could give our
-rankings. The plain S@k (unjudged = not relevant) is the lower bound. Judged pairs keep their
+rankings. The plain S@k (unjudged = not relevant) is the lower bound; R-precision has no such
+bounds (an imputed relevant item raises R as well as the hits). Judged pairs keep their
 verdict; the originals are relevant. Pairs are shared by the two tasks, as in the paper: a pair
 in the top 10 of either task's ranking is one the protocol would have judged, for both tasks.
 """

@@ -185,3 +185,30 @@ def test_search_uses_the_transposed_pool():
     assert out["S@1 imputed"].values.tolist() == [1.0, 0.5, 1.0, 1.0]
     with pytest.raises(DataError, match="shape"):
         protocol_metrics({"search": srch[:3]}, rel, jud, pre, model)
+
+
+@pytest.mark.real_data
+def test_evaluate_system_reports_the_protocol_on_flickr8k(flickr8k, nltk_data_dir):
+    """Near-random rankings of the real test pool: counted <= imputed <= bound, and the imputed
+    expectation is compared with the randomisation test, not McNemar."""
+    from kcca.evaluate.rankings_io import Rankings
+    from kcca.evaluate.system import EvaluationContext, compare_systems, evaluate_system
+
+    n = len(flickr8k.pool("test"))
+    rng = np.random.default_rng(0)
+    ctx = EvaluationContext(flickr8k, "test", with_bleu_rouge=False)
+    evals = []
+    for name in ("a", "b"):
+        # the original item first for half the queries (so every metric has judged items)
+        scores = rng.random((n, n)) + np.diag(rng.random(n) < 0.5)
+        tasks = {t: np.argsort(-scores, axis=1) for t in ("annotation", "search")}
+        evals.append(evaluate_system(Rankings(name, "test", tasks), ctx))
+    assert ctx.protocol_model is not None and ctx.protocol_model.n_fitted > 30_000
+    for task in ("annotation", "search"):
+        agg = evals[0].table()[task]
+        assert agg["S@10"] <= agg["S@10 imputed"] < agg["S@10 bound"]
+        # R grows with the imputed items, so R-precision may move either way, but not far
+        assert 0 < abs(agg["R-precision imputed"] - agg["R-precision"]) < 5
+    sig = compare_systems(*evals, n_samples=200)["annotation"]
+    assert sig["S@10 imputed"]["test"].startswith("randomisation")
+    assert sig["S@10 bound"]["test"].startswith("McNemar")

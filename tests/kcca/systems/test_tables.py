@@ -197,3 +197,23 @@ def test_csv_and_markdown():
     row = next(csv.DictReader(io.StringIO(to_csv(t6.rows).splitlines()[0] + "\n"
                                           + to_csv(t6.rows).splitlines()[2] + "\n")))
     assert row["paper"] == "13.2" and row["paper_sig"] == "?"
+
+
+def test_table12_sections_hold_the_protocol_estimates_beside_the_papers_value():
+    v = {"BoW5": {t: {"S@1": 11.0, "S@1 imputed": 11.2, "S@1 bound": 13.5,
+                      "R-precision imputed": 9.1, "S@1 condensed": 16.0} for t in T.TASKS}}
+    res = T.system_table("12", v)
+    by = {(r.task, r.metric): r for r in res.rows}
+    assert by["annotation", "S@1 imputed"].paper == 15.0
+    assert by["annotation", "S@1 bound"].paper == 15.0
+    assert by["search", "R-precision imputed"].paper == 10.5
+    md = to_markdown("12", res.rows, [], {})
+    titles = [line for line in md.splitlines() if line.startswith("## ")]
+    assert titles == ["## Image annotation", "## Image annotation: the paper's judging "
+                      "protocol (estimates)", "## Image annotation: condensed lists",
+                      "## Image search", "## Image search: the paper's judging protocol "
+                      "(estimates)", "## Image search: condensed lists"]
+    protocol = md.split("## Image annotation: the paper's judging protocol (estimates)")[1]
+    protocol = protocol.split("## ")[0]
+    assert "| BoW5 | 11.2 (15) |" in protocol and "13.5 (15)" in protocol
+    assert "condensed" not in protocol and "16.0" not in protocol
