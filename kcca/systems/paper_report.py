@@ -33,7 +33,7 @@ import numpy as np
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
-from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11
+from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 from kcca.evaluate.rankings_io import FORMAT, Rankings, read_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, compare_systems, \
     evaluate_system
@@ -42,7 +42,8 @@ from kcca.systems import tables as T
 log = logging.getLogger(__name__)
 
 PLOTS = {"recall": "recall_at_k.png", "ranks": "gold_rank_distribution.png",
-         "table6": "table6_heatmap.png", "fidelity": "ours_vs_paper.png"}
+         "table6": "table6_heatmap.png", "fidelity": "ours_vs_paper.png",
+         "table12": "table12_ours_vs_paper.png"}
 _FIELD = re.compile(r'"(format|system|corpus|split)"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
@@ -376,6 +377,22 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
         if cells:
             nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}
             files.append(plots.ours_vs_paper(cells, out / PLOTS["fidelity"], nn=nn))
+    if "12" in tables:
+        # judging-protocol S@k against the paper's; bars from counted S@k to the bound
+        cells: dict = {}
+        for s in SYSTEMS:
+            for task in T.TASKS:
+                v, paper = values.get(s, {}).get(task, {}), TABLE12.get(s, {}).get(task, {})
+                for m in T.S_METRICS:
+                    if m in paper and all(k in v for k in (m, f"{m} imputed", f"{m} bound")):
+                        cells.setdefault(T.short_name(s), {}).setdefault(task, {})[m] = (
+                            v[f"{m} imputed"], paper[m], v[m], v[f"{m} bound"])
+        if cells:
+            nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}
+            files.append(plots.ours_vs_paper(
+                cells, out / PLOTS["table12"], nn=nn, metrics=T.S_METRICS,
+                title="Table 12 under the paper's judging protocol: imputed S@k against the "
+                      "paper's (bars: counted S@k to the protocol's bound)"))
     if "6" in tables:
         shape = (2, len(PP.TABLE6_ROWS), len(PP.TABLE6_COLUMNS))
         ours, paper = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -398,6 +415,8 @@ def _plots_of(table: str) -> list[str]:
         return [PLOTS["recall"], PLOTS["ranks"], PLOTS["fidelity"]]
     if table == "6":
         return [PLOTS["table6"]]
+    if table == "12":
+        return [PLOTS["table12"]]
     return []
 
 

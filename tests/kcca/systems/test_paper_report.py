@@ -167,6 +167,14 @@ def test_every_table_on_real_data(flickr8k, nltk_data_dir, tmp_path):
     assert abs(float(t10["(a) kappa", "expert >=3.3", "crowd >=0.6"]["ours"]) - 0.79) < 0.03
     md5 = (out / "table5.md").read_text()
     assert "2,031 pairs added" in md5
+    # Table 12 under the paper's judging protocol: counted <= imputed <= bound, per task
+    t12 = {(r["task"], r["metric"]): r for r in _csv(out / "table12.csv") if r["system"] == "BoW5"}
+    for task in ("annotation", "search"):
+        for k in (1, 5, 10):
+            counted, imputed, bound = (float(t12[task, f"S@{k}{x}"]["ours"])
+                                       for x in ("", " imputed", " bound"))
+            assert counted <= imputed <= bound and t12[task, f"S@{k} imputed"]["paper"]
+    assert (out / R.PLOTS["table12"]).stat().st_size > 1000
 
 
 def _merge_one(args):
