@@ -35,7 +35,6 @@ from kcca.evaluate.original import DEFAULT_KS, PerQuery, validate_rankings
 FILTER_THRESHOLD = 0.25
 #: how deep the paper judged each system's rankings (Section 4.3.2: the top 10)
 JUDGED_DEPTH = 10
-TASKS = ("annotation", "search")
 
 
 @dataclass

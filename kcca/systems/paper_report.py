@@ -357,6 +357,7 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
     from kcca.systems import plots
 
     files = []
+    nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}  # hollow markers
     t3 = [SECTION4_NAMES[s] for s in PP.TABLE3_SYSTEMS]
     chosen = [s for s in t3 if s in data] or [s for s in SYSTEMS if s in data]
     if chosen and ("3" in tables or "11" in tables):
@@ -375,7 +376,6 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
                                    for task in T.TASKS}
                  for s in SYSTEMS if s in values and s in TABLE11}
         if cells:
-            nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}
             files.append(plots.ours_vs_paper(cells, out / PLOTS["fidelity"], nn=nn))
     if "12" in tables:
         # judging-protocol S@k against the paper's; bars from counted S@k to the bound
@@ -388,7 +388,6 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
                         cells.setdefault(T.short_name(s), {}).setdefault(task, {})[m] = (
                             v[f"{m} imputed"], paper[m], v[m], v[f"{m} bound"])
         if cells:
-            nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}
             files.append(plots.ours_vs_paper(
                 cells, out / PLOTS["table12"], nn=nn, metrics=T.S_METRICS,
                 title="Table 12 under the paper's judging protocol: imputed S@k against the "
