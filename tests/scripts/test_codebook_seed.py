@@ -20,3 +20,19 @@ def test_seed_zero_is_the_default_codebook_and_others_differ(tmp_path):
     others = {key(script.codebook_workspace(corpus, cache, 1)),
               key(script.codebook_workspace(corpus, cache, 0, n_images=6))}
     assert default not in others and len(others) == 2
+
+
+def test_mean_blocks_averages_train_and_dev_and_refuses_mismatched_shapes():
+    import numpy as np
+    import pytest
+    from types import SimpleNamespace as B
+
+    script = load_script("codebook_seed")
+    a = B(train=np.ones((3, 3)), dev=np.zeros((2, 3)))
+    b = B(train=3 * np.ones((3, 3)), dev=np.ones((2, 3)))
+    train, dev = script.mean_blocks([a, b])
+    assert np.all(train == 2.0) and np.all(dev == 0.5)
+    with pytest.raises(ValueError, match="different shapes"):
+        script.mean_blocks([a, B(train=np.ones((4, 4)), dev=np.ones((2, 4)))])
+    with pytest.raises(ValueError, match="no image blocks"):
+        script.mean_blocks([])
