@@ -152,9 +152,13 @@ def _coverage_notes(s: SystemData) -> list[str]:
                   if isinstance(cov.get(f"top-{k} judged"), (int, float))]
         judged = [f"top-{k} {100 * v:.0f} %" for k, v in values]
         if judged and any(v < 1 for _, v in values):
+            imputed = [s.metrics.get(task, {}).get(f"S@{k} imputed") for k in KS]
+            protocol = ("; under the paper's judging protocol (BLEU_pre filter, the rest "
+                        "imputed) S@1/5/10 would be " + " / ".join(f"{v:.1f}" for v in imputed)
+                        if all(isinstance(v, (int, float)) for v in imputed) else "")
             out.append(f"{s.name}, {task}: crowd-judged pairs among the results: "
                        + ", ".join(judged) + " (S@k and R-precision count unjudged pairs as "
-                       "not relevant)")
+                       f"not relevant{protocol})")
         expert = cov.get("top-1 expert judged")
         if isinstance(expert, (int, float)) and expert < 1:
             out.append(f"{s.name}: the expert mean is over the {100 * expert:.0f} % of top-1 "
@@ -212,8 +216,10 @@ def gather(run: RunFolder, corpus: Corpus, *, top_k: int = 10, relevance: str = 
         rk = read_rankings(entry.path, pool)
         ev = evaluate_system(rk, ctx)
         table = ev.table()
+        # the summary's metrics, and the judging-protocol S@k its coverage note quotes
         metrics = {t: {m: float(v) for m, v in table.get(t, {}).items()
-                       if m in HIGHER_IS_BETTER} for t in TASKS if t in table}
+                       if m in HIGHER_IS_BETTER or m.endswith(" imputed")}
+                   for t in TASKS if t in table}
         top, gold = {}, {}
         for task, r in rk.tasks.items():
             top[task] = np.ascontiguousarray(r[:, :k])

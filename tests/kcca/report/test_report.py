@@ -288,3 +288,18 @@ def test_systems_in_the_papers_order():
     names = ["TRI5SEM", "zz-plugin", "BoW5", "NN", "TRI5", "BoW1"]
     ordered = sorted((SimpleNamespace(system=s) for s in names), key=_paper_order)
     assert [e.system for e in ordered] == ["NN", "BoW1", "BoW5", "TRI5", "TRI5SEM", "zz-plugin"]
+
+
+def test_coverage_note_adds_the_judging_protocol_estimate_when_there_is_one():
+    from kcca.report.gather import SystemData, _coverage_notes
+
+    def system(metrics):
+        return SystemData("BoW5", "BoW5.json", "BoW5", metrics, {}, {}, {},
+                          coverage={"annotation": {"top-1 judged": 0.5, "top-5 judged": 0.5,
+                                                   "top-10 judged": 0.4}})
+
+    plain = _coverage_notes(system({"annotation": {"S@1": 11.0}}))
+    assert len(plain) == 1 and "judging protocol" not in plain[0]
+    est = {f"S@{k} imputed": v for k, v in ((1, 11.2), (5, 30.0), (10, 41.5))}
+    (note,) = _coverage_notes(system({"annotation": {"S@1": 11.0, **est}}))
+    assert "top-10 40 %" in note and "S@1/5/10 would be 11.2 / 30.0 / 41.5" in note
