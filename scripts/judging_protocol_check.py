@@ -69,13 +69,12 @@ def system_rows(rankings_dir: Path, corpus, rel, pre, model) -> list[dict]:
     from kcca.evaluate.judging_protocol import protocol_metrics, protocol_pairs
     from kcca.evaluate.paper_tables import SYSTEMS
     from kcca.evaluate.rankings_io import read_rankings
+    from kcca.report.rundir import find_rankings
     from kcca.systems.tables import paper_value
 
     found = {}
-    for path in sorted(rankings_dir.glob("*.json")):
-        if path.name == "details.json":  # run settings, not rankings
-            continue
-        r = read_rankings(path, corpus.pool("test"))
+    for entry in find_rankings(rankings_dir):  # rankings files only (not details.json)
+        r = read_rankings(entry.path, corpus.pool("test"))
         found[r.system] = r
     rows = []
     for system in [s for s in SYSTEMS if s in found] + [s for s in found if s not in SYSTEMS]:
