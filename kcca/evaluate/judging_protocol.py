@@ -170,18 +170,16 @@ def protocol_metrics(rankings: Mapping[str, np.ndarray], relevant: np.ndarray,
             m[f"S@{k} bound"] = PerQuery(f"S@{k} bound", hit, 100.0 * float(hit.mean()))
         # R-precision: only the queries touching a drawn pair change between draws
         q_rows = rows if task == "annotation" else cols
-        touched = np.unique(q_rows)
+        touched, local = np.unique(q_rows, return_inverse=True)
         values = _r_precision_values(base)
         if touched.size:
-            sub_r = r[touched]
-            pos = {int(q): i for i, q in enumerate(touched)}
-            local = np.array([pos[int(q)] for q in q_rows], dtype=int)
             items = cols if task == "annotation" else rows
-            inverse = np.argsort(sub_r, axis=1)          # candidate -> rank position per query
+            inverse = np.argsort(r[touched], axis=1)     # candidate -> rank position per query
             where = inverse[local, items]
+            base_touched = base[touched]
             acc = np.zeros(touched.size)
             for d in range(n_draws):
-                sub = base[touched].copy()
+                sub = base_touched.copy()
                 sub[local, where] = draws[d]
                 acc += _r_precision_values(sub)
             values = values.copy()
