@@ -342,6 +342,8 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(str(exc)) from None
     out = Path(args.out)
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
+    if not args.tables_only:  # a backend the machine lacks is named before any data is read
+        backend = backend_from_args(args)
     data_dir = data_dir_from_args(args)
     start = time.perf_counter()
     failed: list[str] = []
@@ -359,7 +361,6 @@ def run(args: argparse.Namespace) -> int:
         needed = args.systems or [s for s in dict.fromkeys(
             n for t in tables for n in table_systems(t)) if s != "Random"]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
-        backend = backend_from_args(args)
         corpus = load_with_splits(data_dir, args.splits)
         image_config = _image_config(args)
         ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import importlib.util
 
 import cv2
 import numpy as np
@@ -23,6 +24,7 @@ from kcca.cache import Cache
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.data.images import ImageFiles
+from tests.optional_tools import skip_unless
 
 CALLS = {"n": 0, "fail_after": None}
 
@@ -238,7 +240,9 @@ def test_grey_and_odd_sized_images(tmp_path):
 
 
 def test_parallel_and_dask_give_the_same_records(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    skip_unless(importlib.util.find_spec("distributed") is not None,
+                "dask.distributed absent (extra 'dask')")
+    import distributed
     (tmp_path / "img").mkdir()
     corpus = make_corpus(tmp_path / "img", n_train=6, n_dev=1, n_test=1)
     ref = pipeline(corpus, chunk_size=3).extract()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import Meteor, MeteorUnavailable, evaluate_captions, meteor_available
+from tests.optional_tools import skip_unless
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
 
@@ -34,8 +35,7 @@ def test_missing_java(monkeypatch):
 @pytest.mark.slow
 def test_meteor_parity_when_java_is_present():
     ok, why = meteor_available()
-    if not ok:
-        pytest.skip(why)
+    skip_unless(ok, why)
     with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
         fx = json.load(f)
     n = 30  # per-segment scores do not depend on the other items

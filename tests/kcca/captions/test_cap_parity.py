@@ -17,6 +17,7 @@ import pytest
 
 from kcca.captions import Bleu, CiderD, RougeL, evaluate_captions
 from kcca.captions.tokenizer import PUNCTUATIONS, tokenize
+from tests.optional_tools import skip_unless
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
 TOL = 1e-6
@@ -103,8 +104,7 @@ def test_tokeniser_on_all_flickr8k_captions_with_java(flickr8k, tmp_path):
     import subprocess
 
     jar = _java_tokeniser()
-    if jar is None:
-        pytest.skip("Java or pycocoevalcap (extra 'coco') absent")
+    skip_unless(jar is not None, "Java or pycocoevalcap (extra 'coco') absent")
     keys = [(i, n) for i, caps in flickr8k.captions.items() for n in range(len(caps))]
     src = tmp_path / "captions.txt"
     src.write_text("\n".join(flickr8k.captions[i][n] for i, n in keys) + "\n")

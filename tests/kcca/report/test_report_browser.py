@@ -13,9 +13,14 @@ from pathlib import Path
 import pytest
 
 from kcca.report.browser import headless_chromium, open_report, unavailable
+from tests.optional_tools import skip_unless
 
 REASON = unavailable()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no headless browser: {REASON}")
+
+
+@pytest.fixture(autouse=True)
+def _browser():
+    skip_unless(REASON is None, f"no headless browser: {REASON}")
 
 DEMO_FLAGS = ["--n-train", "40", "--n-dev", "12", "--n-test", "12", "--image-size", "40",
               "--sheet", "2", "--p", "2", "--d", "1", "--kappas", "1", "--n-count", "3"]

@@ -4,6 +4,7 @@ run, ``--tables-only`` from its rankings, and the same systems on a Dask LocalCl
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from kcca.backend import gpu_available
 from kcca.data.demo import make_demo_corpus
+from tests.optional_tools import skip_unless
 
 SPEC = """
 name = "{name}"
@@ -144,7 +146,8 @@ def test_tables_only_rebuilds_every_table_from_the_rankings(run_dir, tmp_path):
 
 
 def test_systems_on_a_dask_cluster(run_dir, tmp_path):
-    pytest.importorskip("distributed")
+    skip_unless(importlib.util.find_spec("distributed") is not None,
+                "dask.distributed absent (extra 'dask')")
     from distributed import LocalCluster
 
     from kcca.cli import main
