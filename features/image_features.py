@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
 import re
 import sys
 import time
@@ -42,9 +43,10 @@ from tqdm.auto import tqdm
 from features.codebook import Codebook
 from features.descriptors import FeatureType
 from features.pyramid import pyramid_histogram
-from kcca.cache import Cache, atomic_dump, atomic_write, config_key
+from kcca.cache import Cache, atomic_dump, atomic_write, config_key, write_text_atomic
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
+from kcca.fingerprints import file_digest
 
 log = logging.getLogger(__name__)
 
@@ -328,13 +330,32 @@ class ImageFeaturePipeline:
                             "image features (load it with images=True)")
         self.codebooks_: dict[str, Codebook] | None = None
         self.codebook_skipped_: dict[str, str] = {}
+        self._digests: dict[str, str] = {}
+
+    # ------------------------------------------------------------------- inputs
+    def image_digest(self, image_id: str) -> str:
+        """Content digest of an image's file ("" for an image made in memory; the reason for
+        a file that cannot be read, which then fails with its named error when decoded)."""
+        if image_id not in self._digests:
+            path = (self.corpus.image_paths or {}).get(image_id)
+            try:
+                self._digests[image_id] = file_digest(path) if path else ""
+            except OSError as exc:
+                self._digests[image_id] = f"unreadable: {exc.strerror or exc}"
+        return self._digests[image_id]
+
+    def _image_files(self, ids: Sequence[str]) -> list[str]:
+        paths = self.corpus.image_paths or {}
+        return [paths[i] for i in ids if i in paths and os.path.isfile(paths[i])]
 
     # --------------------------------------------------------------------- keys
     def _codebook_config(self, ft: FeatureType, chosen: list[str]) -> dict[str, Any]:
         cb = self.config.codebook(ft)
         return {"version": VERSION, "corpus": self.corpus.name, "feature": _feature_config(ft),
                 "codebook": cb.get_params(), "split": self.config.codebook_split,
-                "train_ids": hashlib.sha256("\n".join(chosen).encode()).hexdigest()}
+                "train_ids": hashlib.sha256("\n".join(chosen).encode()).hexdigest(),
+                "images": hashlib.sha256("\n".join(
+                    self.image_digest(i) for i in chosen).encode()).hexdigest()}
 
     def feature_key(self) -> str:
         """Hash of everything that fixes a record: features, codebooks (incl. sample), levels."""
@@ -409,7 +430,7 @@ class ImageFeaturePipeline:
                         delayed(_fit_codebook)(cb, parts) for _, cb, parts in jobs)
             for (n, _, _), cb in zip(jobs, fitted):
                 cb.config_ = configs[n]
-                self.cache.save(CODEBOOK_STAGE, configs[n], cb)
+                self.cache.save(CODEBOOK_STAGE, configs[n], cb, self._image_files(chosen))
                 books[n] = cb
         self.codebooks_ = {n: books[n] for n in self.feature_types}
         return self.codebooks_
@@ -424,7 +445,11 @@ class ImageFeaturePipeline:
 
     # ------------------------------------------------------------------ records
     def _record_path(self, folder: Path, image_id: str) -> Path:
-        return folder / f"{safe_name(image_id)}.joblib"
+        """``<id>.<digest of the image file>.joblib``: an edited image is described again,
+        and a restored one finds its old record."""
+        digest = self.image_digest(image_id)
+        tag = hashlib.sha256(digest.encode()).hexdigest()[:16] if digest else "memory"
+        return folder / f"{safe_name(image_id)}.{tag}.joblib"
 
     def _load_cached(self, folder: Path | None, image_id: str) -> ImageFeatures | None:
         if folder is None:
@@ -439,6 +464,18 @@ class ImageFeaturePipeline:
         if not isinstance(rec, ImageFeatures) or rec.image_id != image_id:
             return None
         return rec
+
+    def _write_manifest(self, folder: Path, ids: Sequence[str]) -> None:
+        """Add the input files of new records to the folder's manifest."""
+        import json
+
+        paths = self.corpus.image_paths or {}
+        manifest = read_manifest(folder)
+        for i in ids:
+            if i in paths:
+                manifest[self._record_path(folder, i).name] = {
+                    os.path.abspath(paths[i]): self.image_digest(i)}
+        write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=0, sort_keys=True))
 
     def extract(self, image_ids: Sequence[str] | None = None) -> ExtractionResult:
         """Features of ``image_ids`` (default: every image of every split), cached."""
@@ -489,6 +526,8 @@ class ImageFeaturePipeline:
         finally:
             bar.close()
         ordered = {i: features[i] for i in ids if i in features}
+        if folder is not None and todo:
+            self._write_manifest(folder, [i for i in todo if i in features])
         if folder is not None:  # the per-image records are cached here, not by Cache.save
             self.cache.record(FEATURE_STAGE, computed=len(ordered) - n_cached, loaded=n_cached)
         return ExtractionResult(
@@ -496,6 +535,19 @@ class ImageFeaturePipeline:
             codebooks=dict(books), n_cached=n_cached, n_computed=len(ordered) - n_cached,
             seconds=time.perf_counter() - start, cache_dir=folder,
             codebook_skipped=dict(self.codebook_skipped_))
+
+
+MANIFEST = "inputs.json"
+
+
+def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
+    """Record file name -> {image file: digest} of a feature folder (``kcca cache verify``)."""
+    import json
+
+    try:
+        return json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def safe_name(image_id: str) -> str:

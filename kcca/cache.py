@@ -11,12 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import socket
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 import joblib
 import numpy as np
+
+from kcca.fingerprints import input_record
 
 T = TypeVar("T")
 
@@ -70,19 +75,84 @@ def config_key(config: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def _umask() -> int:
+    """The process's file-creation mask (read without changing it where Linux allows)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: ``.<target name>.<host>.<pid>.<random>.tmp``: a writer's unique temporary file
+_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[^.]+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
+
+
 def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
-    """Call ``write(tmp_path)`` and rename the result to ``path`` (atomic on one filesystem)."""
+    """Call ``write(tmp_path)`` and rename the result to ``path`` (atomic on one filesystem).
+
+    The temporary file is unique to this writer (host, process id and a random part), so
+    concurrent writers of one target never collide and a reader sees the old or the new file,
+    never a partial one; the result gets the permissions the umask gives a new file. A
+    temporary file left behind by a killed writer is removed by :func:`remove_stale_temp_files`.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host()}.{os.getpid()}.", suffix=".tmp",
+                               dir=path.parent)
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write a UTF-8 text file through :func:`atomic_write`."""
+    return atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def remove_stale_temp_files(folder: str | os.PathLike, *, recursive: bool = True) -> list[Path]:
+    """Delete the temporary files of :func:`atomic_write` whose writer is gone (a process of
+    this host that no longer runs); returns them. Live writers' files are left alone."""
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    host, removed = _host(), []
+    files = root.rglob(".*.tmp") if recursive else root.glob(".*.tmp")
+    for f in files:
+        m = _TEMP.match(f.name)
+        if m is None or m["host"] != host or _alive(int(m["pid"])):
+            continue
+        try:
+            f.unlink()
+            removed.append(f)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def atomic_dump(value: Any, path: str | os.PathLike) -> Path:
@@ -93,6 +163,12 @@ def atomic_dump(value: Any, path: str | os.PathLike) -> Path:
 class Cache:
     """A folder of cached stage results; ``Cache(None)`` is a disabled cache.
 
+    An entry is ``<root>/<stage>/<key>.joblib`` with a ``<key>.json`` sidecar holding the
+    config and the input files behind it (path -> content digest, :mod:`kcca.fingerprints`),
+    which ``kcca cache verify`` re-checks. Entries are pickles, so a cache folder must be the
+    user's own: one owned by another user or writable by everyone is refused
+    (:func:`check_trusted`).
+
     >>> cache = Cache("/tmp/kcca-cache")                      # doctest: +SKIP
     >>> gram = cache.get_or_compute("pyramid-gram", cfg, lambda: compute(cfg))  # doctest: +SKIP
     """
@@ -101,6 +177,7 @@ class Cache:
         self.root = Path(root) if root is not None else None
         #: stage -> {"computed": n, "loaded": n} for this cache (also summed in cache_stats())
         self.stats: dict[str, dict[str, int]] = {}
+        self._checked = False
 
     def record(self, stage: str, *, computed: int = 0, loaded: int = 0) -> None:
         """Count entries computed / loaded (``load`` and ``save`` count themselves)."""
@@ -115,10 +192,21 @@ class Cache:
     def enabled(self) -> bool:
         return self.root is not None
 
-    def path(self, stage: str, config: Any) -> Path:
+    def _open(self) -> Path:
+        """The root, checked once: trusted (:func:`check_trusted`), stale temporary files of
+        killed writers removed."""
         if self.root is None:
             raise RuntimeError("the cache is disabled (no cache directory)")
-        return self.root / stage / f"{config_key(config)}.joblib"
+        if not self._checked:
+            check_trusted(self.root)
+            if self.root.is_dir() and str(self.root) not in _CLEANED:
+                _CLEANED.add(str(self.root))
+                remove_stale_temp_files(self.root)
+            self._checked = True
+        return self.root
+
+    def path(self, stage: str, config: Any) -> Path:
+        return self._open() / stage / f"{config_key(config)}.joblib"
 
     def has(self, stage: str, config: Any) -> bool:
         return self.enabled and self.path(stage, config).exists()
@@ -128,25 +216,63 @@ class Cache:
         self.record(stage, loaded=1)
         return value
 
-    def save(self, stage: str, config: Any, value: Any) -> None:
+    def save(self, stage: str, config: Any, value: Any,
+             inputs: Iterable[str | os.PathLike] | None = None) -> None:
+        """Store ``value``; ``inputs`` are the files it was computed from (their digests go
+        to the sidecar, for ``kcca cache verify``)."""
         if not self.enabled:
             return
         p = self.path(stage, config)
         atomic_dump(value, p)
-        atomic_write(p.with_suffix(".json"), lambda tmp: Path(tmp).write_text(
-            json.dumps(_jsonable(config), indent=1, sort_keys=True)))
+        write_sidecar(p, {"stage": stage, "config": _jsonable(config),
+                          "inputs": input_record(inputs or ())})
         self.record(stage, computed=1)
 
-    def get_or_compute(self, stage: str, config: Any, compute: Callable[[], T]) -> T:
-        """Return the cached value for ``(stage, config)``, computing and storing it if absent."""
+    def get_or_compute(self, stage: str, config: Any, compute: Callable[[], T],
+                       inputs: Iterable[str | os.PathLike] | Callable[[], Iterable] | None = None
+                       ) -> T:
+        """Return the cached value for ``(stage, config)``, computing and storing it if absent.
+
+        ``inputs``: the files behind the value (or a function returning them, called only when
+        the value is computed); their content must be part of ``config`` already.
+        """
         if self.has(stage, config):
             try:
                 return self.load(stage, config)
             except Exception:  # a corrupt entry (e.g. disk full when written): recompute
                 pass
         value = compute()
-        self.save(stage, config, value)
+        self.save(stage, config, value, inputs() if callable(inputs) else inputs)
         return value
+
+
+_CLEANED: set[str] = set()
+
+
+def write_sidecar(entry: Path, doc: dict) -> Path:
+    """The ``.json`` beside a cache entry: stage, config and input record."""
+    return write_text_atomic(entry.with_suffix(".json"),
+                             json.dumps(doc, indent=1, sort_keys=True))
+
+
+def check_trusted(root: str | os.PathLike) -> None:
+    """Refuse a cache folder that someone else could have written pickles into: one owned by
+    another user, or writable by everyone (a shared Dask cache included)."""
+    from kcca.errors import DataError
+
+    root = Path(root)
+    probe = root
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent  # the folder will be made with the umask: check its parent
+    st = probe.stat()
+    if probe == root and hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise DataError(f"cache folder {root} belongs to another user (uid {st.st_uid}); cache "
+                        "entries are pickles, so only your own folder is read",
+                        fix="pass --cache-dir with a folder of your own (or set KCCA_CACHE_DIR)")
+    if probe == root and st.st_mode & 0o002:
+        raise DataError(f"cache folder {root} is writable by every user; cache entries are "
+                        "pickles, so such a folder is not read",
+                        fix=f"chmod o-w '{root}', or pass --cache-dir with a folder of your own")
 
 
 def default_cache_dir() -> Path | None:
@@ -155,3 +281,103 @@ def default_cache_dir() -> Path | None:
     if env:
         return Path(env)
     return Path.home() / ".cache" / "kcca"
+
+
+# ------------------------------------------------------------------ verify and prune
+@dataclass
+class CacheAudit:
+    """What :func:`verify_cache` found: entries whose input files changed (``stale``: entry
+    path -> reasons), entries with no input record (written before inputs were recorded, or
+    by a stage that reads no file: ``unrecorded``), entries whose inputs are unchanged
+    (``current``), and leftovers (a value without its sidecar or the reverse, temporary files
+    of killed writers)."""
+
+    root: Path
+    current: int = 0
+    unrecorded: list[Path] = field(default_factory=list)
+    stale: dict[Path, list[str]] = field(default_factory=dict)
+    leftovers: list[Path] = field(default_factory=list)
+
+    def stages(self) -> dict[str, dict[str, int]]:
+        """Stage -> {"stale": n} (for the report)."""
+        out: dict[str, dict[str, int]] = {}
+        for p in self.stale:
+            stage = p.relative_to(self.root).parts[0]
+            out.setdefault(stage, {"stale": 0})["stale"] += 1
+        return out
+
+
+_KEY = re.compile(r"[0-9a-f]{20}")
+
+
+def verify_cache(root: str | os.PathLike) -> CacheAudit:
+    """Re-check the input files of every entry of a cache folder (``kcca cache verify``)."""
+    from kcca.fingerprints import changed_inputs
+
+    root = Path(root)
+    check_trusted(root)
+    audit = CacheAudit(root)
+    if not root.is_dir():
+        return audit
+    for sidecar in sorted(root.glob("*/*.json")):
+        value = sidecar.with_suffix(".joblib")
+        try:
+            doc = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            audit.leftovers.append(sidecar)
+            continue
+        if not value.exists():
+            audit.leftovers.append(sidecar)
+            continue
+        inputs = doc.get("inputs") if isinstance(doc, dict) and "stage" in doc else None
+        if not inputs:
+            audit.unrecorded.append(value)
+            continue
+        changed = changed_inputs(inputs)
+        if changed:
+            audit.stale[value] = [f"{path}: {why}" for path, why in sorted(changed.items())]
+        else:
+            audit.current += 1
+    for value in sorted(root.glob("*/*.joblib")):  # an entry's value without its sidecar
+        if _KEY.fullmatch(value.stem) and not value.with_suffix(".json").exists():
+            audit.leftovers.append(value)
+    _verify_records(root, audit)
+    host = _host()
+    audit.leftovers += [f for f in root.rglob(".*.tmp")
+                        if (m := _TEMP.match(f.name)) and m["host"] == host
+                        and not _alive(int(m["pid"]))]
+    return audit
+
+
+def _verify_records(root: Path, audit: CacheAudit) -> None:
+    """Per-image feature records (one folder per feature config, with a manifest)."""
+    from features.image_features import FEATURE_STAGE, MANIFEST, read_manifest
+    from kcca.fingerprints import changed_inputs
+
+    for folder in sorted(p for p in (root / FEATURE_STAGE).glob("*") if p.is_dir()):
+        manifest = read_manifest(folder)
+        for record in sorted(folder.glob("*.joblib")):
+            inputs = manifest.get(record.name)
+            if not inputs:
+                audit.unrecorded.append(record)
+                continue
+            changed = changed_inputs(inputs)
+            if changed:
+                audit.stale[record] = [f"{p}: {why}" for p, why in sorted(changed.items())]
+            else:
+                audit.current += 1
+
+
+def prune_cache(audit: CacheAudit, *, unrecorded: bool = False) -> list[Path]:
+    """Delete the stale entries and leftovers of an audit (and, with ``unrecorded``, the
+    entries without an input record); returns the files removed."""
+    doomed = [*audit.stale, *audit.leftovers, *(audit.unrecorded if unrecorded else [])]
+    removed = []
+    for p in doomed:
+        for f in (p, p.with_suffix(".json")) if p.suffix == ".joblib" else (p,):
+            try:
+                f.unlink()
+                removed.append(f)
+            except FileNotFoundError:
+                pass
+    return removed

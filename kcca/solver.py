@@ -235,26 +235,27 @@ class FactorCache:
         self.max_sides, self.max_pairs = max_sides, max_pairs
         self._sides: OrderedDict = OrderedDict()
         self._pairs: OrderedDict = OrderedDict()
-        self._persisted: dict[int, tuple[Any, Any, Any]] = {}  # id(K) -> (K, store, name)
+        self._persisted: dict[int, tuple] = {}  # id(K) -> (K, store, name, inputs)
         self.hits = 0
         self.misses = 0
 
-    def persist(self, K: Any, name: Any, store: Any) -> None:
+    def persist(self, K: Any, name: Any, store: Any, inputs: Sequence[str] = ()) -> None:
         """Keep the factors of kernel ``K`` also in ``store`` (a :class:`kcca.cache.Cache`)
         under ``name``, a JSON-like config that identifies ``K``'s values (e.g. its cache key).
         The factor's own settings (view, p, folded diagonal scale, precision, rank, backend,
-        method) complete the key. A disabled store is ignored."""
+        method) complete the key. ``inputs``: the files behind ``K`` (recorded beside the
+        entry). A disabled store is ignored."""
         if getattr(store, "enabled", False):
-            self._persisted[id(K)] = (K, store, name)
+            self._persisted[id(K)] = (K, store, name, tuple(inputs))
 
     def _stored(self, key: tuple, K: Any, compute: Any) -> Any:
         entry = self._persisted.get(id(K))
         if entry is None or entry[0] is not K:
             return compute
-        _, store, name = entry
+        _, store, name, inputs = entry
         config = {"version": FACTOR_VERSION, "kernel": name, "view": key[0],
                   "factor": [v for i, v in enumerate(key) if i != 1]}  # all but id(K)
-        return lambda: store.get_or_compute(FACTOR_STAGE, config, compute)
+        return lambda: store.get_or_compute(FACTOR_STAGE, config, compute, inputs)
 
     def __len__(self) -> int:
         return len(self._sides)

@@ -21,7 +21,6 @@ caches it through :class:`kcca.cache.Cache`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -302,18 +301,13 @@ def build_english_corpus(corpora: Sequence[str] = EXT_CORPORA, *,
     return TokenizedCorpus.from_sentences(out)
 
 
-def _source_signature(corpora: Sequence[str]) -> dict[str, int]:
-    """Sizes of the corpus files, so a changed installation invalidates the cache."""
-    sig = {}
+def _source_signature(corpora: Sequence[str]) -> dict[str, str]:
+    """Content digests of the corpus files, so a changed installation invalidates the cache."""
+    from features.text.resources import data_fingerprint
+
     for name in corpora:
-        path = str(corpus_root(name))
-        path = path.split(".zip", 1)[0] + ".zip" if ".zip" in path else path
-        if os.path.isfile(path):
-            sig[name] = os.path.getsize(path)
-        else:
-            sig[name] = sum(os.path.getsize(os.path.join(d, f))
-                            for d, _, fs in os.walk(path) for f in fs)
-    return sig
+        corpus_root(name)  # a missing corpus is named here, before any work
+    return data_fingerprint(corpora)
 
 
 def load_english_corpus(cache=None, corpora: Sequence[str] = EXT_CORPORA, *,

@@ -188,7 +188,25 @@ class CaptionPreprocessor(BaseEstimator):
             cfg["lemmatizer"] = WordNetLemmatizer().get_params()
             if self.tagger is not None:
                 cfg["tagger"] = self.tagger_config().key()
+        resources = self.nltk_resources()
+        if resources:
+            from features.text.resources import data_fingerprint
+
+            cfg["nltk_data"] = data_fingerprint(resources)
         return cfg
+
+    def nltk_resources(self) -> tuple[str, ...]:
+        """The NLTK data packages the configured steps read (their content is in the key)."""
+        names = set()
+        if self.stop_words == NLTK_ENGLISH or self.compounds:
+            names.add("stopwords")
+        if self.spelling:
+            names |= {"wordnet", "words"}
+        if self.lemmatize:
+            names.add("wordnet")
+            if self.tagger is not None:
+                names |= {*self.tagger_corpora, "universal_tagset"}
+        return tuple(sorted(names))
 
     def tagger_config(self) -> TaggerConfig:
         """The config of the POS tagger this preprocessor trains (or loads from the cache)."""

@@ -52,8 +52,11 @@ class TaggerConfig:
 
     def key(self) -> dict[str, Any]:
         """The cache key: the config plus the NLTK version (its tagger code)."""
+        from features.text.resources import data_fingerprint
+
         return {**asdict(self), "tagset": "universal", "lowercase": True,
-                "nltk": nltk.__version__}
+                "nltk": nltk.__version__,
+                "nltk_data": data_fingerprint((*self.corpora, "universal_tagset"))}
 
 
 def training_sentences(config: TaggerConfig) -> list[list[tuple[str, str]]]:

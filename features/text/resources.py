@@ -12,6 +12,7 @@ import functools
 import itertools
 import os
 import warnings
+from typing import Iterable
 
 import nltk
 
@@ -154,3 +155,31 @@ def tagged_sents(corpus: str, tagset: str = "universal",
         require("universal_tagset")
     reader = getattr(__import__("nltk.corpus", fromlist=[corpus]), corpus)
     return [list(s) for s in itertools.islice(reader.tagged_sents(tagset=tagset), limit)]
+
+
+def _pointer_file(pointer) -> str:
+    """The file or folder behind an NLTK path pointer (a zip's file for a zip member)."""
+    zipfile = getattr(pointer, "zipfile", None)
+    return zipfile.filename if zipfile is not None else str(pointer.path)
+
+
+def data_fingerprint(names: Iterable[str]) -> dict[str, str]:
+    """Content digest of each named NLTK package (a key of :data:`RESOURCES` or a corpus of
+    the general-English corpus), ``"absent"`` for one not installed: part of the cache key of
+    every stage that reads them, so a changed NLTK data folder recomputes those stages."""
+    from kcca.fingerprints import tree_digest
+
+    out = {}
+    for name in sorted(set(names)):
+        try:
+            if name in RESOURCES:
+                pointer = require(name)
+            else:
+                from features.text.english_corpus import corpus_root
+
+                pointer = corpus_root(name)
+        except MissingResourceError:
+            out[name] = "absent"
+            continue
+        out[name] = tree_digest(_pointer_file(pointer))
+    return out

@@ -81,10 +81,21 @@ class WordKernelConfig:
     dist_threshold: float = 0.01
     align_threshold: float = 0.05
 
+    def nltk_data(self, similarity: str) -> dict[str, str]:
+        """Content digests of the NLTK packages behind ``similarity`` (the training captions'
+        tagging and lemmatisation read WordNet, the stop words and the tagger's corpora)."""
+        from features.text.resources import data_fingerprint
+
+        names = {"wordnet", "stopwords", *self.tagger_corpora, "universal_tagset"}
+        if similarity == "dist-ext":
+            names |= set(self.ext_corpora)
+        return data_fingerprint(names)
+
     def key(self, similarity: str) -> dict[str, Any]:
         """The part of the config that ``similarity`` depends on."""
         c = asdict(self)
-        common = {"version": VERSION, "similarity": similarity, "min_count": self.min_count}
+        common = {"version": VERSION, "similarity": similarity, "min_count": self.min_count,
+                  "nltk_data": self.nltk_data(similarity)}
         if similarity == "lin":
             return {**common, "lin_min_count": self.lin_min_count, "lin_total": self.lin_total}
         if similarity == "dist-ic":

@@ -38,6 +38,7 @@ SUBCOMMANDS = (
     "kcca.cli.query_cmd",
     "kcca.cli.annotate_cmd",
     "kcca.cli.report_cmd",
+    "kcca.cli.cache_cmd",
 )
 
 

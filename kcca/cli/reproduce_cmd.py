@@ -103,7 +103,9 @@ def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = T
     folder = Path(splits_dir)
     splits = {s: read_split_file(folder / name, dict(corpus.captions))
               for s, name in SPLIT_FILES.items()}
-    return dataclasses.replace(corpus, splits=splits,
+    files = {**(corpus.source_files or {}),
+             **{f"split:{s}": str(folder / name) for s, name in SPLIT_FILES.items()}}
+    return dataclasses.replace(corpus, splits=splits, source_files=files,
                                name=f"{corpus.name}-splits-{folder.name}")
 
 

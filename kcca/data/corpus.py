@@ -91,6 +91,10 @@ class Corpus:
         unsplit_image_ids: captioned ids that are in no split (kept, never used in
             experiments; for Flickr 8K the odd id ``2258277193_586949ec62.jpg.1``).
         notes: human-readable remarks about how the corpus was read.
+        image_paths: image id -> its file (``None`` for images made in memory, the demo's).
+        source_files: role -> the file it was read from (``captions``, ``lemmas``,
+            ``split:train`` ..., ``expert``, ``crowd``); cache keys hash their content
+            (:mod:`kcca.systems.blocks`). ``None`` for a corpus made in memory.
     """
 
     name: str
@@ -104,6 +108,7 @@ class Corpus:
     unsplit_image_ids: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     image_paths: Mapping[str, str] | None = field(default=None, repr=False)
+    source_files: Mapping[str, str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         validate_corpus(self)

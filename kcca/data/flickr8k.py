@@ -239,4 +239,9 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
         unsplit_image_ids=unsplit,
         notes=tuple(notes),
         image_paths=paths,
+        source_files={"captions": str(text / TOKEN_FILE),
+                      **({"lemmas": str(text / LEMMA_FILE)} if lemmas else {}),
+                      **{f"split:{s}": str(text / name) for s, name in SPLIT_FILES.items()},
+                      **({"expert": str(text / EXPERT_FILE), "crowd": str(text / CROWD_FILE)}
+                         if judgments else {})},
     )

@@ -17,6 +17,7 @@ from kcca.data.errors import DataError
 from kcca.data.flickr8k import image_paths
 from kcca.data.images import ImageFiles
 from kcca.data.lines import require_file
+from kcca.data.text_files import read_utf8
 
 DEFAULT_SPLIT_MAP = {"train": "train", "val": "dev", "dev": "dev", "test": "test",
                      "restval": "train"}
@@ -49,7 +50,7 @@ def load_json_splits(json_path: str | Path, images_dir: str | Path | None = None
     """
     path = require_file(Path(json_path), "JSON split file")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
                         f"{exc.msg})") from None
@@ -97,6 +98,7 @@ def load_json_splits(json_path: str | Path, images_dir: str | Path | None = None
         unsplit_image_ids=tuple(sorted(i for i in captions if i not in in_split)),
         notes=(f"read from {path.name}",),
         image_paths=paths,
+        source_files={"captions": str(path), **{f"split:{s}": str(path) for s in SPLITS}},
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from kcca.cache import Cache, config_key
+from kcca.fingerprints import file_digest, files_digest
 from kcca.data.corpus import Corpus
 from kcca.systems.spec import KernelSpec
 
@@ -44,22 +45,63 @@ class Blocks:
     dev: np.ndarray
     test: np.ndarray
     key: dict
+    #: the files behind the blocks (for the cache entries' input records)
+    inputs: tuple[str, ...] = ()
 
     def __getitem__(self, split: str) -> np.ndarray:
         return {"train": self.train, "dev": self.dev, "test": self.test}[split]
 
 
-def corpus_fingerprint(corpus: Corpus) -> str:
-    """Hash of the corpus name, its splits and every caption (part of every block key)."""
+def corpus_fingerprint(corpus: Corpus, sources: Sequence[str] = ("captions",)) -> str:
+    """Hash of what a text stage reads: the corpus name, its splits, the ``sources``
+    (``"captions"``, ``"lemmas"``) of every split image, and the content of the files they
+    were read from (:func:`text_inputs`)."""
     h = hashlib.sha256(corpus.name.encode())
     for split in SPLITS:
         h.update(f"\x00{split}".encode())
         for image_id in corpus.split(split):
             h.update(b"\x01" + image_id.encode())
-            for text in corpus.captions[image_id]:
-                h.update(b"\x02" + text.encode())
+            for source in sources:
+                texts = getattr(corpus, source) or {}
+                h.update(f"\x04{source}".encode())
+                for text in texts.get(image_id, ()):
+                    h.update(b"\x02" + text.encode())
     h.update(f"\x03{corpus.pool_caption_index}".encode())
+    files = text_inputs(corpus, sources)
+    if files:
+        h.update(files_digest(files).encode())
     return h.hexdigest()[:20]
+
+
+def text_inputs(corpus: Corpus, sources: Sequence[str] = ("captions",)) -> dict[str, str]:
+    """Role -> file of the corpus files a text stage reads: the sources and the split files."""
+    files = corpus.source_files or {}
+    roles = [*sources, *(f"split:{s}" for s in SPLITS)]
+    return {r: files[r] for r in roles if r in files}
+
+
+def image_fingerprint(corpus: Corpus) -> str:
+    """Hash of what an image stage reads: the corpus name, its splits and the content of each
+    split image's file (a corpus whose images are made in memory, the demo's, is identified by
+    its name, which names every generator parameter)."""
+    h = hashlib.sha256(corpus.name.encode())
+    paths = corpus.image_paths or {}
+    for split in SPLITS:
+        h.update(f"\x00{split}".encode())
+        for image_id in corpus.split(split):
+            path = paths.get(image_id)
+            h.update(f"\x01{image_id}\x02{file_digest(path) if path else ''}".encode())
+    files = {r: f for r, f in (corpus.source_files or {}).items() if r.startswith("split:")}
+    if files:
+        h.update(files_digest(files).encode())
+    return h.hexdigest()[:20]
+
+
+def image_inputs(corpus: Corpus) -> list[str]:
+    """The files an image stage reads: every split image's file and the split files."""
+    paths = corpus.image_paths or {}
+    files = [paths[i] for s in SPLITS for i in corpus.split(s) if i in paths]
+    return files + [f for r, f in (corpus.source_files or {}).items() if r.startswith("split:")]
 
 
 def _kernel_params(kernel: Any) -> dict:
@@ -92,13 +134,35 @@ class Workspace:
     def __post_init__(self) -> None:
         from kcca.solver import FactorCache
 
-        self.fingerprint = corpus_fingerprint(self.corpus)
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[Any, Any] = {}
         # KCCA factors shared by every system of the run: the image kernel's factor per p is
         # computed once for all systems with that image kernel (LRU: image p=2, p=3, a text)
         self.factor_cache = FactorCache(max_sides=3, max_pairs=1)
         self._pipeline = None
         self._features = None
+
+    # ------------------------------------------------------------------ fingerprints
+    @property
+    def image_fingerprint(self) -> str:
+        """:func:`image_fingerprint` of the corpus (its images are read once per run)."""
+        if "image-fingerprint" not in self._memo:
+            self._memo["image-fingerprint"] = image_fingerprint(self.corpus)
+        return self._memo["image-fingerprint"]
+
+    def text_fingerprint(self, sources: Sequence[str]) -> str:
+        """:func:`corpus_fingerprint` of the corpus texts ``sources``."""
+        memo = ("text-fingerprint", tuple(sources))
+        if memo not in self._memo:
+            self._memo[memo] = corpus_fingerprint(self.corpus, tuple(sources))
+        return self._memo[memo]
+
+    def text_sources(self, preset: str, word_kernel: str | None) -> tuple[str, ...]:
+        """The corpus texts a text kernel reads: its preprocessing's source, and both caption
+        forms when a word kernel (trained on the training captions and lemmas) is used."""
+        sources = {self.preprocessor(preset).source}
+        if word_kernel is not None:
+            sources |= {"captions", "lemmas"}
+        return tuple(sorted(sources))
 
     # ------------------------------------------------------------------ image side
     def image_pipeline(self):
@@ -131,7 +195,7 @@ class Workspace:
         if item_type == "image-mixture":
             return self._mixture_blocks(spec, kernel)
         pixels = item_type == "image-pixels"
-        key = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
+        key = {"version": VERSION, "corpus": self.image_fingerprint, "kernel": spec.name,
                "params": _kernel_params(kernel),
                "features": "pixels" if pixels else self.image_pipeline().feature_key()}
 
@@ -150,11 +214,11 @@ class Workspace:
             return {"train": k.gram(items["train"]), "dev": k.gram(items["dev"]),
                     "test": k.gram(items["test"])}
 
-        blocks = self._blocks(IMAGE_STAGE, key, compute)
+        blocks = self._blocks(IMAGE_STAGE, key, compute, image_inputs(self.corpus))
         # the systems of a run share the image kernel: its KCCA factors go to the disk cache
         # too, so worker processes and later runs load them instead of factorising again
         self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
-                                  self.cache)
+                                  self.cache, blocks.inputs)
         return blocks
 
     def _mixture_blocks(self, spec: KernelSpec, kernel: Any) -> Blocks:
@@ -164,12 +228,12 @@ class Workspace:
 
         parts = [self.image_blocks(KernelSpec(q["name"], q["params"]))
                  for q in check_parts(kernel.parts)]
-        key = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
+        key = {"version": VERSION, "corpus": self.image_fingerprint, "kernel": spec.name,
                "params": _kernel_params(kernel), "parts": [config_key(b.key) for b in parts]}
         blocks = self._blocks(IMAGE_STAGE, key, lambda: {
-            s: kernel.combine([b[s] for b in parts]) for s in SPLITS})
+            s: kernel.combine([b[s] for b in parts]) for s in SPLITS}, image_inputs(self.corpus))
         self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
-                                  self.cache)
+                                  self.cache, blocks.inputs)
         return blocks
 
     def image_factor(self, spec: KernelSpec, p: float, precision: float | None = None) -> None:
@@ -245,11 +309,13 @@ class Workspace:
                     splits: tuple[str, ...] = SPLITS) -> Blocks:
         """Blocks of a text kernel; ``splits`` may leave out ``train`` (NN needs none)."""
         kernel = self.text_kernel(spec, word_kernel)
-        base = {"version": VERSION, "corpus": self.fingerprint, "kernel": spec.name,
+        sources = self.text_sources(preset, word_kernel)
+        base = {"version": VERSION, "corpus": self.text_fingerprint(sources), "kernel": spec.name,
                 "params": _kernel_params(kernel),
                 "preprocess": self.preprocessor(preset).config(),
                 "word_kernel": None if word_kernel is None else {
                     "name": word_kernel, "config": _wk_config(self.word_kernel_config, self.seed)}}
+        inputs = list(text_inputs(self.corpus, sources).values())
         fitted: dict[str, Any] = {}
 
         def fitted_kernel():
@@ -267,9 +333,9 @@ class Workspace:
                     return k.gram_train() if hasattr(k, "gram_train") else k.gram(items["train"])
                 return k.gram(items[split])
 
-            out[split] = self._block(TEXT_STAGE, {**base, "block": split}, compute)
+            out[split] = self._block(TEXT_STAGE, {**base, "block": split}, compute, inputs)
         empty = np.zeros((0, 0))
-        return Blocks(out.get("train", empty), out["dev"], out["test"], base)
+        return Blocks(out.get("train", empty), out["dev"], out["test"], base, tuple(inputs))
 
     def release_text_blocks(self) -> None:
         """Forget the text blocks held in memory (they stay in the disk cache): a run over
@@ -279,17 +345,19 @@ class Workspace:
         self.factor_cache.clear_view("Ky")
 
     # ------------------------------------------------------------------- caching
-    def _block(self, stage: str, key: dict, compute) -> np.ndarray:
+    def _block(self, stage: str, key: dict, compute, inputs: Sequence[str] = ()) -> np.ndarray:
         memo = (stage, config_key(key))
         if memo not in self._memo:
-            self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute))
+            self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute,
+                                                                    inputs))
         return self._memo[memo]
 
-    def _blocks(self, stage: str, key: dict, compute) -> Blocks:
+    def _blocks(self, stage: str, key: dict, compute, inputs: Sequence[str] = ()) -> Blocks:
         memo = (stage, config_key(key))
         if memo not in self._memo:
-            value = self.cache.get_or_compute(stage, key, compute)
-            self._memo[memo] = Blocks(value["train"], value["dev"], value["test"], key)
+            value = self.cache.get_or_compute(stage, key, compute, inputs)
+            self._memo[memo] = Blocks(value["train"], value["dev"], value["test"], key,
+                                      tuple(inputs))
         return self._memo[memo]
 
 

@@ -134,6 +134,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     base = {"version": VERSION, "image": image.key, "text": text.key,
             "kappas": list(g.kappas), "n": n_values, "precision": precision,
             "per_criterion": spec.per_criterion}
+    inputs = [*image.inputs, *text.inputs]
     t = time.perf_counter()
     combos = [(p, d) for p in g.p for d in g.d]
     # one image factor per p (shared by the run's systems), one text factor for every d
@@ -165,14 +166,14 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
         bar.set_postfix(p=p, d=d)
         outcomes.append(ws.cache.get_or_compute(
             stage, {**base, **extra, "p": p, "d": d},
-            lambda p=p, d=d: dev_fit(p, d, search_rank if search else None)))
+            lambda p=p, d=d: dev_fit(p, d, search_rank if search else None), inputs))
         keep_best()
     best = choose(outcomes)
     if search:  # the chosen (p, d) at full precision: its 15 models are selected on dev
         log.info("%s: chose p=%g d=%g on dev with rank-%d factors (criterion %.1f)",
                  spec.label, best.p, best.d, search_rank, best.criterion)
         best = ws.cache.get_or_compute(DEV_STAGE, {**base, "p": best.p, "d": best.d},
-                                       lambda: dev_fit(best.p, best.d, None))
+                                       lambda: dev_fit(best.p, best.d, None), inputs)
     timings["dev grid"] = time.perf_counter() - t
     log.info("%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d,
              best.criterion)
@@ -188,7 +189,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
 
     key = {**base, "p": best.p, "d": best.d, "selected": {k: [list(s) for s in v]
                                                           for k, v in best.selected.items()}}
-    rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings)
+    rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings, inputs)
     timings["test rankings"] = time.perf_counter() - t
     fitted.clear()
     chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
