@@ -37,7 +37,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import joblib
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from tqdm.auto import tqdm
 
 from features.codebook import Codebook
@@ -47,6 +47,7 @@ from kcca.cache import Cache, atomic_dump, atomic_write, config_key, write_text_
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.fingerprints import file_digest
+from kcca.workers import worker_parallel
 
 log = logging.getLogger(__name__)
 
@@ -270,8 +271,8 @@ def _run(fn, chunks: list, args: tuple, n_jobs: int, distributed: bool, bar: tqd
             bar.update(len(c))
             yield res
         return
-    par = Parallel(n_jobs=n_jobs if not (distributed and n_jobs == 1) else -1,
-                   return_as="generator_unordered")
+    par = worker_parallel(n_jobs=n_jobs if not (distributed and n_jobs == 1) else -1,
+                          return_as="generator_unordered")
     for i, res in par(delayed(_tagged)(fn, i, args[0], c, *args[1:])
                       for i, c in enumerate(chunks)):
         bar.update(len(chunks[i]))
@@ -426,7 +427,7 @@ class ImageFeaturePipeline:
                 fitted = [cb.fit(parts) for _, cb, parts in jobs]
             else:
                 with parallel_context(self.scheduler):
-                    fitted = Parallel(n_jobs=self.n_jobs if self.n_jobs != 1 else -1)(
+                    fitted = worker_parallel(n_jobs=self.n_jobs if self.n_jobs != 1 else -1)(
                         delayed(_fit_codebook)(cb, parts) for _, cb, parts in jobs)
             for (n, _, _), cb in zip(jobs, fitted):
                 cb.config_ = configs[n]

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from tqdm.auto import tqdm
 
 from features.color_patches import color_patch_descriptors
@@ -24,6 +24,7 @@ from features.descriptors import Descriptors
 from features.fisher import FisherVectorEncoder
 from features.kernels.base import Kernel, entrywise_power, register_kernel
 from features.sift import sift_descriptors
+from kcca.workers import worker_parallel
 
 #: descriptor name -> (dense extractor(image, step, bin_size), RootSIFT mapping before the PCA)
 DESCRIPTORS = {"sift": (sift_descriptors, True), "color": (color_patch_descriptors, False),
@@ -134,7 +135,7 @@ class FisherKernel(Kernel):
         if len(items) == 0:
             return np.zeros((0, self.encoder_.dim), dtype=np.float32)
         chunks = self._chunks(items)
-        parts = Parallel(n_jobs=int(self.n_jobs), return_as="generator")(
+        parts = worker_parallel(n_jobs=int(self.n_jobs), return_as="generator")(
             delayed(_encode_chunk)(c, self.encoder_, int(self.step), self._bin_sizes(),
                                    self._descriptor())
             for c in chunks)
@@ -157,7 +158,7 @@ class FisherKernel(Kernel):
         rng = np.random.default_rng(int(self.seed))
         chosen = np.sort(rng.choice(n, size=min(int(self.sample_images), n), replace=False))
         groups = np.array_split(chosen, max(1, min(len(chosen), 4 * int(self.n_jobs))))
-        parts = Parallel(n_jobs=int(self.n_jobs))(
+        parts = worker_parallel(n_jobs=int(self.n_jobs))(
             delayed(_sample_rows)(train_items, g.tolist(), int(self.per_image), int(self.seed),
                                   int(self.step), self._bin_sizes(), descriptor, encoder)
             for g in groups)

@@ -202,7 +202,9 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     systems side by side use them well. Same numbers as the sequential run."""
     import os
 
-    from joblib import Parallel, delayed, effective_n_jobs
+    from joblib import delayed, effective_n_jobs
+
+    from kcca.workers import worker_parallel
     from tqdm.auto import tqdm
 
     from kcca.systems.distributed import TaskConfig
@@ -223,8 +225,8 @@ def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) ->
     failed: list[str] = []
     jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
     bar = tqdm(total=len(specs), desc="systems", unit="system", disable=args.quiet)
-    for spec, res, err in Parallel(n_jobs=workers, backend="loky",
-                                   return_as="generator_unordered")(jobs):
+    for spec, res, err in worker_parallel(n_jobs=workers, backend="loky",
+                                          return_as="generator_unordered")(jobs):
         bar.update(1)
         eta.done(0.0 if err is not None else
                  sum(res["details"].get("timings", {}).values()))

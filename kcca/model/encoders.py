@@ -126,8 +126,10 @@ class ImageEncoder:
         Returns ``(records, skipped)``; a bad image raises naming the file unless ``skip_bad``
         (then it is listed in ``skipped``, id -> reason).
         """
-        from joblib import Parallel, delayed
+        from joblib import delayed
         from tqdm.auto import tqdm
+
+        from kcca.workers import worker_parallel
 
         from features.image_features import _features_chunk
 
@@ -140,7 +142,7 @@ class ImageEncoder:
                        for c in tqdm(chunks, desc="image features", unit="chunk",
                                      disable=not progress)]
         else:
-            results = Parallel(n_jobs=n_jobs)(
+            results = worker_parallel(n_jobs=n_jobs)(
                 delayed(_features_chunk)(images, c, types, self.codebooks, self.levels)
                 for c in chunks)
         records, skipped = [], {}
