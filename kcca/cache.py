@@ -351,7 +351,7 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
 
 def _verify_records(root: Path, audit: CacheAudit) -> None:
     """Per-image feature records (one folder per feature config, with a manifest)."""
-    from features.image_features import FEATURE_STAGE, MANIFEST, read_manifest
+    from features.image_features import FEATURE_STAGE, read_manifest
     from kcca.fingerprints import changed_inputs
 
     for folder in sorted(p for p in (root / FEATURE_STAGE).glob("*") if p.is_dir()):

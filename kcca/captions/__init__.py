@@ -14,6 +14,7 @@ needs Java).
 from kcca.captions.scorer import (
     CaptionInputError,
     CaptionScorer,
+    EmptyCaptionError,
     available_scorers,
     get_scorer,
     register_scorer,
@@ -28,7 +29,7 @@ from kcca.captions.evaluate import CaptionEvaluation, DEFAULT_METRICS, evaluate_
 
 __all__ = [
     "Bleu", "CaptionEvaluation", "CaptionInputError", "CaptionScorer", "Cider", "CiderD",
-    "DEFAULT_METRICS", "Meteor", "MeteorUnavailable", "PTBTokenizer", "RougeL",
-    "available_scorers", "evaluate_captions", "get_scorer", "meteor_available",
+    "DEFAULT_METRICS", "EmptyCaptionError", "Meteor", "MeteorUnavailable", "PTBTokenizer",
+    "RougeL", "available_scorers", "evaluate_captions", "get_scorer", "meteor_available",
     "register_scorer", "sentence_bleu", "tokenize", "tokenize_captions", "validate_inputs",
 ]

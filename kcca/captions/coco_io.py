@@ -20,20 +20,19 @@ from pathlib import Path
 from typing import Any, Hashable
 
 from kcca.captions.scorer import CaptionInputError
+from kcca.data.text_files import read_utf8
 
 
 def _read_json(path: str | os.PathLike, what: str) -> Any:
     p = Path(path)
     if not p.is_file():
         raise CaptionInputError(f"{what} file {p} does not exist")
+    text = read_utf8(p, error=CaptionInputError)
     try:
-        with open(p, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CaptionInputError(
             f"{p}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except UnicodeDecodeError as exc:
-        raise CaptionInputError(f"{p}: not UTF-8 text (byte {exc.start})") from None
 
 
 def _image_id(entry: Any, where: str) -> Hashable:
@@ -49,19 +48,24 @@ def _image_id(entry: Any, where: str) -> Hashable:
     return iid
 
 
-def _caption(entry: dict, where: str) -> str:
+def _caption(entry: dict, where: str, allow_empty: bool = False) -> str:
     if "caption" not in entry:
         raise CaptionInputError(f'{where} has no "caption"')
     cap = entry["caption"]
     if not isinstance(cap, str):
         raise CaptionInputError(f'{where}: "caption" must be a string, not {cap!r:.60}')
-    if not cap.strip():
+    if not allow_empty and not cap.strip():
         raise CaptionInputError(f'{where}: "caption" is empty')
     return cap
 
 
-def load_coco_references(path: str | os.PathLike) -> dict[Hashable, list[str]]:
-    """Reference captions of a COCO annotation file: image id -> captions (file order)."""
+def load_coco_references(path: str | os.PathLike, *, allow_empty: bool = False
+                         ) -> dict[Hashable, list[str]]:
+    """Reference captions of a COCO annotation file: image id -> captions (file order).
+
+    A blank caption is an error unless ``allow_empty`` (see
+    :func:`~kcca.captions.evaluate_captions`, which then names it).
+    """
     data = _read_json(path, "references")
     refs: dict[Hashable, list[str]] = {}
     if isinstance(data, dict):
@@ -87,14 +91,18 @@ def load_coco_references(path: str | os.PathLike) -> dict[Hashable, list[str]]:
     for n, ann in enumerate(anns):
         where = f"{path}: {label}[{n}]"
         iid = _image_id(ann, where)
-        refs.setdefault(iid, []).append(_caption(ann, where))
+        refs.setdefault(iid, []).append(_caption(ann, where, allow_empty))
     if not any(refs.values()):
         raise CaptionInputError(f"{path}: no reference captions")
     return refs
 
 
-def load_coco_results(path: str | os.PathLike) -> dict[Hashable, str]:
-    """Candidate captions of a COCO result file: image id -> caption (one per image)."""
+def load_coco_results(path: str | os.PathLike, *, allow_empty: bool = False
+                      ) -> dict[Hashable, str]:
+    """Candidate captions of a COCO result file: image id -> caption (one per image).
+
+    A blank caption is an error unless ``allow_empty``.
+    """
     data = _read_json(path, "candidates")
     if isinstance(data, dict) and "annotations" in data:
         data = data["annotations"]
@@ -108,7 +116,7 @@ def load_coco_results(path: str | os.PathLike) -> dict[Hashable, str]:
     for n, entry in enumerate(data):
         where = f"{path}: entry [{n}]"
         iid = _image_id(entry, where)
-        cap = _caption(entry, where)
+        cap = _caption(entry, where, allow_empty)
         if iid in out:
             raise CaptionInputError(f"{where}: second caption for image id {iid!r} (first at "
                                     f"entry [{first[iid]}]); a result file has one per image")
@@ -135,11 +143,7 @@ def check_id_types(references: dict, candidates: dict, ref_path: Any = "", cand_
 def write_per_item_json(path: str | os.PathLike, records: list[dict], corpus: dict,
                         extra: dict | None = None) -> None:
     """Write ``{"corpus": {...}, "per_item": [{"image_id", metric: score, ...}], ...}``."""
-    p = Path(path)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
+    from kcca.cache import write_text_atomic
+
     payload = {"corpus": corpus, "per_item": records, **(extra or {})}
-    tmp = p.with_name(p.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(payload, f, indent=1)
-    os.replace(tmp, p)
+    write_text_atomic(path, json.dumps(payload, indent=1))

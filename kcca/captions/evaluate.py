@@ -4,18 +4,25 @@
 :func:`kcca.captions.tokenizer.tokenize` (or takes them as already tokenised), and runs each
 requested scorer on the shared token lists. The result keeps the per-item scores of every
 metric in the candidates' order, for the paired tests of :mod:`kcca.evaluate`.
+
+A caption with no tokens after tokenisation (``""``, ``"..."``) is an error
+(:class:`~kcca.captions.scorer.EmptyCaptionError`, listing them all) unless
+``allow_empty=True``: then they are scored as pycocoevalcap scores them (an empty candidate
+gets 0 from every metric; an empty reference stays one of its image's references) and listed
+in :attr:`CaptionEvaluation.empty_candidate_ids` / ``empty_reference_ids``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from kcca.captions.meteor import MeteorUnavailable
 from kcca.captions.scorer import (
     Candidates,
+    EmptyCaptionError,
     References,
     get_scorer,
     split_tokens,
@@ -39,6 +46,8 @@ class CaptionEvaluation:
         unscored_reference_ids: reference images without a candidate (not scored).
         unavailable: metric name -> why it was not computed (e.g. METEOR without Java).
         tokenized: whether the captions went through the PTB-style tokeniser.
+        empty_candidate_ids: scored ids whose candidate has no tokens (``allow_empty``).
+        empty_reference_ids: ``(image id, reference index)`` of references with no tokens.
     """
 
     ids: list[Hashable]
@@ -47,6 +56,8 @@ class CaptionEvaluation:
     unscored_reference_ids: list[Hashable] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
     tokenized: bool = True
+    empty_candidate_ids: list[Hashable] = field(default_factory=list)
+    empty_reference_ids: list[tuple[Hashable, int]] = field(default_factory=list)
 
     def table(self) -> str:
         """One line per metric: label and corpus score."""
@@ -69,6 +80,7 @@ def evaluate_captions(
     tokenize: bool = True,
     metric_params: Mapping[str, Mapping[str, Any]] | None = None,
     skip_unavailable: bool = True,
+    allow_empty: bool = False,
 ) -> CaptionEvaluation:
     """Score ``candidates`` against ``references`` with every metric in ``metrics``.
 
@@ -82,8 +94,10 @@ def evaluate_captions(
         metric_params: per-metric constructor arguments, e.g. ``{"bleu": {"n": 4}}``.
         skip_unavailable: record (instead of raising) a metric that cannot run here
             (METEOR without Java or its jar).
+        allow_empty: score captions with no tokens (see the module docstring) instead of
+            raising :class:`~kcca.captions.scorer.EmptyCaptionError`.
     """
-    ids, refs, cands = validate_inputs(references, candidates)
+    ids, refs, cands = validate_inputs(references, candidates, allow_empty=allow_empty)
     tok = ptb_tokenize if tokenize else split_tokens
     # tuples all the way down: immutable, so the n-gram counts can be shared between metrics
     ref_tokens = tuple(tuple(tuple(tok(r)) for r in rs) for rs in refs)
@@ -91,6 +105,11 @@ def evaluate_captions(
     result = CaptionEvaluation(ids=ids, tokenized=tokenize,
                                unscored_reference_ids=unscored_reference_ids(references,
                                                                              candidates))
+    result.empty_candidate_ids = [i for i, t in zip(ids, cand_tokens) if not t]
+    result.empty_reference_ids = [(i, j) for i, rs in zip(ids, ref_tokens)
+                                  for j, t in enumerate(rs) if not t]
+    if not allow_empty:
+        _check_not_empty(result, dict(zip(ids, cands)), dict(zip(ids, refs)))
     params = metric_params or {}
     for name in metrics:
         scorer = get_scorer(name, **dict(params.get(name, {})))
@@ -107,3 +126,30 @@ def evaluate_captions(
             result.corpus[label] = float(c)
             result.per_item[label] = p
     return result
+
+
+def _phrases(ids: Sequence[Any], text: Callable[[Any], str], what: Callable[[Any], str],
+             shown: int) -> str:
+    out = [f"{what(k)} ({text(k)!r:.40})" for k in ids[:shown]]
+    more = f", and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(out) + more
+
+
+def _check_not_empty(result: CaptionEvaluation, candidates: Mapping[Hashable, str],
+                     references: Mapping[Hashable, Sequence[str]], *, shown: int = 20) -> None:
+    """Raise :class:`EmptyCaptionError` naming the empty captions of ``result`` (up to
+    ``shown`` of each kind, with their raw text)."""
+    cands, refs = result.empty_candidate_ids, result.empty_reference_ids
+    if not cands and not refs:
+        return
+    after = " after tokenisation" if result.tokenized else ""
+    parts = []
+    if cands:
+        parts.append(f"{len(cands)} candidate caption(s) have no words{after}: "
+                     + _phrases(cands, lambda i: candidates[i], lambda i: f"image id {i!r}",
+                                shown))
+    if refs:
+        parts.append(f"{len(refs)} reference caption(s) have no words{after}: "
+                     + _phrases(refs, lambda k: references[k[0]][k[1]],
+                                lambda k: f"image id {k[0]!r} reference {k[1]}", shown))
+    raise EmptyCaptionError("; ".join(parts), candidate_ids=cands, reference_ids=refs)

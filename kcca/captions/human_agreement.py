@@ -27,10 +27,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
+from kcca.cache import atomic_write
 from kcca.captions.evaluate import DEFAULT_METRICS, evaluate_captions
 from kcca.captions.scorer import CaptionInputError
 from kcca.captions.tokenizer import tokenize
@@ -288,5 +290,5 @@ def plot_word_agreement(wa: WordAgreement, path: str) -> None:
            title="all words, k references (model curves)")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, format=Path(path).suffix[1:] or "png"))
     plt.close(fig)

@@ -17,10 +17,10 @@ A new metric is one module: subclass :class:`CaptionScorer`, implement
 
 Input rules (errors are :class:`CaptionInputError`, a :class:`kcca.data.errors.DataError`,
 and name the offending id): every candidate id must have references; every image must have
-at least one reference; every caption must be a non-empty string; a candidate is one string
-(or a list holding exactly one). Reference images without a candidate are not scored (as in
-the COCO evaluation, which scores the images of the result file); callers that want to
-report them can use :func:`unscored_reference_ids`.
+at least one reference; every caption must be a non-empty string (``allow_empty`` lets blank
+ones through); a candidate is one string (or a list holding exactly one). Reference images
+without a candidate are not scored (as in the COCO evaluation, which scores the images of the
+result file); callers that want to report them can use :func:`unscored_reference_ids`.
 """
 
 from __future__ import annotations
@@ -41,21 +41,36 @@ class CaptionInputError(DataError):
     """Bad caption input: unknown ids, images without references, empty or non-string text."""
 
 
-def _check_text(text: Any, what: str) -> str:
+class EmptyCaptionError(CaptionInputError):
+    """Captions with no tokens left after tokenisation (``""``, ``"..."``): ``candidate_ids``
+    are image ids, ``reference_ids`` ``(image id, reference index)`` pairs."""
+
+    fix = ("give those captions words, or pass allow_empty=True (kcca score-captions "
+           "--allow-empty) to score them as pycocoevalcap does: an empty candidate scores 0")
+
+    def __init__(self, message: str = "", *, candidate_ids: Sequence[Hashable] = (),
+                 reference_ids: Sequence[tuple[Hashable, int]] = (), fix: str | None = None):
+        super().__init__(message, fix=fix)
+        self.candidate_ids = list(candidate_ids)
+        self.reference_ids = list(reference_ids)
+
+
+def _check_text(text: Any, what: str, allow_empty: bool = False) -> str:
     if not isinstance(text, str):
         raise CaptionInputError(f"{what} is a {type(text).__name__}, not a string: {text!r:.80}")
-    if not text.strip():
+    if not allow_empty and not text.strip():
         raise CaptionInputError(f"{what} is empty")
     return text
 
 
 def validate_inputs(
-    references: References, candidates: Candidates
+    references: References, candidates: Candidates, *, allow_empty: bool = False
 ) -> tuple[list[Hashable], list[list[str]], list[str]]:
     """Check inputs and return ``(ids, reference texts per id, candidate text per id)``.
 
     ``ids`` are the candidate ids in the candidates' order. Raises
-    :class:`CaptionInputError` naming the first offending id.
+    :class:`CaptionInputError` naming the first offending id. ``allow_empty`` lets blank
+    captions through (callers then name them, as :func:`~kcca.captions.evaluate_captions`).
     """
     if not isinstance(references, Mapping):
         raise CaptionInputError(
@@ -80,8 +95,8 @@ def validate_inputs(
                 f"not {type(refs).__name__}")
         if len(refs) == 0:
             raise CaptionInputError(f"image id {cid!r} has no reference captions")
-        refs_out.append([_check_text(r, f"reference caption {j} of image id {cid!r}")
-                         for j, r in enumerate(refs)])
+        refs_out.append([_check_text(r, f"reference caption {j} of image id {cid!r}",
+                                     allow_empty) for j, r in enumerate(refs)])
         if not isinstance(cand, str):
             if not isinstance(cand, Sequence) or len(cand) != 1:
                 n = len(cand) if isinstance(cand, Sequence) else "?"
@@ -89,7 +104,8 @@ def validate_inputs(
                     f"candidate of image id {cid!r} must be one caption (a string or a list of "
                     f"exactly one string), got {type(cand).__name__} of length {n}")
             cand = cand[0]
-        cands_out.append(_check_text(cand, f"candidate caption of image id {cid!r}"))
+        cands_out.append(_check_text(cand, f"candidate caption of image id {cid!r}",
+                                     allow_empty))
         ids.append(cid)
     return ids, refs_out, cands_out
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from kcca.cache import atomic_write
 from kcca.cli.common import add_backend_argument, backend_from_args, subparser
 from kcca.data.corpus import Corpus
 
@@ -125,7 +126,7 @@ def stage_contact_sheet(run: DemoRun) -> None:
     fig.tight_layout()
     run.out.mkdir(parents=True, exist_ok=True)
     path = run.out / "contact_sheet.png"
-    fig.savefig(path, dpi=100)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     run.outputs["contact sheet"] = path
     run.say(f"wrote contact sheet of {len(ids)} images to {path}")
 
@@ -251,7 +252,7 @@ def stage_plot(run: DemoRun) -> None:
         ax.legend()
     fig.tight_layout()
     path = run.out / "recall_at_k.png"
-    fig.savefig(path, dpi=100)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     run.outputs["R@k plot"] = path
     run.say(f"wrote R@k plot to {path}; demo took {time.perf_counter() - run.started:.1f}s")
 

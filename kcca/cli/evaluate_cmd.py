@@ -17,6 +17,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from kcca.cache import write_text_atomic
 from kcca.cli.common import subparser
 
 
@@ -143,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         if significance:
             result["significance_vs_first"] = significance
     if args.output:
-        Path(args.output).write_text(json.dumps(_jsonable(result), indent=1), encoding="utf-8")
+        write_text_atomic(args.output, json.dumps(_jsonable(result), indent=1))
         print(f"wrote {args.output}")
     return 0
 

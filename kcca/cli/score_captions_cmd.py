@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from kcca.cache import write_text_atomic
 from kcca.cli.common import subparser
 
 METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
@@ -33,6 +34,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--no-meteor", action="store_true", help="do not try METEOR")
     p.add_argument("--no-tokenize", action="store_true",
                    help="captions are already tokenised (skip the PTB-style tokeniser)")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="score captions with no words after tokenisation (\"\", \"...\") as "
+                   "pycocoevalcap does (an empty candidate scores 0), printing a warning for "
+                   "each; by default they are an error listing them")
     p.add_argument("--per-item", metavar="OUT.json",
                    help="write corpus and per-item scores here (default: "
                    "CANDIDATES.scores.json beside the candidates file)")
@@ -72,17 +77,18 @@ def run(args: argparse.Namespace) -> int:
 
     from kcca.captions.coco_io import (check_id_types, load_coco_references,
                                        load_coco_results, write_per_item_json)
-    from kcca.captions.evaluate import evaluate_captions
 
-    refs = load_coco_references(args.references)
-    cands = load_coco_results(args.candidates)
+    refs = load_coco_references(args.references, allow_empty=args.allow_empty)
+    cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
     check_id_types(refs, cands, args.references, args.candidates)
-    ev = evaluate_captions(refs, cands, _metrics(args), tokenize=not args.no_tokenize)
+    ev = _evaluate(args, refs, cands)
     out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
     write_per_item_json(out, ev.per_item_records(), ev.corpus, {
         "references": str(args.references), "candidates": str(args.candidates),
         "n_images": len(ev.ids), "unscored_reference_images": len(ev.unscored_reference_ids),
         "unavailable": ev.unavailable, "tokenized": ev.tokenized,
+        "empty_candidates": ev.empty_candidate_ids,
+        "empty_references": [list(k) for k in ev.empty_reference_ids],
         "metric_notes": {"CIDEr-D": "pycocoevalcap's 'CIDEr' (CIDEr-D)",
                          "CIDEr": "plain CIDEr, Vedantam et al. 2015 eq. 16-18"},
     })
@@ -97,6 +103,35 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate(args, refs: dict, cands: dict):
+    """``evaluate_captions`` for the command: empty captions are an error naming their file,
+    or (``--allow-empty``) a ``warning:`` line each."""
+    from kcca.captions.evaluate import evaluate_captions
+    from kcca.captions.scorer import EmptyCaptionError
+
+    try:
+        ev = evaluate_captions(refs, cands, _metrics(args), tokenize=not args.no_tokenize,
+                               allow_empty=args.allow_empty)
+    except EmptyCaptionError as exc:
+        files = ([args.candidates] if exc.candidate_ids else []) + (
+            [args.references] if exc.reference_ids else [])
+        raise EmptyCaptionError(
+            f"{' and '.join(map(str, files))}: {exc}", candidate_ids=exc.candidate_ids,
+            reference_ids=exc.reference_ids,
+            fix="give those captions words (a result file with \"...\" or \"\" captions "
+                "usually means a generation bug), or add --allow-empty to score them as "
+                "pycocoevalcap does: an empty candidate scores 0 in every metric") from None
+    after = " after tokenisation" if ev.tokenized else ""
+    for i in ev.empty_candidate_ids:
+        print(f"warning: {args.candidates}: candidate caption of image id {i!r} "
+              f"({cands[i]!r:.40}) has no words{after}; scored 0", file=sys.stderr)
+    for i, j in ev.empty_reference_ids:
+        print(f"warning: {args.references}: reference caption {j} of image id {i!r} "
+              f"({refs[i][j]!r:.40}) has no words{after}; kept as an empty reference",
+              file=sys.stderr)
+    return ev
+
+
 def _run_human_agreement(args) -> int:
     from kcca.captions.human_agreement import CHEN_TABLE_I, human_agreement_report
     from kcca.cli.common import data_dir_from_args
@@ -109,9 +144,7 @@ def _run_human_agreement(args) -> int:
     captions = {i: corpus.captions[i] for i in ids}
     rep = human_agreement_report(captions, _metrics(args), args.vocabulary_size, args.plot)
     if args.out:
-        from pathlib import Path
-
-        Path(args.out).write_text(json.dumps(rep, indent=1))
+        write_text_atomic(args.out, json.dumps(rep, indent=1))
     print(f"Human agreement on Flickr 8K {args.split} ({rep['n_images']} images)")
     print(f"NOTE: {rep['note']}")
     print(f"{'metric':8s}  {'LOO mean':>8s}  {'min..max over 5 rotations':>26s}  "

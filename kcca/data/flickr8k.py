@@ -33,7 +33,8 @@ from kcca.data.corpus import (
 )
 from kcca.data.errors import DataError
 from kcca.data.images import ImageFiles
-from kcca.data.lines import numbered_lines, parse_int, require_file, tab_fields
+from kcca.data.lines import (numbered_lines, parse_int, parse_number, require_file,
+                              tab_fields)
 
 log = logging.getLogger(__name__)
 
@@ -149,10 +150,7 @@ def read_crowd_judgments(path: Path, captions: dict[str, tuple[str, ...]]
         key = _check_pair(path, number, f[0], f[1], captions, seen, "crowd")
         yes = parse_int(path, number, f[3], "yes count", 0)
         no = parse_int(path, number, f[4], "no count", 0)
-        try:
-            fraction = float(f[2])
-        except ValueError:
-            raise DataError(f"{path}:{number}: fraction {f[2]!r} is not a number") from None
+        fraction = parse_number(path, number, f[2], "fraction", 0.0, 1.0)
         if yes + no == 0:
             raise DataError(f"{path}:{number}: pair {key} has no votes")
         if abs(fraction - yes / (yes + no)) > 0.01:

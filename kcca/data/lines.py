@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Iterator
 
 from kcca.data.errors import DataError
+from kcca.data.text_files import utf8_lines
 
 
 def require_file(path: Path, what: str) -> Path:
@@ -19,15 +21,14 @@ def require_file(path: Path, what: str) -> Path:
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of each non-blank line, 1-based, newline stripped."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                text = line.rstrip("\r\n")
-                if text.strip():
-                    yield number, text
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc}); re-save the file as UTF-8") from None
+    """``(line number, text)`` of each non-blank line, 1-based, newline stripped.
+
+    The file must be UTF-8 without a byte-order mark (:mod:`kcca.data.text_files` names the
+    file, and the line and byte of a non-UTF-8 byte, otherwise).
+    """
+    for number, text in utf8_lines(path):
+        if text.strip():
+            yield number, text
 
 
 def tab_fields(path: Path, number: int, text: str, n_fields: int, layout: str) -> list[str]:
@@ -47,6 +48,20 @@ def parse_int(path: Path, number: int, value: str, name: str, low: int | None = 
         out = int(value)
     except ValueError:
         raise DataError(f"{path}:{number}: {name} {value!r} is not an integer") from None
+    if (low is not None and out < low) or (high is not None and out > high):
+        raise DataError(f"{path}:{number}: {name} {out} is outside {low}..{high}")
+    return out
+
+
+def parse_number(path: Path, number: int, value: str, name: str, low: float | None = None,
+                 high: float | None = None) -> float:
+    """A finite decimal number (``nan`` and ``inf`` are errors) within ``low..high``."""
+    try:
+        out = float(value)
+    except ValueError:
+        raise DataError(f"{path}:{number}: {name} {value!r} is not a number") from None
+    if not math.isfinite(out):
+        raise DataError(f"{path}:{number}: {name} {value!r} is not a finite number")
     if (low is not None and out < low) or (high is not None and out > high):
         raise DataError(f"{path}:{number}: {name} {out} is outside {low}..{high}")
     return out

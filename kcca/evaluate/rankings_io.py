@@ -35,6 +35,8 @@ from typing import Mapping
 import numpy as np
 
 from kcca.data.errors import DataError
+from kcca.data.text_files import read_utf8
+from kcca.cache import remove_stale_temp_files, write_text_atomic
 
 FORMAT = "kcca-rankings"
 VERSION = 1
@@ -146,8 +148,9 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
         raise DataError(f"rankings file {p} does not exist",
                         fix="check the path; rankings files are written by `kcca reproduce` "
                             "(<out>/rankings/) and `kcca demo` (--out)")
+    text = read_utf8(p)  # a BOM or a non-UTF-8 byte is named with its own fix
     try:
-        data = json.loads(p.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicate_keys)
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise DataError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except DataError as exc:
@@ -201,7 +204,5 @@ def write_rankings(path: str | Path, pool: list[tuple[str, str, str]],
     """Write integer rankings as a rankings file (atomically: temp file, then rename)."""
     p = Path(path)
     doc = rankings_document(pool, tasks, system=system, corpus=corpus, split=split)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(doc), encoding="utf-8")
-    tmp.replace(p)
-    return p
+    remove_stale_temp_files(p.parent, recursive=False)
+    return write_text_atomic(p, json.dumps(doc))

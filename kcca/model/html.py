@@ -12,6 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from kcca.cache import write_text_atomic
+
 THUMB = 160  # longest side of a thumbnail, pixels
 
 
@@ -114,5 +116,4 @@ def write(path: str | Path, text: str) -> Path:
     """Write the page (UTF-8); returns the path."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
-    return p
+    return write_text_atomic(p, text)

@@ -14,6 +14,7 @@ import datetime as _dt
 from pathlib import Path
 
 from kcca.data.corpus import Corpus
+from kcca.cache import write_text_atomic
 
 __all__ = ["build_report"]
 
@@ -50,7 +51,4 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None, *,
     page = render_page(data, thumbs, plots,
                        generated=_dt.datetime.now().isoformat(timespec="seconds"))
     path = out / "index.html"
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text_atomic(path, page)

@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 import cv2
 import numpy as np
 
+from kcca.cache import atomic_write
 from kcca.data.errors import DataError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -67,7 +68,7 @@ def write_thumbnails(image_ids: Iterable[str], load: Callable[[str], np.ndarray]
             urls.append(data_uri(data, "image/jpeg"))
         else:
             name = safe_name(image_id, ".jpg")
-            (folder / name).write_bytes(data)
+            atomic_write(folder / name, lambda tmp, data=data: Path(tmp).write_bytes(data))
             urls.append(f"thumbs/{name}")
         if progress and (n + 1) % 200 == 0:
             print(f"report: {n + 1} of {len(ids)} thumbnails")
@@ -92,7 +93,7 @@ def copy_plots(plots: Iterable[Path], run_dir: Path, out_dir: Path, *, embed: bo
             name = "_" + name
         taken.add(name)
         (out_dir / "plots").mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, out_dir / "plots" / name)
+        atomic_write(out_dir / "plots" / name, lambda tmp, src=path: shutil.copyfile(src, tmp))
         out.append((rel, f"plots/{name}"))
     return out
 

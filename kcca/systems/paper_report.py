@@ -22,7 +22,6 @@ import contextlib
 import json
 import logging
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from kcca.cache import write_text_atomic
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
@@ -132,9 +132,7 @@ def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
         order = {s: i for i, s in enumerate(SYSTEMS)}
         data = sorted(merged.values(), key=lambda d: (order.get(paper_name(d["system"]), 99),
                                                       str(d["system"])))
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
-        tmp.replace(path)
+        write_text_atomic(path, json.dumps(data, indent=1, default=str))
     return path
 
 
@@ -477,10 +475,10 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
         written += _write_fidelity(out, values, head)
     for t in tables:
         res = results[t]
-        (out / f"table{t}.csv").write_text(T.to_csv(res.rows), encoding="utf-8")
+        write_text_atomic(out / f"table{t}.csv", T.to_csv(res.rows))
         md = T.to_markdown(t, res.rows, head, short_chosen, res.notes, res.missing,
                            [p for p in _plots_of(t) if p in drawn])
-        (out / f"table{t}.md").write_text(md, encoding="utf-8")
+        write_text_atomic(out / f"table{t}.md", md)
         written += [out / f"table{t}.md", out / f"table{t}.csv"]
     return Report(results, written + plot_files, list(data), skipped)
 
@@ -495,8 +493,8 @@ def _write_fidelity(out: Path, values: dict, head: list[str]) -> list[Path]:
         return []
     checks = F.fidelity_checks(values)
     md, js = out / "fidelity.md", out / "fidelity.json"
-    md.write_text(F.to_markdown(checks, head, systems), encoding="utf-8")
-    js.write_text(json.dumps(F.to_json(checks), indent=1), encoding="utf-8")
+    write_text_atomic(md, F.to_markdown(checks, head, systems))
+    write_text_atomic(js, json.dumps(F.to_json(checks), indent=1))
     return [md, js]
 
 

@@ -19,6 +19,8 @@ from typing import Mapping
 
 import numpy as np
 
+from kcca.cache import atomic_write
+
 TASKS = ("annotation", "search")
 
 
@@ -208,6 +210,6 @@ def ours_vs_paper(cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, ...
 def _save(fig, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p, dpi=110)
+    atomic_write(p, lambda tmp: fig.savefig(tmp, dpi=110, format=p.suffix[1:] or "png"))
     _pyplot().close(fig)
     return p
