@@ -142,6 +142,7 @@ def _cached_blocks(cache_dir: Path, stage: str, kernel: str) -> dict[str, Path]:
     out: dict[str, tuple[float, Path]] = {}
     for meta in (cache_dir / stage).glob("*.json"):
         info = json.loads(meta.read_text())
+        info = info.get("config", info) if "stage" in info else info  # sidecar: config + inputs
         if info.get("kernel") != kernel:
             continue
         data = meta.with_suffix(".joblib")

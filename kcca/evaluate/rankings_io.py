@@ -146,8 +146,9 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     p = Path(path)
     if not p.is_file():
         raise DataError(f"rankings file {p} does not exist",
-                        fix="check the path; rankings files are written by `kcca reproduce` "
-                            "(<out>/rankings/) and `kcca demo` (--out)")
+                        fix="check the path; rankings files are written by "
+                            "`kcca reproduce --out DIR` (into DIR/rankings/) and "
+                            "`kcca demo --out DIR`")
     text = read_utf8(p)  # a BOM or a non-UTF-8 byte is named with its own fix
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
