@@ -18,7 +18,7 @@ Model: ``--model PATH`` (e.g. a Flickr 8K BoW5 model from ``kcca fit-model``; it
 features for the naive peer come from the image-feature cache), else (no ``--model``) the
 demo model with a ``--pool``-image test pool (default 1,000; fitted into the cache once).
 
-Run: ``python benchmarks/bench_query.py --model bow5.joblib --jobs 2``. Prints a table and
+Run: ``python benchmarks/bench_query.py --model bow5.kcca.npz --jobs 2``. Prints a table and
 writes ``benchmarks/results/query.json``.
 """
 

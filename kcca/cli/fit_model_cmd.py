@@ -5,7 +5,7 @@ The system is an experiment file (``--experiment FILE``, or ``--system NAME`` fr
 embedded demo corpus with ``kcca demo``'s settings. :func:`kcca.model.fit_system` runs the
 system (cached stages: p and d and the 15 models per task chosen on dev, Section 4.1.3),
 keeps the chosen models' KCCA directions and the kernels' fitted state, and projects the test
-pools; the file is written with joblib (:mod:`kcca.model.saved`).
+pools; the file holds data only (JSON and ``.npy`` arrays, :mod:`kcca.model.file_format`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                        "(e.g. BoW5)")
     what.add_argument("--demo", action="store_true",
                       help="the demo system on the embedded demo corpus (kcca demo's settings)")
-    p.add_argument("--out", required=True, help="model file to write (e.g. bow5.joblib)")
+    p.add_argument("--out", required=True,
+                   help="model file to write (e.g. bow5.kcca.npz; data only, see "
+                        "kcca/model/file_format.py)")
     p.add_argument("--experiments", default=str(DEFAULT_EXPERIMENTS),
                    help="folder searched by --system (default experiments/hodosh2013)")
     p.add_argument("--demo-system", default="TRI5", choices=("TRI5", "BoW5"),
@@ -47,8 +49,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="JSON of ImageFeatureConfig fields (default: the paper's codebooks)")
     p.add_argument("--precision", type=float, default=None,
                    help="incomplete-Cholesky precision of the solver (default its own)")
-    p.add_argument("--compress", type=int, default=0,
-                   help="joblib compression level 0-9 (default 0: larger file, fastest load)")
+    p.add_argument("--compress", type=int, default=0, choices=range(10), metavar="0-9",
+                   help="deflate the arrays at this level, as np.savez_compressed (default 0: "
+                        "stored, larger file, fastest load)")
     return p
 
 

@@ -1,8 +1,11 @@
 """Saved models: a fitted system that ranks images for any sentence and captions for any image.
 
 * :mod:`~kcca.model.saved`: :class:`FittedSystem` (``rank_images``, ``rank_captions``, pools
-  of new images or captions), :func:`save_model` / :func:`load_model` (joblib, with a format
-  version; another version is a :class:`ModelFormatError` telling to refit);
+  of new images or captions), :func:`save_model` / :func:`load_model`;
+* :mod:`~kcca.model.file_format`: the model file, data only (JSON and ``.npy`` arrays in a
+  zip, allowed classes only, a content hash): loading one never runs code; another format
+  version, an old joblib model or a damaged file is a :class:`ModelFormatError` telling to
+  refit;
 * :mod:`~kcca.model.build`: :func:`fit_system` from a :class:`~kcca.systems.SystemSpec` and a
   corpus (reusing :func:`~kcca.systems.run_system`'s cached stages), :func:`demo_model`;
 * :mod:`~kcca.model.encoders`: new images and sentences to kernel rows against the training

@@ -9,15 +9,14 @@ the selected models' dense directions, fits the image and text kernels on the tr
 (their fitted state is what a new query is compared with), and projects the test pools.
 
 :func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
-(its defaults, small codebooks, the TRI5 system) and caches the file in the cache folder, so
-``--model demo`` works out of the box.
+(its defaults, small codebooks, the TRI5 system) and caches the model file
+(:mod:`kcca.model.file_format`) in the cache folder, so ``--model demo`` works out of the box.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import pickle
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,8 @@ from kcca.systems.spec import SystemSpec
 log = logging.getLogger(__name__)
 
 MODEL_STAGE = "fitted-model"
+#: the file name ending of model files (a zip that ``np.load`` opens)
+MODEL_SUFFIX = ".kcca.npz"
 DEMO_SYSTEM = "TRI5"
 
 
@@ -169,19 +170,16 @@ def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
 
 
 def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
-    """A small picklable reader of the pool's images (for thumbnails), or None."""
+    """A reader of the pool's images (for thumbnails) that a model file can hold, or None:
+    the pool's image files, or the demo corpus's scene renderer; other sources give none."""
+    from kcca.data.demo import DemoImages
     from kcca.data.images import ImageFiles
 
     images = corpus.images
-    if images is None:
-        return None
-    if isinstance(images, ImageFiles):
+    if type(images) is ImageFiles:
         return ImageFiles({i: images.paths[i] for i in ids if i in images.paths})
-    try:
-        if len(pickle.dumps(images)) < 50_000_000:
-            return images
-    except Exception:  # noqa: BLE001 - not picklable: no thumbnails
-        pass
+    if type(images) is DemoImages:
+        return images
     return None
 
 
@@ -218,8 +216,8 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
 def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = False,
                refit: bool = False, **overrides: Any) -> FittedSystem:
     """The demo model (``kcca demo``'s settings; ``overrides`` such as ``seed``, ``n_test``),
-    fitted once and stored in ``cache`` (stage ``fitted-model``; ``info["file"]`` names the
-    file); a cached file of another format version is refitted."""
+    fitted once and stored in ``cache`` as a model file (stage ``fitted-model``;
+    ``info["file"]`` names the file); a cached file that cannot be read is refitted."""
     from kcca import __version__
 
     cache = cache or Cache(None)
@@ -228,10 +226,10 @@ def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = 
            "spec": spec.as_dict(), "image_config": spec_dict(image_config)}
     path = None
     if cache.enabled:
-        path = Path(cache.root) / MODEL_STAGE / f"demo-{config_key(key)}.joblib"
+        path = Path(cache.root) / MODEL_STAGE / f"demo-{config_key(key)}{MODEL_SUFFIX}"
         if path.is_file() and not refit:
             try:
-                model = load_model(path)
+                model = load_model(path, cache=cache)
                 model.info["file"] = str(path)
                 return model
             except ModelFormatError as exc:
@@ -247,7 +245,8 @@ def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = 
 
 def resolve_model(name: str, *, cache: Cache | None = None, n_jobs: int = 1, seed: int = 0,
                   progress: bool = False) -> FittedSystem:
-    """``"demo"``: :func:`demo_model` (fitted and cached on first use); else a model file."""
+    """``"demo"``: :func:`demo_model` (fitted and cached on first use); else a model file
+    (``cache`` keeps state rebuilt on load, e.g. a POS tagger)."""
     if name == "demo":
         return demo_model(cache, n_jobs=n_jobs, progress=progress, seed=seed)
-    return load_model(name)
+    return load_model(name, cache=cache)

@@ -10,16 +10,16 @@ given as a pool (the model's test pool, a folder of images, a caption file) are 
 once; a query then costs one kernel row, a few (1 x n_train) x (n_train x n) products and the
 cosines.
 
-File format: ``joblib.dump`` of ``{"header": {...}, "model": FittedSystem}``; the header holds
-:data:`FORMAT_VERSION`, the toolkit version, the spec and the corpus. A file of another format
-version, or one that cannot be unpickled by this code, raises :class:`ModelFormatError` naming
-the file and the fix (refit with ``kcca fit-model``).
+File format (:mod:`kcca.model.file_format`): data only, a zip of a JSON header (format
+version :data:`FORMAT_VERSION`, toolkit version, spec, corpus, content hash), a JSON object
+tree and ``.npy`` arrays; loading one never runs code from the file. A file of another format
+version, an old joblib model, a damaged or foreign file raises :class:`ModelFormatError`
+naming the file and the fix (refit with ``kcca fit-model``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,23 +28,15 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kcca import __version__
-from kcca.errors import DataError, FileVersionError
+from kcca.model import file_format
 from kcca.model.encoders import ImageEncoder, QueryError, TextEncoder, folder_images
+from kcca.model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
 from kcca.systems.spec import SystemSpec
 
-#: bump when the saved layout changes; files of another version must be refitted
-FORMAT_VERSION = 1
-MAGIC = "kcca-fitted-system"
 TASKS = ("annotation", "search")
-
-
-class ModelFormatError(FileVersionError):
-    """A model file of another format version, or not a model file at all."""
-
-
-def _refit_fix(path: Any) -> str:
-    return (f"refit the model with this kcca: `kcca fit-model --experiment FILE --out {path}` "
-            "(or `kcca fit-model --demo --out ...`); `--model demo` refits itself")
+__all__ = ["FORMAT_VERSION", "MAGIC", "ModelFormatError", "FittedSystem", "Projections",
+           "ImagePool", "CaptionPool", "Ranking", "save_model", "load_model", "read_header",
+           "header_of"]
 
 
 # ------------------------------------------------------------------ projections
@@ -239,8 +231,10 @@ class FittedSystem:
         p = Path(path)
         if not p.is_file():
             raise QueryError(f"caption file {p} does not exist")
+        from kcca.data.text_files import read_utf8
+
         ids, texts = [], []
-        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(read_utf8(p, error=QueryError).splitlines(), 1):
             line = line.strip()
             if not line:
                 continue
@@ -315,7 +309,7 @@ class FittedSystem:
 
     # ------------------------------------------------------------- io
     def save(self, path: str | Path, compress: int = 0) -> Path:
-        """Write the model with joblib (see the module docstring); returns the path."""
+        """Write the model file (:mod:`kcca.model.file_format`); returns the path."""
         return save_model(self, path, compress=compress)
 
     def describe(self) -> str:
@@ -328,71 +322,48 @@ class FittedSystem:
 
 
 def header_of(model: FittedSystem) -> dict[str, Any]:
-    """The plain-data header written before the model (format and toolkit versions, spec)."""
-    return {"magic": MAGIC, "format_version": FORMAT_VERSION, "kcca_version": __version__,
+    """The plain-data header written first (toolkit and library versions, spec, corpus)."""
+    import nltk
+    import scipy
+    import sklearn
+
+    return {"kcca_version": __version__,
             "created": _dt.datetime.now().isoformat(timespec="seconds"),
             "spec": model.spec.as_dict(), "corpus": model.corpus,
-            "chosen": {k: v for k, v in model.chosen.items() if k != "selected"}}
+            "chosen": {k: v for k, v in model.chosen.items() if k != "selected"},
+            "libraries": {"numpy": np.__version__, "scipy": scipy.__version__,
+                          "scikit-learn": sklearn.__version__, "nltk": nltk.__version__}}
 
 
 def save_model(model: FittedSystem, path: str | Path, compress: int = 0) -> Path:
-    """``joblib.dump({"header", "model"})`` written atomically (an interrupted save leaves none)."""
-    import joblib
+    """Write ``model`` as a model file, atomically (an interrupted save leaves none).
 
-    from kcca.cache import atomic_write
-
-    path = Path(path)
-    payload = {"header": header_of(model), "model": model}
-    out = atomic_write(path, lambda tmp: joblib.dump(payload, tmp, compress=compress))
-    umask = os.umask(0)
-    os.umask(umask)
-    out.chmod(0o666 & ~umask)  # a model is a user file, not a private temporary
-    return out
+    ``compress`` 1-9 deflates the arrays (as ``np.savez_compressed``): a smaller file, slower
+    to write and read. A model holding an object of a class the format does not allow (a
+    plug-in kernel) raises :class:`~kcca.errors.DataError` naming it.
+    """
+    if not isinstance(model, FittedSystem):
+        raise TypeError(f"expected a FittedSystem, got {type(model).__name__}")
+    if not 0 <= int(compress) <= 9:
+        raise ValueError(f"compress must be 0-9, got {compress!r}")
+    return file_format.write(path, header_of(model), model, compress=int(compress))
 
 
 def read_header(path: str | Path) -> dict[str, Any]:
-    """The header of a model file (the whole file is read)."""
-    return _load(Path(path), None)["header"]
+    """The checked header of a model file (magic, format version, spec; arrays not read)."""
+    return file_format.read_header(path)
 
 
-def load_model(path: str | Path, mmap_mode: str | None = None) -> FittedSystem:
-    """Read a model written by :func:`save_model`.
+def load_model(path: str | Path, cache: Any = None) -> FittedSystem:
+    """Read a model written by :func:`save_model`; no code from the file runs.
 
     Raises :class:`ModelFormatError` (naming the file and the fix: refit) for a file of
-    another format version or one this code cannot unpickle, and :class:`DataError` for a
-    missing file. ``mmap_mode="r"`` maps the arrays instead of reading them (fast start).
+    another format version, an old joblib model, a damaged, truncated or foreign file, and
+    :class:`~kcca.errors.DataError` for a missing file. ``cache`` (a :class:`kcca.cache.Cache`)
+    keeps state rebuilt on load (the POS tagger of lemmatising preprocessors).
     """
-    payload = _load(Path(path), mmap_mode)
-    return payload["model"]
-
-
-def _load(path: Path, mmap_mode: str | None) -> dict[str, Any]:
-    import joblib
-
-    if not path.is_file():
-        raise DataError(f"model file {path} does not exist",
-                        fix=("fit one with `kcca fit-model --experiment FILE --out "
-                             f"{path}`, or use `--model demo`"))
-    try:
-        payload = joblib.load(path, mmap_mode=mmap_mode)
-    except Exception as exc:  # noqa: BLE001 - anything unpicklable is "another version"
-        raise ModelFormatError(
-            f"{path}: cannot be read as a kcca model with this kcca {__version__} "
-            f"({type(exc).__name__}: {exc}); it was written by another version or is not a "
-            "model file: refit it", fix=_refit_fix(path)) from None
-    if not isinstance(payload, dict) or not isinstance(payload.get("header"), dict) \
-            or payload["header"].get("magic") != MAGIC:
-        raise ModelFormatError(f"{path} is not a kcca model file (no kcca model header)",
-                               fix=_refit_fix(path))
-    header = payload["header"]
-    found = header.get("format_version")
-    if found != FORMAT_VERSION:
-        raise ModelFormatError(
-            f"{path} is a kcca model of format version {found!r} (written by kcca "
-            f"{header.get('kcca_version', '?')}); this kcca {__version__} reads format version "
-            f"{FORMAT_VERSION}: refit the model", fix=_refit_fix(path))
-    if not isinstance(payload.get("model"), FittedSystem):
+    header, model = file_format.read(path, cache=cache)
+    if not isinstance(model, FittedSystem):
         raise ModelFormatError(f"{path}: the header is a model's but the body is not",
-                               fix=_refit_fix(path))
-    return payload
-
+                               fix=file_format.refit_fix(path, header))
+    return model

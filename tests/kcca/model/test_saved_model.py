@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import cv2
@@ -14,9 +15,15 @@ from kcca.cli import main
 from kcca.data.errors import DataError
 from kcca.model import (FittedSystem, ModelFormatError, QueryError, fit_system, load_model,
                         read_header, save_model)
+from kcca.model import file_format
 from kcca.model import saved as saved_module
 from kcca.model.build import demo_spec_and_corpus
 from kcca.systems import Workspace, run_system
+
+def _plain(value):
+    """``value`` as the JSON header holds it (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
 
 QUERIES = ("a red circle", "a large blue square on the grass", "yellow star", "a striped triangle")
 
@@ -35,7 +42,7 @@ def small(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def saved(small, tmp_path_factory):
-    path = tmp_path_factory.mktemp("model") / "small.joblib"
+    path = tmp_path_factory.mktemp("model") / "small.kcca.npz"
     save_model(small[0], path)
     return path
 
@@ -77,12 +84,12 @@ def test_save_load_round_trip_gives_identical_scores(small, saved):
     np.testing.assert_array_equal(a.cosine, b.cosine)
     header = read_header(saved)
     assert header["format_version"] == saved_module.FORMAT_VERSION
-    assert header["kcca_version"] and header["spec"] == model.spec.as_dict()
+    assert header["kcca_version"] and header["spec"] == _plain(model.spec.as_dict())
 
 
 def test_wrong_format_version_is_one_clear_error(small, tmp_path, monkeypatch, capsys):
-    path = tmp_path / "old.joblib"
-    monkeypatch.setattr(saved_module, "FORMAT_VERSION", 999)
+    path = tmp_path / "old.kcca.npz"
+    monkeypatch.setattr(file_format, "FORMAT_VERSION", 999)
     save_model(small[0], path)
     monkeypatch.undo()
     with pytest.raises(ModelFormatError) as exc:
@@ -95,16 +102,51 @@ def test_wrong_format_version_is_one_clear_error(small, tmp_path, monkeypatch, c
 
 
 def test_not_a_model_and_missing_file(tmp_path):
-    other = tmp_path / "other.joblib"
-    joblib.dump({"weights": np.zeros(3)}, other)
+    other = tmp_path / "other.npz"
+    np.savez(other, weights=np.zeros(3))
     with pytest.raises(ModelFormatError, match="not a kcca model"):
         load_model(other)
-    junk = tmp_path / "junk.joblib"
+    pickled = tmp_path / "other.joblib"
+    joblib.dump({"weights": np.zeros(3)}, pickled)
+    with pytest.raises(ModelFormatError, match="old joblib"):
+        load_model(pickled)
+    junk = tmp_path / "junk.kcca.npz"
     junk.write_bytes(b"not a pickle at all")
-    with pytest.raises(ModelFormatError, match="refit"):
+    with pytest.raises(ModelFormatError, match="not a kcca model") as exc:
         load_model(junk)
+    assert "kcca fit-model" in exc.value.fix
     with pytest.raises(DataError, match="does not exist"):
-        load_model(tmp_path / "missing.joblib")
+        load_model(tmp_path / "missing.kcca.npz")
+
+
+def test_compressed_file_and_header(small, tmp_path):
+    """``compress`` deflates the members (same model); the header is read on its own."""
+    plain, packed = tmp_path / "plain.kcca.npz", tmp_path / "packed.kcca.npz"
+    save_model(small[0], plain)
+    save_model(small[0], packed, compress=6)
+    assert packed.stat().st_size < plain.stat().st_size
+    a, b = load_model(plain), load_model(packed)
+    for k, w in a.projections.x_weights.items():
+        np.testing.assert_array_equal(w, b.projections.x_weights[k])
+    header = read_header(packed)
+    assert header["corpus"] == small[0].corpus
+    assert header["spec"] == _plain(small[0].spec.as_dict())
+
+
+def test_plugin_kernel_cannot_be_saved(small, tmp_path):
+    """Only the classes of the allowlist are stored: another class is refused by name."""
+    import copy
+
+    class PluginKernel:
+        pass
+
+    model = copy.copy(small[0])
+    model.image = copy.copy(model.image)
+    model.image.kernel = PluginKernel()
+    with pytest.raises(DataError, match=r"model\.image\.kernel: a .*PluginKernel cannot be "
+                                        "stored"):
+        save_model(model, tmp_path / "plugin.kcca.npz")
+    assert not (tmp_path / "plugin.kcca.npz").exists()
 
 
 @pytest.mark.parametrize("sentence, match", [
