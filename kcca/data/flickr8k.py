@@ -28,11 +28,10 @@ from kcca.data.corpus import (
     Corpus,
     CrowdJudgment,
     ExpertJudgment,
-    caption_id,
     split_caption_id,
 )
-from kcca.data.errors import DataError
-from kcca.data.images import ImageFiles
+from kcca.data.errors import DataError, ImageFilesError, check_images_command
+from kcca.data.images import ImageFiles, check_image_file
 from kcca.data.lines import (numbered_lines, parse_int, parse_number, require_file,
                               tab_fields)
 
@@ -161,8 +160,11 @@ def read_crowd_judgments(path: Path, captions: dict[str, tuple[str, ...]]
 
 
 def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...],
-                optional: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
-    """Map each id to its file under ``images_dir``; missing files are one error listing them.
+                optional: list[str] | tuple[str, ...] = (), *,
+                fix: str | None = None) -> dict[str, str]:
+    """Map each id to its file under ``images_dir``, checked with ``stat`` only: files that
+    are missing, broken symbolic links, directories, empty or unreadable are one
+    :class:`ImageFilesError` naming each with its reason (``fix`` replaces its default fix).
 
     ``optional`` ids (captioned images outside the splits) are mapped when their file exists.
     """
@@ -171,12 +173,24 @@ def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...],
                         "load with images=False for text-only work")
     present = {p.name for p in images_dir.iterdir()}
     missing = [i for i in ids if i not in present]
+    found = [i for i in ids if i in present] + [i for i in optional if i in present]
+    paths = {i: str(images_dir / i) for i in found}
+    bad = {i: reason for i in found if (reason := check_image_file(paths[i])) is not None}
+    if not missing and not bad:
+        return paths
+    parts = []
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        raise DataError(f"{len(missing)} image file(s) of the splits are missing from "
-                        f"{images_dir}: {shown}")
-    found = list(ids) + [i for i in optional if i in present]
-    return {i: str(images_dir / i) for i in found}
+        parts.append(f"{len(missing)} image file(s) of the splits are missing from "
+                     f"{images_dir}: {shown}")
+    if bad:
+        shown = "; ".join(f"{i}: {bad[i]}" for i in list(bad)[:20])
+        parts.append(f"{len(bad)} image file(s) in {images_dir} are not usable: {shown}"
+                     + (f"; and {len(bad) - 20} more" if len(bad) > 20 else ""))
+    problems = {str(images_dir / i): "file not found" for i in missing}
+    problems.update({paths[i]: reason for i, reason in bad.items()})
+    usable = {i: p for i, p in paths.items() if i not in bad}
+    raise ImageFilesError("; ".join(parts), problems, usable, fix=fix)
 
 
 def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool = True,
@@ -184,7 +198,8 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
     """Load Flickr 8K from ``data_dir/flickr8k`` (or ``data_dir`` itself if it holds ``text/``).
 
     Args:
-        images: check that every split image file exists and attach an image reader.
+        images: check (``stat`` only) that every split image file exists, is a non-empty
+            readable file, and attach an image reader.
         judgments: read the expert and crowd judgment files.
         lemmas: read the released lemmatised captions.
         pool_caption_index: the caption of each dev/test image in the pools (``#2``: every
@@ -223,7 +238,10 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
     paths = None
     reader = None
     if images:
-        paths = image_paths(root / "images", sorted(split_ids), optional=unsplit)
+        paths = image_paths(root / "images", sorted(split_ids), optional=unsplit,
+                            fix="restore the files named above from the Flickr 8K release "
+                                "(see data/README.md); "
+                                f"`{check_images_command(root)}` lists every bad image file")
         reader = ImageFiles(paths)
     return Corpus(
         name="flickr8k",
