@@ -6,6 +6,7 @@ exits with status 2, with no traceback unless ``--verbose`` is given::
     KccaUserError                 anything the user can correct (message + fix)
     ├── DataError (ValueError)    bad, missing or inconsistent input data, files or settings
     │   ├── FileVersionError      a file written by another version of the toolkit
+    │   ├── KernelError           a kernel matrix KCCA cannot use (not PSD, NaN/inf, asymmetric)
     │   └── UnknownNameError (KeyError)   an unknown kernel, system, ... (close matches named)
     └── PluginError (ImportError) a kernel plug-in that cannot be imported or registers nothing
 
@@ -59,6 +60,19 @@ class FileVersionError(DataError):
     """A file (rankings, model, cache entry) written by another version of the toolkit."""
 
     fix = "re-create the file with this version of kcca (re-run the command that wrote it)"
+
+
+class KernelError(DataError):
+    """A kernel matrix that KCCA (Section 3.2.1, eq. 3) cannot use: a NaN or infinite entry, not
+    symmetric, or not positive semi-definite. The message names the view (``Kx`` / ``Ky``).
+
+    Kernels come from data and from plug-in kernels (``@register_kernel``), so this is the
+    user's to fix, not a bug of the solver.
+    """
+
+    fix = ("a training kernel must be a finite, symmetric, positive semi-definite Gram matrix "
+           "k(x_i, x_j): check the kernel's gram() (a plug-in kernel's: "
+           "docs/plugin-kernels.md) and the features it reads")
 
 
 class UnknownNameError(DataError, KeyError):

@@ -44,12 +44,13 @@ from sklearn.base import BaseEstimator
 from kcca.backend import get_xp, to_numpy
 from kcca.lowrank import (
     DEFAULT_PRECISION,
-    ColumnSource,
+    PSD_RTOL,
     DenseColumns,
     TransformedColumns,
     as_column_source,
     check_finite,
     check_power_domain,
+    not_psd_error,
     pivoted_cholesky,
 )
 
@@ -150,20 +151,38 @@ def _deterministic_signs(U: Any, xp: Any) -> Any:
     return U * (1.0 - 2.0 * xp.astype(picked < 0, U.dtype))[None, :]
 
 
+def _check_psd(w_desc: np.ndarray, name: str, abs_trace: float) -> None:
+    """Refuse a kernel whose centred form has an eigenvalue below ``-PSD_RTOL`` times its
+    trace (``sum |K[i, i]|``; :data:`kcca.lowrank.PSD_RTOL`): eq. 3 needs PSD kernels.
+
+    The centred form ``H K H`` is what eq. 3 uses, so a kernel that is PSD only after centring
+    (a conditionally positive definite one) is accepted. ``w_desc`` is not modified."""
+    if not w_desc.size:
+        return
+    low = float(w_desc[-1])
+    scale = abs_trace if abs_trace > 0 else float(np.abs(w_desc).sum())
+    if low < -PSD_RTOL * scale:
+        raise not_psd_error(name, "the most negative eigenvalue of its centred form", low, scale)
+
+
 def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int | None,
                 xp: Any) -> _Side:
     """Exact eigendecomposition of the centred dense kernel, truncated by ``precision``
-    (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky)."""
+    (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky). A kernel
+    that is not positive semi-definite is refused from those eigenvalues (:func:`_check_psd`)."""
     n = int(base.n)
     K = base.K if isinstance(base, DenseColumns) else base.columns(np.arange(n))
     K = xp.asarray(np.asarray(to_numpy(K), dtype=float))
-    trace = float(xp.sum(xp.linalg.diagonal(K)))
+    diag = xp.linalg.diagonal(K)
+    trace = float(xp.sum(diag))
+    abs_trace = float(xp.sum(xp.abs(diag)))
     col_mean = xp.mean(K, axis=0)
     Kc = K - col_mean[None, :] - col_mean[:, None] + xp.mean(col_mean)
     del K
     w, V = xp.linalg.eigh(Kc)
     del Kc
     w_desc = to_numpy(w)[::-1]
+    _check_psd(w_desc, name, abs_trace)
     k = _keep_count(w_desc, precision, trace, rank)
     if k == 0:
         raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
@@ -543,6 +562,21 @@ def _check_positive_int(value: Any, argument: str) -> int:
     return int(value)
 
 
+def _grid_values(values: Any, argument: str) -> list:
+    """The values of a grid argument as a list: a scalar is a one-value grid (as scikit-learn
+    users pass it); a string or an empty sequence is refused naming ``argument``."""
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{argument} must be a number or a sequence of numbers, got {values!r}")
+    try:
+        seq = list(values)
+    except TypeError:  # a number (or a 0-d array)
+        seq = [values.item() if isinstance(values, np.ndarray) else values]
+    out = list(np.ravel(np.array(seq, dtype=object))) if seq else []
+    if not out:
+        raise ValueError(f"{argument} must name at least one value, got {values!r}")
+    return out
+
+
 def _check_common(power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any,
                   factorisation: Any = "auto") -> None:
     if factorisation not in FACTORISATIONS:
@@ -703,6 +737,9 @@ class KCCAGrid(BaseEstimator):
     ``factor_cache``: a :class:`FactorCache` shared by several fits on the same kernels (the
     (p, d) search), so each factor is computed once; the numbers are the same without it.
 
+    ``kappas`` and ``n_components`` take a sequence or a single number (a one-value grid);
+    ``n_components=None`` is the paper's 46 values (:func:`paper_n_grid`).
+
     Attributes: ``kappas_`` (tuple), ``n_components_`` (kept values, ascending),
     ``correlations_`` ((n_kappas, max n) array), ``models_`` (list of (kappa, n)).
     """
@@ -728,11 +765,11 @@ class KCCAGrid(BaseEstimator):
         self.factorisation = factorisation
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
-        kappas = tuple(_check_kappa(k, "kappas") for k in self.kappas)
-        if not kappas:
-            raise ValueError("kappas must name at least one value")
-        grid = paper_n_grid() if self.n_components is None else np.asarray(self.n_components)
-        grid = np.unique([_check_positive_int(v, "n_components") for v in np.ravel(grid)])
+        """Fit every grid model on train x train kernels (dense or column sources)."""
+        kappas = tuple(_check_kappa(k, "kappas") for k in _grid_values(self.kappas, "kappas"))
+        grid = paper_n_grid() if self.n_components is None else \
+            _grid_values(self.n_components, "n_components")
+        grid = np.unique([_check_positive_int(v, "n_components") for v in grid])
         _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale,
                       self.factorisation)
         core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,

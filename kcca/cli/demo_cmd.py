@@ -15,6 +15,7 @@ on two cores.
 from __future__ import annotations
 
 import argparse
+import math
 import textwrap
 import time
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any, Callable
 from kcca.cache import atomic_write
 from kcca.cli.common import add_backend_argument, backend_from_args, subparser
 from kcca.data.corpus import Corpus
+from kcca.errors import DataError
 
 HELP = "run the pipeline on the embedded demo corpus (procedural images, grammar captions)"
 
@@ -280,8 +282,64 @@ STAGES: list[tuple[str, Stage]] = [
 """The demo's stages in order (see the module docstring)."""
 
 
+#: the smallest --n-train: the demo grid's smallest n is 5 (:func:`demo_systems`) and the
+#: centred training kernels have rank at most n_train - 1 (Section 4.1.3's n is capped at it)
+MIN_TRAIN = 6
+#: the smallest --image-size (:func:`kcca.data.demo.make_demo_corpus`)
+MIN_IMAGE_SIZE = 32
+
+
+def _bad(option: str, value: Any, need: str, fix: str) -> DataError:
+    return DataError(f"{option} must be {need}, got {value!r}", fix=fix)
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse out-of-range options before any work, naming the option, its value and the valid
+    range (:class:`kcca.errors.DataError`, printed as ``error:`` / ``fix:``, exit status 2)."""
+    counts = (
+        ("--n-train", args.n_train, MIN_TRAIN,
+         "the KCCA grid's smallest n is 5 and the centred training kernels have rank "
+         "n_train - 1; default 400"),
+        ("--n-dev", args.n_dev, 1, "dev selection needs a dev pool; default 100"),
+        ("--n-test", args.n_test, 1, "the test metrics need a test pool; default 100"),
+        ("--image-size", args.image_size, MIN_IMAGE_SIZE, "pixels; default 64"),
+        ("--n-count", args.n_count, 1,
+         "the number of values of n from 5 to --n-train; default 30"),
+        ("--sheet", args.sheet, 1, "images on the contact sheet; default 12"),
+    )
+    for option, value, low, why in counts:
+        if value < low:
+            raise _bad(option, value, f"an integer >= {low}", f"give {option} {low} or more "
+                       f"({why})")
+    reals = (
+        ("--p", args.p, "> 0", lambda v: v > 0, "--p 2 3 (the paper's image kernel powers)"),
+        ("--d", args.d, ">= 1", lambda v: v >= 1, "--d 1 3 8 (the paper's d is in [1, 15])"),
+        ("--kappas", args.kappas, "> 0", lambda v: v > 0, "--kappas 0.1 0.5 1 5 (the paper's)"),
+    )
+    for option, values, need, ok, example in reals:
+        for v in values:
+            if not (math.isfinite(v) and ok(v)):
+                raise DataError(f"{option} values must be finite numbers {need}, got {v:g}",
+                                fix=f"give finite values {need}, e.g. {example}")
+    if args.seed < 0:
+        raise _bad("--seed", args.seed, "an integer >= 0", "give --seed 0 or a larger integer")
+    if args.jobs == 0:
+        raise _bad("--jobs", args.jobs, "a number of workers >= 1, or -1 for all cores",
+                   "give --jobs 1 (the default), a larger number, or -1 for all cores")
+    out = Path(args.out)
+    for folder in (out, *out.parents):  # the nearest existing path must be a folder
+        if folder.exists():
+            if not folder.is_dir():
+                what = "names a file" if folder == out else f"lies under the file {str(folder)!r}"
+                raise DataError(f"--out must be a folder (new or existing), but {args.out!r} "
+                                f"{what}", fix="give --out a folder path (the default is "
+                                "kcca-demo-out), or move the file away")
+            break
+
+
 def run(args: argparse.Namespace) -> int:
     """Run every stage of :data:`STAGES` in order on one shared :class:`DemoRun`."""
+    check_args(args)
     state = DemoRun(args=args, out=Path(args.out), backend=backend_from_args(args))
     for _name, stage in STAGES:
         stage(state)

@@ -55,18 +55,26 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _metrics(args) -> list[str]:
+def _metrics(args: argparse.Namespace) -> list[str]:
+    """The metrics of ``--metrics`` (normalised names); an unknown or missing name is a
+    :class:`~kcca.errors.UnknownNameError` / :class:`~kcca.errors.DataError` naming it."""
+    from kcca.errors import DataError, unknown_name
+
+    fix = (f"give --metrics a comma-separated subset of {','.join(METRIC_CHOICES)} "
+           "(e.g. --metrics bleu,cider), or leave it out for all")
     names = [m.strip().lower().replace("-", "_") for m in args.metrics.split(",") if m.strip()]
+    if not names:
+        raise DataError(f"--metrics names no metric: {args.metrics!r}", fix=fix)
     bad = [m for m in names if m not in METRIC_CHOICES]
     if bad:
-        raise SystemExit(f"kcca score-captions: unknown metric(s) {bad}; choose from "
-                         f"{', '.join(METRIC_CHOICES)}")
+        raise unknown_name("metric", bad[0], METRIC_CHOICES, where="--metrics", fix=fix)
     if args.no_meteor:
         names = [m for m in names if m != "meteor"]
     return names
 
 
 def run(args: argparse.Namespace) -> int:
+    _metrics(args)  # refuse a bad --metrics before reading any file
     if args.human_agreement:
         return _run_human_agreement(args)
     if not args.references or not args.candidates:
