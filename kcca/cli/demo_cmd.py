@@ -225,7 +225,12 @@ def stage_metrics(run: DemoRun) -> None:
     for res in run.results:
         path = res.write_rankings(run.out / f"rankings_{res.spec.name}.json", run.corpus)
         run.outputs[f"rankings {res.spec.name}"] = path
-    run.say(f"wrote rankings to {run.out} (read them with `kcca evaluate`)")
+    import shlex
+
+    files = " ".join(shlex.quote(str(run.outputs[f"rankings {res.spec.name}"]))
+                     for res in run.results)
+    run.say(f"wrote rankings to {run.out}; next: `kcca evaluate {files} --compare` "
+            "(every metric, each system against the first)")
 
 
 def stage_plot(run: DemoRun) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 from kcca.cache import write_text_atomic
@@ -33,9 +34,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
                    help="crowd relevance rule (default paper: fraction yes >= 1/2, which "
                    "reproduces the paper's counts)")
-    p.add_argument("--corpus", default="flickr8k",
+    p.add_argument("--corpus", default=None, choices=("flickr8k", "demo"),
                    help="flickr8k (from --data-dir) or demo (the demo corpus the rankings "
-                        "files name, e.g. that of a `kcca demo --n-test ...` run)")
+                        "files name, e.g. that of a `kcca demo --n-test ...` run); default: "
+                        "the corpus the files record")
     p.add_argument("--split", default="test", help="pool the rankings rank (default test)")
     p.add_argument("--compare", action="store_true",
                    help="significance of each system against the first")
@@ -53,8 +55,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _recorded_corpus(path: str) -> str | None:
-    """The corpus name a rankings file records (None when unreadable: reading it later
-    gives the clear error)."""
+    """The corpus name a rankings or compact results file records (None when unreadable:
+    reading it later gives the clear error)."""
+    from kcca.data.errors import DataError
+    from kcca.evaluate.compact import is_compact, read_compact
+
+    if is_compact(path):
+        try:
+            return read_compact(path).corpus
+        except DataError:
+            return None
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -77,11 +87,32 @@ def _demo_corpus(rankings: list[str], seed: int):
     return demo_corpus_from_name(names.pop()) if names else load_corpus("demo", seed=seed)
 
 
+def corpus_name(args: argparse.Namespace) -> str:
+    """``--corpus``, else ``demo`` when every file records a demo corpus, else ``flickr8k``."""
+    if args.corpus:
+        return args.corpus
+    names = [_recorded_corpus(p) for p in args.rankings or []]
+    return "demo" if names and all(isinstance(n, str) and (n == "demo" or n.startswith("demo-"))
+                                   for n in names) else "flickr8k"
+
+
+def needs_no_data(args: argparse.Namespace) -> bool:
+    """Only compact results files of Flickr 8K, and no data folder configured: they are
+    evaluated on what they hold (:func:`kcca.evaluate.system.evaluate_compact`)."""
+    from kcca.data.paths import DATA_DIR_ENV
+    from kcca.evaluate.compact import is_compact
+
+    return (corpus_name(args) == "flickr8k" and not args.paper_tables
+            and bool(args.rankings) and all(map(is_compact, args.rankings))
+            and args.data_dir is None and not os.environ.get(DATA_DIR_ENV))
+
+
 def load_with_judgments(args: argparse.Namespace):
     """The corpus (no images), with judgments from ``--judgments`` when given."""
     from kcca.data import load_corpus
     from kcca.data.errors import DataError
 
+    args.corpus = corpus_name(args)
     if args.corpus == "demo":
         corpus = _demo_corpus(args.rankings or [], args.seed)
     elif args.corpus == "flickr8k":
@@ -106,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.paper_tables and not args.rankings:
         raise DataError("give one or more rankings files, or --paper-tables")
-    corpus = load_with_judgments(args)
+    corpus = None if needs_no_data(args) else load_with_judgments(args)
     result: dict = {}
     if args.paper_tables:
         from kcca.evaluate import agreement
@@ -126,10 +157,28 @@ def run(args: argparse.Namespace) -> int:
         from kcca.evaluate.report import systems_table
         from kcca.evaluate.system import EvaluationContext, compare_systems, evaluate_system
 
-        pool = corpus.pool(args.split)
+        from kcca.evaluate.compact import is_compact, read_compact
+        from kcca.evaluate.system import evaluate_compact
+
         ctx = EvaluationContext(corpus, args.split, args.relevance,
-                                with_bleu_rouge=not args.no_bleu_rouge)
-        evals = [evaluate_system(read_rankings(path, pool), ctx) for path in args.rankings]
+                                with_bleu_rouge=not args.no_bleu_rouge and corpus is not None)
+        if ctx.with_bleu_rouge:
+            from features.text.resources import MissingResourceError
+
+            try:
+                ctx.score_matrix("bleu")
+                ctx.score_matrix("rouge")
+            except (LookupError, MissingResourceError) as exc:  # no NLTK stop words: go on
+                ctx.with_bleu_rouge = False
+                print(f"note: top-1 BLEU/ROUGE not computed: {exc}")
+        evals = [evaluate_compact(read_compact(path), ctx) if is_compact(path) else
+                 evaluate_system(read_rankings(path, corpus.pool(args.split)), ctx)
+                 for path in args.rankings]
+        for path, e in zip(args.rankings, evals):
+            for note in e.notes if is_compact(path) else []:
+                print(f"note: {e.system}: {note}")
+        pool = corpus.pool(args.split) if corpus is not None else \
+            next(iter(read_compact(args.rankings[0]).query_ids.values()))
         significance = None
         if args.compare and len(evals) > 1:
             significance = {e.system: compare_systems(e, evals[0], n_samples=args.samples,

@@ -72,6 +72,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="randomisation-test samples for the significance markers (default "
                         "100,000, as the paper)")
     p.add_argument("--no-plots", action="store_true", help="write the tables only")
+    p.add_argument("--force", action="store_true",
+                   help="rewrite the tables of an --out folder that already holds some, by a "
+                        "run of systems or by --tables-only without the data (refused "
+                        "without it)")
     p.add_argument("--p", type=float, nargs="+", default=None,
                    help="override every system's p grid (recorded in the header)")
     p.add_argument("--d", type=float, nargs="+", default=None,
@@ -336,6 +340,32 @@ def _now() -> str:
     return _dt.datetime.now().isoformat(timespec="seconds")
 
 
+def _optional_data_dir(args: argparse.Namespace) -> Path | None:
+    """The data folder for ``--tables-only``: given or configured ones must exist; none at all
+    means the tables come from the compact results files alone."""
+    import os
+
+    from kcca.data.paths import DATA_DIR_ENV
+
+    if args.data_dir is None and not os.environ.get(DATA_DIR_ENV):
+        return None
+    return data_dir_from_args(args)
+
+
+def _refuse_overwrite(out: Path, args: argparse.Namespace,
+                      why: str = "this run would rewrite them from the rankings files there"
+                      ) -> None:
+    """A run never silently rewrites tables it did not make: refuse an ``--out`` that already
+    holds tables unless ``--force`` is given."""
+    tables = sorted(p.name for p in out.glob("table*.md")) if out.is_dir() else []
+    if tables and not args.force:
+        shown = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
+        raise DataError(
+            f"--out {out} already holds tables ({shown}); {why}",
+            fix=f"write elsewhere with `--out DIR` (e.g. `--out kcca-reproduce-out`), or add "
+                f"`--force` to rewrite the tables of {out}")
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.systems.paper_report import describe, write_report
     from kcca.systems.tables import parse_tables, table_systems
@@ -348,23 +378,35 @@ def run(args: argparse.Namespace) -> int:
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
     if not args.tables_only:  # a backend the machine lacks is named before any data is read
         backend = backend_from_args(args)
-    data_dir = data_dir_from_args(args)
     start = time.perf_counter()
     failed: list[str] = []
     if args.tables_only:
         if not rank_dir.is_dir():
-            raise DataError(f"--tables-only: no rankings folder {rank_dir} (run systems first, "
-                            "or give --rankings-dir)")
-        corpus = load_with_splits(data_dir, args.splits, images=False)
+            raise DataError(f"--tables-only: no rankings folder {rank_dir}",
+                            fix="run systems first (`kcca reproduce --systems BoW5 --out "
+                                f"{shlex.quote(str(out))}`), or give the folder of the results "
+                                "with --rankings-dir DIR")
+        data_dir = _optional_data_dir(args)
+        if data_dir is None:
+            _refuse_overwrite(out, args, "without the data Tables 8-10 and the Random row's "
+                                         "judged columns would be left empty")
+        corpus = (load_with_splits(data_dir, args.splits, images=False)
+                  if data_dir is not None else None)
         run_lines = ["mode: --tables-only (tables rebuilt from the rankings files; each "
                      "system's run settings are in details.json beside them)"]
+        if corpus is None:
+            run_lines.append("no corpus data at hand: tables rebuilt from the compact results "
+                             "files (*.ranks.npz); Tables 8-10 and the Random row's judged "
+                             "columns need the data (--data-dir or KCCA_DATA_DIR)")
     else:
         from kcca.systems import Workspace, load_specs, select_specs
 
+        data_dir = data_dir_from_args(args)
         specs = load_specs(args.experiments)
         needed = args.systems or [s for s in dict.fromkeys(
             n for t in tables for n in table_systems(t)) if s != "Random"]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
+        _refuse_overwrite(out, args)
         corpus = load_with_splits(data_dir, args.splits)
         image_config = _image_config(args)
         ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,
@@ -389,8 +431,9 @@ def run(args: argparse.Namespace) -> int:
         ]
     header = [
         f"command: `{_command()}`",
-        f"data: {corpus.name} ({', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
-        f"{', splits from ' + args.splits if args.splits else ''})",
+        (f"data: {corpus.name} ({', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
+         f"{', splits from ' + args.splits if args.splits else ''})") if corpus is not None
+        else "data: none at hand (compact results files only)",
         f"date: {_now()}",
         f"commit: {git_commit()}",
         f"machine: {machine()}",

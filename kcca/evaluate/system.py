@@ -11,7 +11,7 @@ of medians for median rank, of means otherwise), as in the paper.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -25,12 +25,15 @@ from kcca.evaluate.rankings_io import Rankings
 from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
 from kcca.evaluate.statistics import mcnemar, randomization_test
 
+if TYPE_CHECKING:
+    from kcca.evaluate.compact import CompactRankings
+
 
 @dataclass
 class EvaluationContext:
     """Judgment matrices of one pool, built once and shared by every system evaluated."""
 
-    corpus: Corpus
+    corpus: Corpus | None
     split: str = "test"
     rule: str | RelevanceRule = "paper"
     with_bleu_rouge: bool = True
@@ -42,13 +45,15 @@ class EvaluationContext:
 
     @property
     def relevance(self) -> RelevanceMatrix | None:
-        if self._relevance is None and self.corpus.crowd is not None:
+        if self._relevance is None and self.corpus is not None and \
+                self.corpus.crowd is not None:
             self._relevance = corpus_relevance(self.corpus, self.split, self.rule)
         return self._relevance
 
     @property
     def expert(self) -> ExpertMatrix | None:
-        if self._expert is None and self.corpus.expert is not None:
+        if self._expert is None and self.corpus is not None and \
+                self.corpus.expert is not None:
             self._expert = corpus_expert(self.corpus, self.split)
         return self._expert
 
@@ -159,6 +164,84 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
                  + metrics["search"]["R-precision"].aggregate) / 2.0
         coverage["R-precision total (Table 5)"] = total
     return SystemEvaluation(rankings.system, metrics, coverage, expert_result, notes)
+
+
+def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
+                     ks: Sequence[int] = DEFAULT_KS) -> SystemEvaluation:
+    """What :func:`evaluate_system` computes, from compact results
+    (:mod:`kcca.evaluate.compact`): R@k and median rank from the stored gold ranks; with the
+    corpus's judgments (``ctx.corpus`` not None) S@k for k up to the depth kept, R-precision
+    when the depth covers every query's relevant items, the expert scores and BLEU/ROUGE of
+    the first caption. The metrics that need the whole ranking are listed in the notes."""
+    from kcca.evaluate.compact import FULL_RANKING_SUFFIXES, check_pool, missing_metrics, \
+        stored_metrics_usable
+
+    metrics: dict[str, dict[str, PerQuery]] = {}
+    coverage: dict[str, dict] = {}
+    expert_result = None
+    counts: dict[str, np.ndarray] = {}
+    if ctx.corpus is not None:
+        check_pool(compact, ctx.corpus.pool(ctx.split))
+    rel = ctx.relevance
+    rule = ctx.rule if isinstance(ctx.rule, str) else ""
+    stored = stored_metrics_usable(compact, rule, ctx.corpus)
+    for task, gold in compact.gold.items():
+        top = compact.top[task]
+        rows = np.arange(top.shape[0])
+        m = dict(original_item_metrics(gold, ks))
+        if rel is not None:
+            relevant, judged = rel.for_task(task)
+            ordered = np.take_along_axis(np.asarray(relevant, bool), top, axis=1)
+            seen = np.take_along_axis(np.asarray(judged, bool), top, axis=1)
+            cov: dict = {}
+            for k in ks:
+                if k <= top.shape[1]:
+                    hits = ordered[:, :k].any(axis=1).astype(float)
+                    m[f"S@{k}"] = PerQuery(f"S@{k}", hits, 100.0 * float(hits.mean()))
+                    cov[f"top-{k} judged"] = float(seen[:, :k].mean())
+            r_i = np.asarray(relevant, bool).sum(axis=1)
+            counts[task] = r_i
+            if r_i.size and r_i.min() > 0 and r_i.max() <= top.shape[1]:
+                values = np.cumsum(ordered, axis=1)[rows, r_i - 1] / r_i
+                m["R-precision"] = PerQuery("R-precision", values, 100.0 * float(values.mean()))
+                mask = np.arange(top.shape[1])[None, :] < r_i[:, None]
+                cov["R-precision judged"] = float(seen[mask].mean())
+                cov["R-precision max depth"] = int(r_i.max())
+            coverage[task] = cov
+        if task == "annotation" and ctx.corpus is not None:
+            if ctx.expert is not None:
+                expert_result = expert_metrics(top[:, 0], ctx.expert)
+                for name, pq in expert_result.cumulative.items():
+                    m[f"expert {name}"] = pq
+                m["expert mean"] = expert_result.mean
+                coverage.setdefault(task, {})["top-1 expert judged"] = expert_result.coverage
+            if ctx.with_bleu_rouge:
+                for metric in ("bleu", "rouge"):
+                    vals = ctx.score_matrix(metric)[rows, top[:, 0]]
+                    m[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
+                                                            float(vals.mean()))
+        if stored:  # what the top of the ranking cannot give (all judged metrics without data)
+            aggregates = compact.meta.get("aggregates", {}).get(task, {})
+            m.update({k: PerQuery(k, v, float(aggregates.get(k, np.nan)))
+                      for k, v in compact.full_metrics.get(task, {}).items()
+                      if k not in m and (ctx.corpus is None or k.endswith(FULL_RANKING_SUFFIXES))})
+        metrics[task] = m
+    if all("R-precision" in metrics.get(t, {}) for t in ("annotation", "search")):
+        coverage["R-precision total (Table 5)"] = (metrics["annotation"]["R-precision"].aggregate
+                                                   + metrics["search"]["R-precision"].aggregate) / 2
+    if ctx.corpus is None and stored:
+        coverage = {k: (dict(v) if isinstance(v, dict) else v)
+                    for k, v in compact.meta.get("coverage", {}).items()}
+    notes = [f"{compact.source}: compact results (gold ranks and the top {compact.depth} per "
+             "query" + ("; the full-ranking metrics as stored when it was written"
+                        if stored else "") + ")"]
+    missing = missing_metrics(compact, counts, stored_usable=stored)
+    if missing:
+        notes.append("not computable from the compact results: " + "; ".join(missing))
+    if ctx.corpus is None and not stored:
+        notes.append("no corpus data: S@k, R-precision, expert and BLEU/ROUGE need the "
+                     "judgments and captions (set --data-dir or KCCA_DATA_DIR)")
+    return SystemEvaluation(compact.system, metrics, coverage, expert_result, notes)
 
 
 #: per-query 0/1 metrics (McNemar); "S@k imputed" is an expectation in [0, 1] (randomisation)

@@ -91,7 +91,11 @@ def rankings_header(path: Path) -> dict | None:
 
 
 def find_rankings(rankings_dir: str | Path) -> dict[str, Path]:
-    """System (paper name) -> rankings file, for every rankings file of the folder."""
+    """System (paper name) -> results file, for every rankings file of the folder, and every
+    compact results file (``*.ranks.npz``, :mod:`kcca.evaluate.compact`) of a system without
+    a rankings file there."""
+    from kcca.evaluate.compact import SUFFIX
+
     out: dict[str, Path] = {}
     for path in sorted(Path(rankings_dir).glob("*.json")):
         head = rankings_header(path)
@@ -103,7 +107,21 @@ def find_rankings(rankings_dir: str | Path) -> dict[str, Path]:
             if path.stat().st_mtime < out[name].stat().st_mtime:
                 continue
         out[name] = path
+    for path in sorted(Path(rankings_dir).glob("*" + SUFFIX)):
+        name = paper_name(compact_system(path))
+        out.setdefault(name, path)
     return out
+
+
+def compact_system(path: Path) -> str:
+    """The system a compact results file names (its file name when unreadable: reading it
+    later gives the clear error)."""
+    from kcca.evaluate.compact import SUFFIX, read_compact
+
+    try:
+        return read_compact(path).system
+    except DataError:
+        return path.name[: -len(SUFFIX)]
 
 
 def read_details(rankings_dir: str | Path) -> dict[str, dict]:
@@ -220,20 +238,63 @@ def random_rankings(n: int, seed: int) -> dict[str, np.ndarray]:
 
 def load_systems(files: dict[str, Path], ctx: EvaluationContext, progress: bool = False
                  ) -> tuple[dict[str, SystemData], list[str]]:
-    """Read and evaluate each rankings file; unreadable ones are skipped with a reason."""
-    pool = ctx.corpus.pool(ctx.split)
+    """Read and evaluate each results file (rankings JSON or compact ``.ranks.npz``);
+    unreadable ones are skipped with a reason. With the corpus at hand, the compact form of
+    each rankings file is written beside it (:func:`write_compact_beside`)."""
+    from kcca.evaluate.compact import is_compact, read_compact
+    from kcca.evaluate.system import evaluate_compact
+
     out: dict[str, SystemData] = {}
     skipped: list[str] = []
     for name, path in files.items():
+        if progress:
+            print(f"evaluating {name} ({path.name})", flush=True)
         try:
-            r = read_rankings(path, pool)
+            if is_compact(path):
+                compact = read_compact(path)
+                ev = evaluate_compact(compact, ctx)
+                out[name] = SystemData(name, ev, dict(compact.gold), str(path))
+                continue
+            if ctx.corpus is None:
+                skipped.append(f"{path.name}: a rankings file needs the corpus data")
+                continue
+            r = read_rankings(path, ctx.corpus.pool(ctx.split))
         except DataError as exc:
             skipped.append(f"{path.name}: {exc}")
             continue
-        if progress:
-            print(f"evaluating {name} ({path.name})", flush=True)
         out[name] = _system_data(name, dict(r.tasks), ctx, str(path))
+        write_compact_beside(path, r, out[name].evaluation, ctx)
     return out, skipped
+
+
+def write_compact_beside(path: Path, rankings: Rankings, evaluation: SystemEvaluation,
+                         ctx: EvaluationContext) -> Path | None:
+    """Write ``<SYSTEM>.ranks.npz`` beside a rankings file, unless one made from the same
+    rankings file (by content) under the same relevance rule and judgments is there."""
+    from kcca.evaluate.compact import compact_path, from_rankings, judgments_digest, \
+        read_compact, write_compact
+    from kcca.fingerprints import file_digest
+
+    target = compact_path(path)
+    digest = file_digest(path)[:16]
+    judgments = judgments_digest(ctx.corpus)
+    rule = ctx.rule if isinstance(ctx.rule, str) else ""
+    if target.is_file():
+        try:
+            old = read_compact(target)
+            if (old.meta.get("source_digest"), old.meta.get("relevance"),
+                    old.meta.get("judgments")) == (digest, rule, judgments) and \
+                    evaluation.table().keys() <= old.meta.get("aggregates", {}).keys() and \
+                    all(set(v) <= set(old.meta["aggregates"][t])
+                        for t, v in evaluation.table().items()):
+                return None
+        except DataError:
+            pass
+    compact = from_rankings(Rankings(rankings.system, rankings.split, rankings.tasks, str(path)),
+                            ctx.corpus.pool(ctx.split), corpus=ctx.corpus.name,
+                            evaluation=evaluation, relevance=rule, judgments=judgments)
+    compact.meta["source_digest"] = digest
+    return write_compact(target, compact)
 
 
 def values_of(data: dict[str, SystemData]) -> dict[str, dict[str, dict[str, float]]]:
@@ -315,7 +376,14 @@ def build_tables(tables: Sequence[str], data: dict[str, SystemData], corpus: Cor
         else:
             raise ValueError(f"unknown table {t!r}")
         need = T.NEEDS.get(t, "")
-        if ("expert" in need and not expert) or ("crowd" in need and not crowd):
+        if corpus is None and t in ("8", "9", "10"):
+            res.notes = [f"needs the {need or 'judgment'} files of the corpus (no data at hand: "
+                         "set --data-dir or KCCA_DATA_DIR)"]
+        elif corpus is None and need:
+            res.notes.append(f"no corpus data at hand: the {need} columns hold what the "
+                             "compact results files stored"
+                             + ("; the Random row's need the data" if t in ("1", "2") else ""))
+        elif ("expert" in need and not expert) or ("crowd" in need and not crowd):
             res.notes.append(f"the corpus has no {need} judgments: those columns are empty")
         if t in ("1", "2") and random is not None:
             res.notes.append("Random: one uniform random permutation per query (seeded); its "
@@ -417,16 +485,20 @@ def _plots_of(table: str) -> list[str]:
     return []
 
 
-def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
+def write_report(corpus: Corpus | None, rankings_dir: str | Path, out: str | Path,
                  tables: Sequence[str], header: Sequence[str], *, relevance: str = "paper",
                  split: str = "test", n_samples: int = 100_000, seed: int = 0,
                  plots: bool = True, bleu_rouge: bool = True, progress: bool = False,
                  extra_chosen: dict[str, str] | None = None) -> Report:
-    """Evaluate every rankings file of ``rankings_dir`` and write the tables (and plots)."""
+    """Evaluate every rankings file of ``rankings_dir`` and write the tables (and plots).
+
+    Without the corpus (``corpus=None``: no data at hand) only compact results files are read,
+    and the tables hold what they stored (:mod:`kcca.evaluate.compact`); the judgment-only
+    Tables 8-10 and the Random baseline's judged columns need the data and are left empty."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = find_rankings(rankings_dir)
-    with_br = bleu_rouge and "2" in tables
+    with_br = bleu_rouge and "2" in tables and corpus is not None
     ctx = EvaluationContext(corpus, split, relevance, with_bleu_rouge=with_br)
     notes: list[str] = []
     if with_br:
@@ -438,8 +510,9 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
             notes.append(f"BLEU/ROUGE not computed ({exc})")
     data, skipped = load_systems(files, ctx, progress)
     random = None
-    if {"1", "2"} & set(tables):
-        n = len(corpus.pool(split))
+    n = len(corpus.pool(split)) if corpus is not None else \
+        next((len(d.ranks[t]) for d in data.values() for t in d.ranks), 0)
+    if {"1", "2"} & set(tables) and n:
         random = _system_data(T.RANDOM, random_rankings(n, seed), ctx, f"seed {seed}")
     results = build_tables(tables, data, corpus, split=split, n_samples=n_samples, seed=seed,
                            random=random)
@@ -450,9 +523,12 @@ def write_report(corpus: Corpus, rankings_dir: str | Path, out: str | Path,
     rel = ctx.relevance
     head = list(header)
     head.append("relevance rule: " + (f"{rel.rule.describe()} ({rel.n_added:,} pairs added to "
-                                      f"the {len(corpus.pool(split)):,} originals; unjudged "
+                                      f"the {n:,} originals; unjudged "
                                       "pairs count as not relevant)" if rel is not None else
-                                      f"{relevance} (the corpus has no crowd judgments)"))
+                                      f"{relevance} (the corpus has no crowd judgments)"
+                                      if corpus is not None else
+                                      f"{relevance}, as stored in the compact results files "
+                                      "(no corpus data at hand)"))
     head.append(f"rankings: {Path(rankings_dir)} ({len(data)} system(s): "
                 f"{', '.join(T.short_name(s) for s in data) or 'none'})")
     head += header_runs({s: details.get(s, {}) for s in chosen}, chosen)

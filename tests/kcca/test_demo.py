@@ -281,3 +281,21 @@ def test_cli_demo_runs_the_pipeline_end_to_end(tmp_path, capsys):
     again = capsys.readouterr().out
     assert [l for l in again.splitlines() if l.startswith(("TRI5 ", "BoW5 "))] == \
         [l for l in text.splitlines() if l.startswith(("TRI5 ", "BoW5 "))]
+
+
+def test_the_next_step_the_demo_prints_runs_as_printed(tmp_path, capsys):
+    """``kcca demo`` ends with a ``kcca evaluate ...`` command: it runs as printed."""
+    import re
+    import shlex
+
+    from kcca.cli import main
+
+    out = tmp_path / "out"
+    assert main(["--cache-dir", str(tmp_path / "cache"), "demo", "--out", str(out),
+                 "--n-train", "60", "--n-dev", "20", "--n-test", "20", "--n-count", "4",
+                 "--p", "2", "--d", "1", "--kappas", "1"]) == 0
+    text = capsys.readouterr().out
+    commands = re.findall(r"next: `(kcca [^`]+)`", text)
+    assert commands, text
+    for command in commands:
+        assert main(shlex.split(command)[1:]) == 0, command

@@ -1,0 +1,252 @@
+"""Compact test results: per query the rank of the original item and the top of the ranking.
+
+A full rankings file (:mod:`kcca.evaluate.rankings_io`) lists every candidate for every query
+(about 25 MB per system on Flickr 8K). The compact form keeps what the tables and the report
+read, small enough to commit beside the tables (``<SYSTEM>.ranks.npz``, about 60 KB):
+
+* per task, ``gold``: the 1-based rank of each query's original item (R@k and median rank,
+  Section 4.3.1, and their significance tests);
+* per task, ``top``: the first :data:`DEPTH` candidates of each query, as pool indices (S@k
+  for k up to the depth, R-precision when every query has at most ``DEPTH`` relevant items,
+  the expert scores and BLEU/ROUGE of the first caption: Sections 4.2 and 4.3.3; the report's
+  query browser);
+* the pool's query and candidate ids, and the header of the rankings file it came from.
+
+When the file is written with the judgments at hand, the per-query values of every judged
+metric are stored too, with the relevance rule and the judgment files' digest: without the data
+they give the judged columns of the tables; with it, they give only what needs the whole ranking
+(the condensed S@k / R-precision variants and the judging-protocol estimates), and only under
+that rule and those judgments. :func:`missing_metrics` names what is absent.
+
+The file is a NumPy ``.npz`` read with ``allow_pickle=False`` (data only, never code).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+
+from kcca.cache import atomic_write
+from kcca.data.errors import DataError
+from kcca.evaluate.rankings_io import TASKS, Rankings, pool_ids
+
+if TYPE_CHECKING:
+    from kcca.data.corpus import Corpus
+    from kcca.evaluate.system import SystemEvaluation
+
+FORMAT = "kcca-compact-rankings"
+VERSION = 1
+SUFFIX = ".ranks.npz"
+#: candidates kept per query: covers S@1/5/10 and R-precision on Flickr 8K (at most 23
+#: relevant items per test query)
+DEPTH = 25
+
+#: metrics of :func:`kcca.evaluate.system.evaluate_system` that need the whole ranking (stored
+#: as per-query values when the file is written with the judgments at hand)
+FULL_RANKING_SUFFIXES = (" condensed", " imputed", " bound")
+
+
+@dataclass(frozen=True)
+class CompactRankings:
+    """A system's compact test results: ``gold[task]`` (n_queries,) 1-based ranks of the
+    original items; ``top[task]`` (n_queries, depth) pool candidate indices, best first."""
+
+    system: str
+    corpus: str
+    split: str
+    gold: Mapping[str, np.ndarray]
+    top: Mapping[str, np.ndarray]
+    query_ids: Mapping[str, list[str]]
+    candidate_ids: Mapping[str, list[str]]
+    source: str = ""
+    meta: Mapping[str, object] = field(default_factory=dict)
+    #: per task, metric -> per-query values of every judged metric (all but R@k and median
+    #: rank), computed when the file was written (under ``meta["relevance"]`` and the judgment
+    #: files of digest ``meta["judgments"]``): the tables without the data, and the metrics
+    #: that need the whole ranking with it
+    full_metrics: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def depth(self) -> int:
+        return min((int(t.shape[1]) for t in self.top.values()), default=0)
+
+    @property
+    def n_candidates(self) -> int:
+        return len(next(iter(self.candidate_ids.values()), []))
+
+
+def compact_path(rankings_path: str | Path) -> Path:
+    """``rankings/BoW5.json`` -> ``rankings/BoW5.ranks.npz``."""
+    p = Path(rankings_path)
+    return p.with_name(p.name[: -len(p.suffix)] + SUFFIX if p.suffix else p.name + SUFFIX)
+
+
+def from_rankings(rankings: Rankings, pool: Sequence[tuple[str, str, str]], *, corpus: str,
+                  depth: int = DEPTH, evaluation: "SystemEvaluation | None" = None,
+                  relevance: str = "", judgments: str = "") -> CompactRankings:
+    """The compact form of full rankings over ``pool`` (``Corpus.pool(split)``).
+
+    ``evaluation`` (of the same rankings, by :func:`kcca.evaluate.system.evaluate_system`)
+    adds the per-query values of the metrics that need the whole ranking, with the relevance
+    rule and the judgment files' digest they were computed under."""
+    from kcca.evaluate.original import original_ranks
+
+    gold, top, qids, cids = {}, {}, {}, {}
+    for task, r in rankings.tasks.items():
+        r = np.asarray(r)
+        gold[task] = original_ranks(r).astype(np.int32)
+        top[task] = np.ascontiguousarray(r[:, :min(depth, r.shape[1])]).astype(np.int32)
+        qids[task], cids[task] = pool_ids(list(pool), task)
+    full: dict[str, dict[str, np.ndarray]] = {}
+    if evaluation is not None:
+        for task, metrics in evaluation.metrics.items():
+            full[task] = {k: np.asarray(v.values, dtype=float) for k, v in metrics.items()
+                          if not k.startswith("R@") and k != "median rank"}
+    meta = {"relevance": relevance, "judgments": judgments,
+            "aggregates": evaluation.table(), "coverage": evaluation.coverage} if full else {}
+    return CompactRankings(rankings.system, corpus, rankings.split, gold, top, qids, cids,
+                           source=rankings.source, meta=meta, full_metrics=full)
+
+
+def write_compact(path: str | Path, compact: CompactRankings) -> Path:
+    """Write ``compact`` as a data-only ``.npz`` (deflated) through a temporary file."""
+    path = Path(path)
+    header: dict = {"format": FORMAT, "version": VERSION, "system": compact.system,
+              "corpus": compact.corpus, "split": compact.split,
+              "tasks": sorted(compact.gold), "depth": compact.depth,
+              "source": Path(compact.source).name if compact.source else "",
+              "relevance": compact.meta.get("relevance", ""),
+              "judgments": compact.meta.get("judgments", ""),
+              "aggregates": compact.meta.get("aggregates", {}),
+              "coverage": compact.meta.get("coverage", {}),
+              "source_digest": compact.meta.get("source_digest", "")}
+    arrays: dict[str, np.ndarray] = {"header": np.array(json.dumps(header, sort_keys=True))}
+    for task in compact.gold:
+        arrays[f"{task}/gold"] = np.asarray(compact.gold[task], dtype=np.int32)
+        arrays[f"{task}/top"] = np.asarray(compact.top[task], dtype=np.int32)
+        arrays[f"{task}/query_ids"] = np.array(compact.query_ids[task], dtype=str)
+        arrays[f"{task}/candidate_ids"] = np.array(compact.candidate_ids[task], dtype=str)
+        for name, values in compact.full_metrics.get(task, {}).items():
+            arrays[f"{task}/metric/{name}"] = np.asarray(values, dtype=float)
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+
+    return atomic_write(path, write)
+
+
+def is_compact(path: str | Path) -> bool:
+    return str(path).endswith(SUFFIX)
+
+
+def read_compact(path: str | Path) -> CompactRankings:
+    """Read and validate a compact results file; every problem is a :class:`DataError`
+    naming the file."""
+    path = Path(path)
+    fix = ("rebuild it from the full rankings file with `kcca reproduce --tables-only "
+           f"--rankings-dir {path.parent}` (the data and the rankings JSON needed)")
+    if not path.is_file():
+        raise DataError(f"compact results file {path} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise DataError(f"{path}: not a readable compact results file ({exc})", fix=fix) from None
+    try:
+        header = json.loads(str(arrays.pop("header")))
+    except (KeyError, ValueError):
+        raise DataError(f"{path}: no compact results header", fix=fix) from None
+    if header.get("format") != FORMAT:
+        raise DataError(f"{path}: format {header.get('format')!r}, expected {FORMAT!r}", fix=fix)
+    if header.get("version") != VERSION:
+        raise DataError(f"{path}: compact results version {header.get('version')!r}; this "
+                        f"kcca reads version {VERSION}", fix=fix)
+    gold, top, qids, cids = {}, {}, {}, {}
+    full: dict[str, dict[str, np.ndarray]] = {}
+    for task in header.get("tasks", []):
+        if task not in TASKS:
+            raise DataError(f"{path}: unknown task {task!r}", fix=fix)
+        try:
+            g, t = arrays[f"{task}/gold"], arrays[f"{task}/top"]
+            q = [str(x) for x in arrays[f"{task}/query_ids"]]
+            c = [str(x) for x in arrays[f"{task}/candidate_ids"]]
+        except KeyError as exc:
+            raise DataError(f"{path}: task {task} lacks the array {exc}", fix=fix) from None
+        n, m = len(q), len(c)
+        if g.shape != (n,) or t.ndim != 2 or t.shape[0] != n or not 0 < t.shape[1] <= m:
+            raise DataError(f"{path}: task {task}: shapes gold {g.shape}, top {t.shape} do not "
+                            f"fit {n} queries and {m} candidates", fix=fix)
+        if g.size and (g.min() < 1 or g.max() > m):
+            raise DataError(f"{path}: task {task}: a gold rank outside 1..{m}", fix=fix)
+        if t.size and (t.min() < 0 or t.max() >= m):
+            raise DataError(f"{path}: task {task}: a candidate index outside 0..{m - 1}", fix=fix)
+        if len(set(q)) != n or len(set(c)) != m:
+            raise DataError(f"{path}: task {task}: duplicate query or candidate ids", fix=fix)
+        rows = np.arange(n)
+        in_top = g <= t.shape[1]
+        if not np.all(t[rows[in_top], g[in_top] - 1] == rows[in_top]):
+            raise DataError(f"{path}: task {task}: the top lists disagree with the gold ranks",
+                            fix=fix)
+        gold[task], top[task], qids[task], cids[task] = g.astype(np.int64), t.astype(np.int64), q, c
+        prefix = f"{task}/metric/"
+        for key in [k for k in arrays if k.startswith(prefix)]:
+            values = arrays[key]
+            if values.shape != (n,) or values.dtype.kind != "f":
+                raise DataError(f"{path}: {key} has shape {values.shape}, expected ({n},)",
+                                fix=fix)
+            full.setdefault(task, {})[key[len(prefix):]] = values
+    if not gold:
+        raise DataError(f"{path}: no task in the file", fix=fix)
+    return CompactRankings(str(header.get("system") or path.name[: -len(SUFFIX)]),
+                           str(header.get("corpus", "")), str(header.get("split", "test")),
+                           gold, top, qids, cids, source=str(path), meta=header,
+                           full_metrics=full)
+
+
+def check_pool(compact: CompactRankings, pool: Sequence[tuple[str, str, str]]) -> None:
+    """Refuse a compact file made on another pool than ``pool`` (ids compared in order)."""
+    for task in compact.gold:
+        queries, candidates = pool_ids(list(pool), task)
+        if queries != list(compact.query_ids[task]) or \
+                candidates != list(compact.candidate_ids[task]):
+            raise DataError(f"{compact.source}: its {task} pool is not the corpus's "
+                            f"{compact.split} pool (other ids or order)",
+                            fix="evaluate it on the corpus and splits it was made on")
+
+
+def judgments_digest(corpus: "Corpus") -> str:
+    """The digest of a corpus's judgment files (expert and crowd; a generated corpus, such as
+    the demo's, by its name), recorded with the stored full-ranking metrics."""
+    from kcca.fingerprints import files_digest
+
+    files = {role: path for role, path in (corpus.source_files or {}).items()
+             if role in ("expert", "crowd")}
+    return files_digest(files)[:16] if files else f"generated:{corpus.name}"
+
+
+def stored_metrics_usable(compact: CompactRankings, rule: str, corpus: "Corpus | None"
+                          ) -> bool:
+    """Whether the stored full-ranking metrics hold for relevance ``rule`` and ``corpus``'s
+    judgments (without the corpus, the judgments they were computed with are taken as is)."""
+    if not compact.full_metrics or compact.meta.get("relevance") != rule:
+        return False
+    return corpus is None or compact.meta.get("judgments") == judgments_digest(corpus)
+
+
+def missing_metrics(compact: CompactRankings, relevant_counts: Mapping[str, np.ndarray]
+                    | None = None, *, stored_usable: bool = False) -> list[str]:
+    """What the compact file cannot give: the full-ranking metrics (unless stored and usable),
+    and R-precision when some query has more relevant items than the depth kept."""
+    out = [] if stored_usable else [
+        "S@k / R-precision condensed", "S@k / R-precision imputed and bound (judging protocol)"]
+    for task, counts in (relevant_counts or {}).items():
+        if task in compact.top and int(np.max(counts)) > compact.top[task].shape[1]:
+            out.append(f"{task} R-precision (a query has {int(np.max(counts))} relevant "
+                       f"items, more than the {compact.top[task].shape[1]} kept)")
+    return out

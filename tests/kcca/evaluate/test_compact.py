@@ -1,0 +1,190 @@
+"""Compact results files: the same numbers as the full rankings, with and without the data."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from kcca.cli import main
+from kcca.data import load_corpus
+from kcca.data.errors import DataError
+from kcca.evaluate.compact import (DEPTH, from_rankings, judgments_digest, read_compact,
+                                   write_compact)
+from kcca.evaluate.rankings_io import write_rankings
+from kcca.evaluate.system import EvaluationContext, evaluate_compact, evaluate_system
+from kcca.systems.paper_report import write_report
+
+TABLES = [str(t) for t in range(1, 13)]
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """Two systems' rankings of the demo test pool: a noisy good one and a random one."""
+    corpus = load_corpus("demo", seed=0)
+    pool = corpus.pool("test")
+    n = len(pool)
+    rng = np.random.default_rng(1)
+    folder = tmp_path_factory.mktemp("run") / "rankings"
+    scores = rng.normal(size=(n, n)) + 3 * np.eye(n)
+    good = np.argsort(-scores, axis=1)
+    rand = np.argsort(rng.random((n, n)), axis=1)
+    write_rankings(folder / "BoW5.json", pool,
+                   {"annotation": good, "search": np.argsort(-scores.T, axis=1)},
+                   system="BoW5", corpus="demo")
+    write_rankings(folder / "TRI5.json", pool, {"annotation": rand, "search": rand},
+                   system="TRI5", corpus="demo")
+    return corpus, folder
+
+
+def _compact_of(corpus, rankings, ctx):
+    ev = evaluate_system(rankings, ctx)
+    return ev, from_rankings(rankings, corpus.pool("test"), corpus="demo", evaluation=ev,
+                             relevance="paper", judgments=judgments_digest(corpus))
+
+
+def test_round_trip_and_same_numbers_with_and_without_the_data(demo_run, tmp_path):
+    corpus, folder = demo_run
+    from kcca.evaluate.rankings_io import read_rankings
+
+    r = read_rankings(folder / "BoW5.json", corpus.pool("test"))
+    ctx = EvaluationContext(corpus, "test", "paper", with_bleu_rouge=False)
+    full, compact = _compact_of(corpus, r, ctx)
+    path = write_compact(tmp_path / "BoW5.ranks.npz", compact)
+    back = read_compact(path)
+    assert back.depth == DEPTH and back.system == "BoW5"
+    for task in r.tasks:
+        assert np.array_equal(back.top[task], r.tasks[task][:, :DEPTH])
+    for label, cx in (("data", ctx), ("no data", EvaluationContext(None, "test", "paper"))):
+        ev = evaluate_compact(back, cx)
+        assert ev.table() == full.table(), label
+        for task, metrics in full.metrics.items():
+            for name, pq in metrics.items():
+                assert np.array_equal(ev.metrics[task][name].values, pq.values,
+                                      equal_nan=True), (label, task, name)
+        assert json.dumps(ev.coverage, sort_keys=True) == json.dumps(full.coverage,
+                                                                     sort_keys=True)
+
+
+def test_another_relevance_rule_names_what_needs_the_full_ranking(demo_run, tmp_path):
+    corpus, folder = demo_run
+    from kcca.evaluate.rankings_io import read_rankings
+
+    r = read_rankings(folder / "BoW5.json", corpus.pool("test"))
+    ctx = EvaluationContext(corpus, "test", "paper", with_bleu_rouge=False)
+    full, compact = _compact_of(corpus, r, ctx)
+    ev = evaluate_compact(read_compact(write_compact(tmp_path / "a.ranks.npz", compact)),
+                          EvaluationContext(corpus, "test", "majority", with_bleu_rouge=False))
+    assert "S@1 condensed" not in ev.metrics["annotation"]
+    assert "S@1" in ev.metrics["annotation"] and "R-precision" in ev.metrics["search"]
+    assert any("condensed" in note for note in ev.notes)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "tampered top", "not npz"])
+def test_damaged_compact_file_is_named(demo_run, tmp_path, damage):
+    corpus, folder = demo_run
+    from kcca.evaluate.rankings_io import read_rankings
+
+    r = read_rankings(folder / "BoW5.json", corpus.pool("test"))
+    path = write_compact(tmp_path / "x.ranks.npz",
+                         from_rankings(r, corpus.pool("test"), corpus="demo"))
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[:200])
+    elif damage == "tampered top":
+        z = dict(np.load(path))
+        z["annotation/top"] = z["annotation/top"][:, ::-1].copy()
+        np.savez(path, **z)
+    else:
+        path.write_text("hello")
+    with pytest.raises(DataError, match="x.ranks.npz"):
+        read_compact(path)
+
+
+def test_tables_without_the_data_equal_the_tables_with_it(demo_run, tmp_path):
+    corpus, folder = demo_run
+    run = tmp_path / "rankings"
+    shutil.copytree(folder, run)
+    write_report(corpus, run, tmp_path / "with", TABLES, ["h"], n_samples=500)
+    compact_only = tmp_path / "compact"
+    compact_only.mkdir()
+    for f in run.glob("*.ranks.npz"):
+        shutil.copy(f, compact_only)
+    assert len(list(compact_only.iterdir())) == 2
+    report = write_report(None, compact_only, tmp_path / "without", TABLES, ["h"],
+                          n_samples=500)
+    assert report.systems == ["BoW5", "TRI5"] and not report.skipped
+    for t in TABLES:
+        a = (tmp_path / "with" / f"table{t}.csv").read_text().splitlines()
+        b = (tmp_path / "without" / f"table{t}.csv").read_text().splitlines()
+        # only the Random baseline's judged cells need the data (Tables 1-2)
+        assert [x for x in a if x not in b and ",Random," not in x] == [], t
+        assert [x for x in b if x not in a and ",Random," not in x] == [], t
+
+
+def test_evaluate_reads_compact_files_without_the_data(demo_run, tmp_path, capsys,
+                                                       monkeypatch):
+    corpus, folder = demo_run
+    from kcca.evaluate.rankings_io import read_rankings
+
+    r = read_rankings(folder / "BoW5.json", corpus.pool("test"))
+    ctx = EvaluationContext(corpus, "test", "paper", with_bleu_rouge=False)
+    full, compact = _compact_of(corpus, r, ctx)
+    compact = type(compact)(**{**compact.__dict__, "corpus": "flickr8k"})
+    path = write_compact(tmp_path / "BoW5.ranks.npz", compact)
+    monkeypatch.setenv("KCCA_DATA_DIR", "")
+    assert main(["evaluate", str(path), "-o", str(tmp_path / "e.json")]) == 0
+    res = json.loads((tmp_path / "e.json").read_text())
+    assert res["systems"][0]["aggregates"] == json.loads(json.dumps(full.table()))
+    assert "compact results" in capsys.readouterr().out
+
+
+def test_evaluate_finds_the_demo_corpus_from_the_files(demo_run, capsys):
+    _, folder = demo_run
+    assert main(["evaluate", str(folder / "BoW5.json"), "--no-bleu-rouge"]) == 0
+    assert "annotation" in capsys.readouterr().out
+
+
+def test_rankings_of_another_pool_are_refused(demo_run, tmp_path):
+    corpus, folder = demo_run
+    from kcca.evaluate.rankings_io import read_rankings
+
+    r = read_rankings(folder / "BoW5.json", corpus.pool("test"))
+    compact = from_rankings(r, corpus.pool("test"), corpus="demo")
+    ids = dict(compact.query_ids)
+    ids["annotation"] = list(reversed(ids["annotation"]))
+    other = type(compact)(**{**compact.__dict__, "query_ids": ids})
+    with pytest.raises(DataError, match="pool"):
+        evaluate_compact(other, EvaluationContext(corpus, "test", "paper",
+                                                  with_bleu_rouge=False))
+
+
+
+def test_a_run_never_rewrites_tables_it_did_not_make(tmp_path, capsys):
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "table3.md").write_text("committed\n")
+    assert main(["reproduce", "--systems", "BoW5", "--tables", "3", "--out", str(out),
+                 "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out} already holds tables (table3.md)" in err and "--force" in err
+    assert (out / "table3.md").read_text() == "committed\n"
+
+
+def test_tables_only_without_data_refuses_to_empty_committed_tables(demo_run, tmp_path,
+                                                                    capsys, monkeypatch):
+    corpus, folder = demo_run
+    run = tmp_path / "rankings"
+    shutil.copytree(folder, run)
+    write_report(corpus, run, tmp_path / "with", ["3"], ["h"], n_samples=100)
+    for f in run.glob("*.json"):
+        f.unlink()
+    monkeypatch.setenv("KCCA_DATA_DIR", "")
+    out = tmp_path / "with"
+    assert main(["reproduce", "--tables-only", "--tables", "3", "--rankings-dir", str(run),
+                 "--out", str(out), "--no-plots"]) == 2
+    assert "would be left empty" in capsys.readouterr().err
+    fresh = tmp_path / "fresh"
+    assert main(["reproduce", "--tables-only", "--tables", "3", "--rankings-dir", str(run),
+                 "--out", str(fresh), "--no-plots", "--samples", "100"]) == 0
+    assert (fresh / "table3.csv").read_text().splitlines()[1:] == \
+        (out / "table3.csv").read_text().splitlines()[1:]
