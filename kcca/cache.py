@@ -131,18 +131,23 @@ def remove_stale_temp_files(folder: str | os.PathLike, *, recursive: bool = True
     root = Path(folder)
     if not root.is_dir():
         return []
-    host, removed = _host(), []
-    files = root.rglob(".*.tmp") if recursive else root.glob(".*.tmp")
-    for f in files:
-        m = _TEMP.match(f.name)
-        if m is None or m["host"] != host or _alive(int(m["pid"])):
-            continue
+    removed = []
+    for f in stale_temp_files(root, recursive=recursive):
         try:
             f.unlink()
             removed.append(f)
         except FileNotFoundError:
             pass
     return removed
+
+
+def stale_temp_files(root: Path, *, recursive: bool = True) -> list[Path]:
+    """The temporary files of :func:`atomic_write` under ``root`` whose writer is gone (a
+    process of this host that no longer runs)."""
+    host = _host()
+    files = root.rglob(".*.tmp") if recursive else root.glob(".*.tmp")
+    return [f for f in files if (m := _TEMP.match(f.name)) and m["host"] == host
+            and not _alive(int(m["pid"]))]
 
 
 def _alive(pid: int) -> bool:
@@ -298,6 +303,19 @@ class CacheAudit:
     stale: dict[Path, list[str]] = field(default_factory=dict)
     leftovers: list[Path] = field(default_factory=list)
 
+    def check(self, entry: Path, inputs: dict[str, str] | None) -> None:
+        """File ``entry`` as unrecorded, stale or current from its input record."""
+        from kcca.fingerprints import changed_inputs
+
+        if not inputs:
+            self.unrecorded.append(entry)
+            return
+        changed = changed_inputs(inputs)
+        if changed:
+            self.stale[entry] = [f"{path}: {why}" for path, why in sorted(changed.items())]
+        else:
+            self.current += 1
+
     def stages(self) -> dict[str, dict[str, int]]:
         """Stage -> {"stale": n} (for the report)."""
         out: dict[str, dict[str, int]] = {}
@@ -312,8 +330,6 @@ _KEY = re.compile(r"[0-9a-f]{20}")
 
 def verify_cache(root: str | os.PathLike) -> CacheAudit:
     """Re-check the input files of every entry of a cache folder (``kcca cache verify``)."""
-    from kcca.fingerprints import changed_inputs
-
     root = Path(root)
     check_trusted(root)
     audit = CacheAudit(root)
@@ -329,43 +345,24 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
         if not value.exists():
             audit.leftovers.append(sidecar)
             continue
-        inputs = doc.get("inputs") if isinstance(doc, dict) and "stage" in doc else None
-        if not inputs:
-            audit.unrecorded.append(value)
-            continue
-        changed = changed_inputs(inputs)
-        if changed:
-            audit.stale[value] = [f"{path}: {why}" for path, why in sorted(changed.items())]
-        else:
-            audit.current += 1
+        audit.check(value, doc.get("inputs") if isinstance(doc, dict) and "stage" in doc
+                    else None)
     for value in sorted(root.glob("*/*.joblib")):  # an entry's value without its sidecar
         if _KEY.fullmatch(value.stem) and not value.with_suffix(".json").exists():
             audit.leftovers.append(value)
     _verify_records(root, audit)
-    host = _host()
-    audit.leftovers += [f for f in root.rglob(".*.tmp")
-                        if (m := _TEMP.match(f.name)) and m["host"] == host
-                        and not _alive(int(m["pid"]))]
+    audit.leftovers += stale_temp_files(root)
     return audit
 
 
 def _verify_records(root: Path, audit: CacheAudit) -> None:
     """Per-image feature records (one folder per feature config, with a manifest)."""
     from features.image_features import FEATURE_STAGE, read_manifest
-    from kcca.fingerprints import changed_inputs
 
     for folder in sorted(p for p in (root / FEATURE_STAGE).glob("*") if p.is_dir()):
         manifest = read_manifest(folder)
         for record in sorted(folder.glob("*.joblib")):
-            inputs = manifest.get(record.name)
-            if not inputs:
-                audit.unrecorded.append(record)
-                continue
-            changed = changed_inputs(inputs)
-            if changed:
-                audit.stale[record] = [f"{p}: {why}" for p, why in sorted(changed.items())]
-            else:
-                audit.current += 1
+            audit.check(record, manifest.get(record.name))
 
 
 def prune_cache(audit: CacheAudit, *, unrecorded: bool = False) -> list[Path]:

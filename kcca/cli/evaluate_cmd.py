@@ -177,8 +177,6 @@ def run(args: argparse.Namespace) -> int:
         for path, e in zip(args.rankings, evals):
             for note in e.notes if is_compact(path) else []:
                 print(f"note: {e.system}: {note}")
-        pool = corpus.pool(args.split) if corpus is not None else \
-            next(iter(read_compact(args.rankings[0]).query_ids.values()))
         significance = None
         if args.compare and len(evals) > 1:
             significance = {e.system: compare_systems(e, evals[0], n_samples=args.samples,
@@ -186,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
         rel = ctx.relevance
         if rel is not None:
             print(f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
-                  f"{len(pool)} originals; unjudged pairs count as not relevant")
+                  f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
+                  "not relevant")
         print(systems_table(evals, significance))
         result["relevance_rule"] = rel.rule.describe() if rel is not None else None
         result["systems"] = [e.to_json(per_query=not args.no_per_query) for e in evals]

@@ -18,7 +18,7 @@ import numpy as np
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.expert import ExpertMatrix, ExpertResult, corpus_expert, expert_metrics
-from kcca.evaluate.judged_metrics import judged_metrics
+from kcca.evaluate.judged_metrics import judged_metrics, total_r_precision
 from kcca.evaluate.judging_protocol import RelevanceModel, fit_relevance_model, protocol_metrics
 from kcca.evaluate.original import DEFAULT_KS, PerQuery, original_item_metrics, original_ranks
 from kcca.evaluate.rankings_io import Rankings
@@ -116,6 +116,28 @@ class SystemEvaluation:
         return out
 
 
+def first_caption_metrics(top1: np.ndarray, ctx: EvaluationContext,
+                          metrics: dict[str, PerQuery], coverage: dict[str, dict]
+                          ) -> ExpertResult | None:
+    """Annotation metrics of the caption ranked first for each image (``top1``, pool indices):
+    the expert scores (Tables 1-2, with their coverage) when the corpus has expert judgments,
+    and top-1 BLEU / ROUGE when ``ctx.with_bleu_rouge``; added to ``metrics``."""
+    expert_result = None
+    if ctx.expert is not None:
+        expert_result = expert_metrics(top1, ctx.expert)
+        for name, pq in expert_result.cumulative.items():
+            metrics[f"expert {name}"] = pq
+        metrics["expert mean"] = expert_result.mean
+        coverage.setdefault("annotation", {})["top-1 expert judged"] = expert_result.coverage
+    if ctx.with_bleu_rouge:
+        rows = np.arange(len(top1))
+        for metric in ("bleu", "rouge"):
+            vals = ctx.score_matrix(metric)[rows, top1]
+            metrics[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
+                                                          float(vals.mean()))
+    return expert_result
+
+
 def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
                     ks: Sequence[int] = DEFAULT_KS) -> SystemEvaluation:
     """All metrics of one system over ``ctx``'s pool (rankings from ``read_rankings``)."""
@@ -134,21 +156,9 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
             m.update(jm)
             coverage[task] = cov
         if task == "annotation":
-            experts = ctx.expert
-            if experts is not None:
-                expert_result = expert_metrics(r[:, 0], experts)
-                for name, pq in expert_result.cumulative.items():
-                    m[f"expert {name}"] = pq
-                m["expert mean"] = expert_result.mean
-                coverage.setdefault(task, {})["top-1 expert judged"] = expert_result.coverage
-            else:
+            expert_result = first_caption_metrics(r[:, 0], ctx, m, coverage)
+            if ctx.expert is None:
                 notes.append("no expert judgments: Table 1-2 metrics not computed")
-            if ctx.with_bleu_rouge:
-                rows = np.arange(r.shape[0])
-                for metric in ("bleu", "rouge"):
-                    vals = ctx.score_matrix(metric)[rows, r[:, 0]]
-                    m[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
-                                                            float(vals.mean()))
         metrics[task] = m
     if rel is not None:
         model = ctx.protocol_model
@@ -209,17 +219,7 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
                 cov["R-precision max depth"] = int(r_i.max())
             coverage[task] = cov
         if task == "annotation" and ctx.corpus is not None:
-            if ctx.expert is not None:
-                expert_result = expert_metrics(top[:, 0], ctx.expert)
-                for name, pq in expert_result.cumulative.items():
-                    m[f"expert {name}"] = pq
-                m["expert mean"] = expert_result.mean
-                coverage.setdefault(task, {})["top-1 expert judged"] = expert_result.coverage
-            if ctx.with_bleu_rouge:
-                for metric in ("bleu", "rouge"):
-                    vals = ctx.score_matrix(metric)[rows, top[:, 0]]
-                    m[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
-                                                            float(vals.mean()))
+            expert_result = first_caption_metrics(top[:, 0], ctx, m, coverage)
         if stored:  # what the top of the ranking cannot give (all judged metrics without data)
             aggregates = compact.meta.get("aggregates", {}).get(task, {})
             m.update({k: PerQuery(k, v, float(aggregates.get(k, np.nan)))
@@ -227,8 +227,8 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
                       if k not in m and (ctx.corpus is None or k.endswith(FULL_RANKING_SUFFIXES))})
         metrics[task] = m
     if all("R-precision" in metrics.get(t, {}) for t in ("annotation", "search")):
-        coverage["R-precision total (Table 5)"] = (metrics["annotation"]["R-precision"].aggregate
-                                                   + metrics["search"]["R-precision"].aggregate) / 2
+        coverage["R-precision total (Table 5)"] = total_r_precision(
+            metrics["annotation"]["R-precision"], metrics["search"]["R-precision"])
     if ctx.corpus is None and stored:
         coverage = {k: (dict(v) if isinstance(v, dict) else v)
                     for k, v in compact.meta.get("coverage", {}).items()}

@@ -282,14 +282,14 @@ def write_compact_beside(path: Path, rankings: Rankings, evaluation: SystemEvalu
     if target.is_file():
         try:
             old = read_compact(target)
-            if (old.meta.get("source_digest"), old.meta.get("relevance"),
-                    old.meta.get("judgments")) == (digest, rule, judgments) and \
-                    evaluation.table().keys() <= old.meta.get("aggregates", {}).keys() and \
-                    all(set(v) <= set(old.meta["aggregates"][t])
-                        for t, v in evaluation.table().items()):
-                return None
-        except DataError:
-            pass
+        except DataError:  # damaged: written anew
+            old = None
+        stored = old.meta.get("aggregates", {}) if old is not None else {}
+        if old is not None and (old.meta.get("source_digest"), old.meta.get("relevance"),
+                                old.meta.get("judgments")) == (digest, rule, judgments) and \
+                all(set(metrics) <= set(stored.get(task, ()))
+                    for task, metrics in evaluation.table().items()):
+            return None
     compact = from_rankings(Rankings(rankings.system, rankings.split, rankings.tasks, str(path)),
                             ctx.corpus.pool(ctx.split), corpus=ctx.corpus.name,
                             evaluation=evaluation, relevance=rule, judgments=judgments)
