@@ -353,7 +353,8 @@ def _optional_data_dir(args: argparse.Namespace) -> Path | None:
 
 
 def _refuse_overwrite(out: Path, args: argparse.Namespace,
-                      why: str = "this run would rewrite them from the rankings files there"
+                      why: str = "this run would rewrite them from the rankings files there",
+                      elsewhere: str = "`--out DIR` (e.g. `--out kcca-reproduce-out`)"
                       ) -> None:
     """A run never silently rewrites tables it did not make: refuse an ``--out`` that already
     holds tables unless ``--force`` is given."""
@@ -362,8 +363,8 @@ def _refuse_overwrite(out: Path, args: argparse.Namespace,
         shown = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
         raise DataError(
             f"--out {out} already holds tables ({shown}); {why}",
-            fix=f"write elsewhere with `--out DIR` (e.g. `--out kcca-reproduce-out`), or add "
-                f"`--force` to rewrite the tables of {out}")
+            fix=f"write elsewhere with {elsewhere}, or add `--force` to rewrite the tables of "
+                f"{out}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -389,7 +390,8 @@ def run(args: argparse.Namespace) -> int:
         data_dir = _optional_data_dir(args)
         if data_dir is None:
             _refuse_overwrite(out, args, "without the data Tables 8-10 and the Random row's "
-                                         "judged columns would be left empty")
+                                         "judged columns would be left empty",
+                              f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`")
         corpus = (load_with_splits(data_dir, args.splits, images=False)
                   if data_dir is not None else None)
         run_lines = ["mode: --tables-only (tables rebuilt from the rankings files; each "

@@ -188,3 +188,25 @@ def test_tables_only_without_data_refuses_to_empty_committed_tables(demo_run, tm
                  "--out", str(fresh), "--no-plots", "--samples", "100"]) == 0
     assert (fresh / "table3.csv").read_text().splitlines()[1:] == \
         (out / "table3.csv").read_text().splitlines()[1:]
+
+
+def test_the_tables_only_refusal_fix_runs_as_printed(demo_run, tmp_path, capsys, monkeypatch):
+    """The fix names the results folder the refused run read (its default ``OUT/rankings``)."""
+    import re
+    import shlex
+
+    corpus, folder = demo_run
+    out = tmp_path / "run"
+    shutil.copytree(folder, out / "rankings")
+    write_report(corpus, out / "rankings", out, ["3"], ["h"], n_samples=100)
+    for f in (out / "rankings").glob("*.json"):
+        f.unlink()
+    monkeypatch.setenv("KCCA_DATA_DIR", "")
+    base = ["reproduce", "--tables-only", "--tables", "3", "--no-plots", "--samples", "100"]
+    assert main(base + ["--out", str(out)]) == 2
+    fix = re.search(r"fix: write elsewhere with `([^`]+)`", capsys.readouterr().err)
+    assert fix, "no runnable alternative in the fix line"
+    fresh = tmp_path / "fresh"
+    assert main(base + shlex.split(fix.group(1).replace("DIR", str(fresh)))) == 0
+    assert (fresh / "table3.csv").read_text().splitlines()[1:] == \
+        (out / "table3.csv").read_text().splitlines()[1:]
