@@ -30,21 +30,31 @@ scaled so that the training projection ``Kx a`` has unit norm; directions are no
 their correlation. New-by-train blocks are centred with the training statistics; because every
 direction is orthogonal to the constant vector this amounts to subtracting the training mean
 of the projection.
+
+Both estimators follow scikit-learn's conventions: parameters are set by ``__init__`` only
+(``get_params`` / ``set_params`` / ``clone``), fitted attributes end in ``_``, a method that
+needs a fit raises :class:`sklearn.exceptions.NotFittedError` before one, and a fitted
+estimator pickles (``pickle`` / ``joblib.dump``) with its arrays as host NumPy arrays and its
+array backend by name; loading moves them back to that backend, or keeps NumPy where the
+backend is missing (a model fitted on the GPU loads on a machine without cupy).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
-from kcca.backend import get_xp, to_numpy
+from kcca.backend import get_xp, resolve_backend, to_numpy
 from kcca.lowrank import (
     DEFAULT_PRECISION,
     PSD_RTOL,
+    ColumnSource,
     DenseColumns,
     TransformedColumns,
     as_column_source,
@@ -258,6 +268,19 @@ class FactorCache:
         self.hits = 0
         self.misses = 0
 
+    def __getstate__(self) -> dict:
+        """A pickled cache is empty (same bounds): its entries are keyed by the identity of
+        kernels in this process and hold backend arrays."""
+        return {"max_sides": self.max_sides, "max_pairs": self.max_pairs}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["max_sides"], state["max_pairs"])
+
+    def __deepcopy__(self, memo: dict) -> "FactorCache":
+        """The cache itself: it is shared, so ``sklearn.base.clone`` of an estimator that holds
+        it (a deep copy of its parameters) keeps sharing it instead of copying its factors."""
+        return self
+
     def persist(self, K: Any, name: Any, store: Any, inputs: Sequence[str] = ()) -> None:
         """Keep the factors of kernel ``K`` also in ``store`` (a :class:`kcca.cache.Cache`)
         under ``name``, a JSON-like config that identifies ``K``'s values (e.g. its cache key).
@@ -371,7 +394,8 @@ class _Core:
     A: Any                     # Up' Uq  (kp x kq)
     swapped: bool              # True when p is the y view
     n: int
-    xp: Any = field(repr=False)
+    xp: Any = field(repr=False)  # the array namespace (None in a pickled copy)
+    backend: str = "numpy"      # its name (resolved: "numpy", "cupy" or "array_api_strict")
 
     def side(self, name: str) -> _Side:
         return self.p if self.p.name == name else self.q
@@ -404,7 +428,8 @@ class _Core:
 def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: float, diag_y: float,
                 precision: float, rank: int | None, backend: str, progress: bool,
                 cache: FactorCache | None = None, factorisation: str = "auto") -> _Core:
-    xp = get_xp(backend)
+    name = resolve_backend(backend)
+    xp = get_xp(name)
     sx = as_column_source(Kx, "Kx")
     sy = as_column_source(Ky, "Ky")
     if int(sx.n) != int(sy.n):
@@ -426,7 +451,7 @@ def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: flo
         return xp.linalg.matmul(xp.matrix_transpose(p.U), q.U)
 
     A = product() if cache is None else cache.pair((kx, ky, swap), product)
-    return _Core(p=p, q=q, A=A, swapped=swap, n=int(sx.n), xp=xp)
+    return _Core(p=p, q=q, A=A, swapped=swap, n=int(sx.n), xp=xp, backend=name)
 
 
 # --------------------------------------------------------------------------- per-kappa solve
@@ -623,8 +648,138 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
 # --------------------------------------------------------------------------- estimators
 
 
-class KCCA(BaseEstimator):
+def _is_array(x: Any) -> bool:
+    """True for an array of any backend (not for a NumPy scalar or a Python number)."""
+    return isinstance(x, np.ndarray) or (
+        hasattr(x, "__array_namespace__") and not isinstance(x, (np.generic, int, float)))
+
+
+def _map_arrays(obj: Any, fn: Any, xp: Any) -> Any:
+    """``obj`` with every array inside it mapped by ``fn``: the solver's dataclasses (a
+    :class:`_Core` gets namespace ``xp``; its cached rows are dropped), lists and tuples."""
+    if _is_array(obj):
+        return fn(obj)
+    if isinstance(obj, _Core):
+        return replace(obj, p=_map_arrays(obj.p, fn, xp), q=_map_arrays(obj.q, fn, xp),
+                       A=fn(obj.A), xp=xp)
+    if isinstance(obj, (_Side, _Solution)):  # a solution's correlations stay NumPy
+        return replace(obj, **{f.name: _map_arrays(getattr(obj, f.name), fn, xp)
+                               for f in fields(obj) if f.name != "correlations"})
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_map_arrays(v, fn, xp) for v in obj)
+    return obj
+
+
+def _loaded_namespace(backend: str, owner: str) -> tuple[Any, str]:
+    """The namespace of ``backend`` for a model being unpickled, or NumPy (with a warning)
+    where that backend is not available here."""
+    from kcca.errors import BackendUnavailableError
+
+    try:
+        return get_xp(backend), backend
+    except (BackendUnavailableError, ImportError):
+        warnings.warn(f"this {owner} was fitted with backend {backend!r}, which is not available "
+                      "here: its arrays are loaded as NumPy arrays (backend_='numpy'; the same "
+                      "numbers)", RuntimeWarning, stacklevel=3)
+        return get_xp("numpy"), "numpy"
+
+
+def _train_block(K: Any) -> Any:
+    """A training kernel as the dense (n, n) block :meth:`KCCA.transform` takes (a column
+    source gives all its columns: the kernel is symmetric)."""
+    if isinstance(K, ColumnSource) and not hasattr(K, "shape"):
+        return K.columns(np.arange(int(K.n)))
+    return K
+
+
+def _column_correlations(zx: np.ndarray, zy: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each column of ``zx`` with the same column of ``zy`` (0 where
+    either column is constant)."""
+    a = zx - zx.mean(axis=0)
+    b = zy - zy.mean(axis=0)
+    den = np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
+    num = (a * b).sum(axis=0)
+    ok = den > 0
+    return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+
+
+class _Estimator(BaseEstimator):
+    """What :class:`KCCA` and :class:`KCCAGrid` share: pickling with host arrays and the
+    backend's name, the precomputed-kernel tags and :meth:`transform` of either view."""
+
+    #: fitted attributes that hold backend arrays (host NumPy arrays in a pickle)
+    _array_attributes: tuple[str, ...] = ()
+    #: attributes a pickle leaves out (memos)
+    _transient_attributes: tuple[str, ...] = ()
+
+    def __getstate__(self) -> dict:
+        state = dict(super().__getstate__())
+        for key in self._transient_attributes:
+            state.pop(key, None)
+        for key in self._array_attributes:
+            if key in state:
+                state[key] = _map_arrays(state[key], to_numpy, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        if "backend_" in state:
+            xp, state["backend_"] = _loaded_namespace(state["backend_"], type(self).__name__)
+            for key in self._array_attributes:
+                if key in state:
+                    state[key] = _map_arrays(state[key], xp.asarray, xp)
+        super().__setstate__(state)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True   # the inputs are precomputed kernels
+        tags.target_tags.required = True  # the second view (fit's Ky) is not optional
+        return tags
+
+    def transform_x(self, Kx_new: Any) -> Any:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def transform_y(self, Ky_new: Any) -> Any:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def _check_fitted(self) -> None:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def transform(self, Kx_test: Any, Ky_test: Any = None) -> tuple[Any, Any]:
+        """Both views' projections ``(transform_x(Kx_test), transform_y(Ky_test))`` of
+        test-by-train blocks (raw, before the powers; the diagonal factors are not applied).
+
+        The views are projected independently (they may hold different items: a pool of
+        images and a pool of captions, eq. 4), so a view given as ``None`` is not projected
+        and its entry is ``None``: ``transform(Kx, None)`` is ``(transform_x(Kx), None)``.
+        At least one view must be given.
+        """
+        self._check_fitted()
+        if Kx_test is None and Ky_test is None:
+            raise ValueError("transform needs a test-by-train kernel of at least one view "
+                             "(Kx_test or Ky_test)")
+        return (None if Kx_test is None else self.transform_x(Kx_test),
+                None if Ky_test is None else self.transform_y(Ky_test))
+
+    def fit(self, Kx: Any, Ky: Any) -> Any:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def fit_transform(self, Kx: Any, Ky: Any) -> tuple[Any, Any]:
+        """``fit(Kx, Ky)``, then the projections of the training pairs: ``transform(Kx, Ky)``,
+        the training kernels taken as train-by-train blocks (as new items: powers applied,
+        diagonal factors not)."""
+        self.fit(Kx, Ky)
+        return self.transform(_train_block(Kx), _train_block(Ky))
+
+
+class KCCA(_Estimator):
     """Regularised kernel CCA (eq. 3) on precomputed training kernels, scikit-learn style.
+
+    ``fit(Kx, Ky)`` takes the two views' train x train kernels; ``transform(Kx_test,
+    Ky_test)`` projects test-by-train blocks of either view (eq. 4 ranks by the cosine of
+    those projections); ``score(Kx_test, Ky_test)`` is the mean canonical correlation of
+    held-out pairs. Clones, pickles and raises ``NotFittedError`` as scikit-learn estimators
+    do (module docstring).
 
     Parameters
     ----------
@@ -650,11 +805,15 @@ class KCCA(BaseEstimator):
 
     Attributes
     ----------
-    correlations_ : (n_components,) canonical correlations lambda (not lambda^2), descending.
+    correlations_ : (n_components,) canonical correlations lambda (not lambda^2), descending
+        (NumPy, on the host).
     x_weights_, y_weights_ : (n_train, n_components) dual directions alpha, beta.
     x_offset_, y_offset_ : training means of the projections (centring of new blocks).
     rank_x_, rank_y_ : factor ranks; n_directions_ : directions available.
+    n_train_ : training items; backend_ : the array backend's name (``"auto"`` resolved).
     """
+
+    _array_attributes = ("x_weights_", "y_weights_", "x_offset_", "y_offset_")
 
     def __init__(self, kappa: float = 0.1, n_components: int = 10, *,
                  precision: float = DEFAULT_PRECISION, rank: int | None = None,
@@ -697,8 +856,7 @@ class KCCA(BaseEstimator):
         return self
 
     def _set_solution(self, core: _Core, sol: _Solution) -> None:
-        xp = core.xp
-        self.xp_ = xp
+        self.backend_ = core.backend
         self.n_train_ = core.n
         self.correlations_ = sol.correlations
         for view in ("x", "y"):
@@ -711,23 +869,45 @@ class KCCA(BaseEstimator):
         self.n_directions_ = core.n_directions
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "correlations_"):
-            raise RuntimeError("this KCCA is not fitted: call fit(Kx, Ky) first")
+        check_is_fitted(self, "correlations_",
+                        msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first.")
 
     def transform_x(self, Kx_new: Any) -> Any:
         """Project new items of view x: ``Kx_new`` is (n_new, n_train), raw (before power_x)."""
         self._check_fitted()
-        K = _new_block(Kx_new, self.n_train_, self.power_x, self.xp_, "Kx_new")
-        return self.xp_.linalg.matmul(K, self.x_weights_) - self.x_offset_
+        xp = get_xp(self.backend_)
+        K = _new_block(Kx_new, self.n_train_, self.power_x, xp, "Kx_new")
+        return xp.linalg.matmul(K, self.x_weights_) - self.x_offset_
 
     def transform_y(self, Ky_new: Any) -> Any:
         """Project new items of view y: ``Ky_new`` is (n_new, n_train), raw (before power_y)."""
         self._check_fitted()
-        K = _new_block(Ky_new, self.n_train_, self.power_y, self.xp_, "Ky_new")
-        return self.xp_.linalg.matmul(K, self.y_weights_) - self.y_offset_
+        xp = get_xp(self.backend_)
+        K = _new_block(Ky_new, self.n_train_, self.power_y, xp, "Ky_new")
+        return xp.linalg.matmul(K, self.y_weights_) - self.y_offset_
+
+    def score(self, Kx_test: Any, Ky_test: Any) -> float:
+        """Mean canonical correlation of held-out pairs: row ``i`` of ``Kx_test`` and of
+        ``Ky_test`` (test-by-train blocks) are the two views of test item ``i``.
+
+        For each of the ``n_components`` directions, the Pearson correlation over the test
+        pairs between the two views' projections (:meth:`transform`; a direction whose
+        projection is constant on the test pairs counts 0), averaged over the directions:
+        the held-out counterpart of ``correlations_.mean()`` (eq. 3's lambda), in [-1, 1].
+        """
+        self._check_fitted()
+        if Kx_test is None or Ky_test is None:
+            raise ValueError("score needs both views' test-by-train kernels (Kx_test, Ky_test)")
+        zx, zy = (to_numpy(z) for z in self.transform(Kx_test, Ky_test))
+        if zx.shape[0] != zy.shape[0]:
+            raise ValueError(f"score needs paired test items: Kx_test has {zx.shape[0]} rows, "
+                             f"Ky_test has {zy.shape[0]}")
+        if zx.shape[0] < 2:
+            raise ValueError(f"score needs at least 2 test pairs, got {zx.shape[0]}")
+        return float(np.mean(_column_correlations(zx, zy)))
 
 
-class KCCAGrid(BaseEstimator):
+class KCCAGrid(_Estimator):
     """Every (kappa, n_components) model of a grid from one factorisation (Section 4.1.3).
 
     One incomplete Cholesky per kernel and one ``r x r`` eigenproblem per kappa; the model
@@ -735,14 +915,24 @@ class KCCAGrid(BaseEstimator):
     ``n_components`` above the number of directions are dropped (capped at the rank), so the
     default paper grid gives up to 4 x 46 = 184 models. Parameters as :class:`KCCA`, plus
     ``factor_cache``: a :class:`FactorCache` shared by several fits on the same kernels (the
-    (p, d) search), so each factor is computed once; the numbers are the same without it.
+    (p, d) search), so each factor is computed once; the numbers are the same without it
+    (``clone`` keeps sharing it; a pickled cache is empty).
 
     ``kappas`` and ``n_components`` take a sequence or a single number (a one-value grid);
     ``n_components=None`` is the paper's 46 values (:func:`paper_n_grid`).
 
+    ``transform(Kx_test, Ky_test)`` is ``(transform_x(Kx_test), transform_y(Ky_test))``: per
+    view, one (n_test, max n) block per kappa (``None`` for a view not given);
+    ``fit_transform`` as :class:`KCCA`. Clones, pickles and raises ``NotFittedError`` as
+    scikit-learn estimators do (module docstring).
+
     Attributes: ``kappas_`` (tuple), ``n_components_`` (kept values, ascending),
-    ``correlations_`` ((n_kappas, max n) array), ``models_`` (list of (kappa, n)).
+    ``correlations_`` ((n_kappas, max n) array), ``models_`` (list of (kappa, n)),
+    ``n_directions_``, ``backend_`` (the array backend's name).
     """
+
+    _array_attributes = ("core_", "solutions_")
+    _transient_attributes = ("_last_projection",)
 
     def __init__(self, kappas: Sequence[float] = PAPER_KAPPAS,
                  n_components: Sequence[int] | None = None, *,
@@ -783,7 +973,9 @@ class KCCAGrid(BaseEstimator):
                 f"{core.n_directions}"
             )
         kmax = int(kept.max())
+        self.__dict__.pop("_last_projection", None)  # projections of a previous fit
         self.core_ = core
+        self.backend_ = core.backend
         self.solutions_ = [_solve(core, *_effective_kappas(core, k, self.rescale), kmax)
                            for k in kappas]
         self.kappas_ = kappas
@@ -794,8 +986,8 @@ class KCCAGrid(BaseEstimator):
         return self
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "core_"):
-            raise RuntimeError("this KCCAGrid is not fitted: call fit(Kx, Ky) first")
+        check_is_fitted(self, "core_",
+                        msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first.")
 
     def transform_x(self, Kx_new: Any) -> list[Any]:
         """Per kappa, the (n_new, max n) projections; model (kappa, n) uses the first n columns.
@@ -834,7 +1026,9 @@ class KCCAGrid(BaseEstimator):
                 for i, k in enumerate(self.kappas_) for n in self.n_components_.tolist()}
 
     def iter_models(self) -> Iterator[tuple[float, int]]:
-        yield from self.models_
+        """The fitted grid's models ``(kappa, n)``."""
+        self._check_fitted()
+        return iter(self.models_)
 
     def model(self, kappa: float, n_components: int) -> KCCA:
         """A fitted :class:`KCCA` for one grid point (dense weights, same numbers)."""

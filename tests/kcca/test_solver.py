@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+from sklearn.exceptions import NotFittedError
 
 from kcca.backend import gpu_available, to_numpy
 from kcca.lowrank import CallableColumns
@@ -337,7 +338,7 @@ def test_bad_new_blocks_raise():
         m.transform_x(np.ones((3, 49)))
     with pytest.raises(ValueError, match="Ky_new has a non-finite"):
         m.transform_y(np.full((3, 50), np.inf))
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         KCCA().transform_x(np.ones((3, 50)))
 
 
