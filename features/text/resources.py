@@ -56,6 +56,31 @@ def search_path() -> tuple[str, ...]:
     return tuple(nltk.data.path)
 
 
+def resolved_search_path(data_dir: str | os.PathLike | None = None) -> tuple[str, ...]:
+    """The NLTK data folders (or zips) this process searches that exist, in order, with
+    ``data_dir/nltk_data`` last when that folder exists (the fallback :func:`search_path` takes
+    from ``$KCCA_DATA_DIR``, here for a data folder given by flag): what a task run in another
+    process, a Dask worker, should search to find what this process finds."""
+    found = [p for p in search_path() if os.path.exists(p)]
+    if data_dir is not None:
+        fallback = os.path.join(os.fspath(data_dir), "nltk_data")
+        if os.path.isdir(fallback) and fallback not in found:
+            found.append(fallback)
+    return tuple(found)
+
+
+def use_search_path(entries: Iterable[str]) -> None:
+    """Search ``entries`` first in this process from now on: they go to the front of
+    ``nltk.data.path`` and of ``$NLTK_DATA`` (which :func:`search_path` and child processes
+    read). Nothing is removed, so other tasks of the same process still find what they found."""
+    entries = [e for e in dict.fromkeys(entries) if e]
+    if not entries:
+        return
+    env = [e for e in os.environ.get(NLTK_DATA_ENV, "").split(os.pathsep) if e]
+    os.environ[NLTK_DATA_ENV] = os.pathsep.join(entries + [e for e in env if e not in entries])
+    nltk.data.path[:] = entries + [e for e in nltk.data.path if e not in entries]
+
+
 def require(name: str):
     """Locate resource ``name`` (a key of :data:`RESOURCES`): its NLTK path pointer.
 

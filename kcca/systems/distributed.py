@@ -1,17 +1,19 @@
 """Run independent systems on a Dask cluster (``kcca reproduce --scheduler ADDRESS``).
 
 Each system is one task, :func:`run_system_task`: the worker loads the corpus itself (from the
-data folder, once per worker process), opens the same cache folder as the client, runs
+data folder, once per worker process), opens the same cache folder as the client, searches
+the NLTK data folders the client resolved (workers need no ``$NLTK_DATA`` of their own), runs
 :func:`kcca.systems.run_system`, and sends back the rankings arrays and the run details; the
-client writes the rankings files. Workers must therefore see the data folder and the cache
-folder at the same paths (a shared file system, or one machine). The image features and the
-image-kernel blocks every system shares are computed first on the client, with the cluster
-doing the feature extraction (``Workspace(scheduler=...)``), so the systems find them cached
-instead of all computing them at once.
+client writes the rankings files. Workers must therefore see the data folder, the cache
+folder and the NLTK data folders at the same paths (a shared file system, or one machine). The
+image features and the image-kernel blocks every system shares are computed first on the
+client, with the cluster doing the feature extraction (``Workspace(scheduler=...)``), so the
+systems find them cached instead of all computing them at once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -24,7 +26,11 @@ from kcca.data.errors import DataError
 
 @dataclass(frozen=True)
 class TaskConfig:
-    """What a worker needs besides the system: where the data and cache are, and the knobs."""
+    """What a worker needs besides the system: where the data and cache are, and the knobs.
+
+    ``nltk_path``: the NLTK data folders the client searches (:func:`with_client_nltk_path`),
+    searched first by the worker; empty, the worker's own ``$NLTK_DATA`` decides.
+    """
 
     data_dir: str
     splits_dir: str | None
@@ -35,6 +41,17 @@ class TaskConfig:
     precision: float | None = None
     search_rank: int | None = None
     backend: str = "numpy"
+    nltk_path: tuple[str, ...] = ()
+
+
+def with_client_nltk_path(cfg: TaskConfig) -> TaskConfig:
+    """``cfg`` with ``nltk_path`` set to the NLTK data folders this process (the client)
+    resolves, its data folder's ``nltk_data`` included; unchanged when already set."""
+    if cfg.nltk_path:
+        return cfg
+    from features.text.resources import resolved_search_path
+
+    return dataclasses.replace(cfg, nltk_path=resolved_search_path(cfg.data_dir))
 
 
 @functools.lru_cache(maxsize=4)
@@ -48,6 +65,10 @@ def run_system_task(spec, cfg: TaskConfig) -> dict:
     """Run one system on a worker; returns ``{"details", "rankings", "table"}`` (picklable)."""
     from kcca.systems import Workspace, run_system
 
+    if cfg.nltk_path:
+        from features.text.resources import use_search_path
+
+        use_search_path(cfg.nltk_path)
     corpus = _corpus(cfg.data_dir, cfg.splits_dir)
     ws = Workspace(corpus, Cache(cfg.cache_dir), n_jobs=cfg.n_jobs, seed=cfg.seed,
                    progress=False, image_config=cfg.image_config, backend=cfg.backend)
@@ -81,6 +102,7 @@ def run_systems_on_cluster(address: str, specs: Sequence, cfg: TaskConfig, *,
     """
     from distributed import as_completed
 
+    cfg = with_client_nltk_path(cfg)
     client = client_for(address)
     try:
         futures = {client.submit(run_system_task, spec, cfg, pure=False,

@@ -1,5 +1,7 @@
 """Step 7: NLTK resources through NLTK_DATA, with a helpful error when absent."""
 
+import os
+
 import nltk
 import pytest
 
@@ -41,3 +43,22 @@ def test_resources_found_through_nltk_data(nltk_data_dir):
     assert "frisbee" in resources.wordnet_lemma_names()
     assert "mountain" in resources.word_list()
     assert resources.wordnet().get_version() == "3.0"
+
+
+def test_a_resolved_path_used_in_another_process(empty_nltk_path, tmp_path, monkeypatch):
+    """What a Dask task carries: the folders in use that exist, the data folder's nltk_data
+    last; applying it puts them first on nltk.data.path and $NLTK_DATA and removes nothing."""
+    data = tmp_path / "data"
+    (data / "nltk_data" / "corpora" / "stopwords").mkdir(parents=True)
+    (data / "nltk_data" / "corpora" / "stopwords" / "english").write_text("the\na\n")
+    nltk.data.path.append(str(tmp_path / "absent"))
+    sent = resources.resolved_search_path(data)
+    assert sent == (str(empty_nltk_path), str(data / "nltk_data"))
+
+    monkeypatch.setattr(nltk.data, "path", ["/elsewhere"])
+    monkeypatch.setenv("NLTK_DATA", "/elsewhere")
+    resources.use_search_path(sent)
+    resources.use_search_path(sent)  # idempotent
+    assert nltk.data.path == [*sent, "/elsewhere"]
+    assert os.environ["NLTK_DATA"].split(os.pathsep) == [*sent, "/elsewhere"]
+    assert resources.stop_words() == {"the", "a"}
