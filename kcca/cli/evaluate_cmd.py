@@ -1,13 +1,14 @@
 """``kcca evaluate``: score rankings files (Section 4), or reproduce the judgment-only tables.
 
     kcca evaluate RUN1.json [RUN2.json ...] [--relevance paper|two-thirds|majority]
-                  [--judgments DIR] [--compare] [--output OUT.json]
+                  [--judgments DIR] [--compare] [--output OUT.json] [--format text|json|csv]
     kcca evaluate --paper-tables [--output OUT.json]
 
 The rankings file format is documented in :mod:`kcca.evaluate.rankings_io`. ``--judgments``
 is a folder holding ``ExpertAnnotations.txt`` and ``CrowdFlowerAnnotations.txt`` (default:
 the Flickr 8K text folder under ``--data-dir``). ``--compare`` tests every system against
-the first one (McNemar / randomisation, seeded by ``--seed``).
+the first one (McNemar / randomisation, seeded by ``--seed``). What is printed, and in which
+``--format``, is :mod:`kcca.evaluate.formatting`'s.
 """
 
 from __future__ import annotations
@@ -16,10 +17,19 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 
-from kcca.cache import write_text_atomic
 from kcca.cli.common import subparser
+
+FORMATS = ("text", "json", "csv")  # of kcca.evaluate.formatting
+FORMAT_HELP = (
+    "what is printed for the rankings files: text (default; one block per task, metrics as "
+    "rows, systems as columns, at most 100 characters wide), json (one object with every "
+    "number: the document --output writes) or csv (a header, then one row per system, task, "
+    "kind (metric or coverage) and name, with the value and p_vs_first, the --compare "
+    "p-value). With json and csv, notes and messages go to stderr; csv does not cover "
+    "--paper-tables")
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -48,6 +58,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--paper-tables", action="store_true",
                    help="print Tables 7-10, the BLEU_pre filter statistics and relevance "
                    "counts beside the paper's values (needs no rankings)")
+    p.add_argument("--format", default="text", choices=FORMATS, help=FORMAT_HELP)
     p.add_argument("--output", "-o", default=None, help="write the results as JSON here")
     p.add_argument("--no-per-query", action="store_true",
                    help="leave per-query values out of the JSON")
@@ -133,10 +144,21 @@ def load_with_judgments(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from kcca.cache import write_text_atomic
     from kcca.data.errors import DataError
+    from kcca.evaluate.formatting import WIDTH, evaluation_document, jsonable, systems_csv, \
+        systems_text, wrap
 
     if not args.paper_tables and not args.rankings:
         raise DataError("give one or more rankings files, or --paper-tables")
+    if args.format == "csv" and args.paper_tables:
+        raise DataError("--format csv covers rankings files, not --paper-tables",
+                        fix="use --format json (or text) with --paper-tables")
+    text = args.format == "text"
+
+    def note(message: str) -> None:  # on stdout beside the text; on stderr beside json / csv
+        print(wrap(message, WIDTH), file=sys.stdout if text else sys.stderr)
+
     corpus = None if needs_no_data(args) else load_with_judgments(args)
     result: dict = {}
     if args.paper_tables:
@@ -150,11 +172,11 @@ def run(args: argparse.Namespace) -> int:
                "table10": agreement.table10(corpus),
                "random_bleu_rouge": agreement.random_bleu_rouge(corpus, args.split),
                "expert_alpha": agreement.expert_alpha(corpus)}
-        print(paper_tables_text(rep))
-        result["paper_tables"] = _jsonable(rep)
+        if text:
+            print(paper_tables_text(rep))
+        result["paper_tables"] = jsonable(rep)
     if args.rankings:
         from kcca.evaluate.rankings_io import read_rankings
-        from kcca.evaluate.report import systems_table
         from kcca.evaluate.system import EvaluationContext, compare_systems, evaluate_system
 
         from kcca.evaluate.compact import is_compact, read_compact
@@ -170,44 +192,32 @@ def run(args: argparse.Namespace) -> int:
                 ctx.score_matrix("rouge")
             except (LookupError, MissingResourceError) as exc:  # no NLTK stop words: go on
                 ctx.with_bleu_rouge = False
-                print(f"note: top-1 BLEU/ROUGE not computed: {exc}")
+                note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
         evals = [evaluate_compact(read_compact(path), ctx) if is_compact(path) else
                  evaluate_system(read_rankings(path, corpus.pool(args.split)), ctx)
                  for path in args.rankings]
         for path, e in zip(args.rankings, evals):
-            for note in e.notes if is_compact(path) else []:
-                print(f"note: {e.system}: {note}")
+            for message in e.notes if is_compact(path) else []:
+                note(f"note: {e.system}: {message}")
         significance = None
         if args.compare and len(evals) > 1:
             significance = {e.system: compare_systems(e, evals[0], n_samples=args.samples,
                                                       seed=args.seed) for e in evals[1:]}
         rel = ctx.relevance
         if rel is not None:
-            print(f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
-                  f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
-                  "not relevant")
-        print(systems_table(evals, significance))
-        result["relevance_rule"] = rel.rule.describe() if rel is not None else None
-        result["systems"] = [e.to_json(per_query=not args.no_per_query) for e in evals]
-        if significance:
-            result["significance_vs_first"] = significance
+            note(f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
+                 f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
+                 "not relevant")
+        if text:
+            print(("\n" if rel is not None else "") + systems_text(evals, significance))
+        elif args.format == "csv":
+            print(systems_csv(evals, significance))
+        result.update(evaluation_document(evals, significance,
+                                          rel.rule.describe() if rel is not None else None,
+                                          per_query=not args.no_per_query))
+    if args.format == "json":
+        print(json.dumps(result, indent=1))
     if args.output:
-        write_text_atomic(args.output, json.dumps(_jsonable(result), indent=1))
-        print(f"wrote {args.output}")
+        write_text_atomic(args.output, json.dumps(result, indent=1))
+        note(f"wrote {args.output}")
     return 0
-
-
-def _jsonable(x):
-    """Tuples as lists, tuple keys as 'a vs b' strings, numpy scalars as Python numbers."""
-    import numpy as np
-
-    if isinstance(x, dict):
-        return {(" vs ".join(map(str, k)) if isinstance(k, tuple) else str(k)): _jsonable(v)
-                for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return x

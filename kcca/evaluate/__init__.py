@@ -13,7 +13,8 @@ Modules, one concept each:
 * ``paper_tables``: the paper's printed numbers, for comparison;
 * ``rankings_io``: the rankings file format read by ``kcca evaluate``;
 * ``system``: every metric for one system's rankings, and paired significance tests;
-* ``report``: readable text tables (systems; reproductions beside the paper's values).
+* ``formatting``: what ``kcca evaluate`` prints for rankings files (text, JSON, CSV);
+* ``report``: readable text of the reproductions beside the paper's values.
 
 Every metric returns per-query values and the aggregate (``original.PerQuery``).
 """

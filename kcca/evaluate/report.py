@@ -1,4 +1,5 @@
-"""Readable text tables: system metrics, and reproductions beside the paper's values."""
+"""Readable text of the judgment-only reproductions beside the paper's values (``kcca evaluate
+--paper-tables``); the systems' metrics are :mod:`kcca.evaluate.formatting`'s."""
 
 from __future__ import annotations
 
@@ -7,57 +8,6 @@ from typing import Sequence
 import numpy as np
 
 from kcca.evaluate import paper_tables as P
-from kcca.evaluate.system import SystemEvaluation, stars
-
-
-def _fmt(x: float, digits: int = 1) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{digits}f}"
-
-
-def systems_table(evals: Sequence[SystemEvaluation], significance: dict | None = None) -> str:
-    """One block per task: systems as rows, metrics as columns; stars vs the first system."""
-    lines: list[str] = []
-    tasks = [t for t in ("annotation", "search") if any(t in e.metrics for e in evals)]
-    for task in tasks:
-        names: list[str] = []
-        for e in evals:
-            for k in e.metrics.get(task, {}):
-                if k not in names:
-                    names.append(k)
-        width = max(8, *(len(n) for n in names))
-        sys_w = max(10, *(len(e.system) for e in evals))
-        lines.append(f"{task}")
-        lines.append(" " * sys_w + " " + " ".join(f"{n:>{width}}" for n in names))
-        for idx, e in enumerate(evals):
-            cells = []
-            for n in names:
-                pq = e.metrics.get(task, {}).get(n)
-                if pq is None:
-                    cells.append(f"{'':>{width}}")
-                    continue
-                digits = 2 if n in ("expert mean", "top-1 BLEU", "top-1 ROUGE") else 1
-                s = _fmt(pq.aggregate, digits)
-                if significance and idx > 0:
-                    p = significance.get(e.system, {}).get(task, {}).get(n, {}).get("p")
-                    s += stars(p) if p is not None else ""
-                cells.append(f"{s:>{width}}")
-            lines.append(f"{e.system:<{sys_w}} " + " ".join(cells))
-        cov = [(e.system, e.coverage.get(task, {})) for e in evals]
-        for name, c in cov:
-            if c:
-                parts = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) and v <= 1 else
-                                  f"{k} {v}" for k, v in c.items())
-                lines.append(f"  judged coverage {name}: {parts}")
-        lines.append("")
-    totals = [(e.system, e.coverage.get("R-precision total (Table 5)")) for e in evals]
-    if any(t is not None for _, t in totals):
-        lines.append("R-precision total (Table 5): " +
-                     ", ".join(f"{n} {_fmt(t)}" for n, t in totals if t is not None))
-    if significance:
-        lines.append("stars: difference to the first system (* p<=0.1, ** p<=0.05, "
-                     "*** p<=0.01); McNemar for R@k/S@k/expert thresholds, randomisation "
-                     "test otherwise")
-    return "\n".join(lines)
 
 
 def _grid(title: str, rows: Sequence[str], cols: Sequence[str], ours, paper,

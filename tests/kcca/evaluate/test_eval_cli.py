@@ -113,3 +113,80 @@ def test_paper_tables_cli(data_dir, nltk_data_dir, tmp_path, capsys):
     assert "added  2031" in text and "Table 10(a)" in text and "BLEU_pre >= 0.25" in text
     res = json.loads(out.read_text())["paper_tables"]
     assert res["relevance_counts"]["paper"]["added"] == 2031
+
+
+def _table_cells(text: str, n_systems: int) -> dict[tuple[str, str], list[str]]:
+    """(block title, row label) -> cells of the systems, from ``kcca evaluate``'s text."""
+    cells, title = {}, None
+    for line in text.splitlines():
+        if not line.strip():
+            title = None
+        elif title is None:
+            title = line.rsplit(maxsplit=n_systems)[0]
+        else:
+            parts = line.rsplit(maxsplit=n_systems)
+            if len(parts) == n_systems + 1:
+                cells[(title, parts[0])] = parts[1:]
+    return cells
+
+
+def test_evaluate_text_fits_100_columns(demo_files, capsys):
+    a, b, _ = demo_files
+    assert main(["evaluate", str(a), str(b), "--corpus", "demo", "--compare",
+                 "--samples", "2000"]) == 0
+    text = capsys.readouterr().out
+    assert all(len(line) <= 100 for line in text.splitlines()), \
+        max(text.splitlines(), key=len)
+    rows = _table_cells(text, 2)
+    assert rows[("annotation", "R@1")] == ["100.0", "0.5***"]
+    assert rows[("search", "  R-precision max depth")][0].isdigit()
+    assert ("both tasks", "R-precision total (Table 5)") in rows
+
+
+def test_evaluate_json_and_csv_hold_the_numbers_of_the_text(demo_files, capsys):
+    import csv
+    import io
+
+    from kcca.evaluate.formatting import format_coverage, format_metric
+
+    a, b, _ = demo_files
+    common = ["evaluate", str(a), str(b), "--corpus", "demo", "--no-bleu-rouge", "--compare",
+              "--samples", "2000"]
+    assert main(common) == 0
+    rows = _table_cells(capsys.readouterr().out, 2)
+    assert main(common + ["--format", "json", "--no-per-query"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert "relevance rule" in captured.err
+    systems = doc["systems"]
+    assert [s["system"] for s in systems] == ["perfect", "random"]
+    n_numbers = 0
+    for i, s in enumerate(systems):
+        for task, metrics in s["aggregates"].items():
+            for name, value in metrics.items():
+                assert rows[(task, name)][i].rstrip("*") == format_metric(name, value)
+                n_numbers += 1
+            for name, value in s["coverage"].get(task, {}).items():
+                assert rows[(task, f"  {name}")][i] == format_coverage(value)
+                n_numbers += 1
+    sig = doc["significance_vs_first"]["random"]["annotation"]["R@1"]["p"]
+    assert sig <= 0.01 and rows[("annotation", "R@1")][1].endswith("***")
+
+    assert main(common + ["--format", "csv"]) == 0
+    records = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert set(records[0]) == {"system", "task", "kind", "name", "value", "p_vs_first"}
+    per_task = [r for r in records if r["task"] != "both tasks"]
+    assert len(per_task) == n_numbers
+    for r in per_task:
+        s = systems[["perfect", "random"].index(r["system"])]
+        where = s["aggregates"] if r["kind"] == "metric" else s["coverage"]
+        assert float(r["value"]) == pytest.approx(where[r["task"]][r["name"]])
+    r1 = next(r for r in records if r["system"] == "random" and r["name"] == "R@1")
+    assert float(r1["p_vs_first"]) == pytest.approx(sig)
+
+
+def test_evaluate_csv_does_not_cover_paper_tables(demo_files, capsys):
+    a, _, _ = demo_files
+    assert main(["evaluate", str(a), "--corpus", "demo", "--paper-tables",
+                 "--format", "csv"]) == 2
+    assert "--format csv" in capsys.readouterr().err
