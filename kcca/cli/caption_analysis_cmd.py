@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 from pathlib import Path
 
-import numpy as np
-
 from kcca.cli.common import add_common_options, cache_from_args, data_dir_from_args, subparser
-from kcca.data.errors import DataError
+from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +92,7 @@ def _table(title: str, header: list[str], rows: list[list]) -> None:
 
 def _fmt(v) -> str:
     if isinstance(v, float):
-        return "nan" if np.isnan(v) else f"{v:.3f}"
+        return "nan" if math.isnan(v) else f"{v:.3f}"
     return str(v)
 
 
@@ -105,13 +104,16 @@ def _corpus(args):
 
 # ------------------------------------------------------------ content selection
 def run_content_selection(args) -> int:
+    import numpy as np
+
     from features.text.postag import TaggerConfig, load_tagger, tag_tokens
     from kcca.captions.content_selection import (CaptionConcepts, evaluate_caption_baselines,
                                                  upper_bound)
 
     corpus = _corpus(args)
     ids = list(corpus.split(args.split))[: args.max_images or None]
-    model = load_tagger(TaggerConfig(kind=args.tagger, seed=args.seed), cache=cache_from_args(args))
+    model = load_tagger(TaggerConfig(kind=args.tagger, seed=args.seed),
+                        cache=cache_from_args(args), progress=not args.quiet)
     cc = CaptionConcepts(kind=args.kind, tagger=lambda toks: tag_tokens(model, toks))
     gold = {i: [cc(c, f"{i}#{m}") for m, c in enumerate(corpus.captions[i])] for i in ids}
     train = [cc(c, f"{i}#{m}") for i in corpus.split("train")
@@ -180,6 +182,8 @@ def run_bast(args) -> int:
 
 # -------------------------------------------------------------------- keywords
 def run_keywords(args) -> int:
+    import numpy as np
+
     from features.text.pipeline import CaptionPreprocessor
     from kcca.captions.keywords import (documents_from_kernel, gold_from_annotators,
                                         leave_one_out, make_baselines, mode_diagnostic,
