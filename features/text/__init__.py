@@ -11,30 +11,34 @@ with a word kernel, ``soft_trigram``), ``word_kernel`` and the similarity source
 The Flickr 8K reproduction default is ``CaptionPreprocessor.paper_flickr8k()`` (preset
 ``flickr8k-lemma``): the released lemma file, lower-cased, punctuation dropped, NLTK's English
 stop words removed, which leaves the paper's 1,928 training words seen at least 5 times.
+
+The package's names are imported on first use, so ``import features.text.presets`` (``kcca
+preprocess --help``) loads neither NLTK nor scikit-learn.
 """
 
-from features.text.bow_kernel import BowKernel
-from features.text.compounds import HAND_TABLE, CompoundNormalizer
-from features.text.corpus_tokens import PreprocessedCorpus, preprocess_corpus
-from features.text.lemmatize import WordNetLemmatizer
-from features.text.pipeline import PRESETS, CaptionPreprocessor, default_preset
-from features.text.postag import TaggerConfig, load_tagger
-from features.text.resources import MissingResourceError
-from features.text.spelling import KnownWords, SpellingCorrector
-from features.text.stopwords import remove_stop_words, resolve_stop_words
+from __future__ import annotations
+
+import importlib
+
+# light, and named like their modules (imported here, the names stay the functions)
 from features.text.tokenize import tokenize
-from features.text.idf import Idf
-from features.text.tagrank_kernel import TagRankKernel
-from features.text.text_items import EmptyCaptionWarning
-from features.text.trigram_kernel import TrigramKernel
 from features.text.vocabulary import token_counts, vocabulary, vocabulary_stats
-from features.text.word_kernel import WordKernel
-from features.text.word_kernels import (
-    WORD_KERNELS,
-    WordKernelBuilder,
-    WordKernelConfig,
-    build_word_kernel,
-)
+
+#: public name -> the module defining it; imported on first use (``features.text.X``), so that
+#: importing one light submodule (``features.text.presets``) does not load NLTK or scikit-learn
+_EXPORTS = {
+    "BowKernel": "bow_kernel", "HAND_TABLE": "compounds", "CompoundNormalizer": "compounds",
+    "PreprocessedCorpus": "corpus_tokens", "preprocess_corpus": "corpus_tokens",
+    "WordNetLemmatizer": "lemmatize", "PRESETS": "presets", "default_preset": "presets",
+    "CaptionPreprocessor": "pipeline", "TaggerConfig": "postag", "load_tagger": "postag",
+    "MissingResourceError": "resources", "KnownWords": "spelling",
+    "SpellingCorrector": "spelling", "remove_stop_words": "stopwords",
+    "resolve_stop_words": "stopwords", "Idf": "idf",
+    "TagRankKernel": "tagrank_kernel", "EmptyCaptionWarning": "text_items",
+    "TrigramKernel": "trigram_kernel", "WordKernel": "word_kernel",
+    "WORD_KERNELS": "word_kernels", "WordKernelBuilder": "word_kernels",
+    "WordKernelConfig": "word_kernels", "build_word_kernel": "word_kernels",
+}
 
 __all__ = [
     "BowKernel", "EmptyCaptionWarning", "Idf", "TagRankKernel", "TrigramKernel", "WordKernel",
@@ -45,3 +49,14 @@ __all__ = [
     "remove_stop_words", "resolve_stop_words", "token_counts", "tokenize", "vocabulary",
     "vocabulary_stats",
 ]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'features.text' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"features.text.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

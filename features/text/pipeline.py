@@ -34,6 +34,7 @@ from kcca.data.errors import DataError
 from features.text.compounds import HAND_TABLE, CompoundNormalizer
 from features.text.lemmatize import WordNetLemmatizer
 from features.text.postag import TaggerConfig, load_tagger, tag_tokens
+from features.text.presets import DEFAULT_PRESETS, PRESETS, default_preset  # noqa: F401
 from features.text.spelling import SpellingCorrector
 from features.text.stopwords import NLTK_ENGLISH, remove_stop_words, resolve_stop_words
 from features.text.tokenize import TOKENIZERS, break_hyphens, has_alnum, tokenize
@@ -43,33 +44,6 @@ log = logging.getLogger(__name__)
 SOURCES = ("captions", "lemmas")
 #: bumped whenever a change of code changes the output for the same parameters
 PIPELINE_VERSION = 1
-
-#: Named configurations. ``flickr8k-lemma`` is the Flickr 8K reproduction default.
-PRESETS: dict[str, dict[str, Any]] = {
-    "flickr8k-lemma": dict(source="lemmas", tokenizer="whitespace", spelling=False,
-                           compounds=False, stop_words=NLTK_ENGLISH, lemmatize=False,
-                           tagger=None),
-    "flickr8k-full": dict(source="captions", tokenizer="treebank", spelling=True,
-                          compounds=True, stop_words=NLTK_ENGLISH, lemmatize=True,
-                          tagger="perceptron"),
-    "bleu-rouge": dict(source="captions", tokenizer="treebank", spelling=False,
-                       compounds=False, stop_words=None, lemmatize=False, tagger=None,
-                       split_hyphens=True),
-}
-DEFAULT_PRESETS = {"flickr8k": "flickr8k-lemma"}
-
-
-def default_preset(corpus_name: str) -> str:
-    """The preset a corpus is reproduced with (``flickr8k-lemma`` for Flickr 8K).
-
-    Variants of a corpus named ``<name>-<suffix>`` (other splits, ``kcca reproduce
-    --splits``; a subset of the training images) keep their corpus's preset.
-    """
-    for name, preset in DEFAULT_PRESETS.items():
-        if corpus_name == name or corpus_name.startswith(name + "-"):
-            return preset
-    return "flickr8k-full"
-
 
 def _item_name(i: int, ids: Sequence[str] | None) -> str:
     return f"caption {ids[i]!r}" if ids is not None else f"caption at position {i}"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kcca.cache import Cache, default_cache_dir
+if TYPE_CHECKING:  # the cache imports NumPy and joblib: not at `kcca --help`
+    from kcca.cache import Cache
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +52,8 @@ def finalize(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def cache_from_args(args: argparse.Namespace) -> Cache:
+    from kcca.cache import Cache, default_cache_dir
+
     if getattr(args, "no_cache", False):
         return Cache(None)
     root = getattr(args, "cache_dir", None) or default_cache_dir()

@@ -20,12 +20,13 @@ import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from kcca.cache import atomic_write
 from kcca.cli.common import add_backend_argument, backend_from_args, subparser
-from kcca.data.corpus import Corpus
 from kcca.errors import DataError
+
+if TYPE_CHECKING:  # the corpus module imports NumPy: not at `kcca --help`
+    from kcca.data.corpus import Corpus
 
 HELP = "run the pipeline on the embedded demo corpus (procedural images, grammar captions)"
 
@@ -111,6 +112,8 @@ def stage_contact_sheet(run: DemoRun) -> None:
     """Write ``contact_sheet.png``: the first training images with their caption #0."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    from kcca.cache import atomic_write
 
     corpus = run.corpus
     ids = list(corpus.split("train") + corpus.split("dev") + corpus.split("test"))
@@ -239,6 +242,7 @@ def stage_plot(run: DemoRun) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from kcca.cache import atomic_write
     from kcca.evaluate.original import original_ranks
 
     n = len(run.corpus.split("test"))

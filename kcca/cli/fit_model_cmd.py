@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
-from kcca.data.errors import DataError
+from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
 DEFAULT_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"

@@ -14,7 +14,7 @@ from kcca.cli.common import cache_from_args, subparser
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    from features.text.pipeline import PRESETS
+    from features.text.presets import PRESETS
 
     p = subparser(sub, "preprocess", "Preprocess captions (tokenise, compounds, spelling, "
                   "stop words, lemmas; Section 4.1.1) and print vocabulary statistics.", run)

@@ -32,10 +32,9 @@ import sys
 import time
 from pathlib import Path
 
-from kcca.backend import describe_backend
 from kcca.cli.common import (add_backend_argument, backend_from_args, cache_from_args,
                               data_dir_from_args, subparser)
-from kcca.data.errors import DataError
+from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
 
@@ -421,6 +420,8 @@ def run(args: argparse.Namespace) -> int:
             failed = _run_in_parallel(chosen_specs, corpus, ws, rank_dir, args, data_dir)
         else:
             failed = _run_locally(chosen_specs, corpus, ws, rank_dir, args)
+        from kcca.backend import describe_backend
+
         grid_note = (f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
                      if args.p or args.d else "")
         run_lines = [

@@ -15,7 +15,6 @@ import argparse
 import json
 import sys
 
-from kcca.cache import write_text_atomic
 from kcca.cli.common import subparser
 
 METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
@@ -152,6 +151,8 @@ def _run_human_agreement(args) -> int:
     captions = {i: corpus.captions[i] for i in ids}
     rep = human_agreement_report(captions, _metrics(args), args.vocabulary_size, args.plot)
     if args.out:
+        from kcca.cache import write_text_atomic
+
         write_text_atomic(args.out, json.dumps(rep, indent=1))
     print(f"Human agreement on Flickr 8K {args.split} ({rep['n_images']} images)")
     print(f"NOTE: {rep['note']}")
