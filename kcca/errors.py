@@ -5,6 +5,7 @@ exits with status 2, with no traceback unless ``--verbose`` is given::
 
     KccaUserError                 anything the user can correct (message + fix)
     ├── DataError (ValueError)    bad, missing or inconsistent input data, files or settings
+    │   ├── DataFolderNotGiven    no --data-dir and no $KCCA_DATA_DIR (a fresh clone)
     │   ├── FileVersionError      a file written by another version of the toolkit
     │   ├── KernelError           a kernel matrix KCCA cannot use (not PSD, NaN/inf, asymmetric)
     │   └── UnknownNameError (KeyError)   an unknown kernel, system, ... (close matches named)
@@ -54,6 +55,12 @@ class DataError(KccaUserError, ValueError):
 
     fix = ("correct the file, folder or value named above; data/README.md describes where each "
            "data set goes, and `kcca data` checks the layout")
+
+
+class DataFolderNotGiven(DataError):
+    """Neither ``--data-dir`` nor ``$KCCA_DATA_DIR`` names a data folder: what a command that
+    can do part of its work without the data (``kcca report``, ``kcca evaluate`` on compact
+    results) catches to go on with what the repository holds."""
 
 
 class FileVersionError(DataError):

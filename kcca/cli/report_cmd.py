@@ -4,8 +4,11 @@
 
 RUN_DIR is the ``--out`` folder of ``kcca demo`` or ``kcca reproduce``. The corpus is the one
 the rankings files name (a demo corpus is regenerated from its sizes and seed; Flickr 8K is
-read from ``--data-dir`` / ``$KCCA_DATA_DIR``). The page (``OUT/index.html``, default
-``RUN_DIR/report``) needs no server and loads nothing from the network.
+read from ``--data-dir`` / ``$KCCA_DATA_DIR``). Without a data folder, a folder whose systems
+all have compact results files (``rankings/*.ranks.npz``, as committed in
+``results/hodosh2013``) still gets its page: ids for captions and images, the stored metrics,
+no judgment marks. The page (``OUT/index.html``, default ``RUN_DIR/report``) needs no server
+and loads nothing from the network.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kcca.data.errors import DataError
+from kcca.errors import DataError, DataFolderNotGiven
 
 DATA_DIR_ENV = "KCCA_DATA_DIR"
 
@@ -14,7 +14,7 @@ def resolve_data_dir(flag: str | os.PathLike | None = None) -> Path:
     """The data folder from the flag, else the environment; a clear error if neither exists."""
     value = flag if flag is not None else os.environ.get(DATA_DIR_ENV)
     if not value:
-        raise DataError(
+        raise DataFolderNotGiven(
             f"no data folder given: pass --data-dir or set {DATA_DIR_ENV} to the folder that "
             "holds flickr8k/ (see data/README.md for how to obtain it)",
             fix=f"pass --data-dir PATH or export {DATA_DIR_ENV}=PATH, where PATH holds "

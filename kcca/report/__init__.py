@@ -4,8 +4,10 @@
 rebuilds its corpus; :mod:`~kcca.report.gather` evaluates every system and collects the
 per-query top-k with judgments; :mod:`~kcca.report.assets` writes thumbnails and copies plots;
 :mod:`~kcca.report.render` writes the page (summary beside the paper, plots, a query browser
-in plain JavaScript). The page needs no server and loads nothing from the network.
-:mod:`~kcca.report.browser` opens a page in headless Chromium (screenshots, tests).
+in plain JavaScript); :mod:`~kcca.report.legend` defines each metric it shows and says where
+the judgments come from (human for Flickr 8K, synthetic for the demo). The page needs no
+server and loads nothing from the network. :mod:`~kcca.report.browser` opens a page in
+headless Chromium (screenshots, tests).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from kcca.data.corpus import Corpus
 from kcca.cache import write_text_atomic
+from kcca.errors import DataFolderNotGiven
 
 __all__ = ["build_report"]
 
@@ -27,7 +30,10 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None, *,
     """Write ``out_dir/index.html`` (default ``run_dir/report``) and return its path.
 
     The corpus is ``corpus`` when given, else rebuilt from ``corpus_name`` or from the name
-    the rankings files record (:func:`kcca.report.rundir.load_run_corpus`). ``embed`` inlines
+    the rankings files record (:func:`kcca.report.rundir.load_run_corpus`). When the data
+    folder is not found but every system has a compact results file (the committed results
+    of a fresh clone), the page is made from those: ids for captions and images, no
+    judgment marks, and a note saying how to get the data. ``embed`` inlines
     thumbnails and plots as data URIs (one file); otherwise they go to ``thumbs/`` and
     ``plots/`` beside the page.
     """
@@ -41,14 +47,31 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None, *,
     same = out.resolve() == root.resolve()
     run = scan_run_folder(root, exclude=out / "plots" if same else out)
     if corpus is None:
-        corpus = load_run_corpus(corpus_name or run.corpus_name, data_dir=data_dir, seed=seed,
-                                 splits_dir=splits_dir)
+        try:
+            corpus = load_run_corpus(corpus_name or run.corpus_name, data_dir=data_dir,
+                                     seed=seed, splits_dir=splits_dir)
+        except DataFolderNotGiven:
+            if not all(r.compact is not None for r in run.rankings):
+                raise
+            warn_without_data(progress)
     data = gather(run, corpus, top_k=top_k, relevance=relevance, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
-    thumbs = write_thumbnails(data.image_ids, corpus.load_image, out, size=thumb_size,
-                              embed=embed, progress=progress)
+    thumbs = (write_thumbnails(data.image_ids, corpus.load_image, out, size=thumb_size,
+                               embed=embed, progress=progress)
+              if corpus is not None else [""] * len(data.image_ids))
     plots = copy_plots(data.plots, root, out, embed=embed)
     page = render_page(data, thumbs, plots,
                        generated=_dt.datetime.now().isoformat(timespec="seconds"))
     path = out / "index.html"
     return write_text_atomic(path, page)
+
+
+
+def warn_without_data(enabled: bool = True) -> None:
+    """Say on stderr that the report is made from compact results, and how to get the rest."""
+    import sys
+
+    if enabled:
+        print("note: no data folder (--data-dir or $KCCA_DATA_DIR): the report shows ids "
+              "instead of captions and images, without judgment marks; data/README.md says "
+              "how to get the data", file=sys.stderr)

@@ -67,6 +67,9 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     run_notes: list[str] = field(default_factory=list)
     plots: list[Path] = field(default_factory=list)
+    judgment_source: str = ""          # where the judgments come from (:mod:`kcca.report.legend`)
+    synthetic_judgments: bool = False
+    with_data: bool = True             # False: made from compact results, ids for captions
 
 
 def paper_name(system: str) -> str | None:
@@ -192,60 +195,133 @@ def _table_notes(run: RunFolder, systems: list[SystemData]) -> list[str]:
     return notes
 
 
-def gather(run: RunFolder, corpus: Corpus, *, top_k: int = 10, relevance: str = "paper",
+def _pool_ids(run: RunFolder) -> tuple[list[str], list[str]]:
+    """Image and caption ids of the pool, from the first compact results file (no data)."""
+    from kcca.data.errors import DataError
+    from kcca.evaluate.compact import read_compact
+
+    for entry in run.rankings:
+        if entry.compact is not None:
+            c = read_compact(entry.compact)
+            if "annotation" in c.query_ids:
+                return list(c.query_ids["annotation"]), list(c.candidate_ids["annotation"])
+            return list(c.candidate_ids["search"]), list(c.query_ids["search"])
+    raise DataError(f"{run.root}: the rankings files need the corpus they rank (set --data-dir "
+                    "or KCCA_DATA_DIR); without it a report reads compact results files "
+                    "(*.ranks.npz, written by kcca reproduce), and there are none")
+
+
+def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance: str = "paper",
            progress: bool = False) -> ReportData:
-    """Read, validate and evaluate every rankings file of ``run`` against ``corpus``."""
+    """Read, validate and evaluate every rankings file of ``run`` against ``corpus``.
+
+    ``corpus=None`` (no data): every system is read from its compact results file (gold
+    ranks, top of each ranking, stored judged metrics); the page shows ids for captions and
+    no judgment marks. A system with only a compact file is read from it with the corpus too.
+    """
+    from kcca.data.errors import DataError
+    from kcca.evaluate.compact import check_pool, read_compact
     from kcca.evaluate.rankings_io import read_rankings
-    from kcca.evaluate.system import EvaluationContext, evaluate_system
+    from kcca.evaluate.system import EvaluationContext, evaluate_compact, evaluate_system
+    from kcca.report.legend import judgment_source
 
     split = run.split
-    pool = corpus.pool(split)
-    image_ids = [p[0] for p in pool]
-    caption_ids = [p[1] for p in pool]
-    captions = [p[2] for p in pool]
-    n = len(pool)
+    if corpus is not None:
+        pool = corpus.pool(split)
+        image_ids = [p[0] for p in pool]
+        caption_ids = [p[1] for p in pool]
+        captions = [p[2] for p in pool]
+    else:
+        image_ids, caption_ids = _pool_ids(run)
+        captions = list(caption_ids)
+    n = len(image_ids)
     k = max(1, min(top_k, n))
     ctx = EvaluationContext(corpus, split, relevance, with_bleu_rouge=False)
-    has_paper = corpus.name == "flickr8k" and split == "test"
+    corpus_name = corpus.name if corpus is not None else run.corpus_name
+    has_paper = corpus_name == "flickr8k" and split == "test"
     systems: list[SystemData] = []
     taken: set[str] = set()
     pairs: set[tuple[int, int]] = {(i, i) for i in range(n)}
     for entry in sorted(run.rankings, key=_paper_order):
         if progress:
-            print(f"report: reading {entry.path}")
-        rk = read_rankings(entry.path, pool)
-        ev = evaluate_system(rk, ctx)
+            print(f"report: reading {entry.compact if corpus is None else entry.path}")
+        if corpus is not None and not entry.is_compact:
+            rk = read_rankings(entry.path, pool)
+            ev = evaluate_system(rk, ctx)
+            system = rk.system
+            tops = {task: r[:, :k] for task, r in rk.tasks.items()}
+            golds = {task: original_ranks(r) for task, r in rk.tasks.items()}
+        else:
+            if entry.compact is None:
+                raise DataError(f"{entry.path}: without the corpus's data a report reads the "
+                                "compact results file beside it, and there is none",
+                                fix=f"kcca report {run.root} --data-dir DATA_DIR")
+            ck = read_compact(entry.compact)
+            if corpus is None:
+                for task in ck.gold:
+                    queries = image_ids if task == "annotation" else caption_ids
+                    if list(ck.query_ids[task]) != queries:
+                        raise DataError(f"{entry.compact}: its pool differs from that of "
+                                        f"{run.rankings[0].compact} (other ids or order)",
+                                        fix="keep the results of one pool in one folder")
+            else:
+                check_pool(ck, pool)
+            ev = evaluate_compact(ck, ctx)
+            system = ck.system
+            tops = {task: t[:, :k] for task, t in ck.top.items()}
+            golds = dict(ck.gold)
         table = ev.table()
         # the summary's metrics, and the judging-protocol S@k its coverage note quotes
         metrics = {t: {m: float(v) for m, v in table.get(t, {}).items()
                        if m in HIGHER_IS_BETTER or m.endswith(" imputed")}
                    for t in TASKS if t in table}
         top, gold = {}, {}
-        for task, r in rk.tasks.items():
-            top[task] = np.ascontiguousarray(r[:, :k])
-            gold[task] = original_ranks(r)
+        for task in tops:
+            top[task] = np.ascontiguousarray(tops[task])
+            gold[task] = np.asarray(golds[task])
             for q, row in enumerate(top[task].tolist()):
                 pairs.update((q, j) if task == "annotation" else (j, q) for j in row)
-        name = _unique(rk.system, taken)
+        name = _unique(system, taken)
         systems.append(SystemData(
-            name=name, source=str(entry.path), paper_name=paper_name(rk.system),
-            metrics=metrics, paper=paper_numbers(rk.system) if has_paper else {},
-            top=top, gold_rank=gold, chosen=_chosen_text(run.details, rk.system),
+            name=name, source=str(entry.path), paper_name=paper_name(system),
+            metrics=metrics, paper=paper_numbers(system) if has_paper else {},
+            top=top, gold_rank=gold, chosen=_chosen_text(run.details, system),
             coverage=ev.coverage))
     rel = ctx.relevance
     notes = []
-    if rel is None:
+    if corpus is None:
+        notes.append("made without the data: captions are shown by id, images by name, with "
+                     "no judgment marks; the metrics are those stored in the compact results "
+                     "files. With the data folder (data/README.md), `kcca report "
+                     f"{run.root} --data-dir DATA_DIR` shows captions, thumbnails and marks")
+    elif rel is None:
         notes.append("no crowd judgments for this corpus: S@k and R-precision are not shown")
     if not has_paper:
         notes.append(f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
-                     f"the {split} pool of corpus {corpus.name!r}, so they are not shown")
+                     f"the {split} pool of corpus {corpus_name!r}, so they are not shown")
     for s in systems:
         notes.extend(_coverage_notes(s))
     notes.extend(_table_notes(run, systems))
     run_notes = table_header_lines(run.tables_md[0]) if run.tables_md else []
+    source, synthetic = judgment_source(corpus) if corpus is not None else ("", False)
+    rule = rel.rule.describe() if rel is not None else None
+    if corpus is None and any(_stored_rule(e) == relevance for e in run.rankings):
+        rule = get_rule(relevance).describe()  # the stored judged metrics' rule
     return ReportData(
-        run_dir=run.root, corpus_name=corpus.name, split=split, image_ids=image_ids,
+        run_dir=run.root, corpus_name=corpus_name, split=split, image_ids=image_ids,
         caption_ids=caption_ids, captions=captions, systems=systems, top_k=k,
-        chance=chance_levels(n), relevance_rule=rel.rule.describe() if rel is not None else None,
-        judgments=judgments_for(corpus, image_ids, caption_ids, pairs, relevance),
-        has_paper=has_paper, notes=notes, run_notes=run_notes, plots=list(run.plots))
+        chance=chance_levels(n), relevance_rule=rule,
+        judgments=(judgments_for(corpus, image_ids, caption_ids, pairs, relevance)
+                   if corpus is not None else {}),
+        has_paper=has_paper, notes=notes, run_notes=run_notes, plots=list(run.plots),
+        judgment_source=source, synthetic_judgments=synthetic, with_data=corpus is not None)
+
+
+def _stored_rule(entry) -> str:
+    """The relevance rule a compact results file's stored metrics were computed under."""
+    from kcca.evaluate.compact import read_compact
+
+    if entry.compact is None:
+        return ""
+    compact = read_compact(entry.compact)
+    return str(compact.meta.get("relevance") or "") if compact.full_metrics else ""

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from kcca.report.assets import static_text
 from kcca.report.gather import METRICS, TASKS, ReportData
+from kcca.report.legend import judgments_html, legend_html
 
 TASK_TITLES = {"annotation": "Image annotation (query images, ranked captions)",
                "search": "Image search (query captions, ranked images)"}
@@ -60,7 +61,8 @@ def _cell(metric: str, ours: float | None, paper: float | None, has_paper: bool)
 
 
 def summary_html(data: ReportData) -> str:
-    """One table per task: a row per system (ours, the paper's value, the difference), chance."""
+    """One table per task: a row per system (ours, the paper's value, the difference), chance;
+    the judgments' source above them, the shown metrics' definitions below."""
     parts = []
     if data.has_paper:
         parts.append('<p class="legend">Cells: ours, below it the paper\'s value and the '
@@ -71,12 +73,16 @@ def summary_html(data: ReportData) -> str:
     else:
         parts.append('<p class="legend">R@k, S@k, R-precision in percent (higher is better); '
                      'median rank (lower is better).</p>')
+    if data.judgment_source:
+        parts.append(judgments_html(data.judgment_source))
     show_chosen = any(s.chosen for s in data.systems)
+    shown: list[str] = []
     for task in TASKS:
         systems = [s for s in data.systems if task in s.metrics]
         if not systems:
             continue
         cols = [m for m, _ in METRICS if any(m in s.metrics[task] for s in systems)]
+        shown.extend(m for m in cols if m not in shown)
         head = "".join(f"<th>{escape(m)}</th>" for m in cols)
         rows = []
         for s in systems:
@@ -98,6 +104,7 @@ def summary_html(data: ReportData) -> str:
                      f'<table class="summary" id="summary-{task}"><thead><tr>'
                      f'<th class="name">system</th>{chosen_head}{head}</tr></thead>'
                      f"<tbody>{''.join(rows)}</tbody></table>")
+    parts.append(legend_html(shown, data.relevance_rule))
     return "\n".join(parts)
 
 
@@ -187,6 +194,7 @@ def render_page(data: ReportData, thumbs: Sequence[str], plots: Sequence[tuple[s
     notes = "".join(f"<li>{escape(t)}</li>" for t in data.notes)
     run_notes = "".join(f"<li>{escape(t)}</li>" for t in data.run_notes)
     rule = (f"; crowd relevance {escape(data.relevance_rule)}" if data.relevance_rule else "")
+    votes = "synthetic crowd votes" if data.synthetic_judgments else "crowd votes"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -220,7 +228,7 @@ captions){rule}.{(" Generated " + escape(generated) + ".") if generated else ""}
 <noscript><p>The query browser needs JavaScript; the summary and plots above do not.</p></noscript>
 <div class="controls"><label>system <select id="system">{options}</select></label>
 <span class="legend"><span class="mark gold">gold</span> the original item;
-<span class="mark rel">&#10003; 3/3</span> crowd votes, relevant;
+<span class="mark rel">&#10003; 3/3</span> {votes}, relevant;
 <span class="mark notrel">&#10007; 0/3</span> not relevant;
 <span class="mark expert">E 3.33</span> mean expert score (1-4)</span></div>
 </section>

@@ -4,7 +4,10 @@ A run folder is the ``--out`` of ``kcca demo`` (``rankings_<SYSTEM>.json``, ``*.
 ``kcca reproduce`` (``rankings/<SYSTEM>.json``, ``rankings/details.json``, ``table*.{md,csv}``,
 plots). A rankings file is any ``*.json`` directly in the folder or in ``rankings/`` whose
 ``"format"`` is ``"kcca-rankings"`` (:mod:`kcca.evaluate.rankings_io`); its ``"corpus"`` and
-``"split"`` say which pool it ranks, and :func:`load_run_corpus` rebuilds that corpus.
+``"split"`` say which pool it ranks, and :func:`load_run_corpus` rebuilds that corpus. A
+compact results file (``<SYSTEM>.ranks.npz``, :mod:`kcca.evaluate.compact`) stands in for a
+system whose rankings file is absent (the committed results of a fresh clone), and is kept
+beside one that is present, for a report made without the data.
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ class RankingsFile:
     system: str
     corpus: str
     split: str
+    #: the compact results file of the same system (``path`` itself when it is one)
+    compact: Path | None = None
+
+    @property
+    def is_compact(self) -> bool:
+        return self.compact is not None and self.compact == self.path
 
 
 @dataclass
@@ -84,16 +93,29 @@ def _header(path: Path) -> dict | None:
 
 
 def find_rankings(root: Path) -> list[RankingsFile]:
-    """Rankings files directly in ``root`` and in ``root/rankings``, sorted by path."""
-    candidates = sorted(root.glob("*.json")) + sorted((root / "rankings").glob("*.json"))
+    """Rankings files directly in ``root`` and in ``root/rankings``, sorted by path, then the
+    compact results files (``*.ranks.npz``) of systems without a rankings file there."""
+    from kcca.evaluate.compact import SUFFIX, compact_path, read_compact
+
     out = []
-    for path in candidates:
-        head = _header(path)
-        if head is None:
-            continue
-        out.append(RankingsFile(path, str(head.get("system") or path.stem),
-                                str(head.get("corpus") or "flickr8k"),
-                                str(head.get("split") or "test")))
+    for folder in (root, root / "rankings"):
+        full = []
+        for path in sorted(folder.glob("*.json")):
+            head = _header(path)
+            if head is None:
+                continue
+            compact = compact_path(path)
+            full.append(RankingsFile(path, str(head.get("system") or path.stem),
+                                     str(head.get("corpus") or "flickr8k"),
+                                     str(head.get("split") or "test"),
+                                     compact if compact.is_file() else None))
+        beside = {f.compact for f in full}
+        for path in sorted(folder.glob("*" + SUFFIX)):
+            if path in beside:
+                continue
+            c = read_compact(path)
+            full.append(RankingsFile(path, c.system, c.corpus or "flickr8k", c.split, path))
+        out.extend(sorted(full, key=lambda f: f.path))
     return out
 
 
@@ -112,9 +134,15 @@ def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFold
         raise DataError(f"{root} is not a folder: {fix}")
     rankings = find_rankings(root)
     if not rankings:
-        raise DataError(f"no rankings files in {root} (looked for *.json and rankings/*.json "
-                        f"with \"format\": \"{FORMAT}\"): run `kcca demo --out {root}` or "
-                        f"`kcca reproduce --out {root}` first")
+        looked = (f"looked for *.json and rankings/*.json with \"format\": \"{FORMAT}\", and "
+                  "*.ranks.npz")
+        if any(root.glob("table*.md")):  # a results folder: never suggest writing a demo into it
+            raise DataError(f"no rankings files in {root} ({looked}), only tables: remake "
+                            "them with the data (this rewrites the tables too)",
+                            fix=f"kcca reproduce --out {root} --force")
+        raise DataError(f"no rankings files in {root} ({looked}): make a run there with "
+                        f"`kcca demo --out {root}` or, with the data, `kcca reproduce --out "
+                        f"{root}`", fix=f"kcca demo --out {root}")
     pools = {(r.corpus, r.split) for r in rankings}
     if len(pools) > 1:
         listed = "; ".join(f"{r.path.name}: corpus {r.corpus!r}, split {r.split!r}"

@@ -38,6 +38,9 @@
   }
 
   function thumb(i, cls) {
+    if (!data.thumbs[i]) {  // made without the data: the image's name stands in
+      return el("div", (cls || "thumb") + " nothumb", data.images[i]);
+    }
     var img = el("img", cls || "thumb");
     img.src = data.thumbs[i];
     img.alt = data.images[i];

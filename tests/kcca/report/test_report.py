@@ -217,6 +217,17 @@ def test_missing_or_empty_run_folder_errors_name_the_path_and_the_fix(tmp_path):
     with pytest.raises(DataError, match=r"no rankings files in .*empty") as exc:
         scan_run_folder(empty)
     assert "kcca reproduce --out" in str(exc.value)
+    assert exc.value.fix == f"kcca demo --out {empty}"
+
+
+def test_a_results_folder_without_rankings_is_never_offered_a_demo(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "table3.md").write_text("# Table 3\n")
+    with pytest.raises(DataError, match="only tables") as exc:
+        scan_run_folder(results)
+    assert exc.value.fix == f"kcca reproduce --out {results} --force"
+    assert "demo" not in str(exc.value) + exc.value.fix
 
 
 def test_rankings_of_different_pools_are_an_error(tmp_path, corpus):
