@@ -230,7 +230,8 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
         coverage["R-precision total (Table 5)"] = total_r_precision(
             metrics["annotation"]["R-precision"], metrics["search"]["R-precision"])
     if ctx.corpus is None and stored:
-        coverage = {k: (dict(v) if isinstance(v, dict) else v)
+        coverage = {k: (dict(sorted(v.items(), key=_coverage_order)) if isinstance(v, dict)
+                        else v)
                     for k, v in compact.meta.get("coverage", {}).items()}
     notes = [f"{compact.source}: compact results (gold ranks and the top {compact.depth} per "
              "query" + ("; the full-ranking metrics as stored when it was written"
@@ -241,7 +242,22 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
     if ctx.corpus is None and not stored:
         notes.append("no corpus data: S@k, R-precision, expert and BLEU/ROUGE need the "
                      "judgments and captions (set --data-dir or KCCA_DATA_DIR)")
+    elif ctx.corpus is None:
+        notes.append("no corpus data: BLEU/ROUGE of the first caption need the captions (set "
+                     "--data-dir or KCCA_DATA_DIR)")
     return SystemEvaluation(compact.system, metrics, coverage, expert_result, notes)
+
+
+def _coverage_order(item: tuple[str, object]) -> tuple[int, int, str]:
+    """Judged-coverage entries as :func:`evaluate_system` lists them: top-k judged by k, then
+    R-precision's, then the expert's (a stored file's keys come back sorted by name)."""
+    import re
+
+    key = item[0]
+    m = re.fullmatch(r"top-(\d+) judged", key)
+    if m:
+        return (0, int(m.group(1)), key)
+    return (1 if key.startswith("R-precision") else 2, 0, key)
 
 
 #: per-query 0/1 metrics (McNemar); "S@k imputed" is an expectation in [0, 1] (randomisation)
