@@ -32,10 +32,13 @@ def paper_tables_text(rep: dict) -> str:
     """Format :func:`kcca.evaluate.agreement` results: ours (paper's value in brackets)."""
     L: list[str] = ["Judgment-only reproductions: ours (paper)", ""]
     if "relevance_counts" in rep:
-        L.append("Relevance from crowd votes (Section 4.3.2); histograms = 1 / 2 / 3 / 4+")
+        L.append("Relevance from crowd votes (Section 4.3.2): pairs added, queries with 1 / 2 / 3 "
+                 "/ 4+ relevant items")
+        L.append(f"  {'rule':<34} {'added':>5}   {'captions (images)':<19}   images (captions)")
         for name, c in rep["relevance_counts"].items():
-            L.append(f"  {c['rule']:<34} added {c['added']:5d}   captions "
-                     f"{c['captions (relevant images)']}   images {c['images (relevant captions)']}")
+            L.append(f"  {c['rule']:<34} {c['added']:5d}   "
+                     f"{_counts(c['captions (relevant images)']):<19}   "
+                     f"{_counts(c['images (relevant captions)'])}")
         pc = P.RELEVANCE_COUNTS
         L.append(f"  paper: added {pc['added']}, captions {list(pc['search'])}, images "
                  f"{list(pc['annotation_printed'])} as printed (a typo: sums to 950; the "
@@ -67,6 +70,7 @@ def paper_tables_text(rep: dict) -> str:
         L.append("")
     if "table7" in rep:
         L.append("Table 7 recomputed from the paper's Tables 11-12 (30 systems): rho / tau-b")
+        L.append(f"  {'':26} {'annotation':<29}   search")
         gaps = []
         for (h, a), v in rep["table7"].items():
             cells = []
@@ -74,7 +78,7 @@ def paper_tables_text(rep: dict) -> str:
                 rho, tau = v[task]
                 prho, ptau = P.TABLE7[(h, a)][task]
                 gaps += [abs(rho - prho), abs(tau - ptau)]
-                cells.append(f"{task} {rho:+.3f} ({prho:+.2f}) / {tau:+.3f} ({ptau:+.2f})")
+                cells.append(f"{rho:+.3f} ({prho:+.2f}) / {tau:+.3f} ({ptau:+.2f})")
             L.append(f"  {h:>11} vs {a:<11} " + "   ".join(cells))
         L.append(f"  largest gap {max(gaps):.3f}")
         L.append("")
@@ -113,4 +117,25 @@ def paper_tables_text(rep: dict) -> str:
         L.append("Krippendorff's alpha of the three expert judges: " +
                  ", ".join(f"{k} {v:.3f}" for k, v in a.items()) +
                  f" (paper {P.KRIPPENDORFF_ALPHA}, level not stated)")
-    return "\n".join(L)
+    return "\n".join(wrap_line(line) for line in L)
+
+
+#: the widest line :func:`paper_tables_text` prints (a 100-column terminal)
+WIDTH = 100
+
+
+def wrap_line(line: str, width: int = WIDTH) -> str:
+    """``line`` folded at ``width``, continuation lines indented 4 past its own indent."""
+    import textwrap
+
+    if len(line) <= width:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()))
+    return "\n".join(textwrap.wrap(line.strip(), width, initial_indent=indent,
+                                   subsequent_indent=indent + "    ", break_long_words=False,
+                                   break_on_hyphens=False))
+
+
+def _counts(histogram) -> str:
+    """``[446, 202, 100, 252]`` as ``446 202 100 252``."""
+    return " ".join(str(v) for v in histogram)

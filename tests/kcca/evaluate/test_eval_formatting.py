@@ -51,3 +51,24 @@ def test_records_csv_and_json_agree():
     assert doc["systems"][1]["aggregates"]["annotation"]["R@1"] == 1.0
     assert doc["systems"][0]["aggregates"]["search"]["R@1"] is None  # NaN: strict JSON null
     assert "**" in systems_text(evals, sig)
+
+
+def test_long_lines_fold_at_100_columns_under_their_indent():
+    from kcca.evaluate.report import wrap_line
+
+    line = "  " + " ".join(f"word{i}" for i in range(40))
+    folded = wrap_line(line).splitlines()
+    assert len(folded) > 1 and all(len(x) <= 100 for x in folded)
+    assert folded[0].startswith("  word0") and folded[1].startswith("      word")
+    assert " ".join(x.strip() for x in folded) == line.strip()
+    assert wrap_line("short") == "short"
+
+
+def test_paper_tables_fit_a_100_column_terminal(data_dir, nltk_data_dir, capsys):
+    from kcca.cli import main
+
+    assert main(["--data-dir", str(data_dir), "evaluate", "--paper-tables"]) == 0
+    out = capsys.readouterr().out
+    assert "Table 10(a)" in out and "Krippendorff" in out
+    wide = [line for line in out.splitlines() if len(line) > 100]
+    assert not wide, wide
