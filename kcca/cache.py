@@ -42,12 +42,21 @@ def reset_cache_stats() -> None:
 
 
 def format_cache_stats(stats: dict[str, dict[str, int]] | None = None) -> str:
-    """``"cache: image-features 0 computed / 3 loaded; system-dev 2 computed / 0 loaded"``."""
+    """``"cache: image-features 0 computed / 3 loaded; system-dev 2 computed / 0 loaded"``,
+    folded between entries to fit 100 columns."""
     stats = cache_stats() if stats is None else stats
     if not stats:
         return ""
-    return "cache: " + "; ".join(f"{stage} {c.get('computed', 0)} computed / "
-                                 f"{c.get('loaded', 0)} loaded" for stage, c in stats.items())
+    entries = [f"{stage} {c.get('computed', 0)} computed / {c.get('loaded', 0)} loaded"
+               for stage, c in stats.items()]
+    lines = ["cache: " + entries[0]]
+    for entry in entries[1:]:  # folded between entries at 100 columns
+        if len(lines[-1]) + 2 + len(entry) <= 100:
+            lines[-1] += "; " + entry
+        else:
+            lines[-1] += ";"
+            lines.append("  " + entry)
+    return "\n".join(lines)
 
 
 def _jsonable(obj: Any) -> Any:

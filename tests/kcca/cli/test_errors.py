@@ -304,3 +304,16 @@ def test_cupy_without_a_gpu_is_refused_before_any_work(argv, tmp_path, monkeypat
                            "install the GPU extra")
     assert not (tmp_path / "cache").exists() and not (tmp_path / "kcca-demo-out").exists()
 
+
+
+def test_the_cache_summary_folds_between_entries_at_100_columns():
+    from kcca.cache import format_cache_stats
+
+    stages = ["codebook", "image-features", "system-image-gram", "text-preprocess",
+              "system-text-gram", "kernel-factor", "system-dev", "system-test"]
+    text = format_cache_stats({s: {"computed": 600, "loaded": 0} for s in stages})
+    lines = text.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 100 for line in lines)
+    assert lines[0].startswith("cache: codebook 600 computed / 0 loaded;")
+    assert " ".join(line.strip() for line in lines) == "cache: " + "; ".join(
+        f"{s} 600 computed / 0 loaded" for s in stages)
