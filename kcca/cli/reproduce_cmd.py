@@ -95,21 +95,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = True):
-    """Flickr 8K (with judgments), with the three split files of ``splits_dir`` when given;
-    ``images=False`` (tables only) skips the image files and the lemma file."""
-    from kcca.data.flickr8k import SPLIT_FILES, load_flickr8k, read_split_file
+    """:func:`kcca.data.flickr8k.load_flickr8k_with_splits` (the corpus of ``--splits``)."""
+    from kcca.data.flickr8k import load_flickr8k_with_splits
 
-    corpus = (load_flickr8k(data_dir) if images else
-              load_flickr8k(data_dir, images=False, lemmas=False))
-    if splits_dir is None:
-        return corpus
-    folder = Path(splits_dir)
-    splits = {s: read_split_file(folder / name, dict(corpus.captions))
-              for s, name in SPLIT_FILES.items()}
-    files = {**(corpus.source_files or {}),
-             **{f"split:{s}": str(folder / name) for s, name in SPLIT_FILES.items()}}
-    return dataclasses.replace(corpus, splits=splits, source_files=files,
-                               name=f"{corpus.name}-splits-{folder.name}")
+    return load_flickr8k_with_splits(data_dir, splits_dir, images=images)
 
 
 def git_commit() -> str:

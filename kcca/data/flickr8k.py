@@ -261,3 +261,24 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
                       **({"expert": str(text / EXPERT_FILE), "crowd": str(text / CROWD_FILE)}
                          if judgments else {})},
     )
+
+
+def load_flickr8k_with_splits(data_dir: str | Path, splits_dir: str | Path | None, *,
+                              images: bool = True) -> Corpus:
+    """Flickr 8K (with judgments), with the three split files of ``splits_dir`` when given
+    (``kcca reproduce --splits``: the corpus is named ``flickr8k-splits-<folder>`` and its
+    split files enter the cache keys); ``images=False`` (tables only) skips the image files and
+    the lemma file."""
+    import dataclasses
+
+    corpus = (load_flickr8k(data_dir) if images else
+              load_flickr8k(data_dir, images=False, lemmas=False))
+    if splits_dir is None:
+        return corpus
+    folder = Path(splits_dir)
+    splits = {s: read_split_file(folder / name, dict(corpus.captions))
+              for s, name in SPLIT_FILES.items()}
+    files = {**(corpus.source_files or {}),
+             **{f"split:{s}": str(folder / name) for s, name in SPLIT_FILES.items()}}
+    return dataclasses.replace(corpus, splits=splits, source_files=files,
+                               name=f"{corpus.name}-splits-{folder.name}")

@@ -214,9 +214,9 @@ def load_run_corpus(name: str, *, data_dir: str | Path | None = None, seed: int 
 
         root = resolve_data_dir(data_dir)
         if splits_dir is not None:
-            from kcca.cli.reproduce_cmd import load_with_splits
+            from kcca.data.flickr8k import load_flickr8k_with_splits
 
-            return load_with_splits(root, str(splits_dir))
+            return load_flickr8k_with_splits(root, splits_dir)
         return load_corpus("flickr8k", root, lemmas=False)
     if name.endswith(".json"):
         return load_corpus(name)

@@ -56,9 +56,9 @@ def with_client_nltk_path(cfg: TaskConfig) -> TaskConfig:
 
 @functools.lru_cache(maxsize=4)
 def _corpus(data_dir: str, splits_dir: str | None):
-    from kcca.cli.reproduce_cmd import load_with_splits
+    from kcca.data.flickr8k import load_flickr8k_with_splits
 
-    return load_with_splits(data_dir, splits_dir)
+    return load_flickr8k_with_splits(data_dir, splits_dir)
 
 
 def run_system_task(spec, cfg: TaskConfig) -> dict:
