@@ -53,6 +53,12 @@ intersection, pyramid-like and RBF kernels of n = 100 .. 3,000 at p = 1, 2, 3 at
 trace``, i.e. 1.3e-12 at n = 6,000, so 1e-8 leaves four orders of magnitude of margin while
 refusing any kernel whose negative part matters for the solve (a negated kernel is at -0.1 to
 -1 x trace).
+
+Kernels that are not PSD in theory declare it (``Kernel.positive_semidefinite = False``: the
+soft trigram kernel through a thresholded or max-combined word kernel, Section 4.1.2, whose
+Flickr 8K training Gram matrix reaches about -7e-5 x trace for TRI5SEM); the pipeline fits
+them with ``KCCA(indefinite="psd-part")``, which uses the positive part of the centred kernel
+(negative eigenvalues are never kept by the factorisation) instead of refusing it.
 """
 
 
@@ -226,6 +232,9 @@ class LowRankFactor:
     pivots: np.ndarray
     trace: float
     residual_trace: float
+    #: ``(what, value, scale)`` of the most negative residual diagonal entry seen, when it was
+    #: below ``-PSD_RTOL * scale`` (only with ``check_psd=False``; else that raises)
+    psd_violation: tuple[str, float, float] | None = None
 
     @property
     def rank(self) -> int:
@@ -242,6 +251,7 @@ def pivoted_cholesky(
     argument: str = "K",
     block_size: int = 64,
     stale_ratio: float = 0.1,
+    check_psd: bool = True,
 ) -> LowRankFactor:
     """Greedy pivoted incomplete Cholesky ``K ~ G G'`` (partial Gram-Schmidt, Hardoon et al. 2004).
 
@@ -264,7 +274,9 @@ def pivoted_cholesky(
     for a PSD kernel). This costs nothing beyond the factorisation, but it only sees the
     pivots taken: an indefinite part below the stopping precision goes unnoticed (the factor
     ``G G'`` itself is PSD by construction). Dense kernels get the complete check through
-    the eigen factorisation of :mod:`kcca.solver`.
+    the eigen factorisation of :mod:`kcca.solver`. ``check_psd=False`` records the worst
+    violation in ``psd_violation`` instead of raising (the factor approximates the kernel's
+    positive part; :mod:`kcca.solver` decides).
     """
     if int(block_size) != block_size or block_size < 1:
         raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
@@ -292,6 +304,7 @@ def pivoted_cholesky(
     floor = n * np.finfo(float).eps * max(float(diag0.max()), 0.0)
     stop_trace = precision * trace
     resid = diag0.copy()  # host copy of the residual diagonal drives the pivot choice
+    violation: tuple[str, float, float] | None = None
 
     cap = min(limit, 256)
     Gt = xp.zeros((cap, n), dtype=xp.float64)  # row j = factor column j (contiguous)
@@ -329,9 +342,12 @@ def pivoted_cholesky(
             resid -= g_host * g_host
             resid[piv] = 0.0
             low = int(np.argmin(resid))
-            if resid[low] < -PSD_RTOL * psd_scale:  # a Schur complement not PSD: K is not
-                raise not_psd_error(argument, f"after {j + 1} pivots the residual diagonal "
-                                    f"entry {low}", float(resid[low]), psd_scale)
+            if resid[low] < -PSD_RTOL * psd_scale:  # a Schur complement < 0: K is not PSD
+                what = f"after {j + 1} pivots the residual diagonal entry {low}"
+                if check_psd:
+                    raise not_psd_error(argument, what, float(resid[low]), psd_scale)
+                if violation is None or resid[low] / psd_scale < violation[1] / violation[2]:
+                    violation = (what, float(resid[low]), psd_scale)
             np.maximum(resid, 0.0, out=resid)
             left[i] = False
             C = C - g[:, None] * xp.asarray(g_host[cand])[None, :]
@@ -341,4 +357,4 @@ def pivoted_cholesky(
     bar.close()
     factor = xp.matrix_transpose(Gt[:j, :])
     return LowRankFactor(factor=factor, pivots=np.asarray(pivots, dtype=np.intp), trace=trace,
-                         residual_trace=float(resid.sum()))
+                         residual_trace=float(resid.sum()), psd_violation=violation)

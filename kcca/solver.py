@@ -101,6 +101,9 @@ class _Side:
     rank: int          # factor rank (pivots, or eigenvalues kept)
     residual_trace: float
     method: str        # "eigen" or "cholesky"
+    #: ``(what, value, scale)`` when the kernel is not PSD beyond round-off (the factor keeps
+    #: its positive part); a fit with ``indefinite="raise"`` refuses it (:func:`_check_side`)
+    psd_violation: tuple[str, float, float] | None = None
 
     @property
     def dim(self) -> int:
@@ -150,6 +153,19 @@ def _keep_count(w_desc: np.ndarray, precision: float, trace: float, rank: int | 
     return k if rank is None else min(k, int(rank))
 
 
+#: what a fit does with a training kernel that is not positive semi-definite
+INDEFINITE = ("raise", "psd-part")
+
+
+def _check_indefinite(value: str) -> str:
+    """``"raise"`` (refuse such a kernel: a :class:`~kcca.errors.KernelError`) or
+    ``"psd-part"`` (use its positive part: the kernel is declared indefinite in theory, as the
+    soft trigram kernel with a thresholded or max-combined word kernel is, Section 4.1.2)."""
+    if value not in INDEFINITE:
+        raise ValueError(f"indefinite must be one of {INDEFINITE}, got {value!r}")
+    return value
+
+
 def _deterministic_signs(U: Any, xp: Any) -> Any:
     """``U`` with each column's largest-magnitude entry made positive. Eigenvectors are defined
     up to sign and LAPACK and cuSOLVER choose differently; fixing the basis here makes the
@@ -161,25 +177,34 @@ def _deterministic_signs(U: Any, xp: Any) -> Any:
     return U * (1.0 - 2.0 * xp.astype(picked < 0, U.dtype))[None, :]
 
 
-def _check_psd(w_desc: np.ndarray, name: str, abs_trace: float) -> None:
-    """Refuse a kernel whose centred form has an eigenvalue below ``-PSD_RTOL`` times its
-    trace (``sum |K[i, i]|``; :data:`kcca.lowrank.PSD_RTOL`): eq. 3 needs PSD kernels.
-
-    The centred form ``H K H`` is what eq. 3 uses, so a kernel that is PSD only after centring
-    (a conditionally positive definite one) is accepted. ``w_desc`` is not modified."""
+def _psd_violation(w_desc: np.ndarray, abs_trace: float) -> tuple[str, float, float] | None:
+    """``(what, value, scale)`` when the centred form's lowest eigenvalue is below
+    ``-PSD_RTOL`` times the kernel's trace (``sum |K[i, i]|``; :data:`kcca.lowrank.PSD_RTOL`),
+    else None. The centred form ``H K H`` is what eq. 3 uses, so a kernel that is PSD only
+    after centring (a conditionally positive definite one) passes."""
     if not w_desc.size:
-        return
+        return None
     low = float(w_desc[-1])
     scale = abs_trace if abs_trace > 0 else float(np.abs(w_desc).sum())
     if low < -PSD_RTOL * scale:
-        raise not_psd_error(name, "the most negative eigenvalue of its centred form", low, scale)
+        return ("the most negative eigenvalue of its centred form", low, scale)
+    return None
+
+
+def _check_side(side: "_Side", indefinite: str) -> None:
+    """Refuse a factor of a kernel that is not PSD unless ``indefinite="psd-part"`` (the
+    kernel is declared indefinite in theory; its positive part is used): eq. 3 needs PSD
+    kernels. The check is made at each use, so a shared factor serves both kinds of fit."""
+    violation = getattr(side, "psd_violation", None)  # absent in factors stored before it
+    if violation is not None and indefinite == "raise":
+        raise not_psd_error(side.name, *violation)
 
 
 def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int | None,
                 xp: Any) -> _Side:
     """Exact eigendecomposition of the centred dense kernel, truncated by ``precision``
-    (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky). A kernel
-    that is not positive semi-definite is refused from those eigenvalues (:func:`_check_psd`)."""
+    (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky). Negative
+    eigenvalues are never kept; one beyond round-off is recorded (:func:`_psd_violation`)."""
     n = int(base.n)
     K = base.K if isinstance(base, DenseColumns) else base.columns(np.arange(n))
     K = xp.asarray(np.asarray(to_numpy(K), dtype=float))
@@ -192,7 +217,7 @@ def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int 
     w, V = xp.linalg.eigh(Kc)
     del Kc
     w_desc = to_numpy(w)[::-1]
-    _check_psd(w_desc, name, abs_trace)
+    violation = _psd_violation(w_desc, abs_trace)
     k = _keep_count(w_desc, precision, trace, rank)
     if k == 0:
         raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
@@ -200,7 +225,7 @@ def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int 
     s, U = xp.take(w, idx, axis=0), _deterministic_signs(xp.take(V, idx, axis=1), xp)
     residual = float(np.clip(w_desc[k:], 0.0, None).sum())
     return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=trace, power=power,
-                 rank=k, residual_trace=residual, method="eigen")
+                 rank=k, residual_trace=residual, method="eigen", psd_violation=violation)
 
 
 def _truncated(side: _Side, rank: int, xp: Any) -> _Side:
@@ -218,7 +243,7 @@ def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: i
     """Pivoted incomplete Cholesky ``K ~ G G'`` (only the pivot columns of ``K`` are computed),
     then the eigenbasis of the centred factor: ``Gc' Gc = W diag(s) W'``, ``U = Gc W s^-1/2``."""
     f = pivoted_cholesky(base, precision=precision, max_rank=rank, backend=backend,
-                         progress=progress, argument=name)
+                         progress=progress, argument=name, check_psd=False)
     G = f.factor
     gbar = xp.mean(G, axis=0)
     Gc = G - gbar
@@ -233,7 +258,8 @@ def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: i
     U = _deterministic_signs(xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s)), xp)
     col_mean = xp.linalg.matmul(G, gbar)  # column means of G G'
     return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=f.trace, power=power,
-                 rank=f.rank, residual_trace=f.residual_trace, method="cholesky")
+                 rank=f.rank, residual_trace=f.residual_trace, method="cholesky",
+                 psd_violation=f.psd_violation)
 
 
 class FactorCache:
@@ -353,7 +379,8 @@ class FactorCache:
 def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision: float,
                   rank: int | None, xp: Any, backend: str, progress: bool,
                   cache: FactorCache | None = None, owner: Any = None,
-                  factorisation: str = "auto") -> tuple[_Side, tuple]:
+                  factorisation: str = "auto", indefinite: str = "raise"
+                  ) -> tuple[_Side, tuple]:
     """Factorise ``K ** power`` (and its diagonal scale) into the eigenbasis of its centred form.
 
     Returns the side and its cache key; with ``cache`` a factor of the same kernel, p and
@@ -380,6 +407,7 @@ def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision:
         side = _truncated(full, int(rank), xp)
     else:
         side = cache.side(key, owner, compute)
+    _check_side(side, indefinite)
     if delta != 0.0:
         side = replace(side, delta=delta, trace=side.trace + int(base.n) * delta)
     return side, key
@@ -427,7 +455,8 @@ class _Core:
 
 def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: float, diag_y: float,
                 precision: float, rank: int | None, backend: str, progress: bool,
-                cache: FactorCache | None = None, factorisation: str = "auto") -> _Core:
+                cache: FactorCache | None = None, factorisation: str = "auto",
+                indefinite: str = "raise") -> _Core:
     name = resolve_backend(backend)
     xp = get_xp(name)
     sx = as_column_source(Kx, "Kx")
@@ -436,7 +465,7 @@ def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: flo
         raise ValueError(f"Kx and Ky must describe the same training items: Kx has n={sx.n}, Ky has n={sy.n}")
     # cache keys use the objects given (Kx, Ky), not the validating wrappers made here
     common = dict(precision=precision, rank=rank, xp=xp, backend=backend, progress=progress,
-                  cache=cache, factorisation=factorisation)
+                  cache=cache, factorisation=factorisation, indefinite=indefinite)
     x, kx = _prepare_side(sx, "Kx", power_x, diag_x, owner=Kx, **common)
     y, ky = _prepare_side(sy, "Ky", power_y, diag_y, owner=Ky, **common)
     if x.delta > 0 and y.delta > 0:
@@ -819,7 +848,8 @@ class KCCA(_Estimator):
                  precision: float = DEFAULT_PRECISION, rank: int | None = None,
                  power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
                  rescale: str | None = None, backend: str = "numpy", progress: bool = False,
-                 factorisation: str = "auto"):
+                 factorisation: str = "auto",
+                 indefinite: str = "raise"):
         self.kappa = kappa
         self.n_components = n_components
         self.precision = precision
@@ -832,6 +862,7 @@ class KCCA(_Estimator):
         self.backend = backend
         self.progress = progress
         self.factorisation = factorisation
+        self.indefinite = indefinite
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCA":
         """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
@@ -842,7 +873,8 @@ class KCCA(_Estimator):
         core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
                            diag_y=self.diag_y, precision=self.precision, rank=self.rank,
                            backend=self.backend, progress=self.progress,
-                           factorisation=self.factorisation)
+                           factorisation=self.factorisation,
+                           indefinite=_check_indefinite(self.indefinite))
         if k > core.n_directions:
             raise ValueError(
                 f"n_components={k} exceeds the rank of the problem ({core.n_directions} directions; "
@@ -939,7 +971,8 @@ class KCCAGrid(_Estimator):
                  precision: float = DEFAULT_PRECISION, rank: int | None = None,
                  power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
                  rescale: str | None = None, backend: str = "numpy", progress: bool = False,
-                 factor_cache: FactorCache | None = None, factorisation: str = "auto"):
+                 factor_cache: FactorCache | None = None, factorisation: str = "auto",
+                 indefinite: str = "raise"):
         self.kappas = kappas
         self.n_components = n_components
         self.precision = precision
@@ -953,6 +986,7 @@ class KCCAGrid(_Estimator):
         self.progress = progress
         self.factor_cache = factor_cache
         self.factorisation = factorisation
+        self.indefinite = indefinite
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
         """Fit every grid model on train x train kernels (dense or column sources)."""
@@ -965,7 +999,8 @@ class KCCAGrid(_Estimator):
         core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
                            diag_y=self.diag_y, precision=self.precision, rank=self.rank,
                            backend=self.backend, progress=self.progress,
-                           cache=self.factor_cache, factorisation=self.factorisation)
+                           cache=self.factor_cache, factorisation=self.factorisation,
+                           indefinite=_check_indefinite(self.indefinite))
         kept = grid[grid <= core.n_directions]
         if kept.size == 0:
             raise ValueError(
@@ -1041,6 +1076,6 @@ class KCCAGrid(_Estimator):
         est = KCCA(kappa=kappa, n_components=n_components, precision=self.precision, rank=self.rank,
                    power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
                    diag_y=self.diag_y, rescale=self.rescale, backend=self.backend,
-                   factorisation=self.factorisation)
+                   factorisation=self.factorisation, indefinite=self.indefinite)
         est._set_solution(self.core_, sol.cut(n_components))
         return est

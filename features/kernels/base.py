@@ -47,6 +47,11 @@ class Kernel(BaseEstimator):
     name: str = "kernel"
     #: the items a system passes (module docstring); None: not declared (built-in kernels)
     item_type: str | None = None
+    #: whether every Gram matrix of the kernel is positive semi-definite in theory (eq. 3 needs
+    #: it). A kernel that is not (a soft match through a thresholded or max-combined word
+    #: similarity, Section 4.1.2) says so, and KCCA uses the positive part of its training
+    #: kernel instead of refusing it; a PSD kernel whose Gram matrix is not PSD is an error.
+    positive_semidefinite: bool = True
 
     def fit(self, train_items: Sequence[Any]) -> "Kernel":
         self.train_items_ = train_items

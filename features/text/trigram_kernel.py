@@ -73,6 +73,13 @@ class TrigramKernel(_SparseSequenceKernel):
         self.progress = progress
         self.backend = backend
 
+    @property
+    def positive_semidefinite(self) -> bool:
+        """Exact matching (eq. 15, 16) gives a PSD kernel; a soft match through a word kernel
+        (eq. 20, 21) is not PSD in general, its word similarities being thresholded and
+        max-combined (Section 4.1.2), so KCCA uses the positive part of its training kernel."""
+        return self.word_kernel is None
+
     def _length(self) -> int:
         return self.max_length
 

@@ -51,7 +51,7 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
     a :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
     """
     from kcca.systems.blocks import Workspace
-    from kcca.systems.grid import fit_grid
+    from kcca.systems.grid import fit_grid, indefinite_rule
     from kcca.systems.runner import run_system
 
     if spec.model != "kcca":
@@ -77,7 +77,8 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
               for k in kappas}
     n_values = sorted({n for models in selected.values() for _, n in models})
     grid = fit_grid(image.train, text.train, p=p, d=d, kappas=kappas, n_values=n_values,
-                    precision=precision, progress=ws.progress)
+                    precision=precision, progress=ws.progress,
+                    indefinite=indefinite_rule(image, text))
     xw, xo, yw, yo = {}, {}, {}, {}
     for k in kappas:
         est = grid.model(k, widths[k])

@@ -14,6 +14,7 @@ is applied by the solver (``KCCAGrid(power_x=p)``) so that one block serves ever
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 from collections.abc import Sequence
@@ -47,6 +48,8 @@ class Blocks:
     key: dict
     #: the files behind the blocks (for the cache entries' input records)
     inputs: tuple[str, ...] = ()
+    #: whether the kernel is positive semi-definite in theory (``Kernel.positive_semidefinite``)
+    psd: bool = True
 
     def __getitem__(self, split: str) -> np.ndarray:
         return {"train": self.train, "dev": self.dev, "test": self.test}[split]
@@ -215,6 +218,8 @@ class Workspace:
                     "test": k.gram(items["test"])}
 
         blocks = self._blocks(IMAGE_STAGE, key, compute, image_inputs(self.corpus))
+        if not getattr(kernel, "positive_semidefinite", True):
+            blocks = dataclasses.replace(blocks, psd=False)
         # the systems of a run share the image kernel: its KCCA factors go to the disk cache
         # too, so worker processes and later runs load them instead of factorising again
         self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
@@ -232,6 +237,8 @@ class Workspace:
                "params": _kernel_params(kernel), "parts": [config_key(b.key) for b in parts]}
         blocks = self._blocks(IMAGE_STAGE, key, lambda: {
             s: kernel.combine([b[s] for b in parts]) for s in SPLITS}, image_inputs(self.corpus))
+        if not (getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts)):
+            blocks = dataclasses.replace(blocks, psd=False)
         self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
                                   self.cache, blocks.inputs)
         return blocks
@@ -335,7 +342,8 @@ class Workspace:
 
             out[split] = self._block(TEXT_STAGE, {**base, "block": split}, compute, inputs)
         empty = np.zeros((0, 0))
-        return Blocks(out.get("train", empty), out["dev"], out["test"], base, tuple(inputs))
+        return Blocks(out.get("train", empty), out["dev"], out["test"], base, tuple(inputs),
+                      psd=bool(getattr(kernel, "positive_semidefinite", True)))
 
     def release_text_blocks(self) -> None:
         """Forget the text blocks held in memory (they stay in the disk cache): a run over

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from kcca.solver import KCCAGrid
 from kcca.systems.blocks import Blocks, Workspace
-from kcca.systems.grid import DevOutcome, dev_outcome, fit_grid
+from kcca.systems.grid import DevOutcome, dev_outcome, fit_grid, indefinite_rule
 from kcca.systems.spec import SystemSpec
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
@@ -95,7 +95,8 @@ def system_grid(system: OpenSystem, image_train: Any, *, p: float = 2.0,
     g = system.spec.grid
     return fit_grid(image_train, system.text.train, p=p, d=d,
                     kappas=g.kappas if kappas is None else tuple(kappas),
-                    n_values=g.n_values(), factor_cache=system.ws.factor_cache)
+                    n_values=g.n_values(), factor_cache=system.ws.factor_cache,
+                    indefinite=indefinite_rule(system.text))
 
 
 def dev_check(system: OpenSystem, image_train: Any, image_dev: Any, *, p: float = 2.0,

@@ -67,17 +67,26 @@ class DevOutcome:
 def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
              n_values: Sequence[int], precision: float | None = None,
              progress: bool = False, factor_cache: FactorCache | None = None,
-             rank: int | None = None, backend: str = "numpy") -> KCCAGrid:
+             rank: int | None = None, backend: str = "numpy",
+             indefinite: str = "raise") -> KCCAGrid:
     """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel)
     on the array ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``; :mod:`kcca.backend`).
 
     Pass one ``factor_cache`` to the fits of every (p, d) on the same blocks: the image factor
     is computed once per p and a constant-diagonal text factor once for every d (same numbers).
+    ``indefinite="psd-part"`` for kernels not PSD in theory (:func:`indefinite_rule`).
     """
     kw = {} if precision is None else {"precision": precision}
     return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
                     progress=progress, factor_cache=factor_cache, rank=rank, backend=backend,
-                    **kw).fit(Kx, Ky)
+                    indefinite=indefinite, **kw).fit(Kx, Ky)
+
+
+def indefinite_rule(*blocks: Any) -> str:
+    """``KCCAGrid(indefinite=...)`` for a system's kernel blocks: ``"psd-part"`` when one of
+    them comes from a kernel that is not positive semi-definite in theory (``Blocks.psd``),
+    else ``"raise"`` (a PSD kernel whose training Gram matrix is not PSD is an error)."""
+    return "raise" if all(getattr(b, "psd", True) for b in blocks) else "psd-part"
 
 
 def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,

@@ -37,7 +37,8 @@ from kcca.evaluate.rankings_io import Rankings, write_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
 from kcca.selection import TASKS
 from kcca.systems.blocks import Blocks, Workspace
-from kcca.systems.grid import DevOutcome, borda_rankings, choose, dev_outcome, fit_grid
+from kcca.systems.grid import (DevOutcome, borda_rankings, choose, dev_outcome, fit_grid,
+                               indefinite_rule)
 from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     inputs = [*image.inputs, *text.inputs]
     t = time.perf_counter()
     combos = [(p, d) for p in g.p for d in g.d]
+    indefinite = indefinite_rule(image, text)
     # one image factor per p (shared by the run's systems), one text factor for every d
     factors = ws.factor_cache
     search = search_rank is not None and len(combos) > 1
@@ -146,7 +148,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     def dev_fit(p: float, d: float, rank: int | None) -> DevOutcome:
         grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas, n_values=n_values,
                         precision=precision, factor_cache=factors, rank=rank,
-                        backend=ws.backend)
+                        backend=ws.backend, indefinite=indefinite)
         if rank is None:
             fitted[(p, d)] = grid
         return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
@@ -182,7 +184,8 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     def test_rankings() -> dict[str, np.ndarray]:
         grid = fitted[(best.p, best.d)] if (best.p, best.d) in fitted else fit_grid(
             image.train, text.train, p=best.p, d=best.d, kappas=g.kappas, n_values=n_values,
-            precision=precision, factor_cache=factors, backend=ws.backend)
+            precision=precision, factor_cache=factors, backend=ws.backend,
+            indefinite=indefinite)
         return {task: borda_rankings(grid, image.test, text.test, task,
                                      best.selected[task]).astype(np.int32)
                 for task in TASKS}
