@@ -1,8 +1,9 @@
 """Side-by-side timing: BLEU-1..4 + ROUGE-L + CIDEr-D *including tokenisation*, ours vs
-pycocoevalcap 1.2, on Flickr 8K test images (candidate = caption #0, references = #1-#4).
+pycocoevalcap 1.2, on Flickr 8K test images (candidate = caption #0, references = #1-#4);
+then METEOR: our Python engine against the Meteor 1.5 jar on the same 1,000 items.
 
     pip install pycocoevalcap==1.2      # the optional extra "coco"; its tokeniser needs Java
-    python benchmarks/bench_caption_metrics.py [--data-dir DIR] [--repeats 5]
+    python benchmarks/bench_caption_metrics.py [--data-dir DIR] [--repeats 5] [--no-meteor]
 
 pycocoevalcap runs its PTBTokenizer (Java, one JVM per call: references, then candidates,
 as ``COCOEvalCap.evaluate`` does) and Bleu(4), Rouge, Cider; ours runs
@@ -10,6 +11,14 @@ as ``COCOEvalCap.evaluate`` does) and Bleu(4), Rouge, Cider; ours runs
 Each side is timed ``--repeats`` times (wall clock); the medians and their ratio are printed
 and written to ``benchmarks/results/caption_metrics.json`` together with the corpus scores of
 both sides (which must agree).
+
+METEOR (needs pycocoevalcap; the jar side needs Java): both engines get the same tokens (our
+PTB tokeniser) and each run is a fresh process, so that every start-up counts: the jar's
+(JVM, loading the 61 MB paraphrase table) and ours (loading the cached paraphrase index and
+the jar's word lists; the seconds are measured inside the process after the imports, and the
+whole process's wall time is reported too). The first Python run uses an empty cache folder
+and builds the index (the cold run). Each process reports its peak resident memory (the
+JVM's for the jar). Per-item and corpus scores of the two engines are compared.
 """
 
 from __future__ import annotations
@@ -77,12 +86,115 @@ def _time(fn, refs, cands, repeats):
     return times, scores
 
 
+_WORKER = """
+import json, resource, sys, time
+from kcca.captions.meteor import Meteor
+data = json.load(open(sys.argv[2]))
+t0 = time.perf_counter()
+corpus, per_item = Meteor(engine=sys.argv[1], cache_dir=sys.argv[3]).score_tokens(
+    data["references"], data["candidates"])
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "corpus": corpus, "per_item": per_item.tolist(),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "child_peak_rss_mb":
+                      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+"""
+
+
+def _meteor_run(engine: str, items: Path, cache: Path) -> dict:
+    """One fresh process scoring the items with ``engine``; its own report plus wall time."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _WORKER, engine, str(items), str(cache)],
+                          capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"METEOR {engine} run failed: {proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["process_seconds"] = wall
+    return out
+
+
+def _meteor(refs: dict, cands: dict, repeats: int) -> dict:
+    """Our METEOR engine against the jar on the same tokens, each run a fresh process."""
+    import tempfile
+
+    from kcca.captions.meteor import meteor_available
+    from kcca.captions.tokenizer import tokenize
+
+    ok, why = meteor_available("python")
+    if not ok:
+        return {"note": why}
+    ids = list(cands)
+    data = {"references": [[tokenize(r) for r in refs[i]] for i in ids],
+            "candidates": [tokenize(cands[i]) for i in ids]}
+    with tempfile.TemporaryDirectory() as tmp:
+        items = Path(tmp) / "items.json"
+        items.write_text(json.dumps(data))
+        cache = Path(tmp) / "cache"
+        cold = _meteor_run("python", items, cache)  # empty cache: builds the index
+        warm = [_meteor_run("python", items, cache) for _ in range(repeats)]
+        out = {
+            "items": len(ids),
+            "python_cold": {k: cold[k] for k in ("seconds", "process_seconds", "peak_rss_mb")},
+            "python_seconds": [r["seconds"] for r in warm],
+            "python_median_s": statistics.median(r["seconds"] for r in warm),
+            "python_process_median_s": statistics.median(r["process_seconds"] for r in warm),
+            "python_peak_rss_mb": max(r["peak_rss_mb"] for r in warm),
+            "python_corpus": warm[0]["corpus"],
+        }
+        if meteor_available("java")[0]:
+            jar = [_meteor_run("java", items, cache) for _ in range(repeats)]
+            java_items = jar[0]["per_item"]
+            out.update({
+                "java_seconds": [r["seconds"] for r in jar],
+                "java_median_s": statistics.median(r["seconds"] for r in jar),
+                "java_process_median_s": statistics.median(r["process_seconds"] for r in jar),
+                "java_peak_rss_mb": max(r["child_peak_rss_mb"] for r in jar),
+                "java_corpus": jar[0]["corpus"],
+                "max_abs_per_item_difference": max(
+                    abs(a - b) for a, b in zip(warm[0]["per_item"], java_items)),
+                "corpus_difference": abs(warm[0]["corpus"] - jar[0]["corpus"]),
+            })
+            out["speedup"] = out["java_median_s"] / out["python_median_s"]
+            out["speedup_processes"] = (out["java_process_median_s"]
+                                        / out["python_process_median_s"])
+        else:
+            out["note"] = "no Java: only our engine was timed"
+    return out
+
+
+def _print_meteor(m: dict) -> None:
+    if "python_median_s" not in m:
+        print(f"METEOR: {m.get('note')}")
+        return
+    print(f"METEOR, {m['items']} items, each run a fresh process (seconds inside it; whole "
+          "process in brackets):")
+    c = m["python_cold"]
+    print(f"  ours, first run (builds the index): {c['seconds']:.2f} s "
+          f"({c['process_seconds']:.2f} s), peak {c['peak_rss_mb']:.0f} MB")
+    print(f"  ours, cached index:                 {m['python_median_s']:.2f} s "
+          f"({m['python_process_median_s']:.2f} s), peak {m['python_peak_rss_mb']:.0f} MB")
+    if "java_median_s" in m:
+        print(f"  jar (pycocoevalcap's command):      {m['java_median_s']:.2f} s "
+              f"({m['java_process_median_s']:.2f} s), JVM peak {m['java_peak_rss_mb']:.0f} MB")
+        print(f"  speed-up {m['speedup']:.1f}x ({m['speedup_processes']:.1f}x whole processes); "
+              f"max |per-item difference| {m['max_abs_per_item_difference']:.1e}, "
+              f"corpus {m['python_corpus']:.6f} vs {m['java_corpus']:.6f}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=None, help="folder holding flickr8k/ "
                     "(default $KCCA_DATA_DIR)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", default=str(DEFAULT_OUT))
+    ap.add_argument("--no-meteor", action="store_true", help="skip the METEOR comparison")
+    ap.add_argument("--meteor-repeats", type=int, default=3,
+                    help="fresh-process runs per METEOR engine (default 3)")
+    ap.add_argument("--meteor-only", action="store_true",
+                    help="only the METEOR comparison")
     args = ap.parse_args(argv)
 
     from kcca.data.flickr8k import load_flickr8k
@@ -94,6 +206,17 @@ def main(argv=None) -> int:
     refs = {i: list(corpus.captions[i][1:5]) for i in ids}
     cands = {i: corpus.captions[i][0] for i in ids}
 
+    if args.meteor_only:
+        result = {"setting": "Flickr 8K test, 1,000 images, candidate #0 vs references #1-#4",
+                  "meteor": _meteor(refs, cands, args.meteor_repeats),
+                  "machine": {"python": sys.version.split()[0],
+                              "platform": platform.platform(), "cpus": os.cpu_count()}}
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=1))
+        _print_meteor(result["meteor"])
+        print(f"written: {out}")
+        return 0
     _ours(refs, cands)  # warm-up: imports
     ours_t, ours_s = _time(_ours, refs, cands, args.repeats)
     result = {
@@ -136,6 +259,8 @@ def main(argv=None) -> int:
         result["pycocoevalcap_version"] = None
         result["note"] = "pycocoevalcap not installed: only our time was measured"
 
+    if not args.no_meteor:
+        result["meteor"] = _meteor(refs, cands, args.meteor_repeats)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))
@@ -149,6 +274,8 @@ def main(argv=None) -> int:
         mo = result["metrics_only"]
         print(f"metrics only (pre-tokenised, no Java): ours {mo['ours_median_s']:.3f} s, "
               f"pycocoevalcap {mo['pycocoevalcap_median_s']:.3f} s, {mo['speedup']:.1f}x")
+    if "meteor" in result:
+        _print_meteor(result["meteor"])
     print(f"written: {out}")
     return 0
 

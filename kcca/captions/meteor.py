@@ -1,16 +1,25 @@
-"""METEOR (Denkowski & Lavie 2014; Chen et al. 2015, eq. 11-15) by driving the Meteor 1.5 jar.
+"""METEOR 1.5 (Denkowski & Lavie 2014; Chen et al. 2015, Section 3.5, eq. 11-15), as
+pycocoevalcap 1.2 computes it, with two engines that give the same numbers.
 
 METEOR aligns candidate and reference words by exact match, stems, WordNet synonyms and
-paraphrases (the paraphrase table ships with the jar), so it is not re-implemented here: this
-module runs ``java -jar meteor-1.5.jar - - -stdio -l en -norm`` exactly as pycocoevalcap 1.2
-does (one ``SCORE ||| ref 1 ||| ... ||| hypothesis`` line per item, then one ``EVAL`` line
-with all statistics, which returns per-item scores and the corpus score, whose precision and
-recall are aggregated over the corpus before combining).
+paraphrases. pycocoevalcap runs ``java -jar meteor-1.5.jar - - -stdio -l en -norm``: one
+``SCORE ||| ref 1 ||| ... ||| hypothesis`` line per item, then one ``EVAL`` line with all
+statistics, which returns per-item scores and the corpus score (whose precision and recall
+are aggregated over the corpus before combining).
+
+* ``engine="python"`` (the default): :mod:`kcca.captions.meteor_engine`, a re-implementation
+  of that jar configuration that reads the jar's word lists, WordNet synonyms and paraphrase
+  table without Java (the paraphrase table is indexed once, about 10 s, and cached in the
+  project cache). It needs the jar's files, not Java, and equals the jar to the last bit on
+  the Flickr 8K test set (``tests/kcca/captions/test_cap_meteor_engine.py``); on 1,000 items
+  about 13 times faster than the jar including each one's start-up (benchmarks/README.md).
+* ``engine="java"``: drives the jar exactly as pycocoevalcap does (needs Java).
 
 The jar is found through ``$KCCA_METEOR_JAR``, else inside an installed pycocoevalcap (the
-project's optional extra ``coco``: ``pip install pycocoevalcap==1.2``); Java comes from
-``$KCCA_JAVA`` or ``java`` on the PATH. When either is missing, :class:`MeteorUnavailable`
-says what to install; no other metric is ever reported under the name METEOR.
+project's optional extra ``coco``: ``pip install pycocoevalcap==1.2``), and the paraphrase
+table at ``data/paraphrase-en.gz`` beside it; Java comes from ``$KCCA_JAVA`` or ``java`` on
+the PATH. When something is missing, :class:`MeteorUnavailable` says what to install; no other
+metric is ever reported under the name METEOR.
 """
 
 from __future__ import annotations
@@ -28,9 +37,13 @@ from kcca.captions.scorer import CaptionScorer, register_scorer
 
 JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
-INSTALL_HINT = ("install Java (a JRE, version 8 or later) and the Meteor 1.5 jar, e.g. "
-                "`pip install pycocoevalcap==1.2` (the project's extra `coco`, which ships "
-                f"meteor-1.5.jar), or point ${JAR_ENV} to meteor-1.5.jar")
+ENGINES = ("python", "java")
+DEFAULT_ENGINE = "python"
+INSTALL_HINT = ("install the Meteor 1.5 jar and its data, e.g. `pip install pycocoevalcap==1.2` "
+                "(the project's extra `coco`, which ships meteor-1.5.jar and "
+                f"data/paraphrase-en.gz), or point ${JAR_ENV} to meteor-1.5.jar")
+JAVA_HINT = ("install Java (a JRE, version 8 or later), or use the Python engine "
+             "(engine='python'; kcca score-captions --meteor-engine python)")
 
 
 class MeteorUnavailable(RuntimeError):
@@ -60,17 +73,35 @@ def find_java() -> str | None:
     return shutil.which("java")
 
 
-def meteor_available() -> tuple[bool, str]:
-    """``(True, "")`` when METEOR can run, else ``(False, reason with what to install)``."""
+def _check_engine(engine: str) -> str:
+    if engine not in ENGINES:
+        raise ValueError(f"unknown METEOR engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    return engine
+
+
+def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
+    """``(True, "")`` when METEOR can run with ``engine``, else ``(False, reason with what
+    to install)``. The Python engine needs the jar and the paraphrase table beside it; the
+    Java engine needs the jar and Java."""
+    _check_engine(engine)
     problems = []
-    if find_java() is None:
-        problems.append("METEOR needs Java, which was not found")
-    if find_meteor_jar() is None:
+    hint = INSTALL_HINT
+    if engine == "java" and find_java() is None:
+        problems.append("METEOR's Java engine needs Java, which was not found")
+        hint = f"{INSTALL_HINT}; {JAVA_HINT}"
+    jar = find_meteor_jar()
+    if jar is None:
         where = os.environ.get(JAR_ENV)
         problems.append(f"${JAR_ENV}={where} is not a file" if where else
                         "meteor-1.5.jar not found")
+    elif engine == "python":
+        from kcca.captions.meteor_engine import paraphrase_table_path
+
+        table = paraphrase_table_path(jar)
+        if not table.is_file():
+            problems.append(f"the paraphrase table {table} is missing")
     if problems:
-        return False, f"METEOR unavailable ({'; '.join(problems)}): {INSTALL_HINT}"
+        return False, f"METEOR unavailable ({'; '.join(problems)}): {hint}"
     return True, ""
 
 
@@ -80,37 +111,69 @@ def _clean(text: str) -> str:
 
 
 class Meteor(CaptionScorer):
-    """METEOR 1.5 (``-l en -norm``) through Java: corpus score and per-item scores.
+    """METEOR 1.5 (``-l en -norm``, default task): corpus score and per-item scores.
 
     Args:
+        engine: ``"python"`` (default; no Java) or ``"java"`` (the jar, as pycocoevalcap).
         jar: path of meteor-1.5.jar (default: :func:`find_meteor_jar`).
-        java: Java executable (default: :func:`find_java`).
-        memory: JVM heap (``-Xmx``), ``"2G"`` as pycocoevalcap.
+        java: Java executable for the Java engine (default: :func:`find_java`).
+        memory: JVM heap (``-Xmx``) of the Java engine, ``"2G"`` as pycocoevalcap.
+        cache_dir: cache folder of the Python engine's paraphrase index (default
+            :func:`kcca.cache.default_cache_dir`; ``None``: no cache, index rebuilt).
     """
 
     name = "meteor"
     labels = ("METEOR",)
 
-    def __init__(self, jar: str | os.PathLike | None = None, java: str | None = None,
-                 memory: str = "2G"):
+    def __init__(self, engine: str = DEFAULT_ENGINE, jar: str | os.PathLike | None = None,
+                 java: str | None = None, memory: str = "2G",
+                 cache_dir: str | os.PathLike | None = "default"):
+        self.engine = _check_engine(engine)
         self.jar = Path(jar) if jar is not None else None
         self.java = java
         self.memory = memory
+        self.cache_dir = cache_dir
 
     @property
     def params(self) -> dict:
-        return {"memory": self.memory}
+        return {"engine": self.engine, "memory": self.memory} if self.engine == "java" else \
+            {"engine": self.engine}
+
+    def _python_engine(self):
+        from kcca.captions.meteor_engine import MeteorEngine, MeteorResources, \
+            paraphrase_table_path
+
+        jar = self.jar or find_meteor_jar()
+        if jar is None or not Path(jar).is_file():
+            ok, reason = meteor_available("python")
+            raise MeteorUnavailable(reason if self.jar is None else
+                                    f"METEOR unavailable (Meteor jar {jar} not found): "
+                                    f"{INSTALL_HINT}")
+        table = paraphrase_table_path(jar)
+        if not table.is_file():
+            raise MeteorUnavailable(f"METEOR unavailable (the paraphrase table {table} is "
+                                    f"missing): {INSTALL_HINT}")
+        return MeteorEngine(MeteorResources.shared(jar, table, self.cache_dir))
 
     def _command(self) -> tuple[list[str], Path]:
         java = self.java or find_java()
         jar = self.jar or find_meteor_jar()
         if java is None or jar is None or not Path(jar).is_file():
-            ok, reason = meteor_available()
+            ok, reason = meteor_available("java")
             raise MeteorUnavailable(reason or f"Meteor jar {jar} not found: {INSTALL_HINT}")
         return [java, "-jar", f"-Xmx{self.memory}", str(Path(jar).name), "-", "-", "-stdio",
                 "-l", "en", "-norm"], Path(jar).resolve().parent
 
     def score_tokens(self, references, candidates):
+        if self.engine == "python":
+            engine = self._python_engine()
+            refs = [[_clean(" ".join(r)) for r in rs] for rs in references]
+            hyps = [_clean(" ".join(c)) for c in candidates]
+            corpus, per_item, _ = engine.score_lines(refs, hyps)
+            return corpus, np.array(per_item, dtype=float)
+        return self._score_java(references, candidates)
+
+    def _score_java(self, references, candidates):
         cmd, cwd = self._command()
         with tempfile.TemporaryFile() as err:
             try:

@@ -4,8 +4,10 @@
     kcca score-captions --human-agreement [--data-dir DIR] [--split test] [--plot F.png]
 
 The first form reads a COCO annotation file and a COCO result file, prints one line per
-metric (BLEU-1..4, ROUGE-L, CIDEr-D, CIDEr, and METEOR when Java and the Meteor jar are
-present; otherwise the line says why it is missing) and writes per-item scores as JSON.
+metric (BLEU-1..4, ROUGE-L, CIDEr-D, CIDEr, and METEOR wherever pycocoevalcap's Meteor 1.5
+jar and data are installed, Java or not: ``--meteor-engine python``, the default, computes the
+jar's numbers in Python; ``java`` runs the jar; otherwise the line says what is missing) and
+writes per-item scores as JSON.
 The second runs Chen et al. (2015) Section 4's human-agreement analysis on Flickr 8K.
 """
 
@@ -23,14 +25,19 @@ METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "score-captions",
                   "Score candidate captions with the COCO metrics (BLEU-1..4, ROUGE-L, "
-                  "CIDEr-D, CIDEr, METEOR if Java is present), or run the human-agreement "
-                  "analysis on Flickr 8K.", run)
+                  "CIDEr-D, CIDEr, METEOR if pycocoevalcap's Meteor data is installed), or run "
+                  "the human-agreement analysis on Flickr 8K.", run)
     p.add_argument("--references", "-r", help="COCO annotation JSON (reference captions)")
     p.add_argument("--candidates", "-c", help="COCO result JSON: [{image_id, caption}, ...]")
     p.add_argument("--metrics", default=",".join(METRIC_CHOICES),
                    help="comma-separated subset of " + ", ".join(METRIC_CHOICES)
-                   + " (default: all; METEOR is reported as unavailable without Java)")
+                   + " (default: all; METEOR is reported as unavailable without the Meteor "
+                   "1.5 jar and data of pycocoevalcap 1.2)")
     p.add_argument("--no-meteor", action="store_true", help="do not try METEOR")
+    p.add_argument("--meteor-engine", choices=("python", "java"), default="python",
+                   help="METEOR engine: python (default; the jar's numbers without Java, its "
+                   "paraphrase index cached on first use) or java (runs meteor-1.5.jar as "
+                   "pycocoevalcap does; needs Java)")
     p.add_argument("--no-tokenize", action="store_true",
                    help="captions are already tokenised (skip the PTB-style tokeniser)")
     p.add_argument("--allow-empty", action="store_true",
@@ -70,6 +77,11 @@ def _metrics(args: argparse.Namespace) -> list[str]:
     if args.no_meteor:
         names = [m for m in names if m != "meteor"]
     return names
+
+
+def _metric_params(args: argparse.Namespace) -> dict:
+    """Constructor arguments per metric (the METEOR engine)."""
+    return {"meteor": {"engine": getattr(args, "meteor_engine", "python")}}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,6 +130,7 @@ def _evaluate(args, refs: dict, cands: dict):
 
     try:
         ev = evaluate_captions(refs, cands, _metrics(args), tokenize=not args.no_tokenize,
+                               metric_params=_metric_params(args),
                                allow_empty=args.allow_empty)
     except EmptyCaptionError as exc:
         files = ([args.candidates] if exc.candidate_ids else []) + (

@@ -1,6 +1,7 @@
-"""METEOR through the Meteor 1.5 jar: clear message without Java, parity with the fixture
-(pycocoevalcap's Meteor) when Java and the jar are present (slow: the JVM loads the
-paraphrase table)."""
+"""METEOR: clear messages when the jar (either engine) or Java (the Java engine) is missing,
+and the Java engine's parity with the fixture (pycocoevalcap's Meteor) when Java and the jar
+are present (slow: the JVM loads the paraphrase table). The Python engine is tested in
+test_cap_meteor_engine.py."""
 
 import gzip
 import json
@@ -26,15 +27,18 @@ def test_missing_jar_gives_a_clear_message_and_no_fake_meteor(monkeypatch, tmp_p
     assert "n/a" in ev.table()
 
 
-def test_missing_java(monkeypatch):
+def test_missing_java_only_stops_the_java_engine(monkeypatch):
     monkeypatch.setenv("KCCA_JAVA", "/nonexistent/java")
-    ok, why = meteor_available()
+    ok, why = meteor_available("java")
     assert not ok and "Java" in why
+    # the default (Python) engine needs the jar's files only
+    assert meteor_available() == meteor_available("python")
+    assert "Java" not in meteor_available("python")[1]
 
 
 @pytest.mark.slow
 def test_meteor_parity_when_java_is_present():
-    ok, why = meteor_available()
+    ok, why = meteor_available("java")
     skip_unless(ok, why)
     with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
         fx = json.load(f)
@@ -42,6 +46,6 @@ def test_meteor_parity_when_java_is_present():
     ids = fx["image_ids"][:n]
     refs = dict(zip(ids, fx["references_tokenized"][:n]))
     cands = dict(zip(ids, fx["candidates_tokenized"][:n]))
-    corpus, per_item = Meteor().compute_score(refs, cands)
+    corpus, per_item = Meteor(engine="java").compute_score(refs, cands)
     np.testing.assert_allclose(per_item, fx["per_item"]["METEOR"][:n], atol=1e-6)
     assert 0 < corpus < 1

@@ -1,0 +1,127 @@
+"""The pure-Python Meteor 1.5 engine: what ``meteor-1.5.jar - - -stdio -l en -norm`` computes.
+
+For each item the jar receives ``SCORE ||| ref 1 ||| ... ||| ref n ||| hypothesis``
+(pycocoevalcap's format), splits it on ``|||``, trims the fields, normalises and lower-cases
+them, aligns the hypothesis with every reference and keeps the statistics of the reference
+with the highest score (the first one on ties: ``MeteorScorer.getMeteorStats``). One ``EVAL``
+line then gives each segment's score and the corpus score of the summed statistics.
+:class:`MeteorEngine` does the same in one call; segments, stems, synonym sets and paraphrase
+look-ups are computed once per distinct text.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Sequence
+
+from kcca.captions.meteor_engine.aligner import align
+from kcca.captions.meteor_engine.matcher import Segment, java_hash
+from kcca.captions.meteor_engine.normalize import java_tokens, java_trim, normalize_line
+from kcca.captions.meteor_engine.resources import MeteorResources
+from kcca.captions.meteor_engine.stats import N_MODULES, Stats, aggregate, score
+from kcca.captions.meteor_engine.stemmer import stem
+
+
+def split_score_line(line: str) -> tuple[list[str], str]:
+    """``(references, hypothesis)`` of a ``SCORE ||| r1 ||| ... ||| hyp`` line, as the jar
+    splits it (``String.split`` drops trailing empty fields; fields are trimmed)."""
+    parts = line.split("|||")
+    while parts and parts[-1] == "":
+        parts.pop()
+    if len(parts) < 3:
+        raise ValueError("a SCORE line needs a hypothesis and at least one reference")
+    return [java_trim(p) for p in parts[1:-1]], java_trim(parts[-1])
+
+
+class MeteorEngine:
+    """Meteor 1.5 (``-l en -norm``, default task) in Python.
+
+    Args:
+        resources: the jar's resources and the paraphrase index
+            (:class:`~kcca.captions.meteor_engine.resources.MeteorResources`).
+    """
+
+    def __init__(self, resources: MeteorResources):
+        self.resources = resources
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """The words Meteor aligns: normalised (``-norm``), lower-cased, split."""
+        norm = normalize_line(java_trim(text), self.resources.nonbreaking_prefixes)
+        return tuple(java_tokens(norm.lower()))
+
+    def segment_stats(self, test: Segment, refs: Sequence[Segment], table: dict) -> Stats:
+        """Statistics of the best reference (``getMeteorStats(test, references)``)."""
+        best, best_score = None, -1.0
+        n1, f1 = len(test.words), sum(test.function)
+        for ref in refs:
+            a = align(test, ref, table, N_MODULES)
+            # integer counts: every sum and product below is the jar's double arithmetic
+            st = Stats(n1, len(ref.words), f1, sum(ref.function), a.stage_matches, a.chunks,
+                       a.test_matches, a.ref_matches)
+            s = score(st)
+            if s > best_score:
+                best, best_score = st, s
+        return best
+
+    def score_lines(self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
+                    ) -> tuple[float, list[float], list[Stats]]:
+        """Score raw segments (each field as the jar would receive it after splitting a
+        ``SCORE`` line: no ``|||`` inside; :class:`kcca.captions.Meteor` removes them).
+
+        Returns ``(corpus score, per-item scores, per-item statistics)``.
+        """
+        # the work allocates many small containers and frees them all at the end: the cyclic
+        # garbage collector would only scan them again and again (a third of the time)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._score_lines(references, hypotheses)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _score_lines(self, references, hypotheses):
+        texts: dict[str, tuple[str, ...]] = {}
+        for t in hypotheses:
+            if t not in texts:
+                texts[t] = self.tokens(t)
+        for refs in references:
+            for t in refs:
+                if t not in texts:
+                    texts[t] = self.tokens(t)
+        segments = self._segments(texts, references, hypotheses)
+        table = self._table
+        stats = [self.segment_stats(segments[h], [segments[r] for r in refs], table)
+                 for refs, h in zip(references, hypotheses)]
+        per_item = [score(s) for s in stats]
+        return score(aggregate(stats)), per_item, stats
+
+    def _segments(self, texts: dict[str, tuple[str, ...]], references: Sequence[Sequence[str]],
+                  hypotheses: Sequence[str]) -> dict[str, Segment]:
+        """Matcher features of every distinct text (words looked up once)."""
+        res = self.resources
+        distinct = list(dict.fromkeys(texts.values()))
+        index = {words: k for k, words in enumerate(distinct)}
+        partners: list[set[int]] = [set() for _ in distinct]
+        for refs, h in zip(references, hypotheses):
+            hk = index[texts[h]]
+            for r in refs:
+                rk = index[texts[r]]
+                partners[hk].add(rk)
+                partners[rk].add(hk)
+        para, self._table = res.paraphrases.prepare(distinct, [sorted(p) for p in partners])
+        by_words = dict(zip(distinct, para))
+        fw = res.function_words
+        syn = res.synonyms
+        vocab = {w for words in distinct for w in words}
+        keys = {w: java_hash(w) for w in vocab}
+        stem_keys = {w: java_hash(stem(w)) for w in vocab}
+        is_fw = {w: w.lower() in fw for w in vocab}
+        synsets = {w: syn.all_synsets(w) for w in vocab}
+        features = {
+            words: Segment(words, tuple(map(keys.__getitem__, words)),
+                           tuple(map(stem_keys.__getitem__, words)),
+                           tuple(map(is_fw.__getitem__, words)),
+                           tuple(map(synsets.__getitem__, words)), by_words[words])
+            for words in distinct}
+        return {t: features[words] for t, words in texts.items()}

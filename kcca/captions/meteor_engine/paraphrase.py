@@ -1,0 +1,435 @@
+"""Meteor's paraphrase table (``data/paraphrase-en.gz``) as a compact, cached phrase trie.
+
+Meteor 1.5's paraphrase stage (Denkowski & Lavie 2014, Section 2; the table was pivoted from
+parallel text, Bannard & Callison-Burch 2005) matches a phrase of one segment with a phrase
+of the other that the table lists as its paraphrase. The gzip file holds 5.27 million
+entries of three lines each: a probability (unused by the jar), a phrase of 1-7 words and
+one paraphrase. The jar loads it into a word trie on every start (most of its start-up
+time). :func:`build_index` reads it once into numpy arrays that the project cache keeps
+under the file's SHA-256 (:mod:`kcca.captions.meteor_engine.resources`):
+
+* ``vocab``: the 43k words of the table (word id = position);
+* a trie over every phrase and paraphrase, stored level by level: a node of depth ``d`` is
+  ``level_offsets[d] + k`` where ``k`` is the rank of its key ``parent * n_words + word``
+  in the sorted ``level_keys[level_offsets[d]:level_offsets[d + 1]]`` (the root is node 0),
+  so that a phrase is one node and two phrases are equal exactly when their nodes are;
+* ``phrase_nodes`` (sorted): the nodes of the phrases that have paraphrases;
+  ``entry_offsets`` their entry ranges; ``entry_para``: the paraphrase node of each entry,
+  in the file's order within a phrase (the order in which the jar's trie emits them).
+
+:meth:`ParaphraseIndex.prepare` then looks up every n-gram of the segments of one scoring
+call at once (vectorised) and keeps only the entries whose phrase *and* paraphrase both occur
+in those segments: no other entry can ever produce a match.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+#: bump when the index layout changes (part of the cache key)
+INDEX_VERSION = 2
+#: the longest phrase of the English table (the trie is never deeper)
+MAX_PHRASE_WORDS = 7
+
+
+def _parse_kernel():
+    """The numba parsers of the table's bytes (compiled on first use: only a cold build)."""
+    import numba
+    from numba import types
+    from numba.typed import Dict
+
+    @numba.njit(nogil=True)
+    def count_tokens(buf):  # pragma: no cover - compiled
+        """Words on phrase lines and on paraphrase lines (to size the arrays)."""
+        counts = np.zeros(3, np.int64)
+        line = 0
+        inside = False
+        for k in range(buf.shape[0]):
+            c = buf[k]
+            if c == 10:
+                line += 1
+                inside = False
+            elif c == 32 or c == 9 or c == 13 or c == 12:
+                inside = False
+            elif not inside:
+                inside = True
+                counts[line % 3] += 1
+        return counts[1], counts[2]
+
+    @numba.njit(nogil=True)
+    def parse(buf, n_entries_hint, n_ref_tokens, n_para_tokens):  # pragma: no cover
+        n = buf.shape[0]
+        ref_len = np.zeros(n_entries_hint, np.uint8)
+        para_len = np.zeros(n_entries_hint, np.uint8)
+        ref_tok = np.empty(n_ref_tokens, np.int32)
+        para_tok = np.empty(n_para_tokens, np.int32)
+        vocab = Dict.empty(key_type=types.uint64, value_type=types.int64)
+        first_start = np.empty(1 << 17, np.int64)
+        first_len = np.empty(1 << 17, np.int64)
+        n_vocab = 0
+        n_ref = 0
+        n_para = 0
+        line = 0
+        entry = 0
+        i = 0
+        # 0 ok, 1 hash collision, 2 too many words in a line, 3 too many entries, 4 vocabulary
+        status = 0
+        while i < n:
+            j = i
+            while j < n and buf[j] != 10:
+                j += 1
+            kind = line % 3  # 0: probability (unused by the jar), 1: phrase, 2: paraphrase
+            if kind != 0:
+                if entry >= n_entries_hint:
+                    status = 3
+                    break
+                count = 0
+                k = i
+                while k < j:
+                    c = buf[k]
+                    # java.util.StringTokenizer's delimiters: space, tab, CR, FF (LF ends lines)
+                    if c == 32 or c == 9 or c == 13 or c == 12:
+                        k += 1
+                        continue
+                    s = k
+                    h = np.uint64(14695981039346656037)  # FNV-1a
+                    while k < j:
+                        c = buf[k]
+                        if c == 32 or c == 9 or c == 13 or c == 12:
+                            break
+                        h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
+                        k += 1
+                    length = k - s
+                    wid = -1
+                    if h in vocab:
+                        wid = vocab[h]
+                    if wid < 0:
+                        if n_vocab >= first_start.shape[0]:
+                            status = 4
+                            break
+                        wid = n_vocab
+                        vocab[h] = wid
+                        first_start[wid] = s
+                        first_len[wid] = length
+                        n_vocab += 1
+                    elif first_len[wid] != length:  # same hash, other word: refuse
+                        status = 1
+                    else:
+                        fs = first_start[wid]
+                        for q in range(length):
+                            if buf[fs + q] != buf[s + q]:
+                                status = 1
+                                break
+                    if kind == 1:
+                        ref_tok[n_ref] = wid
+                        n_ref += 1
+                    else:
+                        para_tok[n_para] = wid
+                        n_para += 1
+                    count += 1
+                if count > 255:
+                    status = 2
+                if status != 0:
+                    break
+                if kind == 1:
+                    ref_len[entry] = count
+                else:
+                    para_len[entry] = count
+                    entry += 1
+            line += 1
+            i = j + 1
+        return (status, entry, ref_len, para_len, ref_tok[:n_ref], para_tok[:n_para],
+                first_start[:n_vocab].copy(), first_len[:n_vocab].copy())
+
+    return count_tokens, parse
+
+
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, e)`` for each pair (vectorised)."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offs = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.repeat(starts - offs, lengths) + np.arange(total)
+
+
+def _build_trie(lengths: np.ndarray, offsets: np.ndarray, tokens: np.ndarray,
+                n_words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Level-wise trie of the phrases ``tokens[offsets[p]:offsets[p] + lengths[p]]``:
+    ``(level_offsets, level_keys, node of each phrase)``."""
+    node = np.zeros(lengths.size, np.int64)  # the root
+    level_offsets = [0, 1]
+    keys = [np.zeros(1, np.uint64)]  # the root's slot (never searched)
+    for depth in range(1, int(lengths.max(initial=0)) + 1):
+        rows = np.flatnonzero(lengths >= depth)
+        key = node[rows].astype(np.uint64)
+        key *= np.uint64(n_words)
+        key += tokens[offsets[rows] + (depth - 1)].astype(np.uint64)
+        uniq, inverse = np.unique(key, return_inverse=True)
+        del key
+        node[rows] = inverse + level_offsets[-1]
+        del rows, inverse
+        keys.append(uniq)
+        level_offsets.append(level_offsets[-1] + uniq.size)
+    return np.asarray(level_offsets, np.int64), np.concatenate(keys), node
+
+
+def _read_gzip(path: str | os.PathLike) -> bytes | bytearray:
+    """The decompressed file, written into one buffer of the size the gzip trailer gives
+    (``gzip.open(...).read()`` would hold it twice while joining its pieces)."""
+    import zlib
+
+    with open(path, "rb") as f:
+        f.seek(-4, os.SEEK_END)
+        size = int.from_bytes(f.read(4), "little")
+        f.seek(0)
+        out = bytearray(size)
+        view = memoryview(out)
+        pos = 0
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        while True:
+            chunk = f.read(1 << 22)
+            piece = d.decompress(chunk) if chunk else d.flush()
+            if pos + len(piece) > size:
+                break  # the trailer's size is modulo 2**32, or several members: fall back
+            view[pos:pos + len(piece)] = piece
+            pos += len(piece)
+            if not chunk:
+                if pos == size and d.eof and not d.unused_data:
+                    view.release()
+                    return out
+                break
+    view.release()
+    del out
+    with gzip.open(path, "rb") as f:
+        return f.read()
+
+
+def build_index(path: str | os.PathLike) -> dict:
+    """Read ``paraphrase-en.gz`` into the arrays described in the module docstring."""
+    data = _read_gzip(path)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    hint = (data.count(b"\n") + 1) // 3 + 1
+    count_tokens, parse = _parse_kernel()
+    n_ref_tokens, n_para_tokens = count_tokens(buf)
+    status, n_entries, ref_len, para_len, ref_tok, para_tok, first_start, first_len = \
+        parse(buf, hint, n_ref_tokens, n_para_tokens)
+    if status:
+        raise ValueError(f"{path}: cannot index the paraphrase table (code {status})")
+    vocab = [bytes(data[s:s + n]).decode("utf-8") for s, n in zip(first_start.tolist(),
+                                                                   first_len.tolist())]
+    del data, buf
+    ref_len = ref_len[:n_entries]
+    para_len = para_len[:n_entries]
+    if max(ref_len.max(initial=0), para_len.max(initial=0)) > MAX_PHRASE_WORDS:
+        raise ValueError(f"{path}: phrases longer than {MAX_PHRASE_WORDS} words")
+    if n_entries and para_len.min() == 0:
+        # the jar would match an empty paraphrase at every word; the English table has none
+        raise ValueError(f"{path}: an entry with an empty paraphrase")
+    # one trie over phrases and paraphrases (entries 0..E-1 phrases, E..2E-1 paraphrases)
+    lengths = np.concatenate((ref_len, para_len))
+    offsets = np.concatenate((_offsets(ref_len)[:-1], ref_tok.size + _offsets(para_len)[:-1]))
+    tokens = np.concatenate((ref_tok, para_tok))
+    del ref_tok, para_tok
+    level_offsets, level_keys, node = _build_trie(lengths, offsets, tokens, len(vocab))
+    del lengths, offsets, tokens
+    ref_node, para_node = node[:n_entries], node[n_entries:]
+    # phrases without words never match (the jar's trie emits them at its root): drop them
+    keep = np.flatnonzero(ref_len > 0)
+    order = keep[np.argsort(ref_node[keep], kind="stable")]  # file order inside a phrase
+    grouped = ref_node[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if order.size else \
+        np.zeros(0, np.int64)
+    return {
+        "version": INDEX_VERSION,
+        "vocab": "\n".join(vocab),
+        "level_offsets": level_offsets,
+        "level_keys": level_keys,
+        "phrase_nodes": grouped[starts].astype(np.int64),
+        "entry_offsets": np.append(starts, order.size).astype(np.int64),
+        "entry_para": para_node[order].astype(np.int32),
+        "n_entries": int(n_entries),
+    }
+
+
+@dataclass
+class SegmentParaphrases:
+    """The paraphrase look-ups of one segment (word positions are token indices).
+
+    ``starts[j]``: ``(length, phrase row)`` for each phrase of the table starting at word
+    ``j`` (shortest first) that has a paraphrase occurring in the scored segments;
+    ``positions``: paraphrase node -> start positions (ascending) where it occurs here.
+    """
+
+    starts: dict[int, list[tuple[int, int]]]
+    positions: dict[int, tuple[int, ...]]
+
+
+class ParaphraseIndex:
+    """The cached arrays of :func:`build_index` and the look-ups of one scoring call."""
+
+    def __init__(self, arrays: dict):
+        if arrays.get("version") != INDEX_VERSION:
+            raise ValueError("paraphrase index of another version")
+        self.vocab = arrays["vocab"].split("\n")
+        self.word_id = {w: i for i, w in enumerate(self.vocab)}
+        self.level_offsets = arrays["level_offsets"]
+        self.level_keys = arrays["level_keys"]
+        self.phrase_nodes = arrays["phrase_nodes"]
+        self.entry_offsets = arrays["entry_offsets"]
+        self.entry_para = arrays["entry_para"]
+        self.n_entries = arrays["n_entries"]
+
+    @property
+    def n_phrases(self) -> int:
+        return self.phrase_nodes.size
+
+    @property
+    def max_depth(self) -> int:
+        return self.level_offsets.size - 2
+
+    def node_depth(self, nodes: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.level_offsets, nodes, side="right") - 1
+
+    def ngram_nodes(self, ids: np.ndarray) -> np.ndarray:
+        """``out[p, d - 1]``: the trie node of the ``d`` words ``ids[p:p + d]``, or -1 (a
+        word unknown to the table (id -1), or no phrase of the table starts that way)."""
+        n, depth = ids.size, self.max_depth
+        out = np.full((n, depth), -1, np.int64)
+        n_words = np.uint64(len(self.vocab))
+        prev = np.zeros(n, np.int64)
+        alive = ids >= 0
+        for d in range(1, depth + 1):
+            lo, hi = self.level_offsets[d], self.level_offsets[d + 1]
+            level = self.level_keys[lo:hi]
+            rows = np.flatnonzero(alive[:n - d + 1]) if d > 1 else np.flatnonzero(alive)
+            if rows.size == 0:
+                break
+            words = ids[rows + d - 1]
+            ok = words >= 0
+            rows, words = rows[ok], words[ok]
+            key = prev[rows].astype(np.uint64) * n_words + words.astype(np.uint64)
+            pos = np.searchsorted(level, key)
+            found = pos < level.size
+            found[found] = level[pos[found]] == key[found]
+            alive[:] = False
+            rows, pos = rows[found], pos[found]
+            alive[rows] = True
+            prev[rows] = lo + pos
+            out[rows, d - 1] = lo + pos
+        return out
+
+    def prepare(self, segments: Sequence[Sequence[str]],
+                partners: Sequence[Sequence[int]] | None = None
+                ) -> tuple[list[SegmentParaphrases], dict[int, list[tuple[int, int]]]]:
+        """Look up every n-gram of ``segments`` (token lists) at once.
+
+        ``partners[s]``: the segments that segment ``s`` is aligned with (its references,
+        or the hypotheses it is a reference of); default: every segment. A phrase of ``s``
+        is kept only if one of its paraphrases occurs in a partner, and a paraphrase
+        occurrence only if it can be matched so: the others can never produce a match.
+
+        Returns the per-segment look-ups and ``row -> [(paraphrase node, its length), ...]``
+        (file order) for the entries whose phrase and paraphrase both occur somewhere.
+        """
+        get = self.word_id.get
+        flat: list[int] = []
+        seg_of: list[int] = []
+        pos_of: list[int] = []
+        for s, words in enumerate(segments):
+            flat.extend([get(w, -1) for w in words])
+            flat.append(-1)  # separator: no n-gram crosses segments
+            seg_of.extend([s] * (len(words) + 1))
+            pos_of.extend(range(len(words) + 1))
+        out = [SegmentParaphrases({}, {}) for _ in segments]
+        if not flat or self.phrase_nodes.size == 0:
+            return out, {}
+        nodes = self.ngram_nodes(np.asarray(flat, np.int64))
+        seg_arr = np.asarray(seg_of, np.int64)
+        pos_arr = np.asarray(pos_of, np.int64)
+        found = nodes >= 0
+        present = np.unique(nodes[found])
+        # the table's phrases that occur, and their entries whose paraphrase occurs too
+        row = np.searchsorted(self.phrase_nodes, nodes)
+        row[row >= self.phrase_nodes.size] = 0
+        is_phrase = found & (self.phrase_nodes[row] == nodes)
+        rows = np.unique(row[is_phrase])
+        counts = self.entry_offsets[rows + 1] - self.entry_offsets[rows]
+        owner = np.repeat(rows, counts)
+        para = self.entry_para[_ranges(self.entry_offsets[rows],
+                                       self.entry_offsets[rows + 1])].astype(np.int64)
+        keep = np.isin(para, present)
+        owner, para = owner[keep], para[keep]
+        if owner.size == 0:
+            return out, {}
+        # filtered entries as CSR by row (owner is sorted: rows ascending)
+        t_rows, t_start = np.unique(owner, return_index=True)
+        t_end = np.append(t_start[1:], owner.size)
+        # phrase occurrences: (position, depth) row-major = by position, then length
+        p_idx, d_idx = np.nonzero(is_phrase)
+        h_row = row[p_idx, d_idx]
+        h_t = np.searchsorted(t_rows, h_row)
+        h_t[h_t >= t_rows.size] = 0
+        has_entries = t_rows[h_t] == h_row
+        p_idx, d_idx, h_row, h_t = p_idx[has_entries], d_idx[has_entries], \
+            h_row[has_entries], h_t[has_entries]
+        h_seg = seg_arr[p_idx]
+        n_nodes = np.int64(self.level_offsets[-1])
+        # every n-gram occurrence as (segment, node) keys
+        q_idx, e_idx = np.nonzero(found)
+        q_node = nodes[q_idx, e_idx]
+        q_key = seg_arr[q_idx] * n_nodes + q_node
+        if partners is not None:
+            # (occurrence, entry) pairs, then (occurrence, entry, partner) triples
+            e_counts = t_end[h_t] - t_start[h_t]
+            pair_hit = np.repeat(np.arange(h_row.size), e_counts)
+            pair_para = para[_ranges(t_start[h_t], t_end[h_t])]
+            part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64,
+                                            len(partners)))
+            part_flat = np.fromiter((q for p in partners for q in p), np.int64,
+                                    int(part_off[-1]))
+            seg_of_pair = h_seg[pair_hit]
+            p_counts = part_off[seg_of_pair + 1] - part_off[seg_of_pair]
+            tri_pair = np.repeat(np.arange(pair_hit.size), p_counts)
+            tri_partner = part_flat[_ranges(part_off[seg_of_pair], part_off[seg_of_pair + 1])]
+            tri_key = tri_partner * n_nodes + pair_para[tri_pair]
+            seg_nodes = np.unique(q_key)
+            at = np.searchsorted(seg_nodes, tri_key)
+            at[at >= seg_nodes.size] = 0
+            useful = seg_nodes[at] == tri_key
+            useful_pairs = np.unique(tri_pair[useful])
+            keep_hit = np.zeros(h_row.size, bool)
+            keep_hit[pair_hit[useful_pairs]] = True
+            wanted = np.unique(tri_key[useful])  # (segment, paraphrase node) worth locating
+        else:
+            keep_hit = np.ones(h_row.size, bool)
+            wanted = None
+        table: dict[int, list[tuple[int, int]]] = {}
+        para_len = self.node_depth(para)
+        for r, p, n in zip(owner.tolist(), para.tolist(), para_len.tolist()):
+            table.setdefault(r, []).append((p, n))
+        for s, j, d, r in zip(h_seg[keep_hit].tolist(), pos_arr[p_idx[keep_hit]].tolist(),
+                              d_idx[keep_hit].tolist(), h_row[keep_hit].tolist()):
+            out[s].starts.setdefault(j, []).append((d + 1, r))
+        # paraphrase occurrences worth recording
+        if wanted is not None:
+            at = np.searchsorted(wanted, q_key)
+            at[at >= wanted.size] = 0
+            sel = wanted[at] == q_key if wanted.size else np.zeros(q_key.size, bool)
+        else:
+            sel = np.isin(q_node, np.unique(para))
+        for s, j, node in zip(seg_arr[q_idx[sel]].tolist(), pos_arr[q_idx[sel]].tolist(),
+                              q_node[sel].tolist()):
+            positions = out[s].positions
+            positions[node] = positions.get(node, ()) + (j,)
+        return out, table
