@@ -1,4 +1,4 @@
-"""Caption evaluation: the COCO caption metrics in pure Python, METEOR through Java, human
+"""Caption evaluation: the COCO caption metrics in pure Python (METEOR included), human
 agreement (Chen et al. 2015, "Microsoft COCO Captions: Data Collection and Evaluation Server").
 
 Every metric is a :class:`~kcca.captions.scorer.CaptionScorer` with the pycocoevalcap-like
@@ -7,8 +7,9 @@ text; :func:`evaluate_captions` tokenises raw captions once (PTB-style, as the C
 runs several metrics, returning per-item arrays for paired significance tests.
 
 Registered metrics: ``bleu`` (BLEU-1..4), ``rouge_l`` (ROUGE-L), ``cider_d`` (CIDEr-D, the
-COCO code's "CIDEr"), ``cider`` (plain CIDEr of Vedantam et al.), ``meteor`` (Meteor 1.5 jar,
-needs Java).
+COCO code's "CIDEr"), ``cider`` (plain CIDEr of Vedantam et al.), ``meteor`` (Meteor 1.5:
+:mod:`kcca.captions.meteor_engine` in Python, or the jar through Java; the resources come from
+pycocoevalcap).
 """
 
 from kcca.captions.scorer import (

@@ -31,7 +31,8 @@ from kcca.captions.scorer import (
 )
 from kcca.captions.tokenizer import tokenize as ptb_tokenize
 
-#: The COCO metrics computed by default, in table order (METEOR needs Java: opt in).
+#: The COCO metrics computed by default, in table order (METEOR, which needs pycocoevalcap's
+#: resources and builds a paraphrase index on first use, is opted in by name).
 DEFAULT_METRICS = ("bleu", "rouge_l", "cider_d", "cider")
 
 
@@ -44,7 +45,7 @@ class CaptionEvaluation:
         corpus: metric label (``"BLEU-1"`` ... ``"CIDEr"``, ``"METEOR"``) -> corpus score.
         per_item: metric label -> per-item scores, shape ``(len(ids),)``.
         unscored_reference_ids: reference images without a candidate (not scored).
-        unavailable: metric name -> why it was not computed (e.g. METEOR without Java).
+        unavailable: metric name -> why it was not computed (e.g. METEOR without pycocoevalcap).
         tokenized: whether the captions went through the PTB-style tokeniser.
         empty_candidate_ids: scored ids whose candidate has no tokens (``allow_empty``).
         empty_reference_ids: ``(image id, reference index)`` of references with no tokens.
@@ -93,7 +94,7 @@ def evaluate_captions(
         tokenize: apply the PTB-style tokeniser (the COCO pipeline) first.
         metric_params: per-metric constructor arguments, e.g. ``{"bleu": {"n": 4}}``.
         skip_unavailable: record (instead of raising) a metric that cannot run here
-            (METEOR without Java or its jar).
+            (METEOR without pycocoevalcap's resources).
         allow_empty: score captions with no tokens (see the module docstring) instead of
             raising :class:`~kcca.captions.scorer.EmptyCaptionError`.
     """
