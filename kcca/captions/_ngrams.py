@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:  # SciPy is imported when a score is computed, not at import
+    import scipy.sparse as sp
 
 
 @dataclass
@@ -36,6 +38,8 @@ class NgramCounts:
 
     def order_indicator(self) -> sp.csr_matrix:
         """(n_ngrams, max_n) 0/1 matrix: column k marks the (k+1)-grams (sums by order)."""
+        import scipy.sparse as sp
+
         g = len(self.order)
         return sp.csr_matrix((np.ones(g), (np.arange(g), self.order - 1)),
                              shape=(g, self.max_n))
@@ -47,6 +51,8 @@ class NgramCounts:
 
 def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCounts:
     """Count the 1..max_n-grams of every sentence (see module docstring)."""
+    import scipy.sparse as sp
+
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
     all_tokens = list(chain.from_iterable(sentences))
     vocab = {t: i for i, t in enumerate(dict.fromkeys(all_tokens), 1)}

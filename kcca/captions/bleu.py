@@ -28,7 +28,6 @@ from collections import Counter
 from typing import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from kcca.captions._ngrams import count_items
 
@@ -156,6 +155,8 @@ def corpus_stats(references: Sequence[Sequence[Tokens]], candidates: Sequence[To
                  max_n: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised :func:`sentence_stats` of every item: testlen, reflen (n,), guess, correct
     (n, max_n). Clipping counts use the per-item maximum count over references (eq. 1)."""
+    import scipy.sparse as sp
+
     ng, cand, ref, owner = count_items(references, candidates, max_n)
     n_items = len(candidates)
     # max count of every n-gram over each item's references

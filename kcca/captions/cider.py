@@ -39,7 +39,6 @@ from collections import Counter
 from typing import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from kcca.captions._ngrams import count_items
 
@@ -152,6 +151,8 @@ class _CiderBase(CaptionScorer):
 
     def _weighted(self, references, candidates, normalise_tf: bool):
         """tf-idf matrices of candidates and references, their per-order norms, owners."""
+        import scipy.sparse as sp
+
         ng, cand, ref, owner = count_items(references, candidates, self.n)
         n_items = len(candidates)
         # document frequency: images whose references contain the n-gram (eq. 16)
