@@ -39,9 +39,10 @@ JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
 ENGINES = ("python", "java")
 DEFAULT_ENGINE = "python"
-INSTALL_HINT = ("install the Meteor 1.5 jar and its data, e.g. `pip install pycocoevalcap==1.2` "
-                "(the project's extra `coco`, which ships meteor-1.5.jar and "
-                f"data/paraphrase-en.gz), or point ${JAR_ENV} to meteor-1.5.jar")
+INSTALL_HINT = ("install the Meteor 1.5 jar and its data and the Snowball stemmer, e.g. `pip "
+                "install pycocoevalcap==1.2 snowballstemmer` (the project's extra `coco`; "
+                "pycocoevalcap ships meteor-1.5.jar and data/paraphrase-en.gz), or point "
+                f"${JAR_ENV} to meteor-1.5.jar")
 JAVA_HINT = ("install Java (a JRE, version 8 or later), or use the Python engine "
              "(engine='python'; kcca score-captions --meteor-engine python)")
 
@@ -95,11 +96,15 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
         problems.append(f"${JAR_ENV}={where} is not a file" if where else
                         "meteor-1.5.jar not found")
     elif engine == "python":
+        import importlib.util
+
         from kcca.captions.meteor_engine import paraphrase_table_path
 
         table = paraphrase_table_path(jar)
         if not table.is_file():
             problems.append(f"the paraphrase table {table} is missing")
+        if importlib.util.find_spec("snowballstemmer") is None:
+            problems.append("the Snowball stemmer (package snowballstemmer) is not installed")
     if problems:
         return False, f"METEOR unavailable ({'; '.join(problems)}): {hint}"
     return True, ""
