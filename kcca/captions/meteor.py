@@ -40,7 +40,7 @@ JAVA_ENV = "KCCA_JAVA"
 ENGINES = ("python", "java")
 DEFAULT_ENGINE = "python"
 INSTALL_HINT = ("install the Meteor 1.5 jar and its data and the Snowball stemmer, e.g. `pip "
-                "install pycocoevalcap==1.2 snowballstemmer` (the project's extra `coco`; "
+                "install pycocoevalcap==1.2 'snowballstemmer<3'` (the project's extra `coco`; "
                 "pycocoevalcap ships meteor-1.5.jar and data/paraphrase-en.gz), or point "
                 f"${JAR_ENV} to meteor-1.5.jar")
 JAVA_HINT = ("install Java (a JRE, version 8 or later), or use the Python engine "
@@ -105,6 +105,13 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
             problems.append(f"the paraphrase table {table} is missing")
         if importlib.util.find_spec("snowballstemmer") is None:
             problems.append("the Snowball stemmer (package snowballstemmer) is not installed")
+        else:
+            from importlib.metadata import version
+
+            found = version("snowballstemmer")
+            if int(found.split(".")[0]) >= 3:
+                problems.append(f"snowballstemmer {found} implements Snowball 3's English "
+                                "stemmer; the jar's is that of snowballstemmer 2.x")
     if problems:
         return False, f"METEOR unavailable ({'; '.join(problems)}): {hint}"
     return True, ""

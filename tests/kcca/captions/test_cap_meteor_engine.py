@@ -100,11 +100,28 @@ def test_score_line_split_as_the_jar():
     ("dying", "die"), ("ties", "tie"), ("cries", "cri"), ("hoped", "hope"), ("yelled", "yell"),
     ("sayyid", "sayyid"), ("'hood", "hood"), ("inning", "inning"), ("outings", "outing"),
     ("communism", "communism"), ("arsenal", "arsenal"), ("ab", "ab"), ("éclairs", "éclair"),
+    # where Snowball 3 (snowballstemmer 3, PyStemmer 3) and NLTK's port differ from the jar
+    ("added", "ad"), ("adding", "ad"), ("anthropologist", "anthropologist"),
+    ("realization", "realiz"), ("sensationally", "sensat"),
 ])
 def test_stemmer_examples(word, stem):
     from kcca.captions.meteor_engine.stemmer import stem as snowball
 
     assert snowball(word) == stem
+
+
+def test_a_snowball_3_stemmer_is_named_as_the_problem(monkeypatch):
+    import importlib.metadata
+
+    from kcca.captions import meteor as meteor_module
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda name: "3.1.1" if name == "snowballstemmer" else real(name))
+    ok, why = meteor_module.meteor_available("python")
+    if meteor_module.find_meteor_jar() is None:
+        pytest.skip("pycocoevalcap absent: the jar's problem is reported first")
+    assert not ok and "snowballstemmer 3.1.1" in why
 
 
 @pytest.mark.parametrize("line,expected", [
