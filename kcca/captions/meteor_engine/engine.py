@@ -115,7 +115,8 @@ class MeteorEngine:
         syn = res.synonyms
         vocab = {w for words in distinct for w in words}
         keys = {w: java_hash(w) for w in vocab}
-        stem_keys = {w: java_hash(stem(w)) for w in vocab}
+        known = res.vocabulary_stems
+        stem_keys = {w: java_hash(known[w] if w in known else stem(w)) for w in vocab}
         is_fw = {w: w.lower() in fw for w in vocab}
         synsets = {w: syn.all_synsets(w) for w in vocab}
         features = {

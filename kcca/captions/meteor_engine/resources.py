@@ -24,6 +24,9 @@ from kcca.captions.meteor_engine.paraphrase import INDEX_VERSION, ParaphraseInde
 from kcca.captions.meteor_engine.synonyms import SynonymDictionary, java_lines
 
 STAGE = "meteor-paraphrase"
+#: the stems of the paraphrase table's words, cached beside its index (stemming them on every
+#: run costs about as much as the rest of scoring a thousand items)
+STEMS_STAGE = "meteor-stems"
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, "MeteorResources"] = {}
 
@@ -161,3 +164,27 @@ class MeteorResources:
             return ParaphraseIndex(built[0] if built else build_index(self.paraphrase_table))
         self.index_source = "built" if built else "loaded"
         return ParaphraseIndex(arrays)
+
+    @cached_property
+    def vocabulary_stems(self) -> dict[str, str]:
+        """The Snowball stem of every word of the paraphrase table (cached with the index,
+        under the stemmer's version); words outside it are stemmed when scored."""
+        from importlib.metadata import version
+
+        from kcca.cache import Cache
+        from kcca.captions.meteor_engine.stemmer import stem
+
+        def compute() -> dict[str, str]:
+            return {w: stem(w) for w in self.paraphrases.vocab}
+
+        cache = Cache(self.cache_root)
+        if not cache.enabled:
+            return compute()
+        config = {"paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
+                  "index_version": INDEX_VERSION,
+                  "stemmer": f"snowballstemmer {version('snowballstemmer')} english"}
+        try:
+            return cache.get_or_compute(STEMS_STAGE, config, compute,
+                                        inputs=[self.paraphrase_table])
+        except OSError:  # an unwritable cache folder: stem on every run
+            return compute()
