@@ -174,17 +174,19 @@ class MeteorResources:
         from kcca.cache import Cache
         from kcca.captions.meteor_engine.stemmer import stem
 
-        def compute() -> dict[str, str]:
-            return {w: stem(w) for w in self.paraphrases.vocab}
+        vocab = self.paraphrases.vocab
+
+        def compute() -> str:  # one string, in vocabulary order: quick to load
+            return "\n".join(stem(w) for w in vocab)
 
         cache = Cache(self.cache_root)
-        if not cache.enabled:
-            return compute()
         config = {"paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
-                  "index_version": INDEX_VERSION,
+                  "index_version": INDEX_VERSION, "words": len(vocab),
                   "stemmer": f"snowballstemmer {version('snowballstemmer')} english"}
         try:
-            return cache.get_or_compute(STEMS_STAGE, config, compute,
-                                        inputs=[self.paraphrase_table])
+            stems = (cache.get_or_compute(STEMS_STAGE, config, compute,
+                                          inputs=[self.paraphrase_table])
+                     if cache.enabled else compute())
         except OSError:  # an unwritable cache folder: stem on every run
-            return compute()
+            stems = compute()
+        return dict(zip(vocab, stems.split("\n")))
