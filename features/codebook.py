@@ -1,11 +1,12 @@
 """Visual-word codebooks: k-means centres of a seeded sample of descriptor rows (Section 3.3.1).
 
 The paper clusters "1,000 points of 200 images from the PASCAL 2008 data set" into 128 colour,
-256 texture and 256 SIFT words (L158; read as 1,000 points from each of 200 images). We have
-no PASCAL images, so the codebooks come from a seeded sample of OUR TRAINING SPLIT instead
-(PAPER-NOTES.md): :meth:`Codebook.choose_images` picks ``n_images`` training images and
-:meth:`Codebook.sample` draws ``points_per_image`` rows of each; k-means then runs with a
-fixed ``random_state`` and an explicit ``n_init``, so the same config gives the same words.
+256 texture and 256 SIFT words (Section 3.3.1; read as 1,000 points from each of 200 images).
+We have no PASCAL images, so the codebooks come from a seeded sample of OUR TRAINING SPLIT
+instead (docs/paper-notes.md#descriptors-and-codebooks): :meth:`Codebook.choose_images` picks
+``n_images`` training images and :meth:`Codebook.sample` draws ``points_per_image`` rows of
+each; k-means then runs with a fixed ``random_state`` and an explicit ``n_init``, so the same
+config gives the same words.
 K-means runs on ONE BLAS/OpenMP thread: with several, the reduction order (and, over the
 iterations, the centres) depends on the thread count, so cached codebooks would depend on
 the machine. The pipeline fits the three feature types' codebooks in parallel instead.

@@ -1,4 +1,4 @@
-"""Colour descriptors: the CIELAB coordinates of every pixel (Sec. 3.3, K_C, L158).
+"""Colour descriptors: the CIELAB coordinates of every pixel (Sec. 3.3.1, K_C).
 
 The paper represents colour "by the three CIELAB coordinates"; each pixel is one 3-d sample
 (L* in [0, 100], a* and b* roughly in [-128, 127], D65 white point, sRGB input).

@@ -6,9 +6,10 @@ an image and feature type is one ``(n_cells, V)`` array whose rows are the whole
 row-major order (21 rows for ``L = 2``).
 
 Every cell histogram is divided by the WHOLE image's number of samples, not the cell's
-(PAPER-NOTES.md): ``H_ic(v)`` is the fraction of the image's pixels (or descriptors) that
-fall in cell ``c`` and have word ``v``. Each level then sums to 1, coarser levels dominate
-finer ones (``I^l >= I^(l+1)``, L168) and every kernel of an image with itself is 1.
+(docs/paper-notes.md#pyramid-histograms): ``H_ic(v)`` is the fraction of the image's pixels
+(or descriptors) that fall in cell ``c`` and have word ``v``. Each level then sums to 1,
+coarser levels dominate finer ones (``I^l >= I^(l+1)``, Section 3.3.2, before eq. 8) and
+every kernel of an image with itself is 1.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Texture descriptors: the Varma-Zisserman MR8 filter responses of every pixel (Sec. 3.3, K_T).
 
 The paper's texture feature "captures edge information at different orientations centred on
-the pixel" (L158, citing Varma & Zisserman, 2005): the Maximum Response 8 (MR8) filter bank.
+the pixel" (Section 3.3.1, citing Varma & Zisserman, 2005): the Maximum Response 8 (MR8)
+filter bank (a reading of the citation: docs/paper-notes.md#descriptors-and-codebooks).
 
 Filter bank (VGG's ``makeRFSfilters``; 38 filters of support 49 x 49):
   * 18 edge filters (first derivative of an anisotropic Gaussian) and 18 bar filters (second

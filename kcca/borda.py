@@ -1,10 +1,11 @@
-"""Borda-count aggregation of rankings (Section 4.1.3, L360; van Erp & Schomaker 2000).
+"""Borda-count aggregation of rankings (Section 4.1.3; van Erp & Schomaker 2000).
 
 With ``N`` candidates, each model gives ``N - r`` points to the candidate it ranks at position
 ``r = 0 .. N-1``; candidates are ordered by total points. Ties are broken by the median of the
 candidate's positions across models (lower first), then the mean position, then the candidate
-index (PAPER-NOTES). (Equal points imply an equal sum, hence an equal mean, of positions, so
-the mean-position rule never decides; it is kept as stated.)
+index (docs/paper-notes.md#dev-selection-and-borda-count). (Equal points imply an equal sum,
+hence an equal mean, of positions, so the mean-position rule never decides; it is kept as
+stated.)
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """On-disk cache of pipeline stages, keyed by a hash of the stage's config, written atomically.
 
-Every arrow of the data flow (DESIGN.md) is a function of its inputs and a config; a stage
-stores its result under ``<root>/<stage>/<key>.joblib`` where ``key`` hashes that config.
-Files are written to a temporary name in the same folder and renamed into place, so an
-interrupted run never leaves a partial entry and the next run resumes from what is there.
+Every arrow of the data flow (docs/design.md#data-flow) is a function of its inputs and a config; a
+stage stores its result under ``<root>/<stage>/<key>.joblib`` where ``key`` hashes that config.
+Files are written to a temporary name in the same folder and renamed into place, so an interrupted
+run never leaves a partial entry and the next run resumes from what is there.
 """
 
 from __future__ import annotations

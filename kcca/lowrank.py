@@ -15,7 +15,7 @@ a :class:`ColumnSource` that computes columns on demand (:class:`CallableColumns
 :class:`KernelColumns` for any kernel of the contract in :mod:`features.kernels.base`);
 memory is ``O(n r)``.
 
-The paper's fixed extras (Section 4.1.3, L358) are applied here as well, so on-demand
+The paper's fixed extras (Section 4.1.3) are applied here as well, so on-demand
 kernels get them without an ``n x n`` matrix: :class:`TransformedColumns` raises a kernel to
 the power ``p`` entry-wise and multiplies the diagonal by ``d``.
 """
@@ -191,7 +191,7 @@ class KernelColumns(CallableColumns):
 
 
 class TransformedColumns:
-    """``K ** power`` (entry-wise) with the diagonal multiplied by ``diag_scale`` (L358).
+    """``K ** power`` (entry-wise) with the diagonal multiplied by ``diag_scale`` (Sec. 4.1.3).
 
     ``power`` is the paper's image-kernel exponent p in {2, 3}; ``diag_scale`` is the text
     kernel's diagonal factor d in [1, 15] (applied to the train x train Gram only).

@@ -12,7 +12,7 @@ trigram text kernels for NN5_BoW5 and NN5_TRI) or a similarity below plugs in:
 
 Ties in the nearest neighbour go to the lower training index.
 
-Text similarities (L120-122): NN5_F1 is the F1 measure over bags of words (multisets);
+Text similarities (Section 3.1): NN5_F1 is the F1 measure over bags of words (multisets);
 NN5_F1^idf weights each token by ``lambda_w = log(|D_train| / (|D_train(w)| + 1))``, where
 ``D_train(w)`` is the set of training images in whose captions ``w`` appears. For weighted
 multisets ``F1 = 2 sum_w lambda_w min(a_w, b_w) / (sum_w lambda_w a_w + sum_w lambda_w b_w)``
@@ -81,7 +81,7 @@ def _tokens(item: Any) -> list[str]:
 
 
 def idf_weights(train_items: Sequence[Any]) -> dict[str, float]:
-    """``lambda_w = max(0, log(N / (df_w + 1)))`` over the N training items (L122)."""
+    """``lambda_w = max(0, log(N / (df_w + 1)))`` over the N training items (Section 3.1)."""
     N = len(train_items)
     if N == 0:
         raise ValueError("train_items is empty: IDF needs training items")

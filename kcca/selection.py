@@ -1,12 +1,12 @@
-"""Dev-set model selection (Section 4.1.3, L360): 15 different models per kernel pair and task.
+"""Dev-set model selection (Section 4.1.3): 15 different models per kernel pair and task.
 
-On the dev pool (caption #2 of each dev image), every (kappa, n) setting gets R@1, R@5, R@10
-and the median rank of the original item. The 5 best settings by R@1 are taken, then the 5
-best by R@5 among the settings not yet taken, then the 5 best by R@10 among the rest, so the
-15 models are different (PAPER-NOTES). Ties are broken by the other recalls (in the order
-R@1, R@5, R@10, skipping the criterion itself; higher first), then the median rank (lower
-first), then the setting itself (ascending ``(kappa, n)``). With fewer than 15 settings,
-every setting is taken.
+On the dev pool (caption #2 of each dev image), every (kappa, n) setting gets R@1, R@5, R@10 and the
+median rank of the original item. The 5 best settings by R@1 are taken, then the 5 best by R@5 among
+the settings not yet taken, then the 5 best by R@10 among the rest, so the 15 models are different
+(docs/paper-notes.md#dev-selection-and-borda-count). Ties are broken by the other recalls (in the
+order R@1, R@5, R@10, skipping the criterion itself; higher first), then the median rank (lower
+first), then the setting itself (ascending ``(kappa, n)``). With fewer than 15 settings, every
+setting is taken.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _key(s: DevSummary, k: int, ks: Sequence[int]) -> tuple:
 
 def select_models(dev_ranks: Mapping[Hashable, Any], *, per_criterion: int = 5,
                   ks: Sequence[int] = (1, 5, 10)) -> list[SelectedModel]:
-    """The ``per_criterion`` best settings by each R@k in turn, all different (L360).
+    """The ``per_criterion`` best settings by each R@k in turn, all different (Section 4.1.3).
 
     ``dev_ranks`` maps a setting (e.g. ``(kappa, n)``) to its per-query dev ranks of the
     original item. Returns the selected settings in selection order.
@@ -98,7 +98,7 @@ def grid_dev_ranks(grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any 
 
 @dataclass(frozen=True)
 class FixedExtras:
-    """The paper's per-kernel-pair extras chosen on dev (L358): image power p, text factor d.
+    """The paper's per-kernel-pair extras chosen on dev (Sec. 4.1.3): image power p, text factor d.
 
     ``score`` is the mean over tasks of the best grid model's mean of R@1, R@5, R@10 on dev (percent);
     ``table`` holds that score for every (p, d) tried.

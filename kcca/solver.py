@@ -13,13 +13,13 @@ denominator into ``|p|`` and the numerator into ``p' M q`` with::
 
     M = diag(sqrt(sx/(sx+kappa))) Ux' Uy diag(sqrt(sy/(sy+kappa)))
 
-so the canonical correlations (lambda of L134, not lambda^2) are the singular values of ``M``,
-the same as those of ``Ux Dx Ux' Uy Dy Uy'`` (the test suite checks both against dense
+so the canonical correlations (lambda of Section 3.2.1, not lambda^2) are the singular values of
+``M``, the same as those of ``Ux Dx Ux' Uy Dy Uy'`` (the test suite checks both against dense
 solutions). ``M`` is at most ``r x r``; one factorisation per kernel serves every kappa, and the
-directions for ``n`` components are the first ``n`` of one solve, so the paper's whole grid is
-one call (:class:`KCCAGrid`). The unstable non-symmetric eigenproblem of L134 is never formed.
+directions for ``n`` components are the first ``n`` of one solve, so the paper's whole grid is one
+call (:class:`KCCAGrid`). The unstable non-symmetric eigenproblem of Section 3.2.1 is never formed.
 
-The text kernel's diagonal factor ``d`` (L358) turns ``Ky`` into ``Ky + delta I`` with
+The text kernel's diagonal factor ``d`` (Section 4.1.3) turns ``Ky`` into ``Ky + delta I`` with
 ``delta = (d - 1) * Ky[i, i]`` (constant diagonal): that matrix is full rank, but its centred
 form is ``Uy diag(sy + delta) Uy' + delta (H - Uy Uy')``, so the complement of ``Uy`` is handled
 in closed form instead of factorising ``n`` columns. When the diagonal is not constant the
@@ -77,7 +77,11 @@ FACTOR_VERSION = 2  # 2: eigenbasis signs fixed (_deterministic_signs)
 
 
 def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray:
-    """The 46 values of n (L358): ``unique(round(geomspace(10, 6000, 46)))`` (PAPER-NOTES)."""
+    """The 46 values of n (Section 4.1.3): ``unique(round(geomspace(10, 6000, 46)))``.
+
+    The paper does not list them; this rule gives exactly 46 distinct values
+    (docs/paper-notes.md#dev-selection-and-borda-count).
+    """
     return np.unique(np.round(np.geomspace(low, high, count)).astype(int))
 
 

@@ -3,7 +3,7 @@
     python scripts/codebook_seed.py --data-dir D [--system TRI5SEM] [--seeds 0 1 2] [--n-images 200]
 
 The paper's colour, texture and SIFT words come from k-means on 1,000 points of each of 200
-images (L158); which 200 images and points, and the k-means start, are random. This script
+images (Section 3.3.1); which 200 images and points, and the k-means start, are random. This script
 rebuilds the image features and K^PY with the codebooks of other seeds (and optionally other
 sample sizes; everything else as in the paper), fits the system's KCCA grid at p = 2, d = 1
 (full precision, the paper's kappas and n) and prints the dev criterion of

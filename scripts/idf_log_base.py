@@ -2,16 +2,16 @@
 
     python scripts/idf_log_base.py --data-dir D [--system TRI5^sqrtidf] [--bases e 10 2]
 
-The paper defines ``lambda_w = log(|D_train| / (|D_train(w)| + 1))`` (L120) without a base;
-PAPER-NOTES reads the natural logarithm. For BoW and the NN systems the base cannot matter (a
-common factor cancels in a cosine or an F1). For the trigram kernel with sqrt-IDF (eq. 16 / 21)
-it does: a length-l sequence is weighted by the product of l IDFs, so base b multiplies its
-contribution by ``(1 / ln b)^l``, which is exactly the kernel with the match weight
-``lambda_m / sqrt(ln b)`` instead of ``lambda_m`` (eq. 15: ``lambda_m^(2l)``). This script
-builds the system's text kernel with that match weight for each base (cached like any text
-kernel), fits its KCCA grid at p = 2, d = 1 (full precision, the paper's kappas and n) on the
-system's image kernel and prints the dev criterion of ``kcca.systems.grid`` (dev R@1+R@5+R@10
-of the 15-model Borda, both tasks). Dev only: the test split is never read.
+The paper defines ``lambda_w = log(|D_train| / (|D_train(w)| + 1))`` (Section 3.1) without a base;
+we read the natural logarithm (docs/paper-notes.md#idf-weights). For BoW and the NN systems the base
+cannot matter (a common factor cancels in a cosine or an F1). For the trigram kernel with sqrt-IDF
+(eq. 16 / 21) it does: a length-l sequence is weighted by the product of l IDFs, so base b
+multiplies its contribution by ``(1 / ln b)^l``, which is exactly the kernel with the match weight
+``lambda_m / sqrt(ln b)`` instead of ``lambda_m`` (eq. 15: ``lambda_m^(2l)``). This script builds
+the system's text kernel with that match weight for each base (cached like any text kernel), fits
+its KCCA grid at p = 2, d = 1 (full precision, the paper's kappas and n) on the system's image
+kernel and prints the dev criterion of ``kcca.systems.grid`` (dev R@1+R@5+R@10 of the 15-model
+Borda, both tasks). Dev only: the test split is never read.
 """
 
 from __future__ import annotations

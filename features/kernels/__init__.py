@@ -1,4 +1,4 @@
-"""Kernels following the contract of DESIGN.md, and the registry that names them."""
+"""Kernels following the contract of docs/design.md#kernel-contract, and their registry."""
 
 from features.kernels.base import Kernel, available_kernels, make_kernel, register_kernel
 

@@ -1,4 +1,4 @@
-"""The kernel contract (DESIGN.md) and the registry through which kernels are named.
+"""The kernel contract (docs/design.md#kernel-contract) and the registry that names kernels.
 
 A kernel is fitted on training items, then evaluates blocks:
 ``fit(train_items) -> self``; ``gram(items_a, items_b=None)`` (``None`` = the training
@@ -49,7 +49,7 @@ class Kernel(BaseEstimator):
     item_type: str | None = None
     #: whether every Gram matrix of the kernel is positive semi-definite in theory (eq. 3 needs
     #: it). A kernel that is not (a soft match through a thresholded or max-combined word
-    #: similarity, Section 4.1.2) says so, and KCCA uses the positive part of its training
+    #: similarity, footnote 4) says so, and KCCA uses the positive part of its training
     #: kernel instead of refusing it; a PSD kernel whose Gram matrix is not PSD is an error.
     positive_semidefinite: bool = True
 

@@ -2,7 +2,8 @@
 
 Items are :class:`~features.image_features.ImageFeatures` records (one per image). For each
 feature type F (colour, texture, SIFT) the per-type kernel is computed, the three are
-averaged and the mean is raised to ``p`` (eq. 6; PAPER-NOTES: that order).
+averaged and the mean is raised to ``p`` (eq. 6; that order:
+docs/paper-notes.md#combining-the-feature-types).
 
 Because ``min(w a, w b) = w min(a, b)`` for ``w > 0``, the whole pre-power kernel is ONE
 histogram intersection (:mod:`features.kernels.intersection`) over a weighted concatenation:

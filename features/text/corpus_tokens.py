@@ -1,8 +1,8 @@
 """Preprocess a whole :class:`~kcca.data.corpus.Corpus`: fit on training captions, cache the result.
 
-The preprocessor is fitted on the captions of the training split only (L270) and then applied
-to every caption of the corpus. The result (token lists per caption plus the logs of spelling
-corrections and compound merges) is stored in :class:`kcca.cache.Cache` under stage
+The preprocessor is fitted on the captions of the training split only (Section 3.5.1) and then
+applied to every caption of the corpus. The result (token lists per caption plus the logs of
+spelling corrections and compound merges) is stored in :class:`kcca.cache.Cache` under stage
 ``"text-preprocess"``, keyed by the corpus name, a fingerprint of its texts, the fit split and
 ``CaptionPreprocessor.config()`` (its parameters with every step's defaults resolved).
 """

@@ -1,4 +1,4 @@
-"""D_ext: the general-English corpus standing in for the BNC of Section 3.5.3 (L290).
+"""D_ext: the general-English corpus standing in for the BNC of Section 3.5.3.
 
 The paper computed one distributional similarity on the British National Corpus (licensed, not
 redistributable). The stand-in, called D_ext everywhere in this toolkit, is every plain-text
@@ -6,13 +6,13 @@ corpus in ``nltk_data`` together (about 5.3M words): the tagged corpora ``brown`
 ``conll2000``, ``masc_tagged`` and the untagged ``abc``, ``movie_reviews``, ``state_union``,
 ``webtext``. One sentence is one context of eq. 24.
 
-It goes through the same steps as the captions (L268): lower-casing, dropping tokens without a
-letter or digit, lemmatisation, and NLTK's English stop list (a token is dropped when its surface
-form or its lemma is a stop word). Lemmas come from WordNet's morphology (``morphy``; the shortest
-analysis, as NLTK's ``WordNetLemmatizer``) with a part of speech: the corpus's own tag where the
-corpus is tagged, otherwise the word form's most frequent tag in the tagged corpora (a unigram
-tag dictionary), otherwise noun. Untagged text is split into sentences at line breaks and after
-``.``, ``!`` or ``?`` followed by a capital, and into words at non-alphanumeric characters
+It goes through the same steps as the captions (Section 3.5.1): lower-casing, dropping tokens
+without a letter or digit, lemmatisation, and NLTK's English stop list (a token is dropped when its
+surface form or its lemma is a stop word). Lemmas come from WordNet's morphology (``morphy``; the
+shortest analysis, as NLTK's ``WordNetLemmatizer``) with a part of speech: the corpus's own tag
+where the corpus is tagged, otherwise the word form's most frequent tag in the tagged corpora (a
+unigram tag dictionary), otherwise noun. Untagged text is split into sentences at line breaks and
+after ``.``, ``!`` or ``?`` followed by a capital, and into words at non-alphanumeric characters
 (apostrophes split: ``don't`` -> ``don t``, both stop words).
 
 The result is a :class:`TokenizedCorpus` (compact integer arrays); :func:`load_english_corpus`

@@ -1,10 +1,10 @@
-"""IDF weights over training images (L180, L120).
+"""IDF weights over training images (Sections 3.1 and 3.4.1).
 
 ``lambda_w = ln(|D_train| / (|D_train(w)| + 1))``, where ``D_train(w)`` is the set of training
 images in whose captions ``w`` appears at least once (document = all captions of one training
-image), natural logarithm, clamped at 0 (PAPER-NOTES). A word never seen in training has
-``|D_train(w)| = 0`` and gets ``ln |D_train|``. Sequences (eq. 16) get the product of their
-words' weights.
+image), natural logarithm, clamped at 0 (docs/paper-notes.md#idf-weights). A word never seen in
+training has ``|D_train(w)| = 0`` and gets ``ln |D_train|``. Sequences (eq. 16) get the product of
+their words' weights.
 """
 
 from __future__ import annotations

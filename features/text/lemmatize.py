@@ -6,8 +6,8 @@ lemmas, the one with the highest WordNet (SemCor) tag count wins, then the short
 alphabetically first: "riding" -> "ride" (not "rid", NLTK's shortest choice), "men" -> "man"
 (not "men", WordNet's first form). If that part of speech gives no lemma, the other open-class
 parts of speech are tried in the order n, v, a, r (taggers mistag verbs as nouns in this
-domain, L298). Closed-class tokens (DET, ADP, PRON, ...) and words WordNet does not know are
-kept as they are. Tags must come from the raw, un-lemmatised caption (L298).
+domain, Sec. 3.5.4). Closed-class tokens (DET, ADP, PRON, ...) and words WordNet does not know are
+kept as they are. Tags must come from the raw, un-lemmatised caption (Section 3.5.4).
 """
 
 from __future__ import annotations

@@ -2,23 +2,25 @@
 
 "All captions are preprocessed by spellchecking with Linux *spell*, normalizing compound words
 (e.g., *t-shirt*, *t shirt*, and *tee-shirt* -> *t-shirt*), stop word removal, and
-lemmatization" (L346). :class:`CaptionPreprocessor` runs, in this order:
+lemmatization" (Section 4.1.1). :class:`CaptionPreprocessor` runs, in this order:
 
 1. tokenisation, lower-casing, dropping tokens without a letter or digit (``tokenize``);
 2. compound normalisation (``compounds``), learned from the training captions; it runs before
    spelling so that variants such as "tshirt" are merged rather than "corrected" to "shirt";
 3. spelling correction of unknown tokens (``spelling``), candidates from the training captions;
-4. POS tagging of the raw (un-lemmatised) tokens, stop words still in (L298);
+4. POS tagging of the raw (un-lemmatised) tokens, stop words still in (Section 3.5.4);
 5. lemmatisation with WordNet under the tag (``lemmatize``);
 6. stop-word removal (``stop_words``): a token goes if its lemma or its surface form is a stop
    word;
-7. optionally breaking hyphenated tokens (``split_hyphens``: the BLEU/ROUGE pipeline, L415).
+7. optionally breaking hyphenated tokens (``split_hyphens``: the BLEU/ROUGE pipeline of
+   Section 4.2.2).
 
-``fit`` learns corpus statistics from TRAINING captions only (L270); ``transform`` maps captions
-to token lists. ``get_params()`` records every switch and is the cache key. Named presets
+``fit`` learns corpus statistics from TRAINING captions only (Section 3.5.1); ``transform`` maps
+captions to token lists. ``get_params()`` records every switch and is the cache key. Named presets
 (:data:`PRESETS`) fix common configurations; :meth:`CaptionPreprocessor.paper_flickr8k` is the
 Flickr 8K reproduction default: the released lemma file, lower-cased, punctuation dropped, NLTK's
-179 English stop words removed, which gives exactly the paper's 1,928-word vocabulary (L290).
+179 English stop words removed, which gives exactly the paper's 1,928-word vocabulary
+(Section 3.5.3; docs/paper-notes.md#text-preprocessing).
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ class CaptionPreprocessor(BaseEstimator):
 
     @classmethod
     def paper_flickr8k(cls) -> "CaptionPreprocessor":
-        """The Flickr 8K reproduction default: preset ``flickr8k-lemma`` (1,928 words, L290)."""
+        """The Flickr 8K reproduction preset ``flickr8k-lemma`` (1,928 words, Section 3.5.3)."""
         return cls.from_preset("flickr8k-lemma")
 
     # ------------------------------------------------------------------ fit

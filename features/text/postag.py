@@ -1,4 +1,4 @@
-"""Part-of-speech tagging of captions before lemmatisation (Section 3.5.4, L298).
+"""Part-of-speech tagging of captions before lemmatisation (Section 3.5.4).
 
 The paper used the OpenNLP tagger on raw (un-lemmatised) captions. No pretrained NLTK tagger
 ships with the project's NLTK data, so a tagger is trained here on the tagged corpora that do

@@ -10,7 +10,7 @@ kernel an inner product of explicit features.
 The exact sequence kernels (BoW, TRI, TRI^sqrt-idf) are then sparse matrix products: an item's
 feature vector is the sum of its captions' vectors (so the sum of the kernel over the cross
 product of two items' captions is one dot product), and :func:`geometric_normalize` divides by
-the geometric mean of the self-products (L228).
+the geometric mean of the self-products (Section 3.4.3).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def sparse_gram(xa: sp.csr_matrix, xb: sp.csr_matrix, block_rows: int = 2048) ->
 
 def geometric_normalize(k: np.ndarray, diag_a: np.ndarray, diag_b: np.ndarray,
                         out: np.ndarray | None = None, same: bool = False) -> np.ndarray:
-    """``k[i, j] / sqrt(diag_a[i] diag_b[j])`` (L228).
+    """``k[i, j] / sqrt(diag_a[i] diag_b[j])`` (Section 3.4.3, normalisation).
 
     An item with a zero self-product (only empty captions, or only zero-weighted words) has
     zero features: its normalised kernel is 0 against every item, except on the diagonal of a

@@ -1,4 +1,4 @@
-"""Alignment-based similarity sigma_A (Section 3.5.4, eq. 25, L294-298).
+"""Alignment-based similarity sigma_A (Section 3.5.4, eq. 25).
 
 Captions of the same training image are treated as translations of each other. Each caption is
 reduced to its nouns (resp. its verbs), IBM Model 1 and then Model 2 (Brown et al., 1993) are
@@ -10,7 +10,7 @@ tables give P_n(w_i | w) and P_v(w_i | w). The vector of w has one component per
 
 where P_n(w), P_v(w) are the fractions of w's training occurrences tagged noun / verb. Nouns are
 words seen at least 5 times as a noun and tagged noun in at least 50% of their occurrences;
-verbs are tagged verb at least 25 times and in at least 25% of their occurrences (L296). The
+verbs are tagged verb at least 25 times and in at least 25% of their occurrences (Sec. 3.5.4). The
 word kernel is the cosine of these vectors (eq. 17-18).
 
 EM is vectorised: every (target token, source position) link of every pair is one entry of flat
@@ -204,7 +204,7 @@ class AlignmentSimilarity(BaseEstimator):
 
     Args:
         noun_min_count, noun_min_fraction, verb_min_count, verb_min_fraction: vocabulary
-            thresholds (L296: 5, 0.5, 25, 0.25).
+            thresholds (Section 3.5.4: 5, 0.5, 25, 0.25).
         model1_iterations, model2_iterations: EM iterations of IBM Model 1 and Model 2.
         name: the word kernel's name.
 
@@ -263,8 +263,8 @@ class AlignmentSimilarity(BaseEstimator):
 def tag_caption(text: str, tagger, lemmatizer, stop_words: frozenset[str]) -> list[tuple[str, str]]:
     """(lemma, universal tag) of one RAW caption.
 
-    Tokenised (treebank, lower-cased) and tagged with punctuation and stop words in (L298), then
-    lemmatised under the tag by ``lemmatizer(token, tag)`` (e.g.
+    Tokenised (treebank, lower-cased) and tagged with punctuation and stop words in (Section
+    3.5.4), then lemmatised under the tag by ``lemmatizer(token, tag)`` (e.g.
     :class:`features.text.english_corpus.Lemmatizer` guided by the caption vocabulary);
     punctuation and stop words (surface form or lemma) are dropped afterwards.
     """

@@ -5,10 +5,10 @@ The vector of word w has one component per context word w_i::
     w_D(i) = max(0, log2 P(w, w_i) / (P(w) P(w_i)))                          (eq. 24)
 
 where P(w) is the fraction of the corpus's sentences containing w and P(w, w_i) the fraction
-containing both. Two variants (L290): D_ic on the training captions (rows = columns = the words
-seen at least 5 times, 1,928 in the paper) and D_ext on general English (the paper's D_BNC): rows
-= caption words seen at least 5 times in both corpora, columns = the external corpus's own words
-seen at least 5 times. The word kernel is the cosine of these vectors (eq. 17-18).
+containing both. Two variants (Section 3.5.3): D_ic on the training captions (rows = columns = the
+words seen at least 5 times, 1,928 in the paper) and D_ext on general English (the paper's D_BNC):
+rows = caption words seen at least 5 times in both corpora, columns = the external corpus's own
+words seen at least 5 times. The word kernel is the cosine of these vectors (eq. 17-18).
 
 Co-occurrence counts are a sparse product of binary sentence-by-word matrices (scipy.sparse).
 Whether a word's component for itself (PMI = -log2 P(w)) is kept is a parameter (``self_pmi``);
@@ -110,7 +110,7 @@ class DistributionalSimilarity(BaseEstimator):
     """PPMI vectors (eq. 24) fitted on a corpus of sentences; word kernel = cosine (eq. 18).
 
     Args:
-        min_count: rows/columns are words seen at least this often (L290: 5).
+        min_count: rows/columns are words seen at least this often (Section 3.5.3: 5).
         rows: fixed row words (e.g. the caption vocabulary); None: the corpus's frequent words.
         row_min_count: with ``rows`` given, keep only those seen at least this often in the
             fitted corpus too (D_ext: "at least 5 times in both corpora"); 0 keeps all.

@@ -3,7 +3,7 @@
 ``K_S(s, s') = sum_l sum_{w, w' of length l} F_s[w] F_s'[w'] prod_i kappa(w_i, w'_i)`` where
 ``F_s[w] = m_{s,w} lambda_m^l`` (eq. 20), times ``sqrt(lambda_w)`` for eq. 21 (the factor
 ``sqrt(lambda_w lambda_w')`` splits over the two sides), and ``kappa`` is the identity outside
-the word kernel's vocabulary (L266). For multi-caption items ``F`` is summed over captions,
+the word kernel's vocabulary (Sec. 3.5.1). For multi-caption items ``F`` is summed over captions,
 which equals summing the kernel over the cross product of captions.
 
 Why it is fast enough (the TRI5SEM training kernel is ~10^12 elementary operations when done

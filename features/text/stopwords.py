@@ -1,7 +1,7 @@
 """Step 4 of caption preprocessing (Section 4.1.1): stop-word removal.
 
 The default list is NLTK's English stop words (179 words, read from ``$NLTK_DATA``); the
-paper's vocabulary of 1,928 training words (L290) comes out with exactly this list.
+paper's vocabulary of 1,928 training words (Section 3.5.3) comes out with exactly this list.
 """
 
 from __future__ import annotations

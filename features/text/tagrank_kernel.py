@@ -13,7 +13,7 @@ Each sentence gets two vectors over the vocabulary:
 Omega' open; here they are the mean chi-squared distances of the r- and a-vectors over
 ``n_pairs`` training sentence pairs (two different sentences drawn uniformly, with
 ``random_state``). Multi-caption items average the sentence-pair kernel over the cross
-product of their captions (L200), so a five-caption item's self-kernel is below 1.
+product of their captions (Sec. 3.4.2), so a five-caption item's self-kernel is below 1.
 An empty caption has zero vectors and gets the literal value of eq. 11 (1 against another
 empty caption). The kernel is not normalised.
 """

@@ -6,7 +6,7 @@ token lists. Two shapes are accepted:
 * a *caption*: a list (or tuple) of tokens, ``["dog", "run", "beach"]`` - one-caption item,
   as in the dev/test pools;
 * a *multi-caption item*: a list of captions, ``[["dog", "run"], ["puppy", "play"], ...]`` -
-  the five captions of one training image are one item (DESIGN.md).
+  the five captions of one training image are one item (docs/design.md#kernel-contract).
 
 ``[]`` is read as one empty caption. An empty caption (also one left empty by stop-word
 removal) has zero features; the kernels give it a defined value (see each kernel) and
@@ -100,7 +100,7 @@ def warn_empty(items: Sequence[TextItem], what: str = "items") -> int:
 
 
 def one_caption_each(items: Sequence[TextItem], random_state: int | None) -> list[TextItem]:
-    """BoW1 / TRI1: reduce each item to one caption drawn with ``random_state`` (L182)."""
+    """BoW1 / TRI1: reduce each item to one caption drawn with ``random_state`` (Sec. 3.4.1)."""
     rng = np.random.default_rng(random_state)
     return [(it[int(rng.integers(len(it)))],) for it in items]
 

@@ -4,7 +4,7 @@ Two tokenisers: ``"treebank"`` (NLTK's Penn-Treebank-style word tokeniser, which
 data package; the paper used the OpenNLP tokeniser) and ``"whitespace"`` (split on spaces:
 the released Flickr 8K files are already tokenised, and the paper-vocabulary preset reads the
 lemma file this way). Both keep intra-word hyphens ("t-shirt" is one token), as the kernel
-pipeline wants; ``split_hyphens=True`` breaks them up, as the BLEU/ROUGE pipeline does (L415).
+pipeline wants; ``split_hyphens=True`` breaks them up, as the BLEU/ROUGE pipeline does (Sec. 4.2.2).
 A token is kept only if it holds at least one letter or digit.
 """
 
@@ -55,7 +55,7 @@ def tokenize(text: str, *, method: str = "treebank", lowercase: bool = True,
         method: ``"treebank"`` or ``"whitespace"``.
         lowercase: lower-case every token.
         drop_punctuation: drop tokens without a letter or digit.
-        split_hyphens: break intra-word hyphens (BLEU/ROUGE pipeline, L415).
+        split_hyphens: break intra-word hyphens (BLEU/ROUGE pipeline, Section 4.2.2).
     """
     if not isinstance(text, str):
         raise TypeError(f"expected a caption string, got {type(text).__name__}: {text!r}")

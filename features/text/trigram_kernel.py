@@ -2,9 +2,9 @@
 
 ``K_TRI(s, s') = sum_{w: l(w) <= 3} m_{s,w} m_{s',w} lambda_m^{2 l(w)}`` (eq. 15), with matches
 as spans (eq. 12; see :mod:`.sequences`), ``lambda_m = 0.5``, ``lambda_g = 1`` (gaps free).
-Multi-caption items: the unnormalised kernel summed over the cross product of captions,
-divided by the geometric mean of the self-sums (L228, L356). ``TrigramKernel()`` is exactly
-this plain TRI5. Options:
+Multi-caption items: the unnormalised kernel summed over the cross product of captions, divided by
+the geometric mean of the self-sums (Sections 3.4.3, 4.1.3). ``TrigramKernel()`` is exactly this
+plain TRI5. Options:
 
 * ``single_caption=True``: TRI1, one caption per training item drawn with ``random_state``;
 * ``weighting="sqrt-idf"``: eq. 16 (TRI5^sqrt-idf): ``lambda_w`` = product of the words' plain

@@ -1,4 +1,4 @@
-"""Vocabulary statistics of preprocessed captions (the paper's 1,928 training words, L290)."""
+"""Vocabulary statistics of preprocessed captions (the paper's 1,928 training words, Sec. 3.5.3)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def vocabulary(token_lists: Iterable[Sequence[str]], min_count: int = 5) -> list
     """Words seen at least ``min_count`` times, sorted alphabetically.
 
     On the 30,000 Flickr 8K training captions preprocessed with the ``flickr8k-lemma`` preset
-    this gives the paper's 1,928 words (Section 3.5.3, L290).
+    this gives the paper's 1,928 words (Section 3.5.3; docs/paper-notes.md#text-preprocessing).
     """
     if min_count < 1:
         raise ValueError(f"min_count must be >= 1, got {min_count}")

@@ -3,7 +3,7 @@
 A :class:`WordKernel` is kappa(w, w') of eq. 17-18 over a vocabulary: symmetric, unit
 diagonal, the cosine of the words' similarity vectors. Words outside the vocabulary are
 similar only to themselves (the identity). Thresholding (entries strictly below a floor
-are zeroed, L270) and the combinations of eq. 26 (average) and eq. 27 (maximum) live here
+are zeroed, Section 3.5.1) and the combinations of eq. 26 (average) and eq. 27 (maximum) live here
 so every similarity source (Lin, distributional, alignment) shares them.
 """
 
@@ -70,7 +70,7 @@ class WordKernel:
         return float(self.matrix[i, j])
 
     def thresholded(self, floor: float) -> "WordKernel":
-        """Zero every off-diagonal entry strictly below ``floor`` (L270)."""
+        """Zero every off-diagonal entry strictly below ``floor`` (Section 3.5.1)."""
         m = np.where(self.matrix < floor, 0.0, self.matrix)
         np.fill_diagonal(m, 1.0)
         return WordKernel(f"{self.name}>={floor:g}", self.vocabulary, m)

@@ -4,9 +4,9 @@ Names (:data:`WORD_KERNELS`):
 
 * ``"lin"``: cosine of Lin vectors over WordNet (eq. 22-23);
 * ``"dist-ic"``, ``"dist-ext"``: cosine of PPMI vectors (eq. 24) on the training captions and on
-  the general-English corpus D_ext (the paper's D_BNC), entries below 0.01 zeroed (L270);
+  the general-English corpus D_ext (the paper's D_BNC), entries below 0.01 zeroed (Sec. 3.5.1);
 * ``"dist-avg"``: the mean of the two thresholded distributional kernels (eq. 26);
-* ``"align"``: cosine of alignment vectors (eq. 25), entries below 0.05 zeroed (L270);
+* ``"align"``: cosine of alignment vectors (eq. 25), entries below 0.05 zeroed (Sec. 3.5.1);
 * ``"dist-ic+align"``, ``"dist-ext+align"``, ``"dist-avg+align"``: the element-wise maximum of
   the thresholded distributional and alignment kernels (eq. 27).
 
@@ -16,7 +16,8 @@ raw cosine kernels (those are PSD; thresholded and combined ones need not be, fo
 Every statistic uses the TRAINING split only. Caption tokens come from the corpus's reproduction
 preprocessing (``features.text.corpus_tokens.preprocess_corpus``: for Flickr 8K the released
 lemma file, lower-cased, punctuation and NLTK stop words removed: 1,928 words seen >= 5 times).
-Alignment tags the RAW training captions (L298) with the POS tagger of ``features.text.postag``
+Alignment tags the RAW training captions (Section 3.5.4) with the POS tagger of
+``features.text.postag``
 and maps tagged tokens to lemmas with WordNet, choosing between analyses by their frequency in
 the training tokens. The fitted similarities (stage ``"word-similarity"``) and their raw cosine
 kernels (stage ``"word-kernel"``) are cached, keyed by the configuration and a fingerprint of the
@@ -58,18 +59,19 @@ class WordKernelConfig:
     """Everything that changes a word kernel (the cache key).
 
     Attributes:
-        min_count: caption vocabulary threshold (L290: 5), rows/columns of D_ic, rows of D_ext.
-        ext_min_count: D_ext columns and the D_ext row filter (L290: 5).
+        min_count: caption vocabulary threshold (Section 3.5.3: 5), rows/columns of D_ic, rows
+            of D_ext.
+        ext_min_count: D_ext columns and the D_ext row filter (Section 3.5.3: 5).
         ext_corpora: the NLTK corpora making up D_ext.
         self_pmi: keep a word's PPMI with itself in its eq. 24 vector (off: matches Figure 3).
         lin_min_count: Lin vocabulary threshold (training words seen this often).
         lin_total: denominator of Lin's P(s): "tokens" (all training tokens) or "mapped".
-        noun_min_count, noun_min_fraction, verb_min_count, verb_min_fraction: L296.
+        noun_min_count, noun_min_fraction, verb_min_count, verb_min_fraction: Section 3.5.4.
         model1_iterations, model2_iterations: IBM Model 1 / 2 EM iterations.
         tagger, tagger_corpora, tagger_iter, tagger_max_sents, seed: the POS tagger
             (``features.text.postag.TaggerConfig``; the default, a perceptron on all of Brown,
             is the one the ``flickr8k-full`` preprocessing preset uses, so they share a cache).
-        dist_threshold, align_threshold: L270 floors (entries strictly below are zeroed).
+        dist_threshold, align_threshold: Section 3.5.1's floors (entries strictly below are zeroed).
     """
 
     min_count: int = 5
@@ -179,7 +181,7 @@ class WordKernelBuilder:
                             n_iter=cfg.tagger_iter, max_sents=cfg.tagger_max_sents, seed=cfg.seed)
 
     def tagged_training_groups(self) -> list[list[list[tuple[str, str]]]]:
-        """Per training image, its RAW captions as (lemma, universal tag) lists (L298)."""
+        """Per training image, its RAW captions as (lemma, universal tag) lists (Sec. 3.5.4)."""
         from tqdm.auto import tqdm
 
         from features.text.english_corpus import Lemmatizer

@@ -1,10 +1,10 @@
 """``kcca similar-words``: the nearest words of a word under one lexical similarity (Figure 3).
 
 Prints the ``k`` most similar words with their word-kernel values (the cosine of eq. 17-18, raw,
-before the L270 thresholds, which never change the top of a list) and, for *rider* and *swim*,
-the paper's Figure 3 values beside them. ``--values similarity`` prints the underlying
-similarity instead: eq. 22 between first noun senses for Lin (Figure 3's Lin column shows
-these), the PPMI of eq. 24 for the distributional ones, the eq. 25 component for alignment.
+before Section 3.5.1's thresholds, which never change the top of a list) and, for *rider* and
+*swim*, the paper's Figure 3 values beside them. ``--values similarity`` prints the underlying
+similarity instead: eq. 22 between first noun senses for Lin (Figure 3's Lin column shows these),
+the PPMI of eq. 24 for the distributional ones, the eq. 25 component for alignment.
 """
 
 from __future__ import annotations

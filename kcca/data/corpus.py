@@ -68,7 +68,8 @@ class CrowdJudgment:
     def relevant(self, threshold: float = 0.5) -> bool:
         """Relevant when ``yes / (yes + no) >= threshold``, from the integer votes.
 
-        The default 0.5 reproduces the paper's printed counts (see PAPER-NOTES.md).
+        The default 0.5 reproduces the paper's printed counts (Section 4.3.2; see
+        docs/paper-notes.md#crowd-relevance).
         """
         return self.yes >= threshold * (self.yes + self.no)
 

@@ -113,10 +113,10 @@ def table10(corpus: Corpus, lay_threshold_b: Fraction = Fraction(2, 3)) -> dict:
     """Table 10: (a) kappa crowd vs expert; (b) precision / recall / F1 of the crowd rule.
 
     Over every expert pair (5,822 on Flickr 8K); a pair the crowd did not judge counts as not
-    relevant (only 2,329 expert pairs were crowd-judged; counting the others as not relevant
-    is what reproduces the printed kappas, PAPER-NOTES.md). (a) rows: expert >= 4, 11/3, 10/3,
-    3, 8/3; columns: crowd fraction yes = 1, >= 0.6, >= 0.3. (b) crowd relevant = fraction yes
-    >= ``lay_threshold_b`` (the printed 0.66), against expert >= each row threshold.
+    relevant (only 2,329 expert pairs were crowd-judged; counting the others as not relevant is what
+    reproduces the printed kappas, docs/paper-notes.md#judgment-only-tables). (a) rows: expert >= 4,
+    11/3, 10/3, 3, 8/3; columns: crowd fraction yes = 1, >= 0.6, >= 0.3. (b) crowd relevant =
+    fraction yes >= ``lay_threshold_b`` (the printed 0.66), against expert >= each row threshold.
     """
     sums, n, yes, votes, judged = _crowd_on_expert_pairs(corpus)
     a = []

@@ -6,7 +6,7 @@ For an image ``i`` with reference captions ``R_i`` and a candidate caption ``s``
     ROUGE(i, s) = sum_{r in R_i} sum_w min(c_s(w), c_r(w)) / sum_{r in R_i} sum_w c_r(w)
 
 unigram only, no brevity penalty; a system's score is the mean of its sentence-level scores.
-Preprocessing (L415): tokenise, break up hyphenated words, strip non-alphanumeric characters,
+Preprocessing (Sec. 4.2.2): tokenise, break up hyphenated words, strip non-alphanumeric characters,
 lower-case. ROUGE, and the BLEU_pre filter of Section 4.3.2, also remove stop words and apply
 the Porter stemmer (Lin 2004). A candidate left with no tokens scores 0.
 

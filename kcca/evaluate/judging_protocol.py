@@ -1,4 +1,4 @@
-"""The paper's judging protocol (Section 4.3.2, L484) applied to a system it never judged.
+"""The paper's judging protocol (Section 4.3.2) applied to a system it never judged.
 
 The paper collected crowd judgments for the top 10 results of its own systems, and only for
 the pairs that pass a filter, BLEU_pre >= 0.25 (unigram BLEU, stemmed, stop words removed,
@@ -31,7 +31,7 @@ from sklearn.isotonic import IsotonicRegression
 from kcca.data.errors import DataError
 from kcca.evaluate.original import DEFAULT_KS, PerQuery, validate_rankings
 
-#: the paper's filter: pairs with BLEU_pre below this were not judged (L484)
+#: the paper's filter: pairs with BLEU_pre below this were not judged (Section 4.3.2)
 FILTER_THRESHOLD = 0.25
 #: how deep the paper judged each system's rankings (Section 4.3.2: the top 10)
 JUDGED_DEPTH = 10

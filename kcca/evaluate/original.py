@@ -5,7 +5,7 @@ Each test query has exactly one *original* (gold) item among the candidates: for
 per caption) the image the caption was written for. In the Flickr 8K test pools, query ``i``'s
 original is candidate ``i`` (``Corpus.pool`` pairs image ``i`` with caption ``i``).
 
-Conventions (PAPER-NOTES.md, "Evaluation"):
+Conventions (docs/paper-notes.md#original-item-ranks):
 
 * ranks are 1-based: the first result has rank 1;
 * the median rank of an even number of queries is the mean of the two middle ranks (for 1,000

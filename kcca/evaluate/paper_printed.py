@@ -2,8 +2,7 @@
 superscripts of Tables 1-6, and the Table 10(b) values quoted in the text.
 
 Complements :mod:`kcca.evaluate.paper_tables` (Tables 1, 2, 5, 7-12 and the counts of
-Section 4.3.2), typed in from ``papers/hodosh2013-framing-image-description-as-ranking.txt``
-(line numbers "L<n>" below refer to that file). Tables 3 and 4 repeat rows of Tables 11 and 12
+Section 4.3.2), typed in from the paper's text. Tables 3 and 4 repeat rows of Tables 11 and 12
 and every Table 6 cell is a Table 12 R-precision value; tests check that the copies agree.
 
 Superscripts, as printed: in Tables 1-5 the difference to TRI5SEM (``*`` p <= 0.1, ``**``
@@ -12,17 +11,17 @@ difference (``i`` IDF, ``a`` alignment, ``d`` distributional; one letter p <= 0.
 p <= 0.05, three p <= 0.01). ``""`` means printed without a superscript, ``None`` that the
 cell (or its superscript) is missing from the text.
 
-Known problems of the printed text (PAPER-NOTES.md):
+Known problems of the printed text (docs/paper-notes.md#errata-in-the-printed-text):
 
 * Table 6's last column (+Align&IDF) lost its search cells in the text: only TRI5SEM's 13.4 is
   printed. The values are taken from Table 12 (the same systems); their superscripts are
   unknown (``None``).
-* L555 swaps annotation and search: "TRI5SEM (13.7 search; 13.4 annotation)" and
+* Section 4.3.4 swaps annotation and search: "TRI5SEM (13.7 search; 13.4 annotation)" and
   "TRI5 with IDF-reweighting (12.5 search; 11.3 annotation)"; Tables 6 and 12 give
   annotation 13.7 / 12.5 and search 13.4 / 11.3.
-* L434 contradicts Table 2: the text says BLEU finds a significant difference to TAGRANK but
-  not to BoW5, while Table 2 marks both (``*`` for BoW5, ``**`` for TAGRANK).
-* Table 10(b)'s cells are not in the text; L486 quotes three of them (below).
+* Section 4.2.2 contradicts Table 2: the text says BLEU finds a significant difference to
+  TAGRANK but not to BoW5, while Table 2 marks both (``*`` for BoW5, ``**`` for TAGRANK).
+* Table 10(b)'s cells are not in the text; Section 4.3.2 quotes three of them (below).
 """
 
 from __future__ import annotations
@@ -125,7 +124,7 @@ def table6_paper(row: int, col: int, task: str) -> tuple[float | None, str | Non
 
 
 def table6_comparisons(row: int, col: int) -> list[tuple[str, int, int]]:
-    """The (letter, row, col) cells a Table 6 cell is tested against (L547-551).
+    """The (letter, row, col) cells a Table 6 cell is tested against (Section 4.3.4).
 
     ``d``: rows 2-4 against the top cell of the same column; ``i``: +IDF against TRI5 and
     +Align&IDF against +Align (same row); ``a``: +Align against TRI5 and +Align&IDF against
@@ -143,7 +142,7 @@ def table6_comparisons(row: int, col: int) -> list[tuple[str, int, int]]:
     return out
 
 
-# Table 10(b) cells quoted at L486 (crowd >= 0.66 against expert thresholds; fractions)
+# Table 10(b) cells quoted in Section 4.3.2 (crowd >= 0.66 against expert thresholds; fractions)
 TABLE10B_QUOTED = {("=4.0", "recall"): 0.986, (">=3.6", "recall"): 0.950,
                    (">=2.6", "precision"): 0.947}  # precision: "at least 94.7%"
 

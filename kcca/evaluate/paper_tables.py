@@ -1,9 +1,9 @@
 """The paper's printed numbers (Hodosh et al. 2013), typed in for side-by-side comparison.
 
-Only numbers as printed; known typos are kept here and corrected values live beside them with a
-note (PAPER-NOTES.md): the per-image relevance counts print 202 / 100 where the released file
-gives 228 / 124 (the printed row sums to 950). Table 10(b)'s cells and Table 6's last column
-are incomplete in the text and are not typed in.
+Only numbers as printed; known typos are kept here and corrected values live beside them with a note
+(docs/paper-notes.md#errata-in-the-printed-text): the per-image relevance counts print 202 / 100
+where the released file gives 228 / 124 (the printed row sums to 950). Table 10(b)'s cells and Table
+6's last column are incomplete in the text and are not typed in.
 
 System names (ASCII): ``sqrtidf`` for the sqrt-idf superscript, ``D(BNC)`` etc. for the
 distributional subscripts; ``NN`` = ``NN5_F1^idf`` and ``TRI5SEM`` =
@@ -186,19 +186,19 @@ TABLE10A_COLUMN_LABELS = ("=1.0", ">=0.6", ">=0.3")
 TABLE10A = ((0.75, 0.69, 0.49), (0.78, 0.76, 0.57), (0.74, 0.79, 0.65), (0.56, 0.71, 0.74),
             (0.45, 0.62, 0.73))
 
-# Section 4.3.2: relevance counts (paper rule) and the BLEU_pre filter (L484-486).
+# Section 4.3.2: relevance counts (paper rule) and the BLEU_pre filter.
 RELEVANCE_COUNTS = {
     "added": 2031,
     "search": (446, 202, 100, 252),          # captions with 1 / 2 / 3 / 4+ relevant images
     "annotation_printed": (331, 202, 100, 317),  # typo: sums to 950
-    "annotation": (331, 228, 124, 317),      # from the released file (PAPER-NOTES.md)
+    "annotation": (331, 228, 124, 317),      # from the released file (docs/paper-notes.md)
 }
 BLEU_PRE_FILTER = {
     # threshold: (% of 10^6 test pairs removed, % lost of expert >= 8/3, % lost of expert >= 3)
     0.25: (86.0, 6.7, 3.5),
     0.26: (90.4, 12.3, 7.5),
 }
-BLEU_PRE_NONZERO = 39.4  # % of test pairs with non-zero (unigram) BLEU, L406
+BLEU_PRE_NONZERO = 39.4  # % of test pairs with non-zero (unigram) BLEU, Section 4.2.2
 PLAIN_BLEU_FILTER = {
     # threshold as printed: (% removed, % lost of expert >= 8/3). The printed 0.333 behaves
     # as "> 1/3" (unigram BLEU takes the value 1/3 exactly; only that reading gives 65%).

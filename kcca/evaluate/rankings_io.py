@@ -22,7 +22,7 @@ candidate exactly once, best first; an entry is a candidate id or its 0-based in
 ``candidates``. A missing or unknown query, a duplicate, missing, out-of-range or unknown
 candidate, or a duplicate JSON key is an error naming the query and the id. Nothing is dropped
 or re-ordered: rankings are returned as integer arrays with rows in pool query order and
-entries as pool candidate indices (DESIGN.md).
+entries as pool candidate indices (docs/design.md#scores-and-rankings).
 """
 
 from __future__ import annotations

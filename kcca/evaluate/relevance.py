@@ -2,13 +2,13 @@
 
 A crowd pair (image, caption) carries integer yes / no votes (3 judges for most pairs, 4-6 for
 1,050). A :class:`RelevanceRule` turns the votes into relevant / not relevant, exactly, from the
-integers. Named presets (PAPER-NOTES.md, "Evaluation"):
+integers. Named presets (docs/paper-notes.md#crowd-relevance):
 
 * ``paper``: fraction yes >= 1/2. This reproduces the paper's printed counts (2,031 pairs added
   to the 1,000 originals; 446 / 202 / 100 / 252 test captions with 1 / 2 / 3 / 4+ relevant
   images), although the text states ">= 0.66";
-* ``two-thirds``: fraction yes >= 2/3, the rule the text states (L486);
-* ``majority``: fraction yes > 1/2 (L494).
+* ``two-thirds``: fraction yes >= 2/3, the rule the text states (Section 4.3.2);
+* ``majority``: fraction yes > 1/2 (Section 4.3.3).
 
 Original pairs are always relevant (21 were rejected by the crowd). Unjudged pairs count as not
 relevant; :class:`RelevanceMatrix` keeps a ``judged`` mask so that every run can report the

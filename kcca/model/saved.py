@@ -5,7 +5,7 @@ the kernels' fitted state (:mod:`kcca.model.encoders`), the KCCA directions of t
 dev set chose (Section 4.1.3: per task the 15 models, 5 best by R@1, R@5 and R@10, with p and d
 frozen) and the test pools' projections. A query is scored as a test item is: its kernel row
 against the training items, projected (eq. 3-4), cosine to every candidate in the shared space
-(eq. 4), each model's ranking, Borda count over the task's models (L360). Candidates that are
+(eq. 4), each model's ranking, Borda count over the task's models (Sec. 4.1.3). Candidates that are
 given as a pool (the model's test pool, a folder of images, a caption file) are projected
 once; a query then costs one kernel row, a few (1 x n_train) x (n_train x n) products and the
 cosines.

@@ -6,9 +6,9 @@ image features (Section 3.3, :mod:`features.image_features`), the preprocessed c
 kernel block is cached on disk under a key of everything that fixes its numbers, and kept in
 memory for the run, so the 30 systems of Table 11 compute each image block once.
 
-Items: a training item is one image (image kernels) or the five captions of a training image
-(text kernels, one multi-caption item, DESIGN.md); the dev and test pools are caption #2 of
-each image (``Corpus.pool``). Image kernels are computed with ``p = 1``: the power p of eq. 6
+Items: a training item is one image (image kernels) or the five captions of a training image (text
+kernels, one multi-caption item, docs/design.md#kernel-contract); the dev and test pools are caption
+#2 of each image (``Corpus.pool``). Image kernels are computed with ``p = 1``: the power p of eq. 6
 is applied by the solver (``KCCAGrid(power_x=p)``) so that one block serves every p.
 """
 

@@ -1,11 +1,11 @@
 """One kernel pair's KCCA grid on dev, the choice of p and d, and Borda-aggregated rankings.
 
-Section 4.1.3 (L358-360): for a kernel pair, KCCA is trained for every kappa in
+Section 4.1.3: for a kernel pair, KCCA is trained for every kappa in
 {0.1, 0.5, 1, 5} and 46 values of n; on dev, per task, the 5 best settings by R@1, by R@5
 and by R@10 (15 different models, :func:`kcca.selection.select_models`) are kept, and their
 test rankings are combined by Borda count (:mod:`kcca.borda`). The image-kernel power p
 (eq. 6) and the text-diagonal factor d are "fixed in advance" per kernel pair: the paper does
-not say how, so here they are chosen on dev and frozen (PAPER-NOTES):
+not say how, so here they are chosen on dev and frozen (docs/paper-notes.md#p-and-d):
 
 **p/d criterion.** For each (p, d), each task's 15 selected models are Borda-aggregated on
 the dev pool; the criterion is the sum over both tasks of that dev ranking's
@@ -103,7 +103,7 @@ def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: s
 
 def borda_rankings(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
                    settings: Sequence[Hashable]) -> np.ndarray:
-    """Borda aggregate (L360) of the rankings of ``settings`` on a pool: (nq, nc) indices."""
+    """Borda aggregate (Sec. 4.1.3) of the rankings of ``settings`` on a pool: (nq, nc) indices."""
     return borda_from_scores(model_scores(grid, Kx_new, Ky_new, task, settings)).ranking
 
 

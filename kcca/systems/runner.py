@@ -8,7 +8,7 @@
    captions of a training image, the dev/test pools caption #2 (4.1.2);
 3. KCCA (``model = "kcca"``): for each (p, d) of the spec, the kappa x n grid in one fit and the
    dev ranks of every model; p and d chosen on dev (:mod:`kcca.systems.grid`), frozen;
-   per task the 15 dev-selected models rank the test pool and are Borda-aggregated (L360);
+   per task the 15 dev-selected models rank the test pool and are Borda-aggregated (Sec. 4.1.3);
    NN (``model = "nn"``): eq. 2 with one nearest neighbour; with several candidate text
    kernels (NN5_TRI(best)) the best on dev is used;
 4. metrics of the test rankings (:func:`kcca.evaluate.system.evaluate_system`): R@k and median

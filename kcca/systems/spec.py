@@ -4,7 +4,7 @@ A system is a kernel pair plus a model (Section 4.1): an image kernel (``pyramid
 ``histogram`` K^HISTO, Section 3.3), a text kernel (``bow``, ``tagrank``, ``trigram``; Sections
 3.4-3.5) with an optional word kernel (Lin, distributional, alignment, eq. 17-27), the text
 preprocessing preset (Section 4.1.1), and either KCCA with its grid (kappa x n, Section 4.1.3,
-and the kernel-pair settings p and d, L358) or the nearest-neighbour baseline (eq. 2).
+and the kernel-pair settings p and d) or the nearest-neighbour baseline (eq. 2).
 
 Experiment file (TOML; JSON with the same keys also works)::
 
@@ -54,9 +54,9 @@ from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
 from kcca.solver import PAPER_KAPPAS, paper_n_grid
 
 MODELS = ("kcca", "nn")
-#: the paper's p values (L358: "p in {2, 3}")
+#: the paper's p values (Section 4.1.3: image kernels "are either squared or cubed")
 PAPER_P: tuple[float, ...] = (2, 3)
-#: d values searched on dev (L358 gives the range 1..15, not the values)
+#: d values searched on dev (Section 4.1.3 gives the range 1..15, not the values)
 PAPER_D: tuple[float, ...] = (1, 2, 3, 5, 8, 10, 15)
 #: every top-level key of an experiment file
 KNOWN_KEYS = ("name", "short_name", "model", "preprocessing", "word_kernel", "image_kernel",

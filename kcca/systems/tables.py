@@ -339,7 +339,8 @@ def table6(values: Values, pvalues: PValues | None = None) -> TableResult:
              "leading '-' marks a significant decrease",
              "paper: the +Align&IDF search cells are missing from the paper's text except "
              "TRI5SEM's; their values are Table 12's (same systems), their superscripts unknown "
-             "('?'); the text at L555 swaps annotation and search for TRI5SEM and TRI5^sqrtidf"]
+             "('?'); the text of Section 4.3.4 swaps annotation and search for TRI5SEM and "
+             "TRI5^sqrtidf"]
     return TableResult("6", rows, missing, notes)
 
 
@@ -412,8 +413,8 @@ def table10(result: Mapping) -> TableResult:
                             f"expert {label}", name, float(result["prf"][i][k]), paper))
     notes = [f"{result['n_pairs']} expert pairs, {result['n_crowd_judged']} of them judged by "
              "the crowd; the others count as not relevant (this reproduces the printed kappas)",
-             "(b): the paper's cells are not in its text; the three quoted at L486 are given "
-             "(precision at >=2.6 is printed as 'at least 94.7%')"]
+             "(b): the paper's cells are not in its text; the three quoted in Section 4.3.2 are "
+             "given (precision at >=2.6 is printed as 'at least 94.7%')"]
     return TableResult("10", rows, [], notes)
 
 

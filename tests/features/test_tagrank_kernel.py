@@ -42,7 +42,7 @@ def literal_sentence_kernel(s, t, train_captions, omega, omega_p):
 
 
 def literal_item_kernel(a, b, train_captions, omega, omega_p):
-    """Multi-caption items: mean of the sentence-pair kernel over the cross product (L200)."""
+    """Multi-caption items: mean of the sentence-pair kernel over the cross product (Sec. 3.4.2)."""
     vals = [literal_sentence_kernel(s, t, train_captions, omega, omega_p) for s in a for t in b]
     return sum(vals) / len(vals)
 

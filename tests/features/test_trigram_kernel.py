@@ -54,7 +54,7 @@ def literal_tri(s, t, lam_m=0.5, idf=None, max_length=3):
 
 
 def literal_item_kernel(a, b, **kw):
-    """Multi-caption items: sum over the cross product, normalised by the self-sums (L228)."""
+    """Multi-caption items: sum over the cross product, normalised by the self-sums (Sec. 3.4.3)."""
     ab = sum(literal_tri(s, t, **kw) for s in a for t in b)
     aa = sum(literal_tri(s, t, **kw) for s in a for t in a)
     bb = sum(literal_tri(s, t, **kw) for s in b for t in b)

@@ -109,7 +109,7 @@ def test_every_named_kernel(builder):
         assert m.min() >= 0.0 and m.max() <= 1.0 + 1e-12, name
     off = ~np.eye(len(kernels["align"].vocabulary), dtype=bool)
     a = kernels["align"].matrix[off]
-    assert not ((a > 0) & (a < 0.05)).any()           # L270 floors
+    assert not ((a > 0) & (a < 0.05)).any()           # Section 3.5.1's floors
     for n in ("dist-ic", "dist-ext"):
         d = kernels[n].matrix[~np.eye(len(kernels[n].vocabulary), dtype=bool)]
         assert not ((d > 0) & (d < 0.01)).any() and (d > 0).any()

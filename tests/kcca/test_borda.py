@@ -1,4 +1,4 @@
-"""Borda count (L360) and its tie-breaks on hand-worked examples."""
+"""Borda count (Section 4.1.3) and its tie-breaks on hand-worked examples."""
 
 from __future__ import annotations
 

@@ -36,7 +36,8 @@ def test_judgment_counts_and_keys(flickr8k):
     assert j.scores == (1, 1, 2) and j.mean == pytest.approx(4 / 3)
     c = flickr8k.crowd[("1056338697_4f7d7ce270.jpg", "1056338697_4f7d7ce270.jpg#2")]
     assert (c.yes, c.no, c.relevant()) == (3, 0, True)
-    # PAPER-NOTES: with fraction >= 0.5, 2,031 non-original pairs are relevant.
+    # Section 4.3.2 (docs/paper-notes.md#crowd-relevance): with fraction >= 0.5, 2,031
+    # non-original pairs are relevant.
     added = sum(1 for (img, cid), v in flickr8k.crowd.items()
                 if v.relevant(0.5) and not cid.startswith(img + "#"))
     assert added == 2031

@@ -1,4 +1,4 @@
-"""The kernel contract and registry (DESIGN.md)."""
+"""The kernel contract and registry (docs/design.md#kernel-contract)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Dev-set selection (L360): 15 different models from a fabricated grid, with every tie-break."""
+"""Dev-set selection (Section 4.1.3): 15 different models from a fabricated grid, with every
+tie-break."""
 
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def test_rankings_are_permutations_of_the_pool(run, name):
         assert (np.sort(r, axis=1) == np.arange(POOL)).all(), f"{task}: rows not permutations"
     assert res.chosen["p"] == P[0] and res.chosen["d"] == D[0]
     for task in ("annotation", "search"):
-        assert len(res.chosen["selected"][task]) == 15  # 3 criteria x 5 models (L360)
+        assert len(res.chosen["selected"][task]) == 15  # 3 criteria x 5 models (Sec. 4.1.3)
 
 
 @pytest.mark.parametrize("name", [n for _, n in SYSTEMS])
