@@ -208,13 +208,16 @@ def normalize(k):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=os.environ.get("KCCA_DATA_DIR", "/work/shared/data"))
+    ap.add_argument("--data-dir", default=os.environ.get("KCCA_DATA_DIR"),
+                    help="folder holding flickr8k/ (default $KCCA_DATA_DIR)")
     ap.add_argument("--n-train", type=int, default=None, help="training items (default all)")
     ap.add_argument("--peer-items", type=int, default=16)
     ap.add_argument("--skip", nargs="*", default=[], help="kernel names to skip")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "text_kernels.json"))
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
+    if not args.data_dir:
+        ap.error("no data folder: pass --data-dir or set KCCA_DATA_DIR (data/README.md)")
 
     nltk_dir = Path(args.data_dir) / "nltk_data"
     if "NLTK_DATA" not in os.environ and nltk_dir.is_dir():

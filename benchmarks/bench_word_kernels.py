@@ -5,7 +5,7 @@ stages (so ``dist-ext`` includes reading and lemmatising the D_ext corpus, ``ali
 tagging the 30,000 raw training captions and the EM, and a combination includes all its parts).
 The shared upstream stages, preprocessed captions and the trained POS tagger, are built once
 first (reported as ``upstream``) and linked into each run's cache. Peak memory is the process's
-maximum resident set size. Targets (issue #11): each kernel under 5 minutes on 2 cores, peak
+maximum resident set size. Targets: each kernel under 5 minutes on 2 cores, peak
 under 6 GB.
 
     python benchmarks/bench_word_kernels.py [--data-dir DIR] [--kernels lin align ...]

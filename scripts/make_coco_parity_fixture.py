@@ -3,7 +3,7 @@
     pip install pycocoevalcap==1.2        # the project's optional extra "coco"
     python scripts/make_coco_parity_fixture.py [--data-dir DIR] [--out PATH]
 
-Setting (the parity test of issue #15): Flickr 8K test images (1,000), candidate = caption
+Setting (the caption-metric parity test): Flickr 8K test images (1,000), candidate = caption
 #0, references = captions #1-#4. pycocoevalcap's PTBTokenizer (Stanford CoreNLP 3.4.1 via
 Java) tokenises references and candidates as ``COCOEvalCap.evaluate`` does (two calls), then
 Bleu(4), Rouge, Cider (= CIDEr-D) and, when Java runs it, Meteor score the tokenised text.
