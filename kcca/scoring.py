@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-import numpy as np
-
 from kcca.backend import array_namespace
 
 
