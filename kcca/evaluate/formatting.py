@@ -166,10 +166,12 @@ def systems_text(evals: Sequence[SystemEvaluation], significance: dict | None = 
     return "\n".join(lines)
 
 
-def wrap(text: str, width: int = WIDTH) -> str:
-    """A message line wrapped to ``width`` columns (continuation lines indented)."""
-    return "\n".join(textwrap.wrap(text, width, subsequent_indent="  ",
-                                   break_long_words=False, break_on_hyphens=False)) or text
+def wrap(text: str, width: int = WIDTH, *, indent: str = "", continuation: str = "  ") -> str:
+    """A message line wrapped to ``width`` columns: the first line after ``indent``, the
+    continuation lines after ``continuation``."""
+    return "\n".join(textwrap.wrap(text, width, initial_indent=indent,
+                                   subsequent_indent=continuation, break_long_words=False,
+                                   break_on_hyphens=False)) or text
 
 
 def systems_records(evals: Sequence[SystemEvaluation],

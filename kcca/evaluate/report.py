@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from kcca.evaluate import paper_tables as P
+from kcca.evaluate.formatting import WIDTH, wrap
 
 
 def _grid(title: str, rows: Sequence[str], cols: Sequence[str], ours, paper,
@@ -120,20 +121,13 @@ def paper_tables_text(rep: dict) -> str:
     return "\n".join(wrap_line(line) for line in L)
 
 
-#: the widest line :func:`paper_tables_text` prints (a 100-column terminal)
-WIDTH = 100
-
-
 def wrap_line(line: str, width: int = WIDTH) -> str:
-    """``line`` folded at ``width``, continuation lines indented 4 past its own indent."""
-    import textwrap
-
+    """``line`` folded at ``width`` (a 100-column terminal), continuation lines indented 4
+    past its own indent (:func:`kcca.evaluate.formatting.wrap`)."""
     if len(line) <= width:
         return line
     indent = " " * (len(line) - len(line.lstrip()))
-    return "\n".join(textwrap.wrap(line.strip(), width, initial_indent=indent,
-                                   subsequent_indent=indent + "    ", break_long_words=False,
-                                   break_on_hyphens=False))
+    return wrap(line.strip(), width, indent=indent, continuation=indent + "    ")
 
 
 def _counts(histogram) -> str:
