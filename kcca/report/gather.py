@@ -195,17 +195,14 @@ def _table_notes(run: RunFolder, systems: list[SystemData]) -> list[str]:
     return notes
 
 
-def _pool_ids(run: RunFolder) -> tuple[list[str], list[str]]:
+def _pool_ids(run: RunFolder, compacts) -> tuple[list[str], list[str]]:
     """Image and caption ids of the pool, from the first compact results file (no data)."""
     from kcca.data.errors import DataError
-    from kcca.evaluate.compact import read_compact
 
-    for entry in run.rankings:
-        if entry.compact is not None:
-            c = read_compact(entry.compact)
-            if "annotation" in c.query_ids:
-                return list(c.query_ids["annotation"]), list(c.candidate_ids["annotation"])
-            return list(c.candidate_ids["search"]), list(c.query_ids["search"])
+    for c in compacts:
+        if "annotation" in c.query_ids:
+            return list(c.query_ids["annotation"]), list(c.candidate_ids["annotation"])
+        return list(c.candidate_ids["search"]), list(c.query_ids["search"])
     raise DataError(f"{run.root}: the rankings files need the corpus they rank (set --data-dir "
                     "or KCCA_DATA_DIR); without it a report reads compact results files "
                     "(*.ranks.npz, written by kcca reproduce), and there are none")
@@ -226,13 +223,17 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
     from kcca.report.legend import judgment_source
 
     split = run.split
+    # the compact results files this report reads (each read once): every system's without
+    # the corpus, those of systems without a rankings file with it
+    compacts = {e.path: read_compact(e.compact) for e in run.rankings
+                if e.compact is not None and (corpus is None or e.is_compact)}
     if corpus is not None:
         pool = corpus.pool(split)
         image_ids = [p[0] for p in pool]
         caption_ids = [p[1] for p in pool]
         captions = [p[2] for p in pool]
     else:
-        image_ids, caption_ids = _pool_ids(run)
+        image_ids, caption_ids = _pool_ids(run, compacts.values())
         captions = list(caption_ids)
     n = len(image_ids)
     k = max(1, min(top_k, n))
@@ -252,11 +253,11 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
             tops = {task: r[:, :k] for task, r in rk.tasks.items()}
             golds = {task: original_ranks(r) for task, r in rk.tasks.items()}
         else:
-            if entry.compact is None:
+            ck = compacts.get(entry.path)
+            if ck is None:
                 raise DataError(f"{entry.path}: without the corpus's data a report reads the "
                                 "compact results file beside it, and there is none",
                                 fix=f"kcca report {run.root} --data-dir DATA_DIR")
-            ck = read_compact(entry.compact)
             if corpus is None:
                 for task in ck.gold:
                     queries = image_ids if task == "annotation" else caption_ids
@@ -305,7 +306,8 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
     run_notes = table_header_lines(run.tables_md[0]) if run.tables_md else []
     source, synthetic = judgment_source(corpus) if corpus is not None else ("", False)
     rule = rel.rule.describe() if rel is not None else None
-    if corpus is None and any(_stored_rule(e) == relevance for e in run.rankings):
+    if corpus is None and any(c.full_metrics and c.meta.get("relevance") == relevance
+                              for c in compacts.values()):
         rule = get_rule(relevance).describe()  # the stored judged metrics' rule
     return ReportData(
         run_dir=run.root, corpus_name=corpus_name, split=split, image_ids=image_ids,
@@ -316,12 +318,3 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
         has_paper=has_paper, notes=notes, run_notes=run_notes, plots=list(run.plots),
         judgment_source=source, synthetic_judgments=synthetic, with_data=corpus is not None)
 
-
-def _stored_rule(entry) -> str:
-    """The relevance rule a compact results file's stored metrics were computed under."""
-    from kcca.evaluate.compact import read_compact
-
-    if entry.compact is None:
-        return ""
-    compact = read_compact(entry.compact)
-    return str(compact.meta.get("relevance") or "") if compact.full_metrics else ""
