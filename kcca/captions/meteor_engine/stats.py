@@ -35,21 +35,22 @@ class Stats(NamedTuple):
     test_word_matches: float
     reference_word_matches: float
 
-    @property
-    def test_total_matches(self) -> float:
+    def _total(self, content: int, function: int) -> float:
+        """Matches of one side over the stages, summed in the jar's order (content, then
+        function words, stage by stage: float sums depend on the order)."""
         t = 0.0
-        for tc, _, tf, _ in self.stage_matches:
-            t += tc
-            t += tf
+        for stage in self.stage_matches:
+            t += stage[content]
+            t += stage[function]
         return t
 
     @property
+    def test_total_matches(self) -> float:
+        return self._total(0, 2)
+
+    @property
     def reference_total_matches(self) -> float:
-        t = 0.0
-        for _, rc, _, rf in self.stage_matches:
-            t += rc
-            t += rf
-        return t
+        return self._total(1, 3)
 
     def is_perfect(self) -> bool:
         """Every word of both sides matched, in one chunk (no fragmentation)."""
