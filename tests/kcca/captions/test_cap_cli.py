@@ -2,26 +2,10 @@
 
 import json
 
-import pytest
 
 from kcca.cli import main
 
 from ..fake_flickr8k import write_fake_flickr8k
-
-
-@pytest.fixture
-def files(tmp_path):
-    refs = {"images": [{"id": 1}, {"id": 2}],
-            "annotations": [{"image_id": 1, "id": 1, "caption": "A dog runs on the grass."},
-                            {"image_id": 1, "id": 2, "caption": "A brown dog is running."},
-                            {"image_id": 2, "id": 3, "caption": "Two children play soccer."},
-                            {"image_id": 2, "id": 4, "caption": "Kids kick a ball."}]}
-    cands = [{"image_id": 1, "caption": "A dog running on grass."},
-             {"image_id": 2, "caption": "Children playing with a ball."}]
-    r, c = tmp_path / "refs.json", tmp_path / "cands.json"
-    r.write_text(json.dumps(refs))
-    c.write_text(json.dumps(cands))
-    return r, c
 
 
 def test_table_and_per_item_json(files, tmp_path, capsys):

@@ -208,17 +208,9 @@ def test_paraphrase_index_is_cached_and_verifiable():
     assert not [p for p in audit.leftovers + list(audit.stale) if "meteor-paraphrase" in str(p)]
 
 
-def test_score_captions_reports_meteor_without_java(tmp_path):
+def test_score_captions_reports_meteor_without_java(files, tmp_path):
     _python_engine_ready()
-    refs = {"images": [{"id": 1}, {"id": 2}],
-            "annotations": [{"image_id": 1, "id": 1, "caption": "A dog runs on the grass."},
-                            {"image_id": 1, "id": 2, "caption": "A brown dog is running."},
-                            {"image_id": 2, "id": 3, "caption": "Two children play soccer."}]}
-    cands = [{"image_id": 1, "caption": "A dog running on grass."},
-             {"image_id": 2, "caption": "Kids playing football."}]
-    r, c = tmp_path / "refs.json", tmp_path / "cands.json"
-    r.write_text(json.dumps(refs))
-    c.write_text(json.dumps(cands))
+    r, c = files
     env = {k: v for k, v in os.environ.items() if k != "KCCA_JAVA"}
     env["PATH"] = str(tmp_path)  # no java anywhere on it
     proc = subprocess.run([sys.executable, "-m", "kcca", "score-captions", "-r", str(r),
