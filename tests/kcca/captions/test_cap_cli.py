@@ -2,7 +2,6 @@
 
 import json
 
-
 from kcca.cli import main
 
 from ..fake_flickr8k import write_fake_flickr8k
