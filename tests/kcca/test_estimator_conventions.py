@@ -37,11 +37,7 @@ import kcca
 from kcca.lowrank import CallableColumns
 from kcca.solver import KCCA, FactorCache, KCCAGrid
 
-
-def rbf(A: np.ndarray, B: np.ndarray | None = None, gamma: float = 0.2) -> np.ndarray:
-    B = A if B is None else B
-    d = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
-    return np.exp(-gamma * d)
+from .test_solver import rbf
 
 
 def correlated(n: int, seed: int, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
@@ -56,7 +52,8 @@ def correlated(n: int, seed: int, noise: float = 0.3) -> tuple[np.ndarray, np.nd
 def split_kernels(X: np.ndarray, Y: np.ndarray, n_train: int):
     """Train x train kernels and test-by-train blocks of both views."""
     Xtr, Xte, Ytr, Yte = X[:n_train], X[n_train:], Y[:n_train], Y[n_train:]
-    return rbf(Xtr), rbf(Ytr), rbf(Xte, Xtr), rbf(Yte, Ytr)
+    g = 0.2
+    return rbf(Xtr, gamma=g), rbf(Ytr, gamma=g), rbf(Xte, Xtr, gamma=g), rbf(Yte, Ytr, gamma=g)
 
 
 @pytest.fixture(scope="module")
