@@ -346,7 +346,7 @@ def pivoted_cholesky(
                 what = f"after {j + 1} pivots the residual diagonal entry {low}"
                 if check_psd:
                     raise not_psd_error(argument, what, float(resid[low]), psd_scale)
-                if violation is None or resid[low] / psd_scale < violation[1] / violation[2]:
+                if violation is None or resid[low] < violation[1]:  # the worst one
                     violation = (what, float(resid[low]), psd_scale)
             np.maximum(resid, 0.0, out=resid)
             left[i] = False
