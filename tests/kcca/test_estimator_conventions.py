@@ -328,6 +328,12 @@ def test_factor_cache_is_shared_by_clone_and_pickled_empty(problem):
 
 # ------------------------------------------------------------------ transform, fit_transform, score
 
+def same_up_to_blas(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal but for the last bits: BLAS may block a product of 7 rows differently from one of
+    160 (OpenBLAS on AVX-512 does), so a row's projection is not bitwise stable across shapes."""
+    return a.shape == b.shape and np.allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
 def test_transform_returns_both_views_or_the_one_given(problem):
     Kx, Ky, Kx_te, Ky_te = problem
     est = kcca_model().fit(Kx, Ky)
@@ -335,9 +341,9 @@ def test_transform_returns_both_views_or_the_one_given(problem):
     assert zx.shape == zy.shape == (Kx_te.shape[0], 3)
     assert np.array_equal(zx, est.transform_x(Kx_te)) and np.array_equal(zy, est.transform_y(Ky_te))
     only_x, none_y = est.transform(Kx_te[:7])
-    assert none_y is None and np.array_equal(only_x, zx[:7])
+    assert none_y is None and same_up_to_blas(only_x, zx[:7])
     none_x, only_y = est.transform(None, Ky_te[:5])
-    assert none_x is None and np.array_equal(only_y, zy[:5])
+    assert none_x is None and same_up_to_blas(only_y, zy[:5])
     with pytest.raises(ValueError, match="at least one view"):
         est.transform(None, None)
 
@@ -360,7 +366,7 @@ def test_fit_transform_of_column_sources_projects_the_training_kernels(problem):
     est = kcca_model(precision=1e-8)
     zx, zy = est.fit_transform(sx, sy)
     ex, ey = est.transform(Kx, Ky)
-    assert np.array_equal(zx, ex) and np.array_equal(zy, ey)
+    assert same_up_to_blas(zx, ex) and same_up_to_blas(zy, ey)
 
 
 def test_score_is_the_mean_held_out_canonical_correlation(problem):
