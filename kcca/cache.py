@@ -1,7 +1,9 @@
 """On-disk cache of pipeline stages, keyed by a hash of the stage's config, written atomically.
 
 Every arrow of the data flow (docs/design.md#data-flow) is a function of its inputs and a config; a
-stage stores its result under ``<root>/<stage>/<key>.joblib`` where ``key`` hashes that config.
+stage stores its result under ``<root>/<stage>/<key>.joblib`` where ``key`` hashes that config
+(or ``<key>.npz`` for a value made of arrays and scalars, :meth:`Cache.get_or_compute_arrays`:
+read without pickle or joblib, which is quicker to import and to load).
 Files are written to a temporary name in the same folder and renamed into place, so an interrupted
 run never leaves a partial entry and the next run resumes from what is there.
 """
@@ -18,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
-import joblib
 import numpy as np
 
 from kcca.fingerprints import input_record
@@ -171,7 +172,27 @@ def _alive(pid: int) -> bool:
 
 def atomic_dump(value: Any, path: str | os.PathLike) -> Path:
     """``joblib.dump`` written atomically."""
+    import joblib
+
     return atomic_write(path, lambda tmp: joblib.dump(value, tmp))
+
+
+#: the suffixes of an entry's value: a joblib pickle, or arrays (``np.savez``)
+ENTRY_SUFFIXES = (".joblib", ".npz")
+
+
+def _save_arrays(value: dict[str, Any], path: Path) -> Path:
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:  # a file object: savez would append ".npz" to a name
+            np.savez(fh, **{k: np.asarray(v) for k, v in value.items()})
+
+    return atomic_write(path, write)
+
+
+def _load_arrays(path: Path) -> dict[str, Any]:
+    """An ``.npz`` entry (no pickles); 0-d arrays come back as Python scalars."""
+    with np.load(path, allow_pickle=False) as z:
+        return {k: (a.item() if a.ndim == 0 else a) for k in z.files for a in (z[k],)}
 
 
 class Cache:
@@ -219,13 +240,15 @@ class Cache:
             self._checked = True
         return self.root
 
-    def path(self, stage: str, config: Any) -> Path:
-        return self._open() / stage / f"{config_key(config)}.joblib"
+    def path(self, stage: str, config: Any, suffix: str = ".joblib") -> Path:
+        return self._open() / stage / f"{config_key(config)}{suffix}"
 
     def has(self, stage: str, config: Any) -> bool:
         return self.enabled and self.path(stage, config).exists()
 
     def load(self, stage: str, config: Any) -> Any:
+        import joblib
+
         value = joblib.load(self.path(stage, config))
         self.record(stage, loaded=1)
         return value
@@ -257,6 +280,30 @@ class Cache:
                 pass
         value = compute()
         self.save(stage, config, value, inputs() if callable(inputs) else inputs)
+        return value
+
+    def get_or_compute_arrays(self, stage: str, config: Any,
+                              compute: Callable[[], dict[str, Any]],
+                              inputs: Iterable[str | os.PathLike] | None = None
+                              ) -> dict[str, Any]:
+        """:meth:`get_or_compute` for a value that is a dict of NumPy arrays, strings and
+        numbers, stored as ``<key>.npz`` and read back without pickle (scalars and strings
+        come back as Python objects)."""
+        if not self.enabled:
+            return compute()
+        path = self.path(stage, config, ".npz")
+        if path.exists():
+            try:
+                value = _load_arrays(path)
+                self.record(stage, loaded=1)
+                return value
+            except Exception:  # a corrupt entry (e.g. disk full when written): recompute
+                pass
+        value = compute()
+        _save_arrays(value, path)
+        write_sidecar(path, {"stage": stage, "config": _jsonable(config),
+                             "inputs": input_record(inputs or ())})
+        self.record(stage, computed=1)
         return value
 
 
@@ -345,7 +392,8 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
     if not root.is_dir():
         return audit
     for sidecar in sorted(root.glob("*/*.json")):
-        value = sidecar.with_suffix(".joblib")
+        value = next((v for v in map(sidecar.with_suffix, ENTRY_SUFFIXES) if v.exists()),
+                     sidecar.with_suffix(".joblib"))
         try:
             doc = json.loads(sidecar.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -356,7 +404,8 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
             continue
         audit.check(value, doc.get("inputs") if isinstance(doc, dict) and "stage" in doc
                     else None)
-    for value in sorted(root.glob("*/*.joblib")):  # an entry's value without its sidecar
+    values = [v for suffix in ENTRY_SUFFIXES for v in root.glob(f"*/*{suffix}")]
+    for value in sorted(values):  # an entry's value without its sidecar
         if _KEY.fullmatch(value.stem) and not value.with_suffix(".json").exists():
             audit.leftovers.append(value)
     _verify_records(root, audit)
@@ -380,7 +429,7 @@ def prune_cache(audit: CacheAudit, *, unrecorded: bool = False) -> list[Path]:
     doomed = [*audit.stale, *audit.leftovers, *(audit.unrecorded if unrecorded else [])]
     removed = []
     for p in doomed:
-        for f in (p, p.with_suffix(".json")) if p.suffix == ".joblib" else (p,):
+        for f in (p, p.with_suffix(".json")) if p.suffix in ENTRY_SUFFIXES else (p,):
             try:
                 f.unlink()
                 removed.append(f)

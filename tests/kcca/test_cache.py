@@ -58,3 +58,58 @@ def test_corrupt_entry_is_recomputed(tmp_path):
     cache.save("s", {"k": 1}, [1, 2])
     cache.path("s", {"k": 1}).write_bytes(b"garbage")
     assert cache.get_or_compute("s", {"k": 1}, lambda: [3]) == [3]
+
+
+# ------------------------------------------------------------------ array entries (.npz)
+def test_array_entries_round_trip_without_pickle(tmp_path):
+    """Arrays come back equal, strings and numbers as Python objects; the second call loads
+    (compute is not called) and the file is a plain .npz with a sidecar."""
+    cache = Cache(tmp_path)
+    value = {"words": np.array([b"a", b"bb"]), "ids": np.arange(5), "text": "x\ny",
+             "version": 3, "empty": ""}
+    got = cache.get_or_compute_arrays("arr", {"k": 1}, lambda: value)
+    assert got is value
+    loaded = cache.get_or_compute_arrays("arr", {"k": 1}, lambda: pytest.fail("recomputed"))
+    assert loaded["text"] == "x\ny" and loaded["version"] == 3 and loaded["empty"] == ""
+    assert isinstance(loaded["version"], int) and isinstance(loaded["text"], str)
+    assert np.array_equal(loaded["words"], value["words"])
+    assert np.array_equal(loaded["ids"], value["ids"])
+    path = cache.path("arr", {"k": 1}, ".npz")
+    with np.load(path, allow_pickle=False) as z:
+        assert sorted(z.files) == sorted(value)
+    assert path.with_suffix(".json").is_file()
+    assert cache.stats["arr"] == {"computed": 1, "loaded": 1}
+
+
+def test_a_corrupt_array_entry_is_recomputed(tmp_path):
+    cache = Cache(tmp_path)
+    cache.get_or_compute_arrays("arr", {"k": 1}, lambda: {"a": np.ones(3)})
+    cache.path("arr", {"k": 1}, ".npz").write_bytes(b"garbage")
+    got = cache.get_or_compute_arrays("arr", {"k": 1}, lambda: {"a": np.zeros(2)})
+    assert np.array_equal(got["a"], np.zeros(2))
+    again = cache.get_or_compute_arrays("arr", {"k": 1}, lambda: pytest.fail("recomputed"))
+    assert np.array_equal(again["a"], np.zeros(2))
+
+
+def test_verify_and_prune_know_array_entries(tmp_path):
+    """A stale .npz entry (its input file edited) and a .npz without its sidecar are found
+    and removed with their sidecars, as .joblib entries are."""
+    from kcca.cache import prune_cache, verify_cache
+
+    src = tmp_path / "input.txt"
+    src.write_text("one")
+    root = tmp_path / "cache"
+    cache = Cache(root)
+    cache.get_or_compute_arrays("arr", {"k": 1}, lambda: {"a": np.ones(2)}, inputs=[src])
+    cache.get_or_compute_arrays("arr", {"k": 2}, lambda: {"a": np.ones(2)})
+    orphan = cache.path("arr", {"k": 2}, ".npz")
+    orphan.with_suffix(".json").unlink()
+    audit = verify_cache(root)
+    assert audit.current == 1 and orphan in audit.leftovers
+    src.write_text("two")
+    audit = verify_cache(root)
+    stale = cache.path("arr", {"k": 1}, ".npz")
+    assert list(audit.stale) == [stale]
+    removed = prune_cache(audit)
+    assert set(removed) == {stale, stale.with_suffix(".json"), orphan}
+    assert not list((root / "arr").iterdir())

@@ -166,13 +166,25 @@ def count_chunks(matches: Sequence[Match | None]) -> tuple[int, int, int]:
     return m1, m2, chunks
 
 
+def find_candidates(test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 4
+                    ) -> tuple[list[list[Match]], list[int], list[int]]:
+    """The candidate matches ``Aligner.align`` starts from (only the exact stage when the
+    two segments are identical word for word, by hash code)."""
+    n_stages = 1 if (len(test.words) == len(ref.words) and test.keys == ref.keys) \
+        else n_modules
+    return candidate_matches(test, ref, n_stages, paraphrase_table)
+
+
 def align(test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 4,
-          beam: int = BEAM_SIZE) -> Alignment:
-    """``Aligner.align``: candidate matches, fixed matches, beam search, per-stage counts."""
-    n1, n2 = len(test.words), len(ref.words)
-    n_stages = 1 if (n1 == n2 and test.keys == ref.keys) else n_modules
-    matches, cov1, cov2 = candidate_matches(test, ref, n_stages, paraphrase_table)
-    fixed: list[Match | None] = [None] * n2
+          beam: int = BEAM_SIZE,
+          candidates: tuple[list[list[Match]], list[int], list[int]] | None = None
+          ) -> Alignment:
+    """``Aligner.align``: candidate matches (``candidates``, when already found by
+    :func:`find_candidates`), fixed matches, beam search, per-stage counts."""
+    if candidates is None:
+        candidates = find_candidates(test, ref, paraphrase_table, n_modules)
+    matches, cov1, cov2 = candidates
+    fixed: list[Match | None] = [None] * len(ref.words)
     used1 = used2 = 0
     for i, ms in enumerate(matches):
         if len(ms) != 1:

@@ -14,12 +14,47 @@ from __future__ import annotations
 import gc
 from typing import Sequence
 
-from kcca.captions.meteor_engine.aligner import align
+from kcca.captions.meteor_engine.aligner import align, find_candidates
 from kcca.captions.meteor_engine.matcher import Segment, java_hash
 from kcca.captions.meteor_engine.normalize import java_tokens, java_trim, normalize_line
+from kcca.captions.meteor_engine.params import DELTA
 from kcca.captions.meteor_engine.resources import MeteorResources
-from kcca.captions.meteor_engine.stats import N_MODULES, Stats, aggregate, score
+from kcca.captions.meteor_engine.stats import (
+    N_MODULES,
+    Stats,
+    aggregate,
+    score,
+    score_upper_bound,
+)
 from kcca.captions.meteor_engine.stemmer import stem
+
+#: how far below the best score a reference's bound must lie for it to be skipped (far above
+#: the rounding of either computation, far below any difference between two scores)
+BOUND_MARGIN = 1e-9
+_FUNCTION_WEIGHT = 1.0 - DELTA
+
+
+def _coverage(function: Sequence[bool], coverage: Sequence[int]) -> tuple[float, float, int]:
+    """``(weighted covered words, weighted length, covered words)`` of one side, each word
+    weighted ``delta`` (content) or ``1 - delta`` (function word) at module weight 1."""
+    matchable = length = 0.0
+    covered = 0
+    for f, c in zip(function, coverage):
+        w = _FUNCTION_WEIGHT if f else DELTA
+        length += w
+        if c:
+            matchable += w
+            covered += 1
+    return matchable, length, covered
+
+
+def _score_bound(test: Segment, ref: Segment, coverage1: list[int], coverage2: list[int]
+                 ) -> float:
+    """:func:`score_upper_bound` of one pair from its candidate matches' coverage."""
+    m1, l1, c1 = _coverage(test.function, coverage1)
+    m2, l2, c2 = _coverage(ref.function, coverage2)
+    perfect = c1 == len(coverage1) and c2 == len(coverage2)
+    return score_upper_bound(m1, l1, m2, l2, None if perfect else (c1 + c2) / 2)
 
 
 def split_score_line(line: str) -> tuple[list[str], str]:
@@ -50,17 +85,29 @@ class MeteorEngine:
         return tuple(java_tokens(norm.lower()))
 
     def segment_stats(self, test: Segment, refs: Sequence[Segment], table: dict) -> Stats:
-        """Statistics of the best reference (``getMeteorStats(test, references)``)."""
-        best, best_score = None, -1.0
+        """Statistics of the best reference (``getMeteorStats(test, references)``: the
+        highest score, the first reference on ties).
+
+        References are aligned in decreasing order of an upper bound of their score
+        (:func:`~kcca.captions.meteor_engine.stats.score_upper_bound`, from the candidate
+        matches), and one whose bound is below the best score found is not aligned: it
+        cannot be the best. The chosen statistics are the jar's.
+        """
         n1, f1 = len(test.words), sum(test.function)
-        for ref in refs:
-            a = align(test, ref, table, N_MODULES)
+        found = [find_candidates(test, ref, table, N_MODULES) for ref in refs]
+        bounds = [_score_bound(test, ref, c[1], c[2]) for ref, c in zip(refs, found)]
+        best, best_score, best_k = None, -1.0, -1
+        for k in sorted(range(len(refs)), key=bounds.__getitem__, reverse=True):
+            if bounds[k] < best_score - BOUND_MARGIN:
+                continue
+            ref = refs[k]
+            a = align(test, ref, table, N_MODULES, candidates=found[k])
             # integer counts: every sum and product below is the jar's double arithmetic
             st = Stats(n1, len(ref.words), f1, sum(ref.function), a.stage_matches, a.chunks,
                        a.test_matches, a.ref_matches)
             s = score(st)
-            if s > best_score:
-                best, best_score = st, s
+            if s > best_score or (s == best_score and k < best_k):
+                best, best_score, best_k = st, s, k
         return best
 
     def score_lines(self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
@@ -118,7 +165,8 @@ class MeteorEngine:
         known = res.vocabulary_stems
         stem_keys = {w: java_hash(known[w] if w in known else stem(w)) for w in vocab}
         is_fw = {w: w.lower() in fw for w in vocab}
-        synsets = {w: syn.all_synsets(w) for w in vocab}
+        vocab_list = list(vocab)
+        synsets = dict(zip(vocab_list, syn.all_synsets_many(vocab_list)))
         features = {
             words: Segment(words, tuple(map(keys.__getitem__, words)),
                            tuple(map(stem_keys.__getitem__, words)),

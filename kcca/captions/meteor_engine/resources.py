@@ -6,9 +6,12 @@ normaliser) and ``synonym/english.{synsets,exceptions}`` (WordNet 3.0). The para
 ``data/paraphrase-en.gz`` lies beside the jar; its index is built once
 (:func:`kcca.captions.meteor_engine.paraphrase.build_index`, about 10 s and 1.4 GB of memory)
 and cached in the project cache (:func:`kcca.cache.default_cache_dir`, stage
-``meteor-paraphrase``) under the table's SHA-256. So that a later process need not hash the
-61 MB file again, the digest is also remembered in that folder under the file's path, size,
-modification time and inode (``file-digests.tsv``), as ``git`` does for its index.
+``meteor-paraphrase``) under the table's SHA-256, with the stems of its words
+(``meteor-stems``); the synonym files are cached as sorted arrays under the jar's SHA-256
+(``meteor-synonyms``). All three are ``.npz`` entries (no pickle, no joblib import). So that
+a later process need not hash the files again, each digest is also remembered in that folder
+under the file's path, size, modification time and inode (``file-digests.tsv``), as ``git``
+does for its index.
 """
 
 from __future__ import annotations
@@ -21,12 +24,15 @@ from pathlib import Path
 
 from kcca.captions.meteor_engine.normalize import NBP_ANY, NBP_NUMERIC_ONLY, java_tokens
 from kcca.captions.meteor_engine.paraphrase import INDEX_VERSION, ParaphraseIndex, build_index
-from kcca.captions.meteor_engine.synonyms import SynonymDictionary, java_lines
+from kcca.captions.meteor_engine.synonyms import SYNONYM_INDEX_VERSION, SynonymDictionary, \
+    build_synonym_index, java_lines
 
 STAGE = "meteor-paraphrase"
 #: the stems of the paraphrase table's words, cached beside its index (stemming them on every
 #: run costs about as much as the rest of scoring a thousand items)
 STEMS_STAGE = "meteor-stems"
+#: the jar's WordNet synonym files as sorted arrays (parsing them costs a tenth of a second)
+SYNONYMS_STAGE = "meteor-synonyms"
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, "MeteorResources"] = {}
 
@@ -129,11 +135,28 @@ class MeteorResources:
 
     @cached_property
     def synonyms(self) -> SynonymDictionary:
-        # the jar reads english.synsets with the platform charset; the file is ASCII
-        with zipfile.ZipFile(self.jar) as z:
-            synsets = z.read("synonym/english.synsets").decode("utf-8")
-            exceptions = z.read("synonym/english.exceptions").decode("utf-8")
-        return SynonymDictionary(synsets, exceptions)
+        """The synonym files as sorted arrays: from the cache (stage ``meteor-synonyms``,
+        under the jar's SHA-256), else parsed from the jar (and stored when caching)."""
+        from kcca.cache import Cache
+
+        def compute() -> dict:
+            # the jar reads english.synsets with the platform charset; the file is ASCII
+            with zipfile.ZipFile(self.jar) as z:
+                synsets = z.read("synonym/english.synsets").decode("utf-8")
+                exceptions = z.read("synonym/english.exceptions").decode("utf-8")
+            return build_synonym_index(synsets, exceptions)
+
+        cache = Cache(self.cache_root)
+        if not cache.enabled:
+            return SynonymDictionary(compute())
+        config = {"jar_sha256": _digest(self.jar, self.cache_root),
+                  "index_version": SYNONYM_INDEX_VERSION}
+        try:
+            index = cache.get_or_compute_arrays(SYNONYMS_STAGE, config, compute,
+                                                inputs=[self.jar])
+        except OSError:  # an unwritable cache folder: parse on every run
+            index = compute()
+        return SynonymDictionary(index)
 
     @cached_property
     def paraphrases(self) -> ParaphraseIndex:
@@ -153,8 +176,8 @@ class MeteorResources:
             return built[0]
 
         try:
-            arrays = cache.get_or_compute(STAGE, config, compute,
-                                          inputs=[self.paraphrase_table])
+            arrays = cache.get_or_compute_arrays(STAGE, config, compute,
+                                                 inputs=[self.paraphrase_table])
         except OSError as exc:  # an unwritable cache folder: go on without it
             import warnings
 
@@ -176,17 +199,16 @@ class MeteorResources:
 
         vocab = self.paraphrases.vocab
 
-        def compute() -> str:  # one string, in vocabulary order: quick to load
-            return "\n".join(stem(w) for w in vocab)
+        def compute() -> dict:  # one string, in vocabulary order: quick to load
+            return {"stems": "\n".join(stem(w) for w in vocab)}
 
         cache = Cache(self.cache_root)
         config = {"paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
                   "index_version": INDEX_VERSION, "words": len(vocab),
                   "stemmer": f"snowballstemmer {version('snowballstemmer')} english"}
         try:
-            stems = (cache.get_or_compute(STEMS_STAGE, config, compute,
-                                          inputs=[self.paraphrase_table])
-                     if cache.enabled else compute())
+            stems = cache.get_or_compute_arrays(STEMS_STAGE, config, compute,
+                                                inputs=[self.paraphrase_table])["stems"]
         except OSError:  # an unwritable cache folder: stem on every run
-            stems = compute()
+            stems = compute()["stems"]
         return dict(zip(vocab, stems.split("\n")))

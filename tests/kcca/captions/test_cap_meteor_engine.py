@@ -194,6 +194,44 @@ def test_python_engine_equals_pycocoevalcap_fixture():
     assert abs(corpus - fx["corpus"]["METEOR"]) <= TOL
 
 
+def test_score_bound_is_never_below_the_score():
+    """The bound that lets the engine skip references (``score_upper_bound``) is at least
+    the aligned score (to the rounding) for every hypothesis-reference pair of the fixture (4,000 pairs), and
+    the engine's choice of reference equals aligning every reference."""
+    _python_engine_ready()
+    from kcca.captions.meteor_engine.aligner import align, find_candidates
+    from kcca.captions.meteor_engine.engine import _score_bound
+    from kcca.captions.meteor_engine.stats import N_MODULES, Stats, score
+
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
+        fx = json.load(f)
+    refs, hyps = fx["references_tokenized"], fx["candidates_tokenized"]
+    engine = _engine()
+    texts = {t: engine.tokens(t) for t in hyps + [r for rs in refs for r in rs]}
+    segments = engine._segments(texts, refs, hyps)
+    table = engine._table
+    pairs = skipped = 0
+    for rs, h in zip(refs, hyps):
+        test = segments[h]
+        every = []
+        for r in rs:
+            ref = segments[r]
+            _, cov1, cov2 = find_candidates(test, ref, table, N_MODULES)
+            a = align(test, ref, table, N_MODULES)
+            st = Stats(len(test.words), len(ref.words), sum(test.function), sum(ref.function),
+                       a.stage_matches, a.chunks, a.test_matches, a.ref_matches)
+            every.append(st)
+            bound = _score_bound(test, ref, cov1, cov2)
+            # equal when the alignment reaches the bound, up to the rounding of the two
+            # computations (BOUND_MARGIN covers it)
+            assert bound >= score(st) - 1e-12, (h, r, bound, score(st))
+            pairs += 1
+            skipped += bound < max(score(s) for s in every) - 1e-9
+        best = max(range(len(every)), key=lambda k: (score(every[k]), -k))
+        assert engine.segment_stats(test, [segments[r] for r in rs], table) == every[best]
+    assert pairs == 4000 and skipped > 0
+
+
 def test_paraphrase_index_is_cached_and_verifiable():
     """A second resources object loads the index from the cache; ``kcca cache verify``
     finds the entry current and nothing left over."""
@@ -411,7 +449,7 @@ def test_stemmer_equals_the_jars_on_wordnet_words():
     _python_engine_ready()
     _java_ready()
     syn = _engine().resources.synonyms
-    words = list(syn._raw) + [w.lower() for x in _ODD for w in x.split()]
+    words = syn.words() + [w.lower() for x in _ODD for w in x.split()]
     assert not _stem_oracle(words)
 
 
