@@ -30,9 +30,8 @@ from features.kernels.base import register_kernel
 from features.text.bow_kernel import _SparseSequenceKernel
 from features.text.idf import Idf
 from features.text.sequences import geometric_normalize, item_spans
-from features.text.soft_trigram import (SoftSequenceSet, WordIds, compile_item, soft_block,
-                                        soft_diag)
-from features.text.soft_trigram_xp import soft_block_xp
+from features.text.soft_trigram import (ENGINES, SoftSequenceSet, WordIds, compile_item,
+                                        soft_block, soft_diag)
 from features.text.text_items import as_items, one_caption_each
 
 
@@ -50,18 +49,20 @@ class TrigramKernel(_SparseSequenceKernel):
         word_kernel: a WordKernel for eq. 20/21, or None for exact matching.
         n_jobs: threads for the word-kernel engine (None = all cores).
         progress: show a tqdm bar for the word-kernel engine.
-        backend: word-kernel blocks on ``"numpy"`` (default: the numba engine of
-            :mod:`.soft_trigram`), or through the array-API engine of :mod:`.soft_trigram_xp`
-            on ``"cupy"`` (GPU), ``"auto"`` (cupy when a GPU is available, else numba) or
-            ``"array_api_strict"`` (tests). Same numbers to float rounding; self-kernels
-            (the normalisation) always use the numba engine.
+        engine: the word-kernel engine of :func:`features.text.soft_trigram.soft_block`:
+            ``"numba"`` (default; the fastest on every machine timed, a GPU one included) or
+            ``"array-api"`` (dense products on ``backend``'s array namespace). Same numbers
+            to float rounding; self-kernels (the normalisation) always use numba.
+        backend: the array namespace of the ``"array-api"`` engine: ``"numpy"``, ``"cupy"``,
+            ``"auto"`` (cupy when a GPU is available) or ``"array_api_strict"`` (tests); the
+            numba engine ignores it.
     """
 
     def __init__(self, lambda_m: float = 0.5, lambda_g: float = 1.0, max_length: int = 3,
                  weighting: str | None = None, single_caption: bool = False,
                  random_state: int | None = 0, word_kernel: Any = None,
                  n_jobs: int | None = None, progress: bool = True,
-                 backend: str = "numpy") -> None:
+                 backend: str = "numpy", engine: str = "numba") -> None:
         self.lambda_m = lambda_m
         self.lambda_g = lambda_g
         self.max_length = max_length
@@ -72,6 +73,7 @@ class TrigramKernel(_SparseSequenceKernel):
         self.n_jobs = n_jobs
         self.progress = progress
         self.backend = backend
+        self.engine = engine
 
     @property
     def positive_semidefinite(self) -> bool:
@@ -103,18 +105,22 @@ class TrigramKernel(_SparseSequenceKernel):
         if self.backend not in ("numpy", "cupy", "auto", "array_api_strict"):
             raise ValueError(f"backend must be numpy, cupy, auto or array_api_strict, got "
                              f"{self.backend!r}")
+        if getattr(self, "engine", "numba") not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got "
+                             f"{self.engine!r}")
 
     def _soft_block(self, a: SoftSequenceSet, b: SoftSequenceSet, n_kernel: int, *,
                     symmetric: bool = False, desc: str) -> np.ndarray:
-        """The unnormalised word-kernel block on the chosen backend."""
-        from kcca.backend import resolve_backend
+        """The unnormalised word-kernel block by the chosen engine."""
+        engine = getattr(self, "engine", "numba")  # models saved before the parameter
+        backend = None
+        if engine == "array-api":
+            from kcca.backend import resolve_backend
 
-        backend = resolve_backend(getattr(self, "backend", "numpy"))
-        if backend == "numpy":
-            return soft_block(a, b, self.kappa_, n_kernel, symmetric=symmetric,
-                              n_jobs=self.n_jobs, progress=self.progress, desc=desc)
-        return soft_block_xp(a, b, self.kappa_, n_kernel, backend=backend, symmetric=symmetric,
-                             progress=self.progress, desc=desc)
+            backend = resolve_backend(getattr(self, "backend", "numpy"))
+        return soft_block(a, b, self.kappa_, n_kernel, engine=engine, backend=backend,
+                          symmetric=symmetric, n_jobs=self.n_jobs, progress=self.progress,
+                          desc=desc)
 
     # ------------------------------------------------------------ word-kernel path
     def _compile(self, items, ids: WordIds) -> SoftSequenceSet:

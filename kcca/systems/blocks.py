@@ -35,7 +35,7 @@ IMAGE_STAGE = "system-image-gram"
 TEXT_STAGE = "system-text-gram"
 VERSION = 1
 #: kernel parameters that change how, not what, is computed (left out of cache keys)
-EXECUTION_PARAMS = ("backend", "n_jobs", "progress", "word_kernel")
+EXECUTION_PARAMS = ("backend", "engine", "n_jobs", "progress", "word_kernel")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The array-API soft trigram engine (dense matrix products) against numba and the literal sum."""
+"""The array-API soft trigram engine (dense matrix products) against numba and the literal sum,
+and the dispatcher that chooses between them."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import numpy as np
 import pytest
 
 from features.text.sequences import item_spans
-from features.text.soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block
-from features.text.soft_trigram_xp import soft_block_xp
+from features.text.soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block, \
+    soft_block_xp
 from features.text.text_items import EmptyCaptionWarning
 from features.text.trigram_kernel import TrigramKernel
 from features.text.word_kernel import WordKernel
@@ -79,7 +80,7 @@ def test_kernel_backend_equals_literal_and_numba(items, weighting):  # noqa: F81
         warnings.simplefilter("ignore", EmptyCaptionWarning)
         ref = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False).fit(train)
         k = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False,
-                          backend="array_api_strict").fit(train)
+                          backend="array_api_strict", engine="array-api").fit(train)
         got = k.gram(train)
         want = np.array([[literal_item(a, b, kappa, idf=idf) for b in train] for a in train])
         np.fill_diagonal(want, 1.0)
@@ -99,7 +100,7 @@ def test_kernel_backend_identity_is_exact_tri(items):  # noqa: F811
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyCaptionWarning)
         soft = TrigramKernel(word_kernel=ident, progress=False,
-                             backend="array_api_strict").fit(train)
+                             backend="array_api_strict", engine="array-api").fit(train)
         exact = TrigramKernel().fit(train)
         np.testing.assert_allclose(soft.gram(train), exact.gram(train), atol=1e-10)
         np.testing.assert_allclose(soft.gram(test), exact.gram(test), atol=1e-10)
@@ -108,6 +109,33 @@ def test_kernel_backend_identity_is_exact_tri(items):  # noqa: F811
 def test_backend_checked():
     with pytest.raises(ValueError, match="backend"):
         TrigramKernel(word_kernel=random_word_kernel(0), backend="tpu").fit([["dog"]])
+    with pytest.raises(ValueError, match="engine must be one of numba, array-api"):
+        TrigramKernel(word_kernel=random_word_kernel(0), engine="gpu").fit([["dog"]])
+    s, kappa, ids = _random_set(1, n=5)
+    with pytest.raises(ValueError, match="engine"):
+        soft_block(s, s, kappa.matrix, ids.n_kernel, engine="gpu")
+
+
+def test_the_backend_alone_keeps_the_numba_engine(items, monkeypatch):  # noqa: F811
+    """A kernel on an array backend (``"cupy"`` in a GPU run) still computes its soft blocks
+    with numba, the faster engine everywhere it was timed; ``engine="array-api"`` asks for
+    the other one."""
+    import features.text.soft_trigram as st
+
+    calls = []
+    monkeypatch.setattr(st, "soft_block_xp", lambda *a, **k: calls.append(k) or
+                        pytest.fail("array-API engine used"))
+    train, _ = items
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyCaptionWarning)
+        numba_k = TrigramKernel(word_kernel=random_word_kernel(0), progress=False,
+                                backend="array_api_strict").fit(train)
+        numba_k.gram(train)
+        monkeypatch.undo()
+        xp_k = TrigramKernel(word_kernel=random_word_kernel(0), progress=False,
+                             backend="array_api_strict", engine="array-api").fit(train)
+        np.testing.assert_allclose(xp_k.gram(train), numba_k.gram(train), atol=1e-10)
+    assert not calls
 
 
 @pytest.mark.gpu
@@ -120,3 +148,15 @@ def test_cupy_equals_numba():
                             symmetric=symmetric, tile=8, seq_chunk=32)
         assert isinstance(got, np.ndarray)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-10)
+
+
+def test_the_engine_is_an_execution_parameter_outside_cache_keys():
+    """Both engines give the same numbers, so the engine (like the backend and the thread
+    count) does not enter the system stages' cache keys."""
+    from kcca.systems.blocks import _kernel_params
+
+    kappa = random_word_kernel(0)
+    numba_k = TrigramKernel(word_kernel=kappa, n_jobs=2, engine="numba")
+    xp_k = TrigramKernel(word_kernel=kappa, n_jobs=1, engine="array-api", backend="cupy")
+    assert _kernel_params(numba_k) == _kernel_params(xp_k)
+    assert "engine" not in _kernel_params(numba_k)
