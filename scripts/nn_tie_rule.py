@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     from kcca.systems import load_specs
-    from kcca.systems.dev_check import open_workspace
+    from kcca.systems.scripting import open_workspace
     from kcca.systems.tables import paper_value
 
     ws = open_workspace(args.data_dir, args.cache_dir, jobs=1, progress=False)

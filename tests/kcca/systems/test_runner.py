@@ -229,24 +229,6 @@ def test_system_with_pyramid_and_fisher_mix_runs_end_to_end(corpus, workspace):
         assert result.table()[task]["R@10"] >= 1.5 * 100 * 10 / n   # chance: 33%
 
 
-def test_dev_check_gives_the_runners_dev_criterion(result, corpus, workspace):
-    from kcca.systems.dev_check import OpenSystem, describe, dev_check
-
-    spec = kcca_spec()
-    text = workspace.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-    image = workspace.image_blocks(spec.image_kernel)
-    outcome = dev_check(OpenSystem(workspace, spec, text), image.train, image.dev, p=2, d=1)
-    runner = next(o for o in result.dev if (o["p"], o["d"]) == (2, 1))
-    assert round(outcome.criterion, 3) == runner["criterion"]
-    assert describe(outcome).startswith(f"dev criterion {outcome.criterion:.1f}; annotation R@1/5/10 ")
-    # other kappas replace the experiment file's in the grid and in the selected models
-    other = dev_check(OpenSystem(workspace, spec, text), image.train, image.dev, p=2, d=1,
-                      kappas=(0.02, 7.0))
-    chosen = {k for task in other.selected.values() for k, _ in task}
-    assert chosen <= {0.02, 7.0} and chosen
-    assert {k for k, _ in other.dev_ranks["annotation"]} == {0.02, 7.0}
-
-
 def _backend_spies(monkeypatch) -> dict[str, list]:
     """Record the backend each KCCA grid is fitted on and the array-API intersection calls."""
     import features.kernels.intersection as inter
@@ -299,7 +281,7 @@ def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpu
 
 
 def test_open_workspace_reads_the_data_folder_into_the_given_cache(tmp_path):
-    from kcca.systems.dev_check import open_workspace
+    from kcca.systems.scripting import open_workspace
     from tests.kcca.fake_flickr8k import TEST, TRAIN, write_fake_flickr8k
 
     write_fake_flickr8k(tmp_path / "data")
@@ -312,7 +294,7 @@ def test_open_workspace_reads_the_data_folder_into_the_given_cache(tmp_path):
 def test_workspace_options_open_the_same_workspace(tmp_path):
     import argparse
 
-    from kcca.systems.dev_check import add_workspace_arguments, open_workspace_from
+    from kcca.systems.scripting import add_workspace_arguments, open_workspace_from
     from tests.kcca.fake_flickr8k import TRAIN, write_fake_flickr8k
 
     write_fake_flickr8k(tmp_path / "data")
