@@ -19,9 +19,8 @@ from tqdm.auto import tqdm
 
 from kcca.backend import to_numpy
 from kcca.evaluate.original import median_rank, original_ranks_from_scores, recall_at_k
+from kcca.names import TASKS
 from kcca.scoring import prefix_cosine_scores
-
-TASKS = ("annotation", "search")
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ import numpy as np
 
 from kcca.cache import atomic_write
 from kcca.data.errors import DataError
-from kcca.evaluate.rankings_io import TASKS, Rankings, pool_ids
+from kcca.evaluate.rankings_io import Rankings, pool_ids
+from kcca.names import TASKS
 
 if TYPE_CHECKING:
     from kcca.data.corpus import Corpus

@@ -20,10 +20,10 @@ import textwrap
 from typing import Any, Sequence
 
 from kcca.evaluate.system import SystemEvaluation, stars
+from kcca.names import TASKS
 
 #: terminal width the text layout fits
 WIDTH = 100
-TASKS = ("annotation", "search")
 #: the per-system quantity that spans both tasks (stored with the coverage)
 TOTAL_KEY = "R-precision total (Table 5)"
 TOTAL_TASK = "both tasks"

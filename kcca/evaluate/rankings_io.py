@@ -37,10 +37,10 @@ import numpy as np
 from kcca.data.errors import DataError
 from kcca.data.text_files import read_utf8
 from kcca.cache import remove_stale_temp_files, write_text_atomic
+from kcca.names import TASKS
 
 FORMAT = "kcca-rankings"
 VERSION = 1
-TASKS = ("annotation", "search")
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from kcca.model.encoders import ImageEncoder, QueryError, TextEncoder, folder_im
 from kcca.model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
 from kcca.systems.spec import SystemSpec
 
-TASKS = ("annotation", "search")
 __all__ = ["FORMAT_VERSION", "MAGIC", "ModelFormatError", "FittedSystem", "Projections",
            "ImagePool", "CaptionPool", "Ranking", "save_model", "load_model", "read_header",
            "header_of"]

@@ -20,10 +20,9 @@ from kcca.data.corpus import Corpus
 from kcca.evaluate.original import original_ranks
 from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
 from kcca.evaluate.relevance import get_rule
+from kcca.names import KS, TASKS
 from kcca.report.rundir import RunFolder, read_table_csv, table_header_lines
 
-TASKS = ("annotation", "search")
-KS = (1, 5, 10)
 #: Summary columns in order; "higher" says which direction is better.
 METRICS: tuple[tuple[str, bool], ...] = (
     ("R@1", True), ("R@5", True), ("R@10", True), ("median rank", False),

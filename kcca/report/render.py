@@ -13,8 +13,9 @@ import json
 from html import escape
 from typing import Any, Sequence
 
+from kcca.names import TASKS
 from kcca.report.assets import static_text
-from kcca.report.gather import METRICS, TASKS, ReportData
+from kcca.report.gather import METRICS, ReportData
 from kcca.report.legend import judgments_html, legend_html
 
 TASK_TITLES = {"annotation": "Image annotation (query images, ranked captions)",

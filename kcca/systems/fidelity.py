@@ -29,9 +29,9 @@ from typing import Mapping
 
 from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 from kcca.evaluate.statistics import spearman_rho
+from kcca.names import TASKS
 
 Values = Mapping[str, Mapping[str, Mapping[str, float]]]
-TASKS = ("annotation", "search")
 RECALLS = ("R@1", "R@5", "R@10")
 SUCCESS = ("S@1", "S@5", "S@10")
 TRI5SEM = SECTION4_NAMES["TRI5SEM"]

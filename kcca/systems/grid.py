@@ -23,11 +23,10 @@ import numpy as np
 from kcca.backend import to_numpy
 from kcca.borda import borda_from_scores
 from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
+from kcca.names import KS, TASKS
 from kcca.scoring import cosine_scores
-from kcca.selection import TASKS, grid_dev_ranks, select_models
+from kcca.selection import grid_dev_ranks, select_models
 from kcca.solver import FactorCache, KCCAGrid
-
-KS = (1, 5, 10)
 
 
 @dataclass

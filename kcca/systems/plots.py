@@ -20,8 +20,7 @@ from typing import Mapping
 import numpy as np
 
 from kcca.cache import atomic_write
-
-TASKS = ("annotation", "search")
+from kcca.names import TASKS
 
 
 def _pyplot():

@@ -35,7 +35,7 @@ from kcca.data.corpus import Corpus
 from kcca.evaluate.original import rankings_from_scores
 from kcca.evaluate.rankings_io import Rankings, write_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
-from kcca.selection import TASKS
+from kcca.names import KS, TASKS
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.grid import (DevOutcome, borda_rankings, choose, dev_outcome, fit_grid,
                                indefinite_rule)
@@ -47,7 +47,6 @@ DEV_STAGE = "system-dev"
 SEARCH_STAGE = "system-dev-search"
 TEST_STAGE = "system-test"
 VERSION = 3  # 2: dev ranks use the evaluation tie rule (ties never favour gold); 3: eigen factors
-KS = (1, 5, 10)
 
 
 @dataclass

@@ -39,6 +39,7 @@ from typing import Callable, Mapping, Sequence
 from kcca.evaluate import paper_printed as PP
 from kcca.evaluate import paper_tables as P
 from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
+from kcca.names import TASKS
 
 TABLES = tuple(str(i) for i in range(1, 13))
 METRICS = ("R@1", "R@5", "R@10", "median rank")
@@ -54,7 +55,6 @@ IMPUTED = tuple(f"{m} imputed" for m in S_METRICS + ("R-precision",))
 BOUND = tuple(f"{m} bound" for m in S_METRICS)
 #: suffixes of the Table 12 estimates, compared with the paper's plain metric
 ESTIMATE_SUFFIXES = (" condensed", " imputed", " bound")
-TASKS = ("annotation", "search")
 CSV_COLUMNS = ("table", "system", "task", "metric", "ours", "paper", "ours_sig", "paper_sig",
                "p_value", "test")
 EXPERT_METRICS = tuple(f"expert {c}" for c in P.TABLE1_COLUMNS)
