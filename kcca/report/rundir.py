@@ -21,26 +21,14 @@ from pathlib import Path
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.rankings_io import FORMAT
+from kcca.evaluate.results_files import ResultsFile, find_results
 
 #: ``kcca.data.demo.make_demo_corpus`` names its corpus ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED``.
 DEMO_NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(-?\d+)")
-_HEAD_BYTES = 4096
 
 
-@dataclass(frozen=True)
-class RankingsFile:
-    """A rankings file found in a run folder, with its header fields (not yet validated)."""
-
-    path: Path
-    system: str
-    corpus: str
-    split: str
-    #: the compact results file of the same system (``path`` itself when it is one)
-    compact: Path | None = None
-
-    @property
-    def is_compact(self) -> bool:
-        return self.compact is not None and self.compact == self.path
+#: a results file found in a run folder (:class:`kcca.evaluate.results_files.ResultsFile`)
+RankingsFile = ResultsFile
 
 
 @dataclass
@@ -63,60 +51,10 @@ class RunFolder:
         return self.rankings[0].split
 
 
-_FIELD = re.compile(r'"(format|version|system|corpus|split)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
-
-
-def _header(path: Path) -> dict | None:
-    """The top-level fields of a rankings file (``None`` when it is not one).
-
-    Files written by :func:`kcca.evaluate.rankings_io.write_rankings` put these fields before
-    ``"tasks"``, so only the first bytes are read; otherwise the whole file is parsed.
-    """
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_HEAD_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    if '"format"' not in head or FORMAT not in head:
-        return None
-    cut = head.find('"tasks"')
-    if cut >= 0:
-        fields = {k: json.loads(v) for k, v in _FIELD.findall(head[:cut])}
-        return fields if fields.get("format") == FORMAT else None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: looks like a rankings file but cannot be read ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return None
-    return {k: v for k, v in data.items() if k != "tasks"}
-
-
 def find_rankings(root: Path) -> list[RankingsFile]:
     """Rankings files directly in ``root`` and in ``root/rankings``, sorted by path, then the
     compact results files (``*.ranks.npz``) of systems without a rankings file there."""
-    from kcca.evaluate.compact import SUFFIX, compact_path, read_compact
-
-    out = []
-    for folder in (root, root / "rankings"):
-        full = []
-        for path in sorted(folder.glob("*.json")):
-            head = _header(path)
-            if head is None:
-                continue
-            compact = compact_path(path)
-            full.append(RankingsFile(path, str(head.get("system") or path.stem),
-                                     str(head.get("corpus") or "flickr8k"),
-                                     str(head.get("split") or "test"),
-                                     compact if compact.is_file() else None))
-        beside = {f.compact for f in full}
-        for path in sorted(folder.glob("*" + SUFFIX)):
-            if path in beside:
-                continue
-            c = read_compact(path)
-            full.append(RankingsFile(path, c.system, c.corpus or "flickr8k", c.split, path))
-        out.extend(sorted(full, key=lambda f: f.path))
-    return out
+    return find_results(root) + find_results(root / "rankings")
 
 
 def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFolder:

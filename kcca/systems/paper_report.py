@@ -22,7 +22,6 @@ import contextlib
 import json
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -34,7 +33,8 @@ from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
 from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
-from kcca.evaluate.rankings_io import FORMAT, Rankings, read_rankings
+from kcca.evaluate.rankings_io import Rankings, read_rankings
+from kcca.evaluate.results_files import find_results
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, compare_systems, \
     evaluate_system
 from kcca.systems import tables as T
@@ -44,7 +44,6 @@ log = logging.getLogger(__name__)
 PLOTS = {"recall": "recall_at_k.png", "ranks": "gold_rank_distribution.png",
          "table6": "table6_heatmap.png", "fidelity": "ours_vs_paper.png",
          "table12": "table12_ours_vs_paper.png"}
-_FIELD = re.compile(r'"(format|system|corpus|split)"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
 @dataclass
@@ -73,55 +72,22 @@ def paper_name(system: str) -> str:
     return SECTION4_NAMES.get(system, system)
 
 
-def rankings_header(path: Path) -> dict | None:
-    """``format`` / ``system`` / ``corpus`` / ``split`` of a rankings file (None: not one).
-
-    ``write_rankings`` puts these before ``"tasks"``, so only the first bytes are read.
-    """
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    cut = head.find('"tasks"')
-    fields = {k: json.loads(v) for k, v in _FIELD.findall(head if cut < 0 else head[:cut])}
-    if fields.get("format") != FORMAT:
-        return None
-    return fields
-
-
 def find_rankings(rankings_dir: str | Path) -> dict[str, Path]:
-    """System (paper name) -> results file, for every rankings file of the folder, and every
-    compact results file (``*.ranks.npz``, :mod:`kcca.evaluate.compact`) of a system without
-    a rankings file there."""
-    from kcca.evaluate.compact import SUFFIX
-
+    """System (paper name) -> results file, for every rankings file of the folder (the newer
+    of two for one system), and every compact results file (``*.ranks.npz``,
+    :mod:`kcca.evaluate.compact`) of a system without a rankings file there."""
     out: dict[str, Path] = {}
-    for path in sorted(Path(rankings_dir).glob("*.json")):
-        head = rankings_header(path)
-        if head is None:
-            continue
-        name = paper_name(str(head.get("system") or path.stem))
+    files = find_results(rankings_dir, tolerant=True)
+    for f in (f for f in files if not f.is_compact):
+        name = paper_name(f.system)
         if name in out:
-            log.warning("%s and %s both hold %s; using the newer", out[name], path, name)
-            if path.stat().st_mtime < out[name].stat().st_mtime:
+            log.warning("%s and %s both hold %s; using the newer", out[name], f.path, name)
+            if f.path.stat().st_mtime < out[name].stat().st_mtime:
                 continue
-        out[name] = path
-    for path in sorted(Path(rankings_dir).glob("*" + SUFFIX)):
-        name = paper_name(compact_system(path))
-        out.setdefault(name, path)
+        out[name] = f.path
+    for f in (f for f in files if f.is_compact):
+        out.setdefault(paper_name(f.system), f.path)
     return out
-
-
-def compact_system(path: Path) -> str:
-    """The system a compact results file names (its file name when unreadable: reading it
-    later gives the clear error)."""
-    from kcca.evaluate.compact import SUFFIX, read_compact
-
-    try:
-        return read_compact(path).system
-    except DataError:
-        return path.name[: -len(SUFFIX)]
 
 
 def read_details(rankings_dir: str | Path) -> dict[str, dict]:
