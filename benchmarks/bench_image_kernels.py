@@ -56,7 +56,7 @@ def _parse(argv):
 # ------------------------------------------------------------------------ stages
 def bench_stages(images, ids, quiet):
     from features.codebook import Codebook
-    from features.descriptors import feature_types
+    from features.feature_types import feature_types
     from features.image_features import ImageFeatures
     from features.pyramid import pyramid_histogram
 

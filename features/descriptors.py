@@ -1,4 +1,5 @@
-"""Dense local descriptors of an image, and the registry of the three feature types (Sec. 3.3).
+"""Dense local descriptors of an image (Sec. 3.3); the three feature types that produce them are
+registered in :mod:`features.feature_types`.
 
 Each feature type maps an RGB ``uint8`` image to a :class:`Descriptors` record: one row per
 sample (every pixel for colour and texture; every grid point for dense SIFT) with its pixel
@@ -9,7 +10,7 @@ can bin the words into cells.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,25 +50,3 @@ def descriptor_config(kind: str, version: int, defaults: dict[str, Any],
     if unknown:
         raise TypeError(f"{kind}_descriptors has no parameter(s) {sorted(unknown)}")
     return {"kind": kind, "version": version, **defaults, **params}
-
-
-@dataclass(frozen=True)
-class FeatureType:
-    """A named descriptor extractor with the codebook size the paper uses for it."""
-
-    name: str
-    extract: Callable[[np.ndarray], Descriptors]
-    vocabulary_size: int
-
-
-def feature_types() -> dict[str, FeatureType]:
-    """The paper's three feature types: 128 colour, 256 texture and 256 SIFT words."""
-    from features.color import color_descriptors
-    from features.sift import sift_descriptors
-    from features.texture import texture_descriptors
-
-    return {
-        "color": FeatureType("color", color_descriptors, 128),
-        "texture": FeatureType("texture", texture_descriptors, 256),
-        "sift": FeatureType("sift", sift_descriptors, 256),
-    }

@@ -33,7 +33,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import joblib
 import numpy as np
@@ -41,13 +41,17 @@ from joblib import delayed
 from tqdm.auto import tqdm
 
 from features.codebook import Codebook
-from features.descriptors import FeatureType
 from features.pyramid import pyramid_histogram
+from kcca.cache import RECORDS_MANIFEST as MANIFEST
 from kcca.cache import Cache, atomic_dump, atomic_write, config_key, write_text_atomic
+from kcca.cache import read_records_manifest as read_manifest
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.fingerprints import file_digest
 from kcca.workers import worker_parallel
+
+if TYPE_CHECKING:  # the registry imports every extractor (OpenCV): only when used
+    from features.feature_types import FeatureType
 
 log = logging.getLogger(__name__)
 
@@ -290,8 +294,8 @@ class ImageFeaturePipeline:
     Parameters:
         corpus: the data set (its ``images`` source must be picklable for ``n_jobs != 1``).
         config: :class:`ImageFeatureConfig` (levels, codebook sample, seed, vocabulary).
-        feature_types: name -> :class:`~features.descriptors.FeatureType`; default the
-            paper's three (:func:`features.descriptors.feature_types`).
+        feature_types: name -> :class:`~features.feature_types.FeatureType`; default the
+            paper's three (:func:`features.feature_types.feature_types`).
         cache: a :class:`~kcca.cache.Cache` (``Cache(None)`` or ``None``: nothing stored).
         n_jobs: joblib workers; chunk_size: images per task.
         skip_bad_images: leave unreadable images out and list them instead of raising.
@@ -314,7 +318,7 @@ class ImageFeaturePipeline:
         self.corpus = corpus
         self.config = config or ImageFeatureConfig()
         if feature_types is None:
-            from features.descriptors import feature_types as default_types
+            from features.feature_types import feature_types as default_types
 
             feature_types = default_types()
         if not feature_types:
@@ -536,19 +540,6 @@ class ImageFeaturePipeline:
             codebooks=dict(books), n_cached=n_cached, n_computed=len(ordered) - n_cached,
             seconds=time.perf_counter() - start, cache_dir=folder,
             codebook_skipped=dict(self.codebook_skipped_))
-
-
-MANIFEST = "inputs.json"
-
-
-def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
-    """Record file name -> {image file: digest} of a feature folder (``kcca cache verify``)."""
-    import json
-
-    try:
-        return json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 def safe_name(image_id: str) -> str:

@@ -413,12 +413,24 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
     return audit
 
 
-def _verify_records(root: Path, audit: CacheAudit) -> None:
-    """Per-image feature records (one folder per feature config, with a manifest)."""
-    from features.image_features import FEATURE_STAGE, read_manifest
+#: the manifest of a folder of per-item records (a stage that stores one file per item, as
+#: ``image-features`` does per image): record file name -> its input record
+RECORDS_MANIFEST = "inputs.json"
 
-    for folder in sorted(p for p in (root / FEATURE_STAGE).glob("*") if p.is_dir()):
-        manifest = read_manifest(folder)
+
+def read_records_manifest(folder: Path) -> dict[str, dict[str, str]]:
+    """Record file name -> {input file: digest} of a folder of per-item records."""
+    try:
+        return json.loads((folder / RECORDS_MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _verify_records(root: Path, audit: CacheAudit) -> None:
+    """Per-item records: every ``<stage>/<config>/`` folder (only record stages have
+    folders); a record missing from its folder's manifest is unrecorded."""
+    for folder in sorted(p for p in root.glob("*/*") if p.is_dir()):
+        manifest = read_records_manifest(folder)
         for record in sorted(folder.glob("*.joblib")):
             audit.check(record, manifest.get(record.name))
 

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from features.text.resources import MissingResourceError, search_path, wordnet
+from features.text.resources import MissingResourceError, corpus_root, search_path, wordnet
 
 TAGGED_CORPORA = ("brown", "treebank", "conll2000", "masc_tagged")
 PLAIN_CORPORA = ("abc", "movie_reviews", "state_union", "webtext")
@@ -88,23 +88,6 @@ class TokenizedCorpus:
     def sentences(self) -> Iterator[list[str]]:
         for a, b in zip(self.indptr[:-1], self.indptr[1:]):
             yield [self.types[i] for i in self.ids[a:b]]
-
-
-def corpus_root(name: str):
-    """The NLTK path pointer of corpus ``name`` (folder or zip); a clear error when absent."""
-    import nltk
-
-    searched = search_path()
-    for candidate in (f"corpora/{name}", f"corpora/{name}.zip/{name}/"):
-        try:
-            return nltk.data.find(candidate)
-        except LookupError:
-            pass
-    raise MissingResourceError(
-        f"NLTK corpus {name!r} (part of the general-English corpus D_ext) not found: looked "
-        f"for corpora/{name}[.zip] in {list(searched)}. Set $NLTK_DATA to a folder holding it "
-        f"(see data/README.md, 'A general English corpus'), or where the network allows run "
-        f"`python -m nltk.downloader {name}` once (this toolkit never downloads by itself).")
 
 
 def _universal(source: str) -> Callable[[str], str]:

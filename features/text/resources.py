@@ -188,6 +188,23 @@ def _pointer_file(pointer) -> str:
     return zipfile.filename if zipfile is not None else str(pointer.path)
 
 
+def corpus_root(name: str):
+    """The NLTK path pointer of corpus ``name`` (folder or zip); a clear error when absent."""
+    import nltk
+
+    searched = search_path()
+    for candidate in (f"corpora/{name}", f"corpora/{name}.zip/{name}/"):
+        try:
+            return nltk.data.find(candidate)
+        except LookupError:
+            pass
+    raise MissingResourceError(
+        f"NLTK corpus {name!r} (part of the general-English corpus D_ext) not found: looked "
+        f"for corpora/{name}[.zip] in {list(searched)}. Set $NLTK_DATA to a folder holding it "
+        f"(see data/README.md, 'A general English corpus'), or where the network allows run "
+        f"`python -m nltk.downloader {name}` once (this toolkit never downloads by itself).")
+
+
 def data_fingerprint(names: Iterable[str]) -> dict[str, str]:
     """Content digest of each named NLTK package (a key of :data:`RESOURCES` or a corpus of
     the general-English corpus), ``"absent"`` for one not installed: part of the cache key of
@@ -200,8 +217,6 @@ def data_fingerprint(names: Iterable[str]) -> dict[str, str]:
             if name in RESOURCES:
                 pointer = require(name)
             else:
-                from features.text.english_corpus import corpus_root
-
                 pointer = corpus_root(name)
         except MissingResourceError:
             out[name] = "absent"

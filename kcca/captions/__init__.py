@@ -16,9 +16,6 @@ from kcca.captions.scorer import (
     CaptionInputError,
     CaptionScorer,
     EmptyCaptionError,
-    available_scorers,
-    get_scorer,
-    register_scorer,
     validate_inputs,
 )
 from kcca.captions.bleu import Bleu, sentence_bleu
@@ -26,6 +23,7 @@ from kcca.captions.rouge import RougeL
 from kcca.captions.cider import Cider, CiderD
 from kcca.captions.meteor import Meteor, MeteorUnavailable, meteor_available
 from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_captions
+from kcca.captions.registry import available_scorers, get_scorer, register_scorer
 from kcca.captions.evaluate import CaptionEvaluation, DEFAULT_METRICS, evaluate_captions
 
 __all__ = [

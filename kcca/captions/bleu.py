@@ -31,7 +31,7 @@ import numpy as np
 
 from kcca.captions._ngrams import count_items
 
-from kcca.captions.scorer import CaptionScorer, Tokens, register_scorer
+from kcca.captions.scorer import CaptionScorer, Tokens
 
 TINY = 1e-15
 SMALL = 1e-9
@@ -201,6 +201,3 @@ def sentence_bleu(
     """Sentence-level cumulative BLEU-1..n of one tokenised candidate (NIST smoothing default)."""
     testlen, reflen, guess, correct = sentence_stats(references, candidate, n)
     return bleu_from_stats(testlen, reflen, guess, correct, smoothing)
-
-
-register_scorer("bleu", Bleu)

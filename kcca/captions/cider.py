@@ -42,7 +42,7 @@ import numpy as np
 
 from kcca.captions._ngrams import count_items
 
-from kcca.captions.scorer import CaptionScorer, Tokens, register_scorer
+from kcca.captions.scorer import CaptionScorer, Tokens
 
 
 def ngrams_by_order(tokens: Sequence[str], max_n: int = 4) -> list[Counter]:
@@ -239,7 +239,3 @@ class Cider(_CiderBase):
         scores = (self.scale * np.bincount(owner, weights=cos.sum(axis=1), minlength=n_items)
                   / self.n / m)
         return float(np.mean(scores)), scores
-
-
-register_scorer("cider_d", CiderD)
-register_scorer("cider", Cider)

@@ -20,11 +20,11 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 
 from kcca.captions.meteor import MeteorUnavailable
+from kcca.captions.registry import get_scorer
 from kcca.captions.scorer import (
     Candidates,
     EmptyCaptionError,
     References,
-    get_scorer,
     split_tokens,
     unscored_reference_ids,
     validate_inputs,

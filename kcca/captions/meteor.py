@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionScorer, register_scorer
+from kcca.captions.scorer import CaptionScorer
 
 JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
@@ -226,6 +226,3 @@ class Meteor(CaptionScorer):
         err.seek(0)
         tail = err.read().decode("utf-8", "replace")[-2000:]
         return f"the Meteor jar stopped answering (exit code {proc.returncode}): {tail}"
-
-
-register_scorer("meteor", Meteor)

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionScorer, Tokens, register_scorer
+from kcca.captions.scorer import CaptionScorer, Tokens
 
 
 def lcs_length_dp(a: Sequence[str], b: Sequence[str]) -> int:
@@ -97,6 +97,3 @@ class RougeL(CaptionScorer):
         scores = np.array([rouge_l_item(r, c, self.beta)
                            for r, c in zip(references, candidates)], dtype=float)
         return float(np.mean(scores)), scores
-
-
-register_scorer("rouge_l", RougeL)

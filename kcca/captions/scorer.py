@@ -26,7 +26,7 @@ result file); callers that want to report them can use :func:`unscored_reference
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -157,34 +157,3 @@ class CaptionScorer(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}({args})"
-
-
-_REGISTRY: dict[str, Callable[..., CaptionScorer]] = {}
-
-
-def register_scorer(key: str, factory: Callable[..., CaptionScorer]) -> None:
-    """Register a scorer factory under a name (lower case, e.g. ``"cider_d"``)."""
-    key = key.lower()
-    if key in _REGISTRY and _REGISTRY[key] is not factory:
-        raise ValueError(f"a caption scorer is already registered as {key!r}")
-    _REGISTRY[key] = factory
-
-
-def get_scorer(key: str, **params: Any) -> CaptionScorer:
-    """Build the scorer registered as ``key`` with ``params``."""
-    import kcca.captions  # noqa: F401  (importing the package registers the built-in scorers)
-
-    try:
-        factory = _REGISTRY[key.lower()]
-    except KeyError:
-        raise CaptionInputError(
-            f"unknown caption metric {key!r}; available: {', '.join(available_scorers())}"
-        ) from None
-    return factory(**params)
-
-
-def available_scorers() -> list[str]:
-    """Names of the registered scorers."""
-    import kcca.captions  # noqa: F401
-
-    return sorted(_REGISTRY)

@@ -79,7 +79,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from kcca.captions import _ptb_chars
+import kcca.captions._ptb_chars as _ptb_chars
 from kcca.captions.scorer import CaptionInputError
 
 #: pycocoevalcap 1.2's ``PUNCTUATIONS`` (removed after tokenisation; case-sensitive).

@@ -103,7 +103,7 @@ class ImageEncoder:
 
     def feature_types(self) -> dict[str, Any]:
         """The installed extractors of the saved feature types; an error if their config changed."""
-        from features.descriptors import feature_types
+        from features.feature_types import feature_types
         from features.image_features import _feature_config
 
         installed = feature_types()

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from features.descriptors import Descriptors, FeatureType
+from features.descriptors import Descriptors
+from features.feature_types import FeatureType
 from features.image_features import (
     ExtractionResult,
     ImageFeatureConfig,
@@ -275,7 +276,7 @@ def test_shortcut_and_missing_images(tmp_path):
 def test_real_flickr8k_images(flickr8k, tmp_path):
     pytest.importorskip("features.texture")
     pytest.importorskip("features.sift")
-    from features.descriptors import feature_types
+    from features.feature_types import feature_types
 
     types = feature_types()
     config = ImageFeatureConfig(points_per_image=100, n_images=3,
@@ -301,7 +302,7 @@ def test_real_flickr8k_images(flickr8k, tmp_path):
 
 
 def test_features_command(tmp_path, monkeypatch, capsys):
-    import features.descriptors
+    import features.feature_types
     from kcca.cli import features_cmd, main
 
     (tmp_path / "img").mkdir()
@@ -309,7 +310,7 @@ def test_features_command(tmp_path, monkeypatch, capsys):
     bad.write_bytes(b"")
     corpus = make_corpus(tmp_path / "img", n_train=5, extra={"empty.jpg": ("test", str(bad))})
     monkeypatch.setattr(features_cmd, "load_corpus", lambda args: corpus)
-    monkeypatch.setattr(features.descriptors, "feature_types", lambda: TYPES)
+    monkeypatch.setattr(features.feature_types, "feature_types", lambda: TYPES)
     argv = ["features", "--cache-dir", str(tmp_path / "cache"), "--codebook-images", "3",
             "--points-per-image", "50", "--quiet"]
     assert main(argv) == 2  # the bad image stops the run with a clear error
