@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kcca.cli.common import add_backend_argument, backend_from_args, subparser
 from kcca.errors import DataError
+from kcca.demo import DEMO_IMAGE_CONFIG, DemoSettings, demo_systems
+
+DEMO = DemoSettings()
 
 if TYPE_CHECKING:  # the corpus module imports NumPy: not at `kcca --help`
     from kcca.data.corpus import Corpus
@@ -52,24 +55,33 @@ class DemoRun:
 Stage = Callable[[DemoRun], None]
 
 
+def _words(values) -> str:
+    return " ".join(f"{v:g}" for v in values)
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "demo", HELP, run)
     p.add_argument("--out", default="kcca-demo-out",
                    help="output folder (default ./kcca-demo-out)")
     add_backend_argument(p, "the kernels and the KCCA solver")
-    p.add_argument("--n-train", type=int, default=400, help="training images (default 400)")
-    p.add_argument("--n-dev", type=int, default=100, help="development images (default 100)")
-    p.add_argument("--n-test", type=int, default=100, help="test images (default 100)")
-    p.add_argument("--image-size", type=int, default=64,
-                   help="side of the square images in pixels (default 64)")
-    p.add_argument("--p", type=float, nargs="+", default=[2, 3],
-                   help="image kernel powers p searched on dev (default 2 3)")
-    p.add_argument("--d", type=float, nargs="+", default=[1, 3, 8],
-                   help="text diagonal factors d searched on dev (default 1 3 8)")
-    p.add_argument("--kappas", type=float, nargs="+", default=[0.1, 0.5, 1.0, 5.0],
-                   help="KCCA regularisers (default the paper's 0.1 0.5 1 5)")
-    p.add_argument("--n-count", type=int, default=30,
-                   help="values of n, geometric from 5 to the training size (default 30)")
+    d = DEMO
+    p.add_argument("--n-train", type=int, default=d.n_train,
+                   help=f"training images (default {d.n_train})")
+    p.add_argument("--n-dev", type=int, default=d.n_dev,
+                   help=f"development images (default {d.n_dev})")
+    p.add_argument("--n-test", type=int, default=d.n_test,
+                   help=f"test images (default {d.n_test})")
+    p.add_argument("--image-size", type=int, default=d.image_size,
+                   help=f"side of the square images in pixels (default {d.image_size})")
+    p.add_argument("--p", type=float, nargs="+", default=list(d.p),
+                   help=f"image kernel powers p searched on dev (default {_words(d.p)})")
+    p.add_argument("--d", type=float, nargs="+", default=list(d.d),
+                   help=f"text diagonal factors d searched on dev (default {_words(d.d)})")
+    p.add_argument("--kappas", type=float, nargs="+", default=list(d.kappas),
+                   help=f"KCCA regularisers (default the paper's {_words(d.kappas)})")
+    p.add_argument("--n-count", type=int, default=d.n_count,
+                   help=f"values of n, geometric from 5 to the training size (default "
+                        f"{d.n_count})")
     p.add_argument("--sheet", type=int, default=12,
                    help="images on the contact sheet (default 12)")
     return p
@@ -137,23 +149,6 @@ def stage_contact_sheet(run: DemoRun) -> None:
 
 
 #: Small codebooks for the small demo images (the paper's 128 / 256 / 256 words suit Flickr).
-DEMO_IMAGE_CONFIG = dict(n_images=50, points_per_image=200, max_iter=30,
-                         vocabulary={"color": 32, "texture": 64, "sift": 64})
-
-
-def demo_systems(args: argparse.Namespace, n_train: int) -> list:
-    """TRI5 (pyramid x trigram) and BoW5 (pyramid x bag of words) with the demo grid."""
-    import numpy as np
-
-    from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec
-
-    n = tuple(int(v) for v in np.unique(np.round(np.geomspace(5, n_train, args.n_count))))
-    grid = GridSpec(p=tuple(args.p), d=tuple(args.d), kappas=tuple(args.kappas), n=n)
-    image = KernelSpec("pyramid")
-    return [SystemSpec("TRI5", image, KernelSpec("trigram"), preprocessing="demo", grid=grid),
-            SystemSpec("BoW5", image, KernelSpec("bow"), preprocessing="demo", grid=grid)]
-
-
 def stage_features(run: DemoRun) -> None:
     """Image features of every image (codebooks on training images, pyramid histograms)."""
     from features.image_features import ImageFeatureConfig

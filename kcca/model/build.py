@@ -15,7 +15,6 @@ the selected models' dense directions, fits the image and text kernels on the tr
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from pathlib import Path
@@ -185,27 +184,14 @@ def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
 
 
 # ------------------------------------------------------------------------- demo
-def demo_settings(**overrides: Any) -> argparse.Namespace:
-    """The defaults of ``kcca demo`` (sizes, p, d, kappas, n count), read from its parser."""
-    from kcca.cli import demo_cmd
-    from kcca.cli.common import finalize
-
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    args = finalize(demo_cmd.add_parser(sub).parse_args([]))
-    for k, v in overrides.items():
-        setattr(args, k, v)
-    return args
-
-
 def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system."""
     from features.image_features import ImageFeatureConfig
-    from kcca.cli.demo_cmd import DEMO_IMAGE_CONFIG, demo_systems
     from kcca.data.demo import make_demo_corpus
+    from kcca.demo import DEMO_IMAGE_CONFIG, DemoSettings, demo_systems
 
     system = overrides.pop("system", DEMO_SYSTEM)
-    args = demo_settings(**overrides)
+    args = DemoSettings(**overrides)
     corpus = make_demo_corpus(n_train=args.n_train, n_dev=args.n_dev, n_test=args.n_test,
                               image_size=args.image_size, seed=args.seed)
     specs = {s.name: s for s in demo_systems(args, args.n_train)}
