@@ -3,9 +3,10 @@
 Not in Hodosh et al. (2013), whose colour feature is one CIELAB pixel per descriptor
 (Section 3.3). Perronnin, Sanchez & Mensink (2010) describe a patch by the mean and the
 standard deviation of R, G and B in each cell of a 4 x 4 grid (96 dimensions); the same
-statistics of the CIELAB coordinates (the paper's colour space) are the ``"lab"`` variant. Here the patches
-lie on the dense-SIFT grid (:mod:`features.sift`): ``4 bin_size`` pixels wide, top-left corners
-every ``step`` pixels, so a colour and a SIFT descriptor of the same scale cover the same pixels.
+statistics of the CIELAB coordinates (the paper's colour space) are the ``"lab"`` variant.
+Here the patches lie on the dense-SIFT grid (:mod:`features.sift`): ``4 bin_size`` pixels wide,
+top-left corners every ``step`` pixels, so a colour and a SIFT descriptor of the same scale cover
+the same pixels.
 """
 
 from __future__ import annotations

@@ -28,11 +28,13 @@ class BordaResult(NamedTuple):
 
 
 def _stack(rankings: Sequence[Any] | np.ndarray) -> np.ndarray:
-    r = np.asarray([np.asarray(x) for x in rankings]) if not isinstance(rankings, np.ndarray) else rankings
+    r = (np.asarray([np.asarray(x) for x in rankings]) if not isinstance(rankings, np.ndarray)
+         else rankings)
     if r.ndim == 2:
         r = r[:, None, :]  # models x candidates, a single query
     if r.ndim != 3 or r.shape[0] == 0 or r.shape[2] == 0:
-        raise ValueError(f"rankings must be (n_models, n_queries, N) candidate indices, got shape {r.shape}")
+        raise ValueError("rankings must be (n_models, n_queries, N) candidate indices, "
+                         f"got shape {r.shape}")
     if not np.issubdtype(r.dtype, np.integer):
         raise ValueError(f"rankings must hold integer candidate indices, got dtype {r.dtype}")
     return r

@@ -96,7 +96,8 @@ def check_finite(arr: np.ndarray, argument: str) -> None:
     if not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise KernelError(
-            f"{argument} has a non-finite entry {float(arr[tuple(bad)])!r} at index {tuple(int(b) for b in bad)}"
+            f"{argument} has a non-finite entry {float(arr[tuple(bad)])!r} "
+            f"at index {tuple(int(b) for b in bad)}"
         )
 
 
@@ -161,7 +162,8 @@ class CallableColumns:
     def __init__(self, fn: Callable[[np.ndarray], Any], diag: Any, argument: str = "K"):
         d = np.asarray(to_numpy(diag) if not isinstance(diag, np.ndarray) else diag, dtype=float)
         if d.ndim != 1 or d.shape[0] < 2:
-            raise ValueError(f"diagonal of {argument} must be a 1-D array of n >= 2 values, got shape {d.shape}")
+            raise ValueError(f"diagonal of {argument} must be a 1-D array of n >= 2 values, "
+                             f"got shape {d.shape}")
         check_finite(d, f"diagonal of {argument}")
         self.fn, self._diag, self.n, self.argument = fn, d, d.shape[0], argument
 
@@ -318,7 +320,8 @@ def pivoted_cholesky(
         b = min(block_size, limit - j)
         cand = np.argsort(-resid, kind="stable")[:b]
         cand = cand[resid[cand] > floor]
-        C = xp.asarray(np.asarray(to_numpy(source.columns(cand)), dtype=float).reshape(n, len(cand)))
+        C = xp.asarray(
+            np.asarray(to_numpy(source.columns(cand)), dtype=float).reshape(n, len(cand)))
         if j > 0:
             C = C - xp.linalg.matmul(xp.matrix_transpose(Gt[:j, :]),
                                      xp.take(Gt[:j, :], xp.asarray(cand), axis=1))

@@ -30,7 +30,8 @@ def cosine_scores(queries: Any, candidates: Any) -> Any:
     """``scores[q, c] = cos(queries[q], candidates[c])`` (eq. 4), 0 where a vector is zero."""
     xp = array_namespace(queries, candidates)
     _check_pair(queries, candidates, "queries", "candidates")
-    return xp.linalg.matmul(_unit_rows(queries, xp), xp.matrix_transpose(_unit_rows(candidates, xp)))
+    return xp.linalg.matmul(_unit_rows(queries, xp),
+                            xp.matrix_transpose(_unit_rows(candidates, xp)))
 
 
 def annotation_scores(image_proj: Any, caption_proj: Any) -> Any:

@@ -68,7 +68,8 @@ def select_models(dev_ranks: Mapping[Hashable, Any], *, per_criterion: int = 5,
     chosen: list[SelectedModel] = []
     taken: set = set()
     for k in ks:
-        pool = sorted((s for s in summaries if s.setting not in taken), key=lambda s: _key(s, k, ks))
+        pool = sorted((s for s in summaries if s.setting not in taken),
+                      key=lambda s: _key(s, k, ks))
         for s in pool[:per_criterion]:
             chosen.append(SelectedModel(s.setting, k, s))
             taken.add(s.setting)
@@ -99,8 +100,8 @@ def grid_dev_ranks(grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any 
 class FixedExtras:
     """The paper's per-kernel-pair extras chosen on dev (Sec. 4.1.3): image power p, text factor d.
 
-    ``score`` is the mean over tasks of the best grid model's mean of R@1, R@5, R@10 on dev (percent);
-    ``table`` holds that score for every (p, d) tried.
+    ``score`` is the mean over tasks of the best grid model's mean of R@1, R@5, R@10 on dev
+    (percent); ``table`` holds that score for every (p, d) tried.
     """
 
     power: float
@@ -135,7 +136,8 @@ def choose_power_and_diag(Kx: Any, Ky: Any, Kx_dev: Any, Ky_dev: Any, *,
         per_task = []
         for task in TASKS:
             ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task)
-            per_task.append(max(np.mean([recall_at_k(r, k).aggregate for k in ks]) for r in ranks.values()))
+            per_task.append(max(np.mean([recall_at_k(r, k).aggregate for k in ks])
+                                for r in ranks.values()))
         table[(p, d)] = float(np.mean(per_task))
     best = min(table, key=lambda pd: (-table[pd], pd))
     return FixedExtras(best[0], best[1], table[best], table)

@@ -8,8 +8,9 @@ Derivation of the symmetric form used here. Let the centred kernel be ``Kx = Ux 
 (``sx > 0``; for a dense kernel from one ``eigh`` of the centred matrix, truncated by
 ``precision`` — the ``"eigen"`` factorisation, the best approximation of each rank; for
 kernels given as columns on demand from the centred incomplete-Cholesky factor ``Gx``,
-``Ux = Gx Wx sx^-1/2`` where ``Gx' Gx = Wx diag(sx) Wx'``). Writing ``a = Ux diag(1/sqrt(sx (sx + kappa))) p`` turns the
-denominator into ``|p|`` and the numerator into ``p' M q`` with::
+``Ux = Gx Wx sx^-1/2`` where ``Gx' Gx = Wx diag(sx) Wx'``). Writing
+``a = Ux diag(1/sqrt(sx (sx + kappa))) p`` turns the denominator into ``|p|`` and the numerator
+into ``p' M q`` with::
 
     M = diag(sqrt(sx/(sx+kappa))) Ux' Uy diag(sqrt(sy/(sy+kappa)))
 
@@ -96,7 +97,8 @@ class _Side:
     """One view's training kernel as the eigenbasis of its centred form (``Kc ~ U diag(s) U'``)."""
 
     name: str
-    U: Any             # (n, k) orthonormal eigenbasis of the centred kernel (columns orthogonal to 1)
+    U: Any             # (n, k) orthonormal eigenbasis of the centred kernel
+                       # (columns orthogonal to 1)
     s: Any             # (k,) eigenvalues of the centred kernel (descending, > 0)
     col_mean: Any      # (n,) training column means of the kernel (centring of new blocks)
     delta: float       # isotropic diagonal term handled in closed form (0 when none)
@@ -466,7 +468,8 @@ def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: flo
     sx = as_column_source(Kx, "Kx")
     sy = as_column_source(Ky, "Ky")
     if int(sx.n) != int(sy.n):
-        raise ValueError(f"Kx and Ky must describe the same training items: Kx has n={sx.n}, Ky has n={sy.n}")
+        raise ValueError(f"Kx and Ky must describe the same training items: Kx has n={sx.n}, "
+                         f"Ky has n={sy.n}")
     # cache keys use the objects given (Kx, Ky), not the validating wrappers made here
     common = dict(precision=precision, rank=rank, xp=xp, backend=backend, progress=progress,
                   cache=cache, factorisation=factorisation, indefinite=indefinite)
@@ -641,7 +644,8 @@ def _check_common(power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale:
         raise ValueError(f"factorisation must be one of {FACTORISATIONS}, got {factorisation!r}")
     for arg, v in (("power_x", power_x), ("power_y", power_y)):
         if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
-            raise ValueError(f"{arg} must be a positive number (the paper uses 1, 2 or 3), got {v!r}")
+            raise ValueError(f"{arg} must be a positive number (the paper uses 1, 2 or 3), "
+                             f"got {v!r}")
     for arg, v in (("diag_x", diag_x), ("diag_y", diag_y)):
         if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v < 1:
             raise ValueError(f"{arg} must be a number >= 1 (the paper's d in [1, 15]), got {v!r}")
@@ -664,11 +668,13 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
     if isinstance(arr, np.ndarray) or not hasattr(arr, "__array_namespace__"):
         arr = np.asarray(arr, dtype=float)
         if arr.ndim != 2 or arr.shape[1] != n:
-            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, got shape {arr.shape}")
+            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+                             f"got shape {arr.shape}")
         check_finite(arr, argument)
     else:
         if arr.ndim != 2 or arr.shape[1] != n:
-            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, got shape {tuple(arr.shape)}")
+            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+                             f"got shape {tuple(arr.shape)}")
         if not bool(xp.all(xp.isfinite(arr))):
             raise ValueError(f"{argument} has a NaN or infinite entry")
     arr = xp.asarray(arr, dtype=xp.float64)
@@ -881,7 +887,8 @@ class KCCA(_Estimator):
                            indefinite=_check_indefinite(self.indefinite))
         if k > core.n_directions:
             raise ValueError(
-                f"n_components={k} exceeds the rank of the problem ({core.n_directions} directions; "
+                f"n_components={k} exceeds the rank of the problem "
+                f"({core.n_directions} directions; "
                 f"factor ranks Kx {core.p.rank if not core.swapped else core.q.rank}, "
                 f"Ky {core.q.rank if not core.swapped else core.p.rank}): lower n_components or "
                 "the precision"

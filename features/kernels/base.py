@@ -58,7 +58,8 @@ class Kernel(BaseEstimator):
         return self
 
     def gram(self, items_a: Sequence[Any], items_b: Sequence[Any] | None = None) -> np.ndarray:
-        """Kernel block ``K[i, j] = k(items_a[i], items_b[j])``; ``items_b=None``: training items."""
+        """Kernel block ``K[i, j] = k(items_a[i], items_b[j])``; ``items_b=None``: training
+        items."""
         if items_b is None:
             self._check_fitted()
             items_b = self.train_items_
@@ -90,7 +91,8 @@ class Kernel(BaseEstimator):
 def check_kernel_block(block: Any, shape: tuple[int, int], name: str) -> None:
     """Validate a computed kernel block: right shape, finite values."""
     if tuple(block.shape) != tuple(shape):
-        raise ValueError(f"kernel {name!r} returned a block of shape {block.shape}, expected {shape}")
+        raise ValueError(f"kernel {name!r} returned a block of shape {block.shape}, "
+                         f"expected {shape}")
     arr = np.asarray(block) if isinstance(block, np.ndarray) else None
     if arr is not None and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
@@ -143,7 +145,7 @@ BUILTIN_MODULES = (
     "features.text.bow_kernel",
     "features.text.tagrank_kernel",
     "features.text.trigram_kernel",
-    "kcca.nn",
+    "features.text.f1_similarity",
 )
 
 

@@ -137,7 +137,8 @@ def _word_list(path: tuple[str, ...]) -> frozenset[str]:
 
 
 def word_list() -> frozenset[str]:
-    """The Unix word list of ``corpora/words`` (the dictionary Linux ``spell`` uses), lower-cased."""
+    """The Unix word list of ``corpora/words`` (the dictionary Linux ``spell`` uses),
+    lower-cased."""
     return _word_list(search_path())
 
 

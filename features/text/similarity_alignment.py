@@ -63,7 +63,9 @@ def _links(pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> _Links:
             token.append(np.full(l + 1, tok, dtype=np.int64))
             akey.append(((l * L1 + m) * L1 + j) * L1 + i_pos)
             tok += 1
-    cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
+    def cat(xs):
+        return np.concatenate(xs) if xs else np.zeros(0, np.int64)
+
     return _Links(cat(src), cat(tgt), cat(token), cat(akey), tok, max_len)
 
 

@@ -184,7 +184,8 @@ class SoftSequenceSet:
         def groups(keys: np.ndarray, p: np.ndarray):
             n = len(keys)
             if n == 0:
-                return np.zeros(len(items) + 1, np.int64), np.zeros(0, np.int64), np.zeros((0, keys.shape[1] if keys.ndim == 2 else 1), np.int64)
+                return (np.zeros(len(items) + 1, np.int64), np.zeros(0, np.int64),
+                        np.zeros((0, keys.shape[1] if keys.ndim == 2 else 1), np.int64))
             change = np.ones(n, dtype=bool)
             change[1:] = (keys[1:] != keys[:-1]).any(axis=1)
             change[p[:-1][p[:-1] < n]] = True  # a group never spans two items
@@ -205,7 +206,8 @@ class SoftSequenceSet:
             t_ptr=t_ptr, tx=np.ascontiguousarray(tri[:, 0]), ty=np.ascontiguousarray(tri[:, 1]),
             tz=np.ascontiguousarray(tri[:, 2]), tw=cat([it.tri_w for it in items], np.float64),
             tg_ptr=tg_ptr, tg_x=np.ascontiguousarray(tg_keys[:, 0]),
-            tg_y=np.ascontiguousarray(tg_keys[:, 1]) if tg_keys.shape[1] > 1 else np.zeros(0, np.int64),
+            tg_y=(np.ascontiguousarray(tg_keys[:, 1]) if tg_keys.shape[1] > 1
+                  else np.zeros(0, np.int64)),
             tg_end=tg_end,
         )
 

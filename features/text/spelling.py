@@ -61,7 +61,8 @@ def osa_distance(a: str, b: str) -> int:
 
 
 def deletions(word: str, depth: int) -> set[str]:
-    """All strings obtained from ``word`` by deleting up to ``depth`` characters (itself included)."""
+    """All strings obtained from ``word`` by deleting up to ``depth`` characters (itself
+    included)."""
     out = {word}
     frontier = {word}
     for _ in range(depth):

@@ -169,7 +169,8 @@ class ContentSelectionScorer:
             refs = references[i]
             if isinstance(refs, (str, bytes)) or not isinstance(refs, Sequence):
                 raise ContentSelectionError(
-                    f"gold of image {i!r} must be a list of concept sets, not {type(refs).__name__}")
+                    f"gold of image {i!r} must be a list of concept sets, "
+                    f"not {type(refs).__name__}")
             gold = [_check_sets(g, f"gold description {m} of image {i!r}")
                     for m, g in enumerate(refs)]
             sel = _check_sets(candidates.get(i, ()), f"selection of image {i!r}")

@@ -423,7 +423,8 @@ def run(args: argparse.Namespace) -> int:
         ]
     header = [
         f"command: `{_command()}`",
-        (f"data: {corpus.name} ({', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
+        (f"data: {corpus.name} ("
+         f"{', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
          f"{', splits from ' + args.splits if args.splits else ''})") if corpus is not None
         else "data: none at hand (compact results files only)",
         f"date: {_now()}",

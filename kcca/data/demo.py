@@ -146,7 +146,8 @@ def shape_mask(obj: ObjectSpec, side: int) -> np.ndarray:
     mask = np.zeros((side, side), np.uint8)
     pts = _shape_points(obj, side)
     if pts is None:
-        centre = (int(round(obj.centre[0] * side * scale)), int(round(obj.centre[1] * side * scale)))
+        centre = (int(round(obj.centre[0] * side * scale)),
+                  int(round(obj.centre[1] * side * scale)))
         cv2.circle(mask, centre, int(round(obj.radius * side * scale)), 255, -1, cv2.LINE_AA, shift)
     else:
         cv2.fillPoly(mask, [np.round(pts * scale).astype(np.int32)], 255, cv2.LINE_AA, shift)
@@ -344,7 +345,8 @@ def make_demo_corpus(n_train: int = 600, n_dev: int = 200, n_test: int = 200,
         "corpus.images.meaning(image_id, n)",
     ) + (("crowd judgments are synthetic: relevant when the image contains every object "
           "the test-pool caption mentions",) if judgments else ())
-    return Corpus(name=f"demo-{n_train}-{n_dev}-{n_test}-{image_size}px-s{seed}", captions=captions, splits=splits, images=images,
+    return Corpus(name=f"demo-{n_train}-{n_dev}-{n_test}-{image_size}px-s{seed}",
+                  captions=captions, splits=splits, images=images,
                   crowd=crowd, pool_caption_index=pool_index, notes=notes)
 
 

@@ -35,7 +35,8 @@ from kcca.evaluate.statistics import cohen_kappa, kendall_tau_b, krippendorff_al
 
 # ------------------------------------------------------------------------------ Table 7
 def table7_from_paper() -> dict:
-    """Table 7 recomputed from the paper's Tables 11-12: {(human, automatic): {task: (rho, tau)}}."""
+    """Table 7 recomputed from the paper's Tables 11-12:
+    {(human, automatic): {task: (rho, tau)}}."""
     out = {}
     for (human, auto) in P.TABLE7:
         out[(human, auto)] = {}

@@ -133,7 +133,8 @@ def validate_rankings(rankings: np.ndarray) -> np.ndarray:
     """Check that each row is a permutation of ``0..n_candidates-1``; errors name query and id."""
     r = np.asarray(rankings)
     if r.ndim != 2 or not np.issubdtype(r.dtype, np.integer):
-        raise DataError(f"rankings must be a 2-d integer array, got shape {r.shape} dtype {r.dtype}")
+        raise DataError(f"rankings must be a 2-d integer array, got shape {r.shape} "
+                        f"dtype {r.dtype}")
     n = r.shape[1]
     bad = (r < 0) | (r >= n)
     if bad.any():

@@ -89,7 +89,8 @@ class RelevanceMatrix:
     n_outside_pool: int
 
     def for_task(self, task: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(relevant, judged)`` with queries as rows: as is for annotation, transposed for search."""
+        """``(relevant, judged)`` with queries as rows: as is for annotation, transposed for
+        search."""
         if task == "annotation":
             return self.relevant, self.judged
         if task == "search":
