@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as _dt
 import json
 import logging
 import platform
@@ -128,19 +127,6 @@ def _with_grid(spec, p, d):
     return dataclasses.replace(spec, grid=grid)
 
 
-def _slug(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in name)
-
-
-def _summary(label: str, chosen: str, table: dict, seconds: float | None = None) -> str:
-    parts = [f"{label}: {chosen}"]
-    for task in ("annotation", "search"):
-        m = table.get(task, {})
-        if all(f"R@{k}" in m for k in (1, 5, 10)):
-            parts.append(f"{task} R@1/5/10 " + "/".join(f"{m[f'R@{k}']:.1f}" for k in (1, 5, 10)))
-    return "; ".join(parts) + (f" ({seconds:.0f}s)" if seconds is not None else "")
-
-
 def _image_config(args: argparse.Namespace):
     if not args.image_config:
         return None
@@ -150,161 +136,6 @@ def _image_config(args: argparse.Namespace):
         return ImageFeatureConfig(**{"seed": args.seed, **json.loads(args.image_config)})
     except (json.JSONDecodeError, TypeError) as exc:
         raise DataError(f"--image-config: {exc}") from None
-
-
-def _run_locally(specs, corpus, ws, rank_dir: Path, args) -> list[str]:
-    from tqdm.auto import tqdm
-
-    from kcca.systems import run_system
-    from kcca.systems.eta import RemainingTime
-    from kcca.systems.paper_report import chosen_text, merge_details
-
-    start = time.perf_counter()
-    eta = RemainingTime(len(specs))
-    stages: dict[str, float] = {}
-    bar = tqdm(specs, desc="systems", unit="system", disable=args.quiet)
-    for spec in bar:
-        bar.set_postfix_str(spec.label)
-        res = run_system(corpus, spec, workspace=ws, precision=args.precision,
-                         search_rank=args.search_rank)
-        ws.release_text_blocks()  # one system's text kernel in memory at a time
-        res.write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus)
-        merge_details(rank_dir, [{**res.to_json(), "command": _command(), "date": _now()}])
-        for stage, secs in res.timings.items():
-            stages[stage] = stages.get(stage, 0.0) + secs
-        eta.done(sum(res.timings.values()))
-        print(_summary(spec.label, chosen_text(res.chosen), res.table(), sum(res.timings.values()))
-              + f" [{_stages_text(res.timings)}]; {eta.text()}",
-              file=sys.stderr if args.quiet else sys.stdout)
-    if specs:
-        print(f"stage timings over {len(specs)} system(s): {_stages_text(stages)}; "
-              f"total {time.perf_counter() - start:.0f}s",
-              file=sys.stderr if args.quiet else sys.stdout)
-    return []
-
-
-def _stages_text(timings: dict[str, float]) -> str:
-    """``image kernel 3s, text kernel 40s, ...`` (stages of :func:`kcca.systems.run_system`)."""
-    return ", ".join(f"{k} {v:.0f}s" for k, v in timings.items())
-
-
-def _run_in_parallel(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:
-    """Systems on ``--jobs`` local worker processes (joblib/loky), the BLAS threads of the
-    machine split between them: one system's eigendecompositions use two cores poorly, two
-    systems side by side use them well. Same numbers as the sequential run."""
-    import os
-
-    from joblib import delayed, effective_n_jobs
-
-    from kcca.workers import worker_parallel
-    from tqdm.auto import tqdm
-
-    from kcca.systems.distributed import TaskConfig
-    from kcca.systems.eta import RemainingTime
-    from kcca.systems.paper_report import chosen_text
-
-    workers = min(effective_n_jobs(args.jobs), len(specs))
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    _shared_image_blocks(specs, ws, args.precision)
-    cfg = TaskConfig(str(data_dir), args.splits, str(ws.cache.root), seed=args.seed, n_jobs=1,
-                     image_config=ws.image_config, precision=args.precision,
-                     search_rank=args.search_rank, backend=ws.backend)
-    print(f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS "
-          f"thread(s) each", file=sys.stderr if args.quiet else sys.stdout)
-    start = time.perf_counter()
-    eta = RemainingTime(len(specs))
-    stages: dict[str, float] = {}
-    failed: list[str] = []
-    jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
-    bar = tqdm(total=len(specs), desc="systems", unit="system", disable=args.quiet)
-    for spec, res, err in worker_parallel(n_jobs=workers, backend="loky",
-                                          return_as="generator_unordered")(jobs):
-        bar.update(1)
-        eta.done(0.0 if err is not None else
-                 sum(res["details"].get("timings", {}).values()))
-        if err is not None:
-            print(f"{spec.label}: failed: {err}", file=sys.stderr)
-            failed.append(spec.name)
-            continue
-        _record_task_result(spec, res, corpus, rank_dir)
-        timings = res["details"].get("timings", {})
-        for stage, secs in timings.items():
-            stages[stage] = stages.get(stage, 0.0) + secs
-        print(_summary(spec.label, chosen_text(res["details"].get("chosen")), res["table"],
-                       sum(timings.values()))
-              + f" [{_stages_text(timings)}]; {eta.text()}",
-              file=sys.stderr if args.quiet else sys.stdout)
-    bar.close()
-    print(f"stage timings over {len(specs)} system(s), summed over workers: "
-          f"{_stages_text(stages)}; wall {time.perf_counter() - start:.0f}s",
-          file=sys.stderr if args.quiet else sys.stdout)
-    return failed
-
-
-def _shared_image_blocks(specs, ws, precision: float | None = None) -> None:
-    """The image features and kernel blocks the systems share, computed once (and cached)
-    before the systems go to workers, so they do not all compute them at once; likewise the
-    KCCA factor of an image kernel for each p that two or more KCCA systems use."""
-    seen, uses = {}, {}
-    for spec in specs:
-        name = json.dumps(spec.image_kernel.as_dict(), sort_keys=True)
-        seen.setdefault(name, spec.image_kernel)
-        if spec.model == "kcca":
-            for p in spec.grid.p:
-                uses[(name, float(p))] = uses.get((name, float(p)), 0) + 1
-    for kernel in seen.values():
-        ws.image_blocks(kernel)
-    if not ws.cache.enabled:
-        return
-    for (name, p), count in uses.items():
-        if count > 1:
-            ws.image_factor(seen[name], p, precision)
-
-
-def _record_task_result(spec, res: dict, corpus, rank_dir: Path, **extra) -> None:
-    """Write a worker's rankings file and merge its run details (plus ``extra``)."""
-    from kcca.evaluate.rankings_io import write_rankings
-    from kcca.systems.paper_report import merge_details
-
-    write_rankings(rank_dir / f"{_slug(spec.name)}.json", corpus.pool("test"),
-                   res["rankings"], system=spec.name, corpus=corpus.name, split="test")
-    merge_details(rank_dir, [{**res["details"], "command": _command(), "date": _now(),
-                              **extra}])
-
-
-def _system_task(spec, cfg, threads: int):
-    """One system in a worker process with ``threads`` BLAS threads: (spec, result, error)."""
-    from threadpoolctl import threadpool_limits
-
-    from kcca.systems.distributed import run_system_task
-
-    try:
-        with threadpool_limits(limits=threads):
-            return spec, run_system_task(spec, cfg), None
-    except Exception as exc:  # noqa: BLE001 - report every system's failure, go on
-        return spec, None, f"{type(exc).__name__}: {exc}"
-
-
-def _run_on_cluster(specs, corpus, ws, rank_dir: Path, args, data_dir: Path) -> list[str]:
-    from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
-    from kcca.systems.paper_report import chosen_text
-
-    if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
-        _shared_image_blocks(specs, ws, args.precision)
-    cfg = TaskConfig(str(data_dir), args.splits,
-                     str(ws.cache.root) if ws.cache.enabled else None, seed=args.seed,
-                     n_jobs=args.jobs, image_config=ws.image_config, precision=args.precision,
-                     search_rank=args.search_rank, backend=ws.backend)
-
-    def done(spec, res: dict) -> None:
-        _record_task_result(spec, res, corpus, rank_dir, scheduler=args.scheduler)
-        print(_summary(spec.label, chosen_text(res["details"].get("chosen")), res["table"]),
-              file=sys.stderr if args.quiet else sys.stdout)
-
-    _, errors = run_systems_on_cluster(args.scheduler, specs, cfg, on_done=done)
-    for name, err in errors.items():
-        print(f"{name}: failed on the cluster: {err}", file=sys.stderr)
-    return list(errors)
 
 
 def _parallel_workers(args: argparse.Namespace, ws) -> int:
@@ -325,7 +156,9 @@ def _command() -> str:
 
 
 def _now() -> str:
-    return _dt.datetime.now().isoformat(timespec="seconds")
+    from kcca.systems.run import now
+
+    return now()
 
 
 def _optional_data_dir(args: argparse.Namespace) -> Path | None:
@@ -402,13 +235,23 @@ def run(args: argparse.Namespace) -> int:
         ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,
                        progress=not args.quiet, scheduler=args.scheduler,
                        image_config=image_config, backend=backend)
-        rank_dir.mkdir(parents=True, exist_ok=True)
+        from kcca.systems.run import Execution, SolverSettings, run_systems
+
         if args.scheduler:
-            failed = _run_on_cluster(chosen_specs, corpus, ws, rank_dir, args, data_dir)
+            executor = "dask"
         elif _parallel_workers(args, ws) > 1 and len(chosen_specs) > 1:
-            failed = _run_in_parallel(chosen_specs, corpus, ws, rank_dir, args, data_dir)
+            executor = "processes"
         else:
-            failed = _run_locally(chosen_specs, corpus, ws, rank_dir, args)
+            executor = "serial"
+        stream = sys.stderr if args.quiet else sys.stdout
+        failed = run_systems(
+            chosen_specs, corpus, ws, rank_dir,
+            execution=Execution(executor, jobs=args.jobs, scheduler=args.scheduler,
+                                data_dir=data_dir, splits=args.splits,
+                                progress=not args.quiet),
+            solver=SolverSettings(args.precision, args.search_rank), command=_command(),
+            on_result=lambda line: print(line, file=stream),
+            on_failure=lambda line: print(line, file=sys.stderr))
         from kcca.backend import describe_backend
 
         grid_note = (f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"

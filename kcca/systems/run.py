@@ -1,0 +1,259 @@
+"""Running several systems (Section 4): the library core behind ``kcca reproduce``.
+
+:func:`run_systems` runs each :class:`~kcca.systems.spec.SystemSpec` with
+:func:`~kcca.systems.runner.run_system` on one of three executors (:class:`Execution`):
+
+* ``"serial"``: one after the other in this process (one system's text kernel in memory at a
+  time);
+* ``"processes"``: on local worker processes (joblib/loky), the machine's BLAS threads split
+  between them (one system's eigendecompositions use two cores poorly, two systems side by
+  side use them well), after computing once the image blocks and KCCA image factors the
+  systems share (:func:`shared_image_blocks`);
+* ``"dask"``: as independent tasks on a Dask cluster (:mod:`kcca.systems.distributed`).
+
+The numbers are the same on every executor. Each system's rankings file is written to
+``rank_dir`` (``<SYSTEM>.json``, with its compact results file) and its run details are
+merged into ``details.json`` there; ``on_result`` receives a one-line summary per system
+(and per failure) for the caller to print.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from kcca.names import TASKS
+
+EXECUTORS = ("serial", "processes", "dask")
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How the systems run (never what they compute).
+
+    ``executor``: one of :data:`EXECUTORS`; ``jobs``: worker processes (``"processes"``) or
+    threads per task (``"dask"``); ``scheduler``: the Dask scheduler's address; ``data_dir``
+    and ``splits``: where worker processes reload the corpus; ``progress``: tqdm bars.
+    """
+
+    executor: str = "serial"
+    jobs: int | None = 1
+    scheduler: str | None = None
+    data_dir: Path | None = None
+    splits: str | None = None
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got "
+                             f"{self.executor!r}")
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """What the KCCA fits of every system share beyond their experiment files: ``precision``
+    of the low-rank factors and ``search_rank`` (choose p and d on truncated factors)."""
+
+    precision: float | None = None
+    search_rank: int | None = None
+
+
+def slug(name: str) -> str:
+    """A system name as a file name (``TRI5^sqrtidf_A,D(ic)`` -> ``TRI5_sqrtidf_A_D_ic_``)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def now() -> str:
+    return _dt.datetime.now().isoformat(timespec="seconds")
+
+
+def summary_line(label: str, chosen: str, table: dict, seconds: float | None = None) -> str:
+    """``LABEL: CHOSEN; annotation R@1/5/10 a/b/c; search R@1/5/10 d/e/f (Ns)``."""
+    parts = [f"{label}: {chosen}"]
+    for task in TASKS:
+        m = table.get(task, {})
+        if all(f"R@{k}" in m for k in (1, 5, 10)):
+            parts.append(f"{task} R@1/5/10 " + "/".join(f"{m[f'R@{k}']:.1f}" for k in (1, 5, 10)))
+    return "; ".join(parts) + (f" ({seconds:.0f}s)" if seconds is not None else "")
+
+
+def stages_text(timings: dict[str, float]) -> str:
+    """``image kernel 3s, text kernel 40s, ...`` (stages of :func:`kcca.systems.run_system`)."""
+    return ", ".join(f"{k} {v:.0f}s" for k, v in timings.items())
+
+
+def shared_image_blocks(specs: Sequence[Any], ws: Any, precision: float | None = None) -> None:
+    """The image features and kernel blocks the systems share, computed once (and cached)
+    before the systems go to workers, so they do not all compute them at once; likewise the
+    KCCA factor of an image kernel for each p that two or more KCCA systems use."""
+    seen, uses = {}, {}
+    for spec in specs:
+        name = json.dumps(spec.image_kernel.as_dict(), sort_keys=True)
+        seen.setdefault(name, spec.image_kernel)
+        if spec.model == "kcca":
+            for p in spec.grid.p:
+                uses[(name, float(p))] = uses.get((name, float(p)), 0) + 1
+    for kernel in seen.values():
+        ws.image_blocks(kernel)
+    if not ws.cache.enabled:
+        return
+    for (name, p), count in uses.items():
+        if count > 1:
+            ws.image_factor(seen[name], p, precision)
+
+
+def run_systems(specs: Sequence[Any], corpus: Any, ws: Any, rank_dir: str | Path, *,
+                execution: Execution = Execution(),
+                solver: SolverSettings = SolverSettings(), command: str = "",
+                on_result: Callable[[str], None] = print,
+                on_failure: Callable[[str], None] | None = None) -> list[str]:
+    """Run ``specs`` on ``corpus`` in workspace ``ws``, writing each system's rankings and run
+    details to ``rank_dir``; returns the names of the systems that failed (a failed system
+    does not stop the others on the parallel executors). ``command`` is recorded with each
+    system's details; ``on_result`` receives the summary lines, ``on_failure`` (default
+    ``on_result``) the failures."""
+    rank_dir = Path(rank_dir)
+    rank_dir.mkdir(parents=True, exist_ok=True)
+    run = {"serial": _run_serially, "processes": _run_on_processes,
+           "dask": _run_on_cluster}[execution.executor]
+    say = _Say(on_result, on_failure or on_result)
+    return run(list(specs), corpus, ws, rank_dir, execution, solver, command, say)
+
+
+@dataclass(frozen=True)
+class _Say:
+    result: Callable[[str], None]
+    failure: Callable[[str], None]
+
+    def __call__(self, line: str) -> None:
+        self.result(line)
+
+
+def _run_serially(specs, corpus, ws, rank_dir: Path, execution: Execution,
+                  solver: SolverSettings, command: str, say) -> list[str]:
+    from tqdm.auto import tqdm
+
+    from kcca.systems.eta import RemainingTime
+    from kcca.systems.paper_report import chosen_text, merge_details
+    from kcca.systems.runner import run_system
+
+    start = time.perf_counter()
+    eta = RemainingTime(len(specs))
+    stages: dict[str, float] = {}
+    bar = tqdm(specs, desc="systems", unit="system", disable=not execution.progress)
+    for spec in bar:
+        bar.set_postfix_str(spec.label)
+        res = run_system(corpus, spec, workspace=ws, precision=solver.precision,
+                         search_rank=solver.search_rank)
+        ws.release_text_blocks()  # one system's text kernel in memory at a time
+        res.write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus)
+        merge_details(rank_dir, [{**res.to_json(), "command": command, "date": now()}])
+        for stage, secs in res.timings.items():
+            stages[stage] = stages.get(stage, 0.0) + secs
+        eta.done(sum(res.timings.values()))
+        say(summary_line(spec.label, chosen_text(res.chosen), res.table(),
+                         sum(res.timings.values()))
+            + f" [{stages_text(res.timings)}]; {eta.text()}")
+    if specs:
+        say(f"stage timings over {len(specs)} system(s): {stages_text(stages)}; "
+            f"total {time.perf_counter() - start:.0f}s")
+    return []
+
+
+def _run_on_processes(specs, corpus, ws, rank_dir: Path, execution: Execution,
+                      solver: SolverSettings, command: str, say) -> list[str]:
+    from joblib import delayed, effective_n_jobs
+    from tqdm.auto import tqdm
+
+    from kcca.systems.distributed import TaskConfig
+    from kcca.systems.eta import RemainingTime
+    from kcca.systems.paper_report import chosen_text
+    from kcca.workers import worker_parallel
+
+    workers = min(effective_n_jobs(execution.jobs), len(specs))
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    shared_image_blocks(specs, ws, solver.precision)
+    cfg = TaskConfig(str(execution.data_dir), execution.splits, str(ws.cache.root),
+                     seed=ws.seed, n_jobs=1, image_config=ws.image_config,
+                     precision=solver.precision, search_rank=solver.search_rank,
+                     backend=ws.backend)
+    say(f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS "
+        f"thread(s) each")
+    start = time.perf_counter()
+    eta = RemainingTime(len(specs))
+    stages: dict[str, float] = {}
+    failed: list[str] = []
+    jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
+    bar = tqdm(total=len(specs), desc="systems", unit="system", disable=not execution.progress)
+    for spec, res, err in worker_parallel(n_jobs=workers, backend="loky",
+                                          return_as="generator_unordered")(jobs):
+        bar.update(1)
+        eta.done(0.0 if err is not None else
+                 sum(res["details"].get("timings", {}).values()))
+        if err is not None:
+            say.failure(f"{spec.label}: failed: {err}")
+            failed.append(spec.name)
+            continue
+        record_task_result(spec, res, corpus, rank_dir, command)
+        timings = res["details"].get("timings", {})
+        for stage, secs in timings.items():
+            stages[stage] = stages.get(stage, 0.0) + secs
+        say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"],
+                         sum(timings.values()))
+            + f" [{stages_text(timings)}]; {eta.text()}")
+    bar.close()
+    say(f"stage timings over {len(specs)} system(s), summed over workers: "
+        f"{stages_text(stages)}; wall {time.perf_counter() - start:.0f}s")
+    return failed
+
+
+def record_task_result(spec: Any, res: dict, corpus: Any, rank_dir: Path, command: str,
+                       **extra: Any) -> None:
+    """Write a worker's rankings file and merge its run details (plus ``extra``)."""
+    from kcca.evaluate.rankings_io import write_rankings
+    from kcca.systems.paper_report import merge_details
+
+    write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus.pool("test"),
+                   res["rankings"], system=spec.name, corpus=corpus.name, split="test")
+    merge_details(rank_dir, [{**res["details"], "command": command, "date": now(), **extra}])
+
+
+def _system_task(spec, cfg, threads: int):
+    """One system in a worker process with ``threads`` BLAS threads: (spec, result, error)."""
+    from threadpoolctl import threadpool_limits
+
+    from kcca.systems.distributed import run_system_task
+
+    try:
+        with threadpool_limits(limits=threads):
+            return spec, run_system_task(spec, cfg), None
+    except Exception as exc:  # noqa: BLE001 - report every system's failure, go on
+        return spec, None, f"{type(exc).__name__}: {exc}"
+
+
+def _run_on_cluster(specs, corpus, ws, rank_dir: Path, execution: Execution,
+                    solver: SolverSettings, command: str, say) -> list[str]:
+    from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
+    from kcca.systems.paper_report import chosen_text
+
+    if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
+        shared_image_blocks(specs, ws, solver.precision)
+    cfg = TaskConfig(str(execution.data_dir), execution.splits,
+                     str(ws.cache.root) if ws.cache.enabled else None, seed=ws.seed,
+                     n_jobs=execution.jobs, image_config=ws.image_config,
+                     precision=solver.precision, search_rank=solver.search_rank,
+                     backend=ws.backend)
+
+    def done(spec, res: dict) -> None:
+        record_task_result(spec, res, corpus, rank_dir, command, scheduler=execution.scheduler)
+        say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"]))
+
+    _, errors = run_systems_on_cluster(execution.scheduler, specs, cfg, on_done=done)
+    for name, err in errors.items():
+        say.failure(f"{name}: failed on the cluster: {err}")
+    return list(errors)
