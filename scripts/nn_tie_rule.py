@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from kcca.systems import load_specs
     from kcca.systems.scripting import open_workspace
-    from kcca.systems.tables import paper_value
+    from kcca.paper.tables import paper_value
 
     ws = open_workspace(args.data_dir, args.cache_dir, jobs=1, progress=False)
     specs = [s for s in load_specs(args.experiments)

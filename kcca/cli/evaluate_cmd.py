@@ -162,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
     corpus = None if needs_no_data(args) else load_with_judgments(args)
     result: dict = {}
     if args.paper_tables:
-        from kcca.evaluate import agreement
-        from kcca.evaluate.report import paper_tables_text
+        from kcca.paper import agreement
+        from kcca.paper.judgment_tables import paper_tables_text
 
         rep = {"relevance_counts": agreement.relevance_counts(corpus, args.split),
                "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),

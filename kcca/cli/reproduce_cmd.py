@@ -8,7 +8,7 @@ system's rankings file goes to ``--rankings-dir`` (default ``<out>/rankings``, r
 evaluate``) and its run details are merged into ``details.json`` there.
 
 The tables are then rebuilt from *every* rankings file of that folder
-(:mod:`kcca.systems.paper_report`), so they fill in as more systems finish;
+(:mod:`kcca.paper.report`), so they fill in as more systems finish;
 ``--tables-only`` does just that, without running anything. For each table (1-12) the command
 writes ``table<N>.md`` (a header with the command, data, date, commit, machine, relevance
 rule, the p and d chosen on dev per system and the systems not run; ``ours (paper)`` per cell
@@ -189,8 +189,8 @@ def _refuse_overwrite(out: Path, args: argparse.Namespace,
 
 
 def run(args: argparse.Namespace) -> int:
-    from kcca.systems.paper_report import describe, write_report
-    from kcca.systems.tables import parse_tables, table_systems
+    from kcca.paper.report import describe, write_report
+    from kcca.paper.tables import parse_tables, table_systems
 
     try:
         tables = parse_tables(args.tables)

@@ -9,12 +9,12 @@ Modules, one concept each:
 * ``bleu_rouge``: the paper's unigram BLEU / ROUGE and BLEU_pre (4.2.2, eq. 28);
 * ``statistics``: McNemar, Fisher's randomisation test, Cohen's kappa, Krippendorff's alpha,
   Spearman / Kendall rank correlations;
-* ``agreement``: the judgment-only reproductions (Tables 7-10, BLEU_pre filter, counts);
-* ``paper_tables``: the paper's printed numbers, for comparison;
-* ``rankings_io``: the rankings file format read by ``kcca evaluate``;
+* ``rankings_io``, ``compact``, ``results_files``: the rankings file format read by ``kcca
+  evaluate``, the compact results files, and finding both in a folder;
 * ``system``: every metric for one system's rankings, and paired significance tests;
-* ``formatting``: what ``kcca evaluate`` prints for rankings files (text, JSON, CSV);
-* ``report``: readable text of the reproductions beside the paper's values.
+* ``formatting``: what ``kcca evaluate`` prints for rankings files (text, JSON, CSV).
+
+The paper's printed numbers and the reports beside them are in :mod:`kcca.paper`.
 
 Every metric returns per-query values and the aggregate (``original.PerQuery``).
 """

@@ -147,7 +147,7 @@ def random_top1(n_images: int, n_captions: int, seed: int) -> np.ndarray:
 
     With the released judgments most of these pairs are unjudged (the random system's own
     draws are not identifiable in ExpertAnnotations.txt), so read its coverage; the paper's
-    Random row is in ``kcca.evaluate.paper_tables``.
+    Random row is in ``kcca.paper.numbers``.
     """
     return np.random.default_rng(seed).integers(0, n_captions, size=n_images)
 

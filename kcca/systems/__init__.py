@@ -6,7 +6,9 @@
 * :mod:`~kcca.systems.blocks`: :class:`Workspace`, the cached kernel blocks of a corpus;
 * :mod:`~kcca.systems.grid`: the KCCA grid on dev, the p/d choice, Borda rankings;
 * :mod:`~kcca.systems.runner`: :func:`run_system` and :class:`SystemResult`;
-* :mod:`~kcca.systems.tables`: Tables 3 and 11 beside the paper's numbers (``kcca reproduce``).
+* :mod:`~kcca.systems.run`: :func:`run_systems`, several systems on one of three executors.
+
+The tables beside the paper's numbers are :mod:`kcca.paper`.
 """
 
 from kcca.systems.blocks import Blocks, Workspace

@@ -139,7 +139,7 @@ def _run_serially(specs, corpus, ws, rank_dir: Path, execution: Execution,
     from tqdm.auto import tqdm
 
     from kcca.systems.eta import RemainingTime
-    from kcca.systems.paper_report import chosen_text, merge_details
+    from kcca.paper.report import chosen_text, merge_details
     from kcca.systems.runner import run_system
 
     start = time.perf_counter()
@@ -172,7 +172,7 @@ def _run_on_processes(specs, corpus, ws, rank_dir: Path, execution: Execution,
 
     from kcca.systems.distributed import TaskConfig
     from kcca.systems.eta import RemainingTime
-    from kcca.systems.paper_report import chosen_text
+    from kcca.paper.report import chosen_text
     from kcca.workers import worker_parallel
 
     workers = min(effective_n_jobs(execution.jobs), len(specs))
@@ -216,7 +216,7 @@ def record_task_result(spec: Any, res: dict, corpus: Any, rank_dir: Path, comman
                        **extra: Any) -> None:
     """Write a worker's rankings file and merge its run details (plus ``extra``)."""
     from kcca.evaluate.rankings_io import write_rankings
-    from kcca.systems.paper_report import merge_details
+    from kcca.paper.report import merge_details
 
     write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus.pool("test"),
                    res["rankings"], system=spec.name, corpus=corpus.name, split="test")
@@ -239,7 +239,7 @@ def _system_task(spec, cfg, threads: int):
 def _run_on_cluster(specs, corpus, ws, rank_dir: Path, execution: Execution,
                     solver: SolverSettings, command: str, say) -> list[str]:
     from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
-    from kcca.systems.paper_report import chosen_text
+    from kcca.paper.report import chosen_text
 
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
         shared_image_blocks(specs, ws, solver.precision)

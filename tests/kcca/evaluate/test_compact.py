@@ -13,7 +13,7 @@ from kcca.evaluate.compact import (DEPTH, from_rankings, judgments_digest, read_
                                    write_compact)
 from kcca.evaluate.rankings_io import write_rankings
 from kcca.evaluate.system import EvaluationContext, evaluate_compact, evaluate_system
-from kcca.systems.paper_report import write_report
+from kcca.paper.report import write_report
 
 TABLES = [str(t) for t in range(1, 13)]
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from kcca.evaluate import paper_tables as P
-from kcca.evaluate.agreement import expert_alpha, table7_from_paper, table10, tables8_9
+from kcca.paper import numbers as P
+from kcca.paper.agreement import expert_alpha, table7_from_paper, table10, tables8_9
 
 
 def test_table7_from_paper_tables_11_12():
@@ -50,7 +50,7 @@ def test_expert_alpha_near_paper(flickr8k):
 
 @pytest.mark.real_data
 def test_random_row_of_table2(flickr8k, nltk_data_dir):
-    from kcca.evaluate.agreement import random_bleu_rouge
+    from kcca.paper.agreement import random_bleu_rouge
 
     r = random_bleu_rouge(flickr8k)
     assert r["bleu"] == pytest.approx(0.31, abs=0.01)

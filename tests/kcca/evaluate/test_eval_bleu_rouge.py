@@ -76,7 +76,7 @@ def test_rouge_style_preprocessing(nltk_data_dir):
 
 @pytest.mark.real_data
 def test_bleu_pre_filter_reproduces_paper(flickr8k, nltk_data_dir):
-    from kcca.evaluate.agreement import bleu_pre_filter
+    from kcca.paper.agreement import bleu_pre_filter
 
     f = bleu_pre_filter(flickr8k)
     s = f["bleu_pre"][0.25]

@@ -54,7 +54,7 @@ def test_records_csv_and_json_agree():
 
 
 def test_long_lines_fold_at_100_columns_under_their_indent():
-    from kcca.evaluate.report import wrap_line
+    from kcca.paper.judgment_tables import wrap_line
 
     line = "  " + " ".join(f"word{i}" for i in range(40))
     folded = wrap_line(line).splitlines()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11
+from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11
 from kcca.systems import check_names, load_specs
 
 FOLDER = Path(__file__).resolve().parents[3] / "experiments" / "hodosh2013"

@@ -1,4 +1,4 @@
-"""Fidelity targets (kcca.systems.fidelity) on fabricated figures."""
+"""Fidelity targets (kcca.paper.fidelity) on fabricated figures."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from kcca.evaluate.paper_tables import SYSTEMS, TABLE11, TABLE12
-from kcca.systems import fidelity as F
+from kcca.paper.numbers import SYSTEMS, TABLE11, TABLE12
+from kcca.paper import fidelity as F
 
 
 def _paper_values(shift: float = 0.0) -> dict:

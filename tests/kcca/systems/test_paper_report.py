@@ -12,8 +12,8 @@ import pytest
 
 from kcca.data.demo import make_demo_corpus
 from kcca.evaluate.rankings_io import write_rankings
-from kcca.systems import paper_report as R
-from kcca.systems.tables import TABLES
+from kcca.paper import report as R
+from kcca.paper.tables import TABLES
 
 SEM = "TRI5^sqrtidf_A,D(BNC+ic)"
 

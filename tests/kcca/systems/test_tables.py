@@ -7,10 +7,10 @@ import io
 
 import pytest
 
-from kcca.evaluate import paper_printed as PP
-from kcca.evaluate import paper_tables as P
-from kcca.systems import tables as T
-from kcca.systems.tables import rows, table_systems, to_csv, to_markdown
+from kcca.paper import printed as PP
+from kcca.paper import numbers as P
+from kcca.paper import tables as T
+from kcca.paper.tables import rows, table_systems, to_csv, to_markdown
 
 SEM = "TRI5^sqrtidf_A,D(BNC+ic)"
 OURS = {"BoW5": {"annotation": {"R@1": 5.0, "R@5": 15.0, "R@10": 22.5, "median rank": 70.0},

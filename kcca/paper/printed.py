@@ -1,7 +1,7 @@
 """The rest of the paper's printed numbers: Tables 3, 4 and 6 as printed, the significance
 superscripts of Tables 1-6, and the Table 10(b) values quoted in the text.
 
-Complements :mod:`kcca.evaluate.paper_tables` (Tables 1, 2, 5, 7-12 and the counts of
+Complements :mod:`kcca.paper.numbers` (Tables 1, 2, 5, 7-12 and the counts of
 Section 4.3.2), typed in from the paper's text. Tables 3 and 4 repeat rows of Tables 11 and 12
 and every Table 6 cell is a Table 12 R-precision value; tests check that the copies agree.
 
@@ -26,7 +26,7 @@ Known problems of the printed text (docs/paper-notes.md#errata-in-the-printed-te
 
 from __future__ import annotations
 
-from kcca.evaluate.paper_tables import SECTION4_NAMES, TABLE12
+from kcca.paper.numbers import SECTION4_NAMES, TABLE12
 
 #: the Section 4 systems of Tables 1-5, in the paper's row order (``Random`` only in 1-2)
 TABLE1_SYSTEMS = ("Random", "NN", "BoW1", "BoW5", "TAGRANK", "TRI5SEM")

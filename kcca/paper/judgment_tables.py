@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.evaluate import paper_tables as P
+from kcca.paper import numbers as P
 from kcca.evaluate.formatting import WIDTH, wrap
 
 
@@ -30,7 +30,7 @@ def max_gap(ours, paper) -> float:
 
 
 def paper_tables_text(rep: dict) -> str:
-    """Format :func:`kcca.evaluate.agreement` results: ours (paper's value in brackets)."""
+    """Format :func:`kcca.paper.agreement` results: ours (paper's value in brackets)."""
     L: list[str] = ["Judgment-only reproductions: ours (paper)", ""]
     if "relevance_counts" in rep:
         L.append("Relevance from crowd votes (Section 4.3.2): pairs added, queries with 1 / 2 / 3 "

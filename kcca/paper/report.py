@@ -2,15 +2,15 @@
 
 :func:`write_report` reads each ``*.json`` rankings file of ``rankings_dir``
 (:mod:`kcca.evaluate.rankings_io`; the ``system`` field names the system, as in
-``kcca.evaluate.paper_tables.SYSTEMS``), evaluates it on the corpus's test pool with
+``kcca.paper.numbers.SYSTEMS``), evaluates it on the corpus's test pool with
 :func:`kcca.evaluate.system.evaluate_system` (R@k, median rank; S@k and R-precision from the
 crowd judgments under the chosen relevance rule; expert metrics, BLEU and ROUGE of the first
 caption), adds the Random baseline of Tables 1-2 (a seeded random permutation per query),
 computes the significance tests each table's markers need
-(:func:`kcca.systems.tables.needed_comparisons`, :func:`kcca.evaluate.system.compare_systems`),
-the judgment-only Tables 8-10 (:mod:`kcca.evaluate.agreement`), and writes
-``table<N>.md`` / ``table<N>.csv`` (:mod:`kcca.systems.tables`) and the PNG plots
-(:mod:`kcca.systems.plots`). Systems without a rankings file are left empty and listed.
+(:func:`kcca.paper.tables.needed_comparisons`, :func:`kcca.evaluate.system.compare_systems`),
+the judgment-only Tables 8-10 (:mod:`kcca.paper.agreement`), and writes
+``table<N>.md`` / ``table<N>.csv`` (:mod:`kcca.paper.tables`) and the PNG plots
+(:mod:`kcca.paper.plots`). Systems without a rankings file are left empty and listed.
 
 The same code serves a full ``kcca reproduce`` run (after its systems have written their
 rankings) and ``kcca reproduce --tables-only`` (no system is run).
@@ -32,12 +32,12 @@ from kcca.cache import write_text_atomic
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
-from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
+from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 from kcca.evaluate.rankings_io import Rankings, read_rankings
 from kcca.evaluate.results_files import find_results
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, compare_systems, \
     evaluate_system
-from kcca.systems import tables as T
+from kcca.paper import tables as T
 
 log = logging.getLogger(__name__)
 
@@ -313,7 +313,7 @@ def build_tables(tables: Sequence[str], data: dict[str, SystemData], corpus: Cor
                  *, split: str = "test", n_samples: int = 100_000, seed: int = 0,
                  random: SystemData | None = None) -> dict[str, T.TableResult]:
     """Every requested table from evaluated systems (and the corpus's judgments for 8-10)."""
-    from kcca.evaluate import agreement
+    from kcca.paper import agreement
 
     values = values_of(data)
     all_data = dict(data)
@@ -367,8 +367,8 @@ def build_tables(tables: Sequence[str], data: dict[str, SystemData], corpus: Cor
 
 def _judgment_table(t: str, corpus: Corpus | None, split: str, expert: bool, crowd: bool,
                     cache: dict) -> T.TableResult:
-    """Tables 8-10 from the judgment files alone (``kcca.evaluate.agreement``)."""
-    from kcca.evaluate import agreement
+    """Tables 8-10 from the judgment files alone (``kcca.paper.agreement``)."""
+    from kcca.paper import agreement
 
     if not expert or (t == "10" and not crowd):
         need = "expert" if t != "10" else "crowd and expert"
@@ -385,8 +385,8 @@ def _judgment_table(t: str, corpus: Corpus | None, split: str, expert: bool, cro
 
 def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequence[str]
            ) -> list[Path]:
-    from kcca.evaluate import paper_printed as PP
-    from kcca.systems import plots
+    from kcca.paper import printed as PP
+    from kcca.paper import plots
 
     files = []
     nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}  # hollow markers
@@ -527,8 +527,8 @@ def write_report(corpus: Corpus | None, rankings_dir: str | Path, out: str | Pat
 
 def _write_fidelity(out: Path, values: dict, head: list[str]) -> list[Path]:
     """``fidelity.md`` / ``fidelity.json``: the reproduction's targets, checked
-    (:mod:`kcca.systems.fidelity`); nothing when no system of the paper was run."""
-    from kcca.systems import fidelity as F
+    (:mod:`kcca.paper.fidelity`); nothing when no system of the paper was run."""
+    from kcca.paper import fidelity as F
 
     systems = F.present_systems(values)
     if not systems:

@@ -1,11 +1,11 @@
 """Every table of the paper beside our numbers: rows, significance markers, CSV and Markdown.
 
 Assembly only: the numbers come in as plain dictionaries (computed by
-:mod:`kcca.systems.paper_report` from rankings files and judgment files), so every table can be
+:mod:`kcca.paper.report` from rankings files and judgment files), so every table can be
 built and tested from synthetic values.
 
 * Tables 1-5 (Section 4's systems; Random in 1-2 only), 11 and 12 (all 30 systems): ``values``
-  maps a system's paper name (``kcca.evaluate.paper_tables.SYSTEMS``, or ``"Random"``) to
+  maps a system's paper name (``kcca.paper.numbers.SYSTEMS``, or ``"Random"``) to
   ``task -> metric -> aggregate``, metric names as :func:`kcca.evaluate.system.evaluate_system`
   gives them (``R@1``, ``median rank``, ``S@5``, ``R-precision``, ``expert >=3.0``,
   ``expert mean``, ``top-1 BLEU``, ...) plus judged-coverage entries (``COVERAGE``).
@@ -14,13 +14,13 @@ built and tested from synthetic values.
   R-precision, mean expert score, BLEU and ROUGE): :func:`needed_comparisons` lists the pairs,
   ``pvalues[(system, reference, task, metric)] = (p, test)`` brings the results back.
 * Table 6 (trigram ablation, R-precision): letter markers ``i`` / ``a`` / ``d`` for the
-  feature added (:func:`kcca.evaluate.paper_printed.table6_comparisons`), one letter per
+  feature added (:func:`kcca.paper.printed.table6_comparisons`), one letter per
   significance level; a leading ``-`` when the addition made the score significantly *worse*.
 * Table 7: Spearman rho / Kendall tau-b between our systems' human metrics (S@k, R-precision)
   and automatic ones (R@k, median rank), over the systems run (at least 3), and recomputed from
-  the paper's own Tables 11-12 (``kcca.evaluate.agreement.table7_from_paper``).
-* Tables 8-10 (judgments only): the outputs of :func:`kcca.evaluate.agreement.tables8_9` and
-  :func:`~kcca.evaluate.agreement.table10`; there ``system`` holds the reference set (8-9) or
+  the paper's own Tables 11-12 (``kcca.paper.agreement.table7_from_paper``).
+* Tables 8-10 (judgments only): the outputs of :func:`kcca.paper.agreement.tables8_9` and
+  :func:`~kcca.paper.agreement.table10`; there ``system`` holds the reference set (8-9) or
   the sub-table (10), ``task`` the expert threshold and ``metric`` the column.
 
 The tidy CSV has columns ``table,system,task,metric,ours,paper`` and then ``ours_sig``,
@@ -36,9 +36,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-from kcca.evaluate import paper_printed as PP
-from kcca.evaluate import paper_tables as P
-from kcca.evaluate.paper_tables import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
+from kcca.paper import printed as PP
+from kcca.paper import numbers as P
+from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 from kcca.names import TASKS
 
 TABLES = tuple(str(i) for i in range(1, 13))
@@ -385,7 +385,7 @@ def table7(values: Values, from_paper: Mapping | None = None, min_systems: int =
 
 
 def tables8_9(result: Mapping) -> dict[str, TableResult]:
-    """Tables 8 and 9 from :func:`kcca.evaluate.agreement.tables8_9`."""
+    """Tables 8 and 9 from :func:`kcca.paper.agreement.tables8_9`."""
     out = {"8": TableResult("8", []), "9": TableResult("9", [])}
     for refs, t in result.items():
         table = "8" if refs in ("R5", "R1-gold") else "9"
@@ -400,7 +400,7 @@ def tables8_9(result: Mapping) -> dict[str, TableResult]:
 
 
 def table10(result: Mapping) -> TableResult:
-    """Table 10 from :func:`kcca.evaluate.agreement.table10`."""
+    """Table 10 from :func:`kcca.paper.agreement.table10`."""
     rows: list[Row] = []
     for i, label in enumerate(result["rows"]):
         for j, col in enumerate(result["columns"]):
