@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from _results import write_result
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "caption_metrics.json"
 
@@ -211,11 +213,8 @@ def main(argv=None) -> int:
                   "meteor": _meteor(refs, cands, args.meteor_repeats),
                   "machine": {"python": sys.version.split()[0],
                               "platform": platform.platform(), "cpus": os.cpu_count()}}
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=1))
         _print_meteor(result["meteor"])
-        print(f"written: {out}")
+        write_result(args.out, result)
         return 0
     _ours(refs, cands)  # warm-up: imports
     ours_t, ours_s = _time(_ours, refs, cands, args.repeats)
@@ -261,9 +260,6 @@ def main(argv=None) -> int:
 
     if not args.no_meteor:
         result["meteor"] = _meteor(refs, cands, args.meteor_repeats)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1))
     print(result["setting"])
     print(f"ours:          median {result['ours_median_s']:.3f} s over {args.repeats} runs")
     if result.get("pycocoevalcap_version"):
@@ -276,7 +272,7 @@ def main(argv=None) -> int:
               f"pycocoevalcap {mo['pycocoevalcap_median_s']:.3f} s, {mo['speedup']:.1f}x")
     if "meteor" in result:
         _print_meteor(result["meteor"])
-    print(f"written: {out}")
+    write_result(args.out, result)
     return 0
 
 

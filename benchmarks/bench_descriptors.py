@@ -13,7 +13,6 @@ Writes ``benchmarks/results/descriptors.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -33,6 +32,8 @@ from features.texture import texture_descriptors
 from kcca.data.errors import DataError
 from kcca.data.images import read_image
 from kcca.data.paths import resolve_data_dir
+
+from _results import write_result
 
 N_IMAGES_FLICKR8K = 8091
 RESULTS = Path(__file__).resolve().parent / "results" / "descriptors.json"
@@ -128,9 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"{N_IMAGES_FLICKR8K} images on 2 cores")
     print(f"dense vs OpenCV SIFT, mean per-descriptor Pearson r = {agreement['mean']:.4f} "
           f"(min {agreement['min']:.4f}, {agreement['descriptors']} descriptors)")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_result(args.out, report, indent=2)
     return report
 
 

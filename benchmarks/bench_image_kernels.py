@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _results import write_result
+
 RESULTS = Path(__file__).resolve().parent / "results" / "image_kernels.json"
 N_TRAIN, N_TEST = 6000, 1000
 
@@ -248,9 +250,7 @@ def main(argv=None):
         fe = result["full_extraction"]
         print(f"full extraction: {fe['images']} images in {fe['seconds'] / 60:.1f} min "
               f"({fe['computed']} computed, {fe['cached']} cached, {len(fe['skipped'])} skipped)")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
-    print(f"wrote {args.out}")
+    write_result(args.out, result, indent=2)
 
 
 def full_extraction(data_dir, args):

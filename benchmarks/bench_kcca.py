@@ -51,6 +51,8 @@ import sys
 import time
 from pathlib import Path
 
+from _results import write_result
+
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -567,11 +569,8 @@ def main() -> None:
                   ("speedup_vs_dense", "speedup_vs_dense_eq3") if k in res]
         if ratios:
             print(f"n={res['n']}: ours is " + ", ".join(ratios))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"environment": env, "results": results, "ondemand": ondemand},
-                              indent=1))
-    print(f"\nwrote {out}")
+    print()
+    write_result(args.out, {"environment": env, "results": results, "ondemand": ondemand})
 
 
 if __name__ == "__main__":

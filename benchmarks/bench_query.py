@@ -25,7 +25,6 @@ writes ``benchmarks/results/query.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -35,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+
+from _results import write_result
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -238,9 +239,7 @@ def main(argv=None) -> int:
         "top5": top,
     }
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1))
-    print(f"\nwrote {out}")
+    write_result(out, result, indent=1)
     return 0
 
 

@@ -18,13 +18,14 @@ extrapolation to the 6,000 training items is printed beside them. Writes
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
 from pathlib import Path
 
 import numpy as np
+
+from _results import write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "soft_trigram.json"
@@ -122,9 +123,7 @@ def main(argv=None) -> int:
     print(f"array API / numba: {xp_s / numba_s:.2f}x the time; max relative difference "
           f"{rel:.1e}")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1))
-    print(f"written: {out}")
+    write_result(out, result, indent=1)
     return 0
 
 

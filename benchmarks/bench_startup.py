@@ -14,7 +14,6 @@ Run: ``python benchmarks/bench_startup.py [--runs 20]``. Prints a table and writ
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -22,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _results import write_result
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -78,9 +79,7 @@ def main(argv=None) -> int:
               "date": time.strftime("%Y-%m-%dT%H:%M:%S"), "runs": args.runs,
               "commands": results, "target_s": TARGET_S, "target_met": met}
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1))
-    print(f"wrote {out}")
+    write_result(out, result, indent=1)
     return 0
 
 

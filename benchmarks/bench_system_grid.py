@@ -19,13 +19,14 @@ Prints a table and writes ``benchmarks/results/system_grid.json`` (or ``--out``)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from _results import write_result
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -120,9 +121,7 @@ def main() -> None:
     print(f"chosen p={res['chosen']['p']:g} d={res['chosen']['d']:g}; test search R@10 "
           f"{res['test_search_R@10']:.1f} ({env['device']}, BLAS threads {env['blas_threads']})")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"environment": env, "result": res}, indent=1))
-    print(f"wrote {out}")
+    write_result(out, {"environment": env, "result": res}, indent=1)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ writes ``benchmarks/results/text_kernels.json`` and prints a table.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -29,6 +28,8 @@ import resource
 import sys
 import time
 from pathlib import Path
+
+from _results import write_result
 
 import numpy as np
 
@@ -313,8 +314,8 @@ def main(argv=None) -> int:
         kernels=rows, peers=peers, peak_rss_gb=round(peak_gb(), 2),
     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
-    print(f"peak RSS {result['peak_rss_gb']:.2f} GB; wrote {args.out}")
+    print(f"peak RSS {result['peak_rss_gb']:.2f} GB")
+    write_result(args.out, result, indent=2)
     return 0
 
 

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _results import write_result
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "word_kernels.json"
 UPSTREAM_STAGES = ("text-preprocess", "pos-tagger")
@@ -123,9 +125,7 @@ def main(argv=None) -> int:
                   "seconds": TARGET_SECONDS, "peak_mb": TARGET_PEAK_MB}, "targets_met": ok,
               "results": rows}
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1) + "\n")
-    print(f"wrote {out}")
+    write_result(out, report, indent=1)
     return 0
 
 
