@@ -378,6 +378,13 @@ def soft_diag(a: SoftSequenceSet, kmat: np.ndarray, n_kernel: int) -> np.ndarray
     return out
 
 
+def _zero_block(a: SoftSequenceSet, b: SoftSequenceSet, symmetric: bool) -> np.ndarray:
+    """The output block of either engine, zeros; a symmetric block needs the same items."""
+    if symmetric and len(a) != len(b) and len(a) and len(b):
+        raise ValueError("symmetric block needs the same items on both sides")
+    return np.zeros((len(a), len(b)))
+
+
 def soft_block_numba(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n_kernel: int,
                      *, symmetric: bool = False, n_jobs: int | None = None,
                      n_chunks: int | None = None, progress: bool = True,
@@ -388,11 +395,9 @@ def soft_block_numba(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n
     mirrored. Row chunks run in ``n_jobs`` threads (joblib; ``None`` = all cores).
     """
     na, nb = len(a), len(b)
-    out = np.zeros((na, nb))
-    if na == 0 or nb == 0:
+    out = _zero_block(a, b, symmetric)
+    if out.size == 0:
         return out
-    if symmetric and na != nb:
-        raise ValueError("symmetric block needs the same items on both sides")
     pa, ma = a.max_sizes()
     pb, mb = b.max_sizes()
     kmat = np.ascontiguousarray(kmat, dtype=np.float64)
@@ -544,11 +549,9 @@ def soft_block_xp(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n_ke
     if xp is None:
         xp = get_xp(backend)
     na, nb = len(a), len(b)
-    out = np.zeros((na, nb))
-    if na == 0 or nb == 0:
+    out = _zero_block(a, b, symmetric)
+    if out.size == 0:
         return out
-    if symmetric and na != nb:
-        raise ValueError("symmetric block needs the same items on both sides")
     kmat = np.ascontiguousarray(kmat, dtype=np.float64)
     a_edges = list(range(0, na, tile)) + [na]
     b_edges = list(range(0, nb, tile)) + [nb]
