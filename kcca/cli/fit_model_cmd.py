@@ -14,13 +14,11 @@ import argparse
 import dataclasses
 import json
 import time
-from pathlib import Path
 
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
-DEFAULT_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -34,7 +32,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True,
                    help="model file to write (e.g. bow5.kcca.npz; data only, see "
                         "kcca/model/file_format.py)")
-    p.add_argument("--experiments", default=str(DEFAULT_EXPERIMENTS),
+    p.add_argument("--experiments", default=None,
                    help="folder searched by --system (default experiments/hodosh2013)")
     p.add_argument("--demo-system", default="TRI5", choices=("TRI5", "BoW5"),
                    help="which demo system with --demo (default TRI5)")
@@ -57,9 +55,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def _spec(args: argparse.Namespace):
     from kcca.systems import load_spec, load_specs, select_specs
+    from kcca.systems.spec import default_experiments_dir
 
     spec = (load_spec(args.experiment) if args.experiment
-            else select_specs(load_specs(args.experiments), [args.system])[0])
+            else select_specs(load_specs(args.experiments or default_experiments_dir()),
+                              [args.system])[0])
     if args.p or args.d:
         grid = dataclasses.replace(spec.grid, **({"p": tuple(args.p)} if args.p else {}),
                                    **({"d": tuple(args.d)} if args.d else {}))

@@ -38,7 +38,6 @@ from kcca.errors import DataError
 log = logging.getLogger(__name__)
 
 HELP = "run the paper's systems and write every table beside the paper's numbers"
-DEFAULT_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -51,7 +50,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--systems", nargs="+", default=None,
                    help="systems to run (paper or short names; default: every system the "
                         "tables need)")
-    p.add_argument("--experiments", default=str(DEFAULT_EXPERIMENTS),
+    p.add_argument("--experiments", default=None,
                    help="folder of experiment files (default experiments/hodosh2013)")
     p.add_argument("--splits", default=None,
                    help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
@@ -223,9 +222,10 @@ def run(args: argparse.Namespace) -> int:
                              "columns need the data (--data-dir or KCCA_DATA_DIR)")
     else:
         from kcca.systems import Workspace, load_specs, select_specs
+        from kcca.systems.spec import default_experiments_dir
 
         data_dir = data_dir_from_args(args)
-        specs = load_specs(args.experiments)
+        specs = load_specs(args.experiments or default_experiments_dir())
         needed = args.systems or [s for s in dict.fromkeys(
             n for t in tables for n in table_systems(t)) if s != "Random"]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]

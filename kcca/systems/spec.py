@@ -389,11 +389,26 @@ def load_spec(path: str | Path) -> SystemSpec:
     return spec
 
 
+def default_experiments_dir(name: str = "hodosh2013") -> Path:
+    """``experiments/<name>`` of the source tree this package runs from (a clone, installed
+    editable), else of the current folder (a non-editable install carries no experiment
+    files)."""
+    beside = Path(__file__).resolve().parents[2] / "experiments" / name
+    return beside if beside.is_dir() else Path("experiments") / name
+
+
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     """Every experiment file of a folder, in file-name order (files are numbered)."""
+    if not Path(folder).is_dir():
+        raise DataError(
+            f"no experiment folder {folder}",
+            fix="give the folder of experiment files with --experiments DIR (experiments/"
+                "hodosh2013 in a clone of the repository; an install that is not editable "
+                "does not carry them)")
     files = sorted(Path(folder).glob(pattern))
     if not files:
-        raise DataError(f"no experiment files {pattern} in {folder}")
+        raise DataError(f"no experiment files {pattern} in {folder}",
+                        fix="give the folder of experiment files with --experiments DIR")
     return [load_spec(f) for f in files]
 
 

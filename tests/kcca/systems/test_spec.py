@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +88,26 @@ def test_select_specs_by_either_name():
     assert select_specs([a, b], ["NN"]) == [a]
     with pytest.raises(DataError, match="unknown system 'TRI5'"):
         select_specs([a, b], ["TRI5"])
+
+
+def test_the_default_experiments_folder_of_an_install_without_the_source_tree(tmp_path,
+                                                                                monkeypatch):
+    """A clone (editable install) finds experiments/hodosh2013 beside the package; an install
+    that is not editable looks in the current folder, and a missing folder is a named error
+    whose fix names --experiments."""
+    import kcca.systems.spec as spec_module
+    from kcca.errors import DataError
+    from kcca.systems.spec import default_experiments_dir, load_specs
+
+    assert (default_experiments_dir() / "05-BoW1.toml").is_file()
+    monkeypatch.setattr(spec_module, "__file__", str(tmp_path / "site" / "kcca" / "systems" /
+                                                     "spec.py"))
+    monkeypatch.chdir(tmp_path)
+    assert default_experiments_dir() == Path("experiments") / "hodosh2013"
+    with pytest.raises(DataError, match="no experiment folder experiments/hodosh2013") as err:
+        load_specs(default_experiments_dir())
+    assert "--experiments DIR" in err.value.fix
+    (tmp_path / "experiments" / "hodosh2013").mkdir(parents=True)
+    with pytest.raises(DataError, match=r"no experiment files \*\.toml") as err:
+        load_specs(default_experiments_dir())
+    assert "--experiments DIR" in err.value.fix
