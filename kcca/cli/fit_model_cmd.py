@@ -33,7 +33,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="model file to write (e.g. bow5.kcca.npz; data only, see "
                         "kcca/model/file_format.py)")
     p.add_argument("--experiments", default=None,
-                   help="folder searched by --system (default experiments/hodosh2013)")
+                   help="folder searched by --system (default experiments/hodosh2013 of the source "
+                        "tree, else of the current folder)")
     p.add_argument("--demo-system", default="TRI5", choices=("TRI5", "BoW5"),
                    help="which demo system with --demo (default TRI5)")
     p.add_argument("--splits", default=None,

@@ -51,7 +51,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="systems to run (paper or short names; default: every system the "
                         "tables need)")
     p.add_argument("--experiments", default=None,
-                   help="folder of experiment files (default experiments/hodosh2013)")
+                   help="folder of experiment files (default experiments/hodosh2013 of the source "
+                        "tree, else of the current folder)")
     p.add_argument("--splits", default=None,
                    help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
                         "released splits")

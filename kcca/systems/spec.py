@@ -399,16 +399,13 @@ def default_experiments_dir(name: str = "hodosh2013") -> Path:
 
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     """Every experiment file of a folder, in file-name order (files are numbered)."""
+    fix = ("point the command at the folder of experiment files (experiments/hodosh2013 of a "
+           "clone of the repository; an install that is not editable does not carry them)")
     if not Path(folder).is_dir():
-        raise DataError(
-            f"no experiment folder {folder}",
-            fix="give the folder of experiment files with --experiments DIR (experiments/"
-                "hodosh2013 in a clone of the repository; an install that is not editable "
-                "does not carry them)")
+        raise DataError(f"no experiment files {pattern}: no folder {folder}", fix=fix)
     files = sorted(Path(folder).glob(pattern))
     if not files:
-        raise DataError(f"no experiment files {pattern} in {folder}",
-                        fix="give the folder of experiment files with --experiments DIR")
+        raise DataError(f"no experiment files {pattern} in {folder}", fix=fix)
     return [load_spec(f) for f in files]
 
 

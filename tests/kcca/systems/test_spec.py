@@ -94,7 +94,7 @@ def test_the_default_experiments_folder_of_an_install_without_the_source_tree(tm
                                                                                 monkeypatch):
     """A clone (editable install) finds experiments/hodosh2013 beside the package; an install
     that is not editable looks in the current folder, and a missing folder is a named error
-    whose fix names --experiments."""
+    whose fix says where the experiment files are."""
     import kcca.systems.spec as spec_module
     from kcca.errors import DataError
     from kcca.systems.spec import default_experiments_dir, load_specs
@@ -104,10 +104,10 @@ def test_the_default_experiments_folder_of_an_install_without_the_source_tree(tm
                                                      "spec.py"))
     monkeypatch.chdir(tmp_path)
     assert default_experiments_dir() == Path("experiments") / "hodosh2013"
-    with pytest.raises(DataError, match="no experiment folder experiments/hodosh2013") as err:
+    with pytest.raises(DataError, match="no folder experiments/hodosh2013") as err:
         load_specs(default_experiments_dir())
-    assert "--experiments DIR" in err.value.fix
+    assert "folder of experiment files" in err.value.fix
     (tmp_path / "experiments" / "hodosh2013").mkdir(parents=True)
     with pytest.raises(DataError, match=r"no experiment files \*\.toml") as err:
         load_specs(default_experiments_dir())
-    assert "--experiments DIR" in err.value.fix
+    assert "not editable" in err.value.fix
