@@ -116,9 +116,7 @@ class Workspace:
     """Shared state of one run over one corpus (see the module docstring).
 
     Parameters: ``image_config`` an :class:`features.image_features.ImageFeatureConfig`
-    (None: the paper's codebooks); ``word_kernel_config`` a
-    :class:`features.text.word_kernels.WordKernelConfig` (None: the paper's); ``scheduler``
-    a Dask address for image features; ``seed`` for every random choice (BoW1/TRI1 draws);
+    (None: the paper's codebooks); ``scheduler`` a Dask address for image features; ``seed`` for every random choice (BoW1/TRI1 draws);
     ``backend`` the array backend of the kernels and the KCCA solver (``"numpy"``, ``"cupy"``,
     ``"auto"``: the GPU when present, :func:`kcca.backend.get_xp`). The backend is an execution
     setting: it is not part of any cache key of kernel blocks (same numbers within rounding).
@@ -130,7 +128,6 @@ class Workspace:
     seed: int = 0
     progress: bool = True
     image_config: Any = None
-    word_kernel_config: Any = None
     scheduler: str | None = None
     backend: str = "numpy"
 
@@ -291,7 +288,7 @@ class Workspace:
             from features.text.word_kernels import WordKernelConfig, build_word_kernel
 
             self._memo[memo] = build_word_kernel(
-                name, self.corpus, self.word_kernel_config or WordKernelConfig(seed=self.seed),
+                name, self.corpus, WordKernelConfig(seed=self.seed),
                 cache=self.cache, progress=self.progress)
         return self._memo[memo]
 
@@ -321,7 +318,7 @@ class Workspace:
                 "params": _kernel_params(kernel),
                 "preprocess": self.preprocessor(preset).config(),
                 "word_kernel": None if word_kernel is None else {
-                    "name": word_kernel, "config": _wk_config(self.word_kernel_config, self.seed)}}
+                    "name": word_kernel, "config": _wk_config(self.seed)}}
         inputs = list(text_inputs(self.corpus, sources).values())
         fitted: dict[str, Any] = {}
 
@@ -410,9 +407,10 @@ def _custom_preset(name: str, seed: int):
     return CaptionPreprocessor(**LOCAL_PRESETS[name], seed=seed)
 
 
-def _wk_config(config: Any, seed: int) -> dict:
+def _wk_config(seed: int) -> dict:
+    """The word kernels' settings (the paper's, with the run's seed), for cache keys."""
     from dataclasses import asdict
 
     from features.text.word_kernels import WordKernelConfig
 
-    return asdict(config or WordKernelConfig(seed=seed))
+    return asdict(WordKernelConfig(seed=seed))
