@@ -116,10 +116,11 @@ class Workspace:
     """Shared state of one run over one corpus (see the module docstring).
 
     Parameters: ``image_config`` an :class:`features.image_features.ImageFeatureConfig`
-    (None: the paper's codebooks); ``scheduler`` a Dask address for image features; ``seed`` for every random choice (BoW1/TRI1 draws);
-    ``backend`` the array backend of the kernels and the KCCA solver (``"numpy"``, ``"cupy"``,
-    ``"auto"``: the GPU when present, :func:`kcca.backend.get_xp`). The backend is an execution
-    setting: it is not part of any cache key of kernel blocks (same numbers within rounding).
+    (None: the paper's codebooks); ``scheduler`` a Dask address for image features; ``seed``
+    for every random choice (BoW1/TRI1 draws); ``backend`` the array backend of the kernels and
+    the KCCA solver (``"numpy"``, ``"cupy"``, ``"auto"``: the GPU when present,
+    :func:`kcca.backend.get_xp`). The backend is an execution setting: it is not part of any
+    cache key of kernel blocks (same numbers within rounding).
     """
 
     corpus: Corpus
