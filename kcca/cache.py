@@ -257,10 +257,15 @@ class Cache:
              inputs: Iterable[str | os.PathLike] | None = None) -> None:
         """Store ``value``; ``inputs`` are the files it was computed from (their digests go
         to the sidecar, for ``kcca cache verify``)."""
-        if not self.enabled:
-            return
-        p = self.path(stage, config)
-        atomic_dump(value, p)
+        if self.enabled:
+            self._store(stage, config, value, inputs, ".joblib", atomic_dump)
+
+    def _store(self, stage: str, config: Any, value: Any,
+               inputs: Iterable[str | os.PathLike] | None, suffix: str,
+               dump: Callable[[Any, Path], Any]) -> None:
+        """Write an entry's value (``dump``) and its sidecar, and count it computed."""
+        p = self.path(stage, config, suffix)
+        dump(value, p)
         write_sidecar(p, {"stage": stage, "config": _jsonable(config),
                           "inputs": input_record(inputs or ())})
         self.record(stage, computed=1)
@@ -300,10 +305,7 @@ class Cache:
             except Exception:  # a corrupt entry (e.g. disk full when written): recompute
                 pass
         value = compute()
-        _save_arrays(value, path)
-        write_sidecar(path, {"stage": stage, "config": _jsonable(config),
-                             "inputs": input_record(inputs or ())})
-        self.record(stage, computed=1)
+        self._store(stage, config, value, inputs, ".npz", _save_arrays)
         return value
 
 
