@@ -68,15 +68,6 @@ class ResultsFile:
         return self.compact is not None and self.compact == self.path
 
 
-def compact_system(path: Path) -> str:
-    """The system a compact results file names (its file name when unreadable: reading it
-    later gives the clear error)."""
-    try:
-        return read_compact(path).system
-    except DataError:
-        return path.name[:-len(SUFFIX)]
-
-
 def find_results(folder: str | Path, *, tolerant: bool = False) -> list[ResultsFile]:
     """The rankings files of ``folder`` (not its subfolders) and the compact results files of
     systems without a rankings file beside them, sorted by path.
