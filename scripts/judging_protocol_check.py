@@ -67,10 +67,10 @@ def reliability(pred: np.ndarray, y: np.ndarray,
 def system_rows(rankings_dir: Path, corpus, rel, pre, model) -> list[dict]:
     from kcca.evaluate.judged_metrics import success_at_k
     from kcca.evaluate.judging_protocol import protocol_metrics, protocol_pairs
-    from kcca.paper.numbers import SYSTEMS
     from kcca.evaluate.rankings_io import read_rankings
-    from kcca.report.rundir import find_rankings
+    from kcca.paper.numbers import SYSTEMS
     from kcca.paper.tables import paper_value
+    from kcca.report.rundir import find_rankings
 
     found = {}
     for entry in find_rankings(rankings_dir):  # rankings files only (not details.json)

@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", default=None, help="JSON file to write")
     args = p.parse_args(argv)
 
+    from kcca.paper.tables import paper_value
     from kcca.systems import load_specs
     from kcca.systems.scripting import open_workspace
-    from kcca.paper.tables import paper_value
 
     ws = open_workspace(args.data_dir, args.cache_dir, jobs=1, progress=False)
     specs = [s for s in load_specs(args.experiments)

@@ -27,10 +27,10 @@ import numpy as np
 
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
-from kcca.paper import numbers as P
 from kcca.evaluate.bleu_rouge import PLAIN, ROUGE_STYLE, pool_score_matrix
 from kcca.evaluate.relevance import PRESETS, corpus_relevance
 from kcca.evaluate.statistics import cohen_kappa, kendall_tau_b, krippendorff_alpha, spearman_rho
+from kcca.paper import numbers as P
 
 
 # ------------------------------------------------------------------------------ Table 7

@@ -27,9 +27,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Mapping
 
-from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 from kcca.evaluate.statistics import spearman_rho
 from kcca.names import TASKS
+from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 
 Values = Mapping[str, Mapping[str, Mapping[str, float]]]
 RECALLS = ("R@1", "R@5", "R@10")

@@ -7,8 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.paper import numbers as P
 from kcca.evaluate.formatting import WIDTH, wrap
+from kcca.paper import numbers as P
 
 
 def _grid(title: str, rows: Sequence[str], cols: Sequence[str], ours, paper,

@@ -32,12 +32,12 @@ from kcca.cache import write_text_atomic
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
-from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 from kcca.evaluate.rankings_io import Rankings, read_rankings
 from kcca.evaluate.results_files import find_results
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, compare_systems, \
     evaluate_system
 from kcca.paper import tables as T
+from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 
 log = logging.getLogger(__name__)
 

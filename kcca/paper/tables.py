@@ -36,10 +36,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+from kcca.names import TASKS
 from kcca.paper import printed as PP
 from kcca.paper import numbers as P
 from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
-from kcca.names import TASKS
 
 TABLES = tuple(str(i) for i in range(1, 13))
 METRICS = ("R@1", "R@5", "R@10", "median rank")

@@ -18,9 +18,9 @@ import numpy as np
 
 from kcca.data.corpus import Corpus
 from kcca.evaluate.original import original_ranks
-from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
 from kcca.evaluate.relevance import get_rule
 from kcca.names import KS, TASKS
+from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
 from kcca.report.rundir import RunFolder, read_table_csv, table_header_lines
 
 #: Summary columns in order; "higher" says which direction is better.

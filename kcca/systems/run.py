@@ -138,8 +138,8 @@ def _run_serially(specs, corpus, ws, rank_dir: Path, execution: Execution,
                   solver: SolverSettings, command: str, say) -> list[str]:
     from tqdm.auto import tqdm
 
-    from kcca.systems.eta import RemainingTime
     from kcca.paper.report import chosen_text, merge_details
+    from kcca.systems.eta import RemainingTime
     from kcca.systems.runner import run_system
 
     start = time.perf_counter()
@@ -170,9 +170,9 @@ def _run_on_processes(specs, corpus, ws, rank_dir: Path, execution: Execution,
     from joblib import delayed, effective_n_jobs
     from tqdm.auto import tqdm
 
+    from kcca.paper.report import chosen_text
     from kcca.systems.distributed import TaskConfig
     from kcca.systems.eta import RemainingTime
-    from kcca.paper.report import chosen_text
     from kcca.workers import worker_parallel
 
     workers = min(effective_n_jobs(execution.jobs), len(specs))
@@ -238,8 +238,8 @@ def _system_task(spec, cfg, threads: int):
 
 def _run_on_cluster(specs, corpus, ws, rank_dir: Path, execution: Execution,
                     solver: SolverSettings, command: str, say) -> list[str]:
-    from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
     from kcca.paper.report import chosen_text
+    from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
 
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
         shared_image_blocks(specs, ws, solver.precision)

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from kcca.paper.numbers import SYSTEMS, TABLE11, TABLE12
 from kcca.paper import fidelity as F
+from kcca.paper.numbers import SYSTEMS, TABLE11, TABLE12
 
 
 def _paper_values(shift: float = 0.0) -> dict:
