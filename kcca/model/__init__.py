@@ -7,7 +7,8 @@
   version, an old joblib model or a damaged file is a :class:`ModelFormatError` telling to
   refit;
 * :mod:`~kcca.model.build`: :func:`fit_system` from a :class:`~kcca.systems.SystemSpec` and a
-  corpus (reusing :func:`~kcca.systems.run_system`'s cached stages), :func:`demo_model`;
+  corpus: the directions :func:`~kcca.systems.run_system` ranked with (no second solve) plus
+  the kernels' fitted state, :func:`demo_model`;
 * :mod:`~kcca.model.encoders`: new images and sentences to kernel rows against the training
   items (saved codebooks, preprocessing, fitted kernels);
 * :mod:`~kcca.model.html`: a self-contained HTML page of a ranking (``--html``).

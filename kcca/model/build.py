@@ -1,12 +1,11 @@
 """Fit a :class:`~kcca.model.saved.FittedSystem` from a system spec and a corpus.
 
-:func:`fit_system` runs :func:`kcca.systems.run_system` (every stage cached: kernel blocks,
-each (p, d)'s dev grid, the test rankings), so the dev choices are exactly the run's: p and d
-frozen on dev, per task the 15 dev-selected (kappa, n) models (Section 4.1.3). It then refits
-the KCCA grid for the chosen (p, d), restricted to the selected kappas and n (the same
-directions: one eigenproblem per kappa, the model with n components is the first n), keeps
-the selected models' dense directions, fits the image and text kernels on the training items
-(their fitted state is what a new query is compared with), and projects the test pools.
+:func:`fit_system` takes what :func:`kcca.systems.run_system` fitted (``keep_models=True``;
+every stage cached: kernel blocks, each (p, d)'s dev grid, the test rankings): p and d frozen
+on dev and, per task, the directions of the 15 dev-selected (kappa, n) models (Section 4.1.3)
+from the very grid that ranked the test pool (:class:`kcca.systems.fitted.Projections`). It
+adds the image and text kernels' state fitted on the training items (what a new query is
+compared with) and the test pools' projections; nothing is solved a second time.
 
 :func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
 (its defaults, small codebooks, the TRI5 system) and caches the model file
@@ -20,7 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from kcca.cache import Cache, config_key
 from kcca.data.corpus import Corpus
@@ -28,7 +26,7 @@ from kcca.data.errors import DataError
 from kcca.model.encoders import (ImageEncoder, TextEncoder, query_preprocessor,
                                  slim_image_kernel, spec_dict)
 from kcca.model.saved import (FORMAT_VERSION, CaptionPool, FittedSystem, ImagePool,
-                              ModelFormatError, Projections, load_model, save_model)
+                              ModelFormatError, load_model, save_model)
 from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
@@ -50,7 +48,6 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
     a :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
     """
     from kcca.systems.blocks import Workspace
-    from kcca.systems.grid import fit_grid, indefinite_rule
     from kcca.systems.runner import run_system
 
     if spec.model != "kcca":
@@ -60,31 +57,13 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
                                 progress=progress, image_config=image_config)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    if result is None:
-        result = run_system(corpus, spec, workspace=ws, precision=precision)
+    if result is None or result.models is None:
+        result = run_system(corpus, spec, workspace=ws, precision=precision, keep_models=True)
     timings["run_system (dev choice, cached stages)"] = time.perf_counter() - t
     chosen = result.chosen
-    p, d = float(chosen["p"]), float(chosen["d"])
-    selected = {task: [(float(k), int(n)) for k, n in models]
-                for task, models in chosen["selected"].items()}
-
-    t = time.perf_counter()
+    projections = result.models
     image = ws.image_blocks(spec.image_kernel)
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-    kappas = sorted({k for models in selected.values() for k, _ in models})
-    widths = {k: max(n for models in selected.values() for kk, n in models if kk == k)
-              for k in kappas}
-    n_values = sorted({n for models in selected.values() for _, n in models})
-    grid = fit_grid(image.train, text.train, p=p, d=d, kappas=kappas, n_values=n_values,
-                    precision=precision, progress=ws.progress,
-                    indefinite=indefinite_rule(image, text))
-    xw, xo, yw, yo = {}, {}, {}, {}
-    for k in kappas:
-        est = grid.model(k, widths[k])
-        xw[k], xo[k] = _host(est.x_weights_), _host(est.x_offset_)
-        yw[k], yo[k] = _host(est.y_weights_), _host(est.y_offset_)
-    projections = Projections(p, d, selected, xw, xo, yw, yo)
-    timings["KCCA refit (chosen p, d; selected kappas)"] = time.perf_counter() - t
 
     t = time.perf_counter()
     image_encoder = _image_encoder(ws, spec)
@@ -105,16 +84,10 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
                                [i for i, _, _ in pool], [list(t) for t in test_tokens])
     info = {"timings": {k: round(v, 2) for k, v in timings.items()},
             "test_metrics": result.table(), "n_train": len(corpus.split("train")),
-            "n_directions": int(grid.n_directions_),
+            "n_directions": projections.n_directions,
             "query_preprocessing": text_encoder.note}
     return FittedSystem(spec, corpus.name, dict(chosen), image_encoder, text_encoder,
                         projections, image_pool, caption_pool, info)
-
-
-def _host(a: Any) -> np.ndarray:
-    from kcca.backend import to_numpy
-
-    return np.ascontiguousarray(np.asarray(to_numpy(a), dtype=np.float64))
 
 
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:

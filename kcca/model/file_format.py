@@ -51,7 +51,7 @@ DTYPE_KINDS = "biufcSU"
 
 #: the only classes a model file may hold, as ``module:name``
 ALLOWED = frozenset({
-    "kcca.model.saved:FittedSystem", "kcca.model.saved:Projections",
+    "kcca.model.saved:FittedSystem", "kcca.systems.fitted:Projections",
     "kcca.model.saved:ImagePool", "kcca.model.saved:CaptionPool",
     "kcca.model.encoders:ImageEncoder", "kcca.model.encoders:TextEncoder",
     "kcca.systems.spec:SystemSpec", "kcca.systems.spec:KernelSpec", "kcca.systems.spec:GridSpec",
@@ -68,6 +68,8 @@ ALLOWED = frozenset({
     "features.text.pipeline:CaptionPreprocessor", "features.text.compounds:CompoundNormalizer",
     "features.text.spelling:SpellingCorrector", "features.text.lemmatize:WordNetLemmatizer",
 })
+#: classes that moved since files of this format version were written: old name -> new name
+MOVED = {"kcca.model.saved:Projections": "kcca.systems.fitted:Projections"}
 #: attributes not stored but rebuilt on load: class -> {attribute: rebuilder name}
 REBUILT = {"features.text.pipeline:CaptionPreprocessor": {"tagger_": "pos-tagger"}}
 
@@ -143,6 +145,7 @@ _CLASSES: dict[str, type] = {}
 
 def _resolve(name: str) -> type:
     """An allowed class by ``module:name`` (only modules of :data:`ALLOWED` are imported)."""
+    name = MOVED.get(name, name)
     cls = _CLASSES.get(name)
     if cls is None:
         if name not in ALLOWED:

@@ -31,63 +31,12 @@ from kcca import __version__
 from kcca.model import file_format
 from kcca.model.encoders import ImageEncoder, QueryError, TextEncoder, folder_images
 from kcca.model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
+from kcca.systems.fitted import Projections
 from kcca.systems.spec import SystemSpec
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "ModelFormatError", "FittedSystem", "Projections",
            "ImagePool", "CaptionPool", "Ranking", "save_model", "load_model", "read_header",
            "header_of"]
-
-
-# ------------------------------------------------------------------ projections
-@dataclass
-class Projections:
-    """The chosen models' KCCA directions (eq. 3), dense, one block per kappa.
-
-    For each kappa used by a selected model: ``x_weights[kappa]`` (n_train, m) dual image
-    directions for ``K_I ** p`` and ``x_offset[kappa]`` (m,) the training mean of the
-    projection; likewise ``y_*`` for the text kernel (``d`` only scales the training diagonal,
-    so new rows are used as they are). ``m`` is the largest n selected with that kappa; the
-    model (kappa, n) uses the first n columns (the solver's grid property). ``selected``: task ->
-    the (kappa, n) of its models, in dev-selection order.
-    """
-
-    p: float
-    d: float
-    selected: dict[str, list[tuple[float, int]]]
-    x_weights: dict[float, np.ndarray]
-    x_offset: dict[float, np.ndarray]
-    y_weights: dict[float, np.ndarray]
-    y_offset: dict[float, np.ndarray]
-
-    @property
-    def n_train(self) -> int:
-        return int(next(iter(self.x_weights.values())).shape[0])
-
-    def project_x(self, K: np.ndarray) -> dict[float, np.ndarray]:
-        """Image projections of a raw (n_new, n_train) image-kernel block (``p`` applied here)."""
-        K = self._check(K, "image")
-        if self.p != 1:
-            K = K ** self.p
-        return {k: K @ W - self.x_offset[k] for k, W in self.x_weights.items()}
-
-    def project_y(self, K: np.ndarray) -> dict[float, np.ndarray]:
-        """Text projections of a (n_new, n_train) text-kernel block."""
-        K = self._check(K, "text")
-        return {k: K @ W - self.y_offset[k] for k, W in self.y_weights.items()}
-
-    def _check(self, K: np.ndarray, what: str) -> np.ndarray:
-        K = np.asarray(K, dtype=np.float64)
-        if K.ndim != 2 or K.shape[1] != self.n_train:
-            raise ValueError(f"{what}-kernel block must be (n_new, {self.n_train}), got {K.shape}")
-        return K
-
-    def scores(self, task: str, queries: Mapping[float, np.ndarray],
-               candidates: Mapping[float, np.ndarray]) -> list[np.ndarray]:
-        """Cosine scores (eq. 4) of each selected model of ``task``: (n_queries, n_candidates)."""
-        from kcca.scoring import cosine_scores
-
-        return [cosine_scores(queries[k][:, :n], candidates[k][:, :n])
-                for k, n in self.selected[task]]
 
 
 # ------------------------------------------------------------------------ pools

@@ -6,16 +6,19 @@
 * :mod:`~kcca.systems.blocks`: :class:`Workspace`, the cached kernel blocks of a corpus;
 * :mod:`~kcca.systems.grid`: the KCCA grid on dev, the p/d choice, Borda rankings;
 * :mod:`~kcca.systems.runner`: :func:`run_system` and :class:`SystemResult`;
+* :mod:`~kcca.systems.fitted`: :class:`Projections`, the chosen models' directions a run keeps
+  (``keep_models=True``) and a saved model ranks with;
 * :mod:`~kcca.systems.run`: :func:`run_systems`, several systems on one of three executors.
 
 The tables beside the paper's numbers are :mod:`kcca.paper`.
 """
 
 from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.fitted import Projections
 from kcca.systems.registry import check_names, make_any_kernel
 from kcca.systems.runner import SystemResult, run_system
 from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec, load_spec, load_specs, select_specs
 
-__all__ = ["Blocks", "GridSpec", "KernelSpec", "SystemResult", "SystemSpec", "Workspace",
-           "check_names", "load_spec", "load_specs", "make_any_kernel", "run_system",
+__all__ = ["Blocks", "GridSpec", "KernelSpec", "Projections", "SystemResult", "SystemSpec",
+           "Workspace", "check_names", "load_spec", "load_specs", "make_any_kernel", "run_system",
            "select_specs"]

@@ -37,6 +37,7 @@ from kcca.evaluate.rankings_io import Rankings, write_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
 from kcca.names import KS, TASKS
 from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.fitted import Projections
 from kcca.systems.grid import (DevOutcome, borda_rankings, choose, dev_outcome, fit_grid,
                                indefinite_rule)
 from kcca.systems.spec import SystemSpec
@@ -57,7 +58,8 @@ class SystemResult:
         spec: the system; rankings: task -> (n_queries, n_candidates) candidate indices, rows
         in pool order; evaluation: every metric per query and aggregated; chosen: the frozen
         settings (``p``, ``d`` for KCCA; ``text_kernel`` for NN); dev: the dev figures of every
-        (p, d) or candidate tried; timings: seconds per stage.
+        (p, d) or candidate tried; timings: seconds per stage; models: the chosen models'
+        directions that ranked the test pool (KCCA systems run with ``keep_models=True``).
     """
 
     spec: SystemSpec
@@ -67,6 +69,7 @@ class SystemResult:
     chosen: dict[str, Any]
     dev: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    models: Projections | None = None
 
     def table(self) -> dict[str, dict[str, float]]:
         """task -> metric -> aggregate (R@k in percent, median rank, S@k, R-precision)."""
@@ -89,7 +92,7 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
                seed: int = 0, progress: bool = True, workspace: Workspace | None = None,
                image_config: Any = None, precision: float | None = None,
                with_bleu_rouge: bool = False, search_rank: int | None = None,
-               backend: str = "numpy") -> SystemResult:
+               backend: str = "numpy", keep_models: bool = False) -> SystemResult:
     """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
 
     ``workspace`` shares features, tokens and kernel blocks between systems of one run (it
@@ -97,7 +100,10 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
     the array backend of kernels and solver: ``"numpy"``, ``"cupy"`` or ``"auto"``);
     ``precision`` is the factor truncation of the solver (None: its default);
     ``search_rank`` overrides the spec's ``grid.search_rank`` (the (p, d) search with
-    rank-capped factors, :class:`kcca.systems.spec.GridSpec`); 0 searches at full precision.
+    rank-capped factors, :class:`kcca.systems.spec.GridSpec`); 0 searches at full precision;
+    ``keep_models`` keeps the directions of the chosen models (``SystemResult.models``, what
+    :func:`kcca.model.fit_system` saves; a KCCA grid whose test rankings came from the cache
+    is fitted again for them, with the run's factor cache and backend).
     """
     ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
                                 progress=progress, image_config=image_config, backend=backend)
@@ -107,25 +113,27 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
     t = time.perf_counter()
     image = ws.image_blocks(spec.image_kernel)
     timings["image kernel"] = time.perf_counter() - t
+    models = None
     if spec.model == "nn":
         rankings, chosen, dev = _run_nn(ws, spec, image, timings)
     else:
-        rankings, chosen, dev = _run_kcca(ws, spec, image, timings, precision,
-                                          spec.grid.search_rank if search_rank is None
-                                          else (search_rank or None))
+        rankings, chosen, dev, models = _run_kcca(
+            ws, spec, image, timings, precision,
+            spec.grid.search_rank if search_rank is None else (search_rank or None),
+            keep_models=keep_models)
     t = time.perf_counter()
     ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
     evaluation = evaluate_system(Rankings(spec.name, "test", rankings), ctx, KS)
     timings["evaluation"] = time.perf_counter() - t
-    return SystemResult(spec, corpus.name, rankings, evaluation, chosen, dev, timings)
+    return SystemResult(spec, corpus.name, rankings, evaluation, chosen, dev, timings, models)
 
 
 # --------------------------------------------------------------------------- KCCA
 
 
 def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
-              precision: float | None, search_rank: int | None = None
-              ) -> tuple[dict, dict, list]:
+              precision: float | None, search_rank: int | None = None,
+              keep_models: bool = False) -> tuple[dict, dict, list, Projections | None]:
     t = time.perf_counter()
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     timings["text kernel"] = time.perf_counter() - t
@@ -180,11 +188,16 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
              best.criterion)
     t = time.perf_counter()
 
+    def chosen_grid() -> Any:
+        if (best.p, best.d) not in fitted:
+            fitted[(best.p, best.d)] = fit_grid(
+                image.train, text.train, p=best.p, d=best.d, kappas=g.kappas,
+                n_values=n_values, precision=precision, factor_cache=factors,
+                backend=ws.backend, indefinite=indefinite)
+        return fitted[(best.p, best.d)]
+
     def test_rankings() -> dict[str, np.ndarray]:
-        grid = fitted[(best.p, best.d)] if (best.p, best.d) in fitted else fit_grid(
-            image.train, text.train, p=best.p, d=best.d, kappas=g.kappas, n_values=n_values,
-            precision=precision, factor_cache=factors, backend=ws.backend,
-            indefinite=indefinite)
+        grid = chosen_grid()
         return {task: borda_rankings(grid, image.test, text.test, task,
                                      best.selected[task]).astype(np.int32)
                 for task in TASKS}
@@ -193,12 +206,17 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
                                                           for k, v in best.selected.items()}}
     rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings, inputs)
     timings["test rankings"] = time.perf_counter() - t
+    models = None
+    if keep_models:
+        t = time.perf_counter()
+        models = Projections.from_grid(chosen_grid(), best.selected)
+        timings["chosen models"] = time.perf_counter() - t
     fitted.clear()
     chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
               **({"search_rank": int(search_rank)} if search else {}),
               "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
     return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,
-            [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)])
+            [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)], models)
 
 
 # --------------------------------------------------------------------------- NN

@@ -35,7 +35,7 @@ def small(tmp_path_factory):
     spec, corpus, image_config = demo_spec_and_corpus(n_train=120, n_dev=40, n_test=40,
                                                       n_count=10, p=[2], d=[1, 3])
     ws = Workspace(corpus, cache, progress=False, image_config=image_config)
-    result = run_system(corpus, spec, workspace=ws)
+    result = run_system(corpus, spec, workspace=ws, keep_models=True)
     model = fit_system(corpus, spec, workspace=ws, result=result)
     return model, result, corpus, ws
 
@@ -57,6 +57,32 @@ def test_pool_rankings_equal_run_system(small):
     np.testing.assert_array_equal(
         model.rank_pool("annotation", model.image_pool.projections,
                         model.caption_pool.projections), result.rankings["annotation"])
+
+
+def test_model_holds_the_runs_own_directions_and_solves_nothing_again(small, monkeypatch):
+    """fit_system saves the grid run_system ranked with: no second KCCA solve."""
+    from kcca import solver
+    from kcca.systems.fitted import Projections
+
+    model, result, corpus, ws = small
+    assert isinstance(result.models, Projections) and model.projections is result.models
+    assert result.models.selected == {t: [tuple(m) for m in ms]
+                                      for t, ms in result.chosen["selected"].items()}
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("fit_system solved the KCCA grid again")
+
+    monkeypatch.setattr(solver.KCCAGrid, "fit", no_solve)
+    again = fit_system(corpus, model.spec, workspace=ws, result=result)
+    assert again.projections is result.models
+
+
+def test_models_file_of_the_previous_layout_still_loads():
+    """Model files name Projections by its former module; the loader maps it to the new one."""
+    from kcca.model import file_format
+    from kcca.systems.fitted import Projections
+
+    assert file_format._resolve("kcca.model.saved:Projections") is Projections
 
 
 def test_free_text_and_free_image_paths_equal_run_system(small):
