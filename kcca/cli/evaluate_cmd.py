@@ -49,6 +49,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "files name, e.g. that of a `kcca demo --n-test ...` run); default: "
                         "the corpus the files record")
     p.add_argument("--split", default="test", help="pool the rankings rank (default test)")
+    p.add_argument("--ties", default="last", choices=("last", "first", "mean"),
+                   help="place of the original item among candidates with its score, for R@k "
+                        "and median rank: last (default, every table's rule: ties never favour "
+                        "it), first or mean (how much a system owes to ties; NN systems tie "
+                        "massively; needs rankings that record ties)")
     p.add_argument("--compare", action="store_true",
                    help="significance of each system against the first")
     p.add_argument("--samples", type=int, default=100_000,
@@ -193,9 +198,13 @@ def run(args: argparse.Namespace) -> int:
             except (LookupError, MissingResourceError) as exc:  # no NLTK stop words: go on
                 ctx.with_bleu_rouge = False
                 note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
-        evals = [evaluate_compact(read_compact(path), ctx) if is_compact(path) else
-                 evaluate_system(read_rankings(path, corpus.pool(args.split)), ctx)
+        evals = [evaluate_compact(read_compact(path), ctx, ties=args.ties) if is_compact(path)
+                 else evaluate_system(read_rankings(path, corpus.pool(args.split)), ctx,
+                                      ties=args.ties)
                  for path in args.rankings]
+        if args.ties != "last":
+            note(f"note: R@k and median rank with the original item {args.ties} among "
+                 "candidates of equal score (the tables put it last)")
         for path, e in zip(args.rankings, evals):
             for message in e.notes if is_compact(path) else []:
                 note(f"note: {e.system}: {message}")

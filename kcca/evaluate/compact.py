@@ -10,7 +10,9 @@ read, small enough to commit beside the tables (``<SYSTEM>.ranks.npz``, about 60
   for k up to the depth, R-precision when every query has at most ``DEPTH`` relevant items,
   the expert scores and BLEU/ROUGE of the first caption: Sections 4.2 and 4.3.3; the report's
   query browser);
-* the pool's query and candidate ids, and the header of the rankings file it came from.
+* the pool's query and candidate ids, and the header of the rankings file it came from;
+* per task, ``gold_ties`` when the rankings record them: the other candidates sharing the
+  original item's score (``kcca evaluate --ties``).
 
 When the file is written with the judgments at hand, the per-query values of every judged
 metric are stored too, with the relevance rule and the judgment files' digest: without the data
@@ -71,6 +73,8 @@ class CompactRankings:
     #: files of digest ``meta["judgments"]``): the tables without the data, and the metrics
     #: that need the whole ranking with it
     full_metrics: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)
+    #: per task with a record, the other candidates sharing the original item's score
+    gold_ties: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def depth(self) -> int:
@@ -111,7 +115,9 @@ def from_rankings(rankings: Rankings, pool: Sequence[tuple[str, str, str]], *, c
     meta = {"relevance": relevance, "judgments": judgments,
             "aggregates": evaluation.table(), "coverage": evaluation.coverage} if full else {}
     return CompactRankings(rankings.system, corpus, rankings.split, gold, top, qids, cids,
-                           source=rankings.source, meta=meta, full_metrics=full)
+                           source=rankings.source, meta=meta, full_metrics=full,
+                           gold_ties={t: np.asarray(v, dtype=np.int32)
+                                      for t, v in rankings.gold_ties.items()})
 
 
 def write_compact(path: str | Path, compact: CompactRankings) -> Path:
@@ -134,6 +140,8 @@ def write_compact(path: str | Path, compact: CompactRankings) -> Path:
         arrays[f"{task}/candidate_ids"] = np.array(compact.candidate_ids[task], dtype=str)
         for name, values in compact.full_metrics.get(task, {}).items():
             arrays[f"{task}/metric/{name}"] = np.asarray(values, dtype=float)
+        if task in compact.gold_ties:
+            arrays[f"{task}/gold_ties"] = np.asarray(compact.gold_ties[task], dtype=np.int32)
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as fh:
@@ -168,7 +176,7 @@ def read_compact(path: str | Path) -> CompactRankings:
     if header.get("version") != VERSION:
         raise DataError(f"{path}: compact results version {header.get('version')!r}; this "
                         f"kcca reads version {VERSION}", fix=fix)
-    gold, top, qids, cids = {}, {}, {}, {}
+    gold, top, qids, cids, ties = {}, {}, {}, {}, {}
     full: dict[str, dict[str, np.ndarray]] = {}
     for task in header.get("tasks", []):
         if task not in TASKS:
@@ -195,6 +203,13 @@ def read_compact(path: str | Path) -> CompactRankings:
             raise DataError(f"{path}: task {task}: the top lists disagree with the gold ranks",
                             fix=fix)
         gold[task], top[task], qids[task], cids[task] = g.astype(np.int64), t.astype(np.int64), q, c
+        if f"{task}/gold_ties" in arrays:
+            tied = arrays[f"{task}/gold_ties"]
+            if tied.shape != (n,) or tied.dtype.kind not in "iu" or \
+                    (n and (tied.min() < 0 or np.any(tied >= g))):
+                raise DataError(f"{path}: task {task}: gold_ties must be {n} counts, each "
+                                "below the original item's rank", fix=fix)
+            ties[task] = tied.astype(np.int64)
         prefix = f"{task}/metric/"
         for key in [k for k in arrays if k.startswith(prefix)]:
             values = arrays[key]
@@ -207,7 +222,7 @@ def read_compact(path: str | Path) -> CompactRankings:
     return CompactRankings(str(header.get("system") or path.name[: -len(SUFFIX)]),
                            str(header.get("corpus", "")), str(header.get("split", "test")),
                            gold, top, qids, cids, source=str(path), meta=header,
-                           full_metrics=full)
+                           full_metrics=full, gold_ties=ties)
 
 
 def check_pool(compact: CompactRankings, pool: Sequence[tuple[str, str, str]]) -> None:

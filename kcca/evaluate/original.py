@@ -73,8 +73,8 @@ def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = 
     ``scores`` is ``(n_queries, n_candidates)``, higher is better. NaN scores are an error.
     ``ties``: ``"last"`` (the default and the rule of every table: ties never favour the gold
     item), ``"first"`` (rank = 1 + candidates scoring strictly higher) or ``"mean"`` (the
-    average of the two, a float); the last two exist to measure how much a system's figures
-    owe to ties (``scripts/nn_tie_rule.py``).
+    average of the two, a float); the last two measure how much a system's figures owe to
+    ties (``kcca evaluate --ties``, from the tie counts of :func:`gold_ties_from_scores`).
     """
     if ties not in TIE_RULES:
         raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
@@ -92,6 +92,30 @@ def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = 
         return last
     first = (s > gold_score).sum(axis=1).astype(np.int64) + 1
     return first if ties == "first" else (first + last) / 2.0
+
+
+def gold_ties_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None) -> np.ndarray:
+    """Per query, how many other candidates share the gold item's score: under the tie rule of
+    every table they are all ranked ahead of it (:func:`rankings_from_scores`), so the gold
+    item's rank with ``ties="first"`` is its stored rank minus this count."""
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 2:
+        raise DataError(f"scores must be a (n_queries, n_candidates) array, got shape {s.shape}")
+    g = _gold(s.shape[0], s.shape[1], gold)
+    return (s == s[np.arange(s.shape[0]), g][:, None]).sum(axis=1).astype(np.int64) - 1
+
+
+def ranks_under_tie_rule(ranks: np.ndarray, gold_ties: np.ndarray, ties: str) -> np.ndarray:
+    """Gold ranks stored under ``ties="last"`` moved to another rule of :data:`TIE_RULES`:
+    ``first`` = rank - ties, ``mean`` = rank - ties / 2 (as :func:`original_ranks_from_scores`)."""
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+    r, t = np.asarray(ranks), np.asarray(gold_ties)
+    if r.shape != t.shape:
+        raise DataError(f"{t.shape[0] if t.ndim else 0} tie counts for {r.shape[0]} queries")
+    if ties == "last":
+        return r
+    return r - t if ties == "first" else r - t / 2.0
 
 
 def rank_candidates(scores: np.ndarray) -> np.ndarray:

@@ -12,7 +12,8 @@ Format (JSON, UTF-8)::
           "rankings": {"img1.jpg": ["img7.jpg#2", "img1.jpg#2", ...], ...}
         },
         "search": {                          # queries: pool captions; candidates: pool images
-          "rankings": {"img1.jpg#2": ["img1.jpg", 42, ...], ...}
+          "rankings": {"img1.jpg#2": ["img1.jpg", 42, ...], ...},
+          "gold_ties": {"img9.jpg#2": 948, ...}  # optional, see below
         }
       }
     }
@@ -23,6 +24,13 @@ candidate exactly once, best first; an entry is a candidate id or its 0-based in
 candidate, or a duplicate JSON key is an error naming the query and the id. Nothing is dropped
 or re-ordered: rankings are returned as integer arrays with rows in pool query order and
 entries as pool candidate indices (docs/design.md#scores-and-rankings).
+
+``gold_ties`` (optional) records, per query, how many other candidates share the original
+item's score; they are ranked ahead of it (a tie never favours the original item), so
+``kcca evaluate --ties first|mean`` can move the original item to the front or the middle of
+its tie. Queries not listed have none; a task without the key has no record. Systems that rank
+raw scores (NN, eq. 2) record it; Borda rankings (KCCA) record an empty one, their order being
+decided by Borda's own rules (Sec. 4.1.3).
 """
 
 from __future__ import annotations
@@ -52,6 +60,9 @@ class Rankings:
     tasks: Mapping[str, np.ndarray]
     source: str = ""
     meta: Mapping[str, object] = field(default_factory=dict)
+    #: task -> (n_queries,) other candidates sharing the original item's score (ranked ahead
+    #: of it); tasks without a record are absent
+    gold_ties: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
 def pool_ids(pool: list[tuple[str, str, str]], task: str) -> tuple[list[str], list[str]]:
@@ -141,6 +152,32 @@ def parse_task(where: str, task: str, block: Mapping, pool: list[tuple[str, str,
     return out
 
 
+def parse_gold_ties(where: str, task: str, block: Mapping, rankings: np.ndarray,
+                    pool: list[tuple[str, str, str]]) -> np.ndarray | None:
+    """A task block's ``gold_ties`` as (n_queries,) counts in pool order (None when absent);
+    a count must be a whole number below the original item's rank."""
+    from kcca.evaluate.original import original_ranks
+
+    if "gold_ties" not in block:
+        return None
+    ties = block["gold_ties"]
+    if not isinstance(ties, Mapping):
+        raise DataError(f"{where}: {task} 'gold_ties' must map query ids to counts")
+    queries, _ = pool_ids(pool, task)
+    row = {q: i for i, q in enumerate(queries)}
+    ranks = original_ranks(rankings)
+    out = np.zeros(len(queries), dtype=np.int64)
+    for q, n in ties.items():
+        if q not in row:
+            raise DataError(f"{where}: {task} 'gold_ties' query {q!r} is not in the pool")
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < ranks[row[q]]:
+            raise DataError(f"{where}: {task} 'gold_ties' of query {q!r} is {n!r}: it must be "
+                            f"a whole number from 0 to {int(ranks[row[q]]) - 1} (the candidates "
+                            "ranked ahead of the original item)")
+        out[row[q]] = n
+    return out
+
+
 def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Rankings:
     """Read and validate a rankings file against ``pool`` (``Corpus.pool(split)``)."""
     p = Path(path)
@@ -174,14 +211,17 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
         if t not in TASKS:
             raise DataError(f"{p}: unknown task {t!r}; use {TASKS}")
     parsed = {t: parse_task(str(p), t, tasks[t], pool) for t in TASKS if t in tasks}
+    ties = {t: parse_gold_ties(str(p), t, tasks[t], parsed[t], pool) for t in parsed}
     meta = {k: v for k, v in data.items() if k not in ("tasks",)}
     return Rankings(str(data.get("system", p.stem)), str(data.get("split", "test")), parsed,
-                    str(p), meta)
+                    str(p), meta, {t: v for t, v in ties.items() if v is not None})
 
 
 def rankings_document(pool: list[tuple[str, str, str]], tasks: Mapping[str, np.ndarray], *,
-                      system: str, corpus: str = "flickr8k", split: str = "test") -> dict:
-    """The JSON document for integer rankings (rows: pool queries; entries: pool indices)."""
+                      system: str, corpus: str = "flickr8k", split: str = "test",
+                      gold_ties: Mapping[str, np.ndarray] | None = None) -> dict:
+    """The JSON document for integer rankings (rows: pool queries; entries: pool indices);
+    ``gold_ties`` per task (n_queries,) counts, written for the queries that have ties."""
     doc: dict = {"format": FORMAT, "version": VERSION, "system": system, "corpus": corpus,
                  "split": split, "tasks": {}}
     for task, r in tasks.items():
@@ -196,14 +236,22 @@ def rankings_document(pool: list[tuple[str, str, str]], tasks: Mapping[str, np.n
         doc["tasks"][task] = {"candidates": cands,
                               "rankings": {q: [cands[j] for j in row]
                                            for q, row in zip(queries, arr.tolist())}}
+        if gold_ties is not None and task in gold_ties:
+            counts = np.asarray(gold_ties[task], dtype=np.int64)
+            if counts.shape != (len(queries),):
+                raise DataError(f"{task} gold_ties have shape {counts.shape}, expected "
+                                f"({len(queries)},)")
+            doc["tasks"][task]["gold_ties"] = {q: int(n) for q, n in zip(queries, counts) if n}
     return doc
 
 
 def write_rankings(path: str | Path, pool: list[tuple[str, str, str]],
                    tasks: Mapping[str, np.ndarray], *, system: str, corpus: str = "flickr8k",
-                   split: str = "test") -> Path:
+                   split: str = "test", gold_ties: Mapping[str, np.ndarray] | None = None
+                   ) -> Path:
     """Write integer rankings as a rankings file (atomically: temp file, then rename)."""
     p = Path(path)
-    doc = rankings_document(pool, tasks, system=system, corpus=corpus, split=split)
+    doc = rankings_document(pool, tasks, system=system, corpus=corpus, split=split,
+                            gold_ties=gold_ties)
     remove_stale_temp_files(p.parent, recursive=False)
     return write_text_atomic(p, json.dumps(doc))

@@ -11,7 +11,7 @@ of medians for median rank, of means otherwise), as in the paper.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from kcca.data.errors import DataError
 from kcca.evaluate.expert import ExpertMatrix, ExpertResult, corpus_expert, expert_metrics
 from kcca.evaluate.judged_metrics import judged_metrics, total_r_precision
 from kcca.evaluate.judging_protocol import RelevanceModel, fit_relevance_model, protocol_metrics
-from kcca.evaluate.original import DEFAULT_KS, PerQuery, original_item_metrics, original_ranks
+from kcca.evaluate.original import (DEFAULT_KS, PerQuery, original_item_metrics, original_ranks,
+                                    ranks_under_tie_rule)
 from kcca.evaluate.rankings_io import Rankings
 from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
 from kcca.evaluate.statistics import mcnemar, randomization_test
@@ -138,9 +139,27 @@ def first_caption_metrics(top1: np.ndarray, ctx: EvaluationContext,
     return expert_result
 
 
+def gold_ranks(ranks: np.ndarray, gold_ties: Mapping[str, np.ndarray], task: str,
+               source: str, ties: str = "last") -> np.ndarray:
+    """The original items' ranks under tie rule ``ties`` (``kcca.evaluate.original``), from
+    ranks stored under ``"last"`` and the recorded ``gold_ties``; another rule without a
+    record of ties is an error naming the file."""
+    if ties == "last":
+        return ranks
+    if task not in gold_ties:
+        raise DataError(f"{source}: its {task} rankings hold no record of score ties, so the "
+                        f"original item cannot be moved to the {ties} place of its tie",
+                        fix="leave out --ties (the tables' rule: ties never favour the original "
+                            "item), or write the rankings again with `kcca reproduce`, which "
+                            "records the ties")
+    return ranks_under_tie_rule(ranks, gold_ties[task], ties)
+
+
 def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
-                    ks: Sequence[int] = DEFAULT_KS) -> SystemEvaluation:
-    """All metrics of one system over ``ctx``'s pool (rankings from ``read_rankings``)."""
+                    ks: Sequence[int] = DEFAULT_KS, ties: str = "last") -> SystemEvaluation:
+    """All metrics of one system over ``ctx``'s pool (rankings from ``read_rankings``);
+    ``ties`` the place of the original item among equal scores for R@k and median rank
+    (``"last"``, the tables' rule; ``"first"`` or ``"mean"`` need recorded ties)."""
     metrics: dict[str, dict[str, PerQuery]] = {}
     coverage: dict[str, dict] = {}
     notes: list[str] = []
@@ -149,7 +168,8 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
     if rel is None:
         notes.append("no crowd judgments: S@k and R-precision not computed")
     for task, r in rankings.tasks.items():
-        m = dict(original_item_metrics(original_ranks(r), ks))
+        m = dict(original_item_metrics(gold_ranks(original_ranks(r), rankings.gold_ties, task,
+                                                  rankings.source, ties), ks))
         if rel is not None:
             relevant, judged = rel.for_task(task)
             jm, cov = judged_metrics(r, relevant, judged, ks)
@@ -177,7 +197,7 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
 
 
 def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
-                     ks: Sequence[int] = DEFAULT_KS) -> SystemEvaluation:
+                     ks: Sequence[int] = DEFAULT_KS, ties: str = "last") -> SystemEvaluation:
     """What :func:`evaluate_system` computes, from compact results
     (:mod:`kcca.evaluate.compact`): R@k and median rank from the stored gold ranks; with the
     corpus's judgments (``ctx.corpus`` not None) S@k for k up to the depth kept, R-precision
@@ -198,7 +218,8 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
     for task, gold in compact.gold.items():
         top = compact.top[task]
         rows = np.arange(top.shape[0])
-        m = dict(original_item_metrics(gold, ks))
+        m = dict(original_item_metrics(gold_ranks(gold, compact.gold_ties, task, compact.source,
+                                                  ties), ks))
         if rel is not None:
             relevant, judged = rel.for_task(task)
             ordered = np.take_along_axis(np.asarray(relevant, bool), top, axis=1)

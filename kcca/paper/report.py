@@ -256,7 +256,8 @@ def write_compact_beside(path: Path, rankings: Rankings, evaluation: SystemEvalu
                 all(set(metrics) <= set(stored.get(task, ()))
                     for task, metrics in evaluation.table().items()):
             return None
-    compact = from_rankings(Rankings(rankings.system, rankings.split, rankings.tasks, str(path)),
+    compact = from_rankings(Rankings(rankings.system, rankings.split, rankings.tasks, str(path),
+                                     gold_ties=rankings.gold_ties),
                             ctx.corpus.pool(ctx.split), corpus=ctx.corpus.name,
                             evaluation=evaluation, relevance=rule, judgments=judgments)
     compact.meta["source_digest"] = digest

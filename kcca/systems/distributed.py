@@ -62,7 +62,8 @@ def _corpus(data_dir: str, splits_dir: str | None):
 
 
 def run_system_task(spec, cfg: TaskConfig) -> dict:
-    """Run one system on a worker; returns ``{"details", "rankings", "table"}`` (picklable)."""
+    """Run one system on a worker; returns ``{"details", "rankings", "gold_ties", "table"}``
+    (picklable)."""
     from kcca.systems import Workspace, run_system
 
     if cfg.nltk_path:
@@ -75,7 +76,8 @@ def run_system_task(spec, cfg: TaskConfig) -> dict:
     res = run_system(corpus, spec, workspace=ws, precision=cfg.precision,
                      search_rank=cfg.search_rank)
     return {"details": res.to_json(), "table": res.table(),
-            "rankings": {t: np.asarray(r, dtype=np.int32) for t, r in res.rankings.items()}}
+            "rankings": {t: np.asarray(r, dtype=np.int32) for t, r in res.rankings.items()},
+            "gold_ties": {t: np.asarray(v, dtype=np.int32) for t, v in res.gold_ties.items()}}
 
 
 def client_for(address: str):

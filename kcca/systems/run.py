@@ -219,7 +219,8 @@ def record_task_result(spec: Any, res: dict, corpus: Any, rank_dir: Path, comman
     from kcca.paper.report import merge_details
 
     write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus.pool("test"),
-                   res["rankings"], system=spec.name, corpus=corpus.name, split="test")
+                   res["rankings"], system=spec.name, corpus=corpus.name, split="test",
+                   gold_ties=res.get("gold_ties"))
     merge_details(rank_dir, [{**res["details"], "command": command, "date": now(), **extra}])
 
 

@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from kcca.cache import Cache
 from kcca.data.corpus import Corpus
-from kcca.evaluate.original import rankings_from_scores
+from kcca.evaluate.original import gold_ties_from_scores, rankings_from_scores
 from kcca.evaluate.rankings_io import Rankings, write_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
 from kcca.names import KS, TASKS
@@ -59,7 +59,9 @@ class SystemResult:
         in pool order; evaluation: every metric per query and aggregated; chosen: the frozen
         settings (``p``, ``d`` for KCCA; ``text_kernel`` for NN); dev: the dev figures of every
         (p, d) or candidate tried; timings: seconds per stage; models: the chosen models'
-        directions that ranked the test pool (KCCA systems run with ``keep_models=True``).
+        directions that ranked the test pool (KCCA systems run with ``keep_models=True``);
+        gold_ties: per task, the other candidates sharing the original item's score (NN
+        systems; zero for Borda rankings, ordered by Borda's rules), written to the rankings.
     """
 
     spec: SystemSpec
@@ -70,6 +72,7 @@ class SystemResult:
     dev: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     models: Projections | None = None
+    gold_ties: dict[str, np.ndarray] = field(default_factory=dict)
 
     def table(self) -> dict[str, dict[str, float]]:
         """task -> metric -> aggregate (R@k in percent, median rank, S@k, R-precision)."""
@@ -78,7 +81,7 @@ class SystemResult:
     def write_rankings(self, path: str | Path, corpus: Corpus, split: str = "test") -> Path:
         """The rankings file read by ``kcca evaluate`` (:mod:`kcca.evaluate.rankings_io`)."""
         return write_rankings(path, corpus.pool(split), self.rankings, system=self.spec.name,
-                              corpus=corpus.name, split=split)
+                              corpus=corpus.name, split=split, gold_ties=self.gold_ties)
 
     def to_json(self) -> dict[str, Any]:
         return {"system": self.spec.name, "short_name": self.spec.short_name,
@@ -115,17 +118,20 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
     timings["image kernel"] = time.perf_counter() - t
     models = None
     if spec.model == "nn":
-        rankings, chosen, dev = _run_nn(ws, spec, image, timings)
+        rankings, chosen, dev, gold_ties = _run_nn(ws, spec, image, timings)
     else:
         rankings, chosen, dev, models = _run_kcca(
             ws, spec, image, timings, precision,
             spec.grid.search_rank if search_rank is None else (search_rank or None),
             keep_models=keep_models)
+        gold_ties = {task: np.zeros(len(r), dtype=np.int64) for task, r in rankings.items()}
     t = time.perf_counter()
     ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
-    evaluation = evaluate_system(Rankings(spec.name, "test", rankings), ctx, KS)
+    evaluation = evaluate_system(Rankings(spec.name, "test", rankings, gold_ties=gold_ties),
+                                 ctx, KS)
     timings["evaluation"] = time.perf_counter() - t
-    return SystemResult(spec, corpus.name, rankings, evaluation, chosen, dev, timings, models)
+    return SystemResult(spec, corpus.name, rankings, evaluation, chosen, dev, timings, models,
+                        gold_ties)
 
 
 # --------------------------------------------------------------------------- KCCA
@@ -222,12 +228,17 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
 # --------------------------------------------------------------------------- NN
 
 
-def _nn_rankings(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]:
-    """Eq. 2 with one neighbour; ties never favour the original (kcca.evaluate.original)."""
+def _nn_scores(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]:
+    """Eq. 2 with one neighbour: task -> (n_queries, n_candidates) scores."""
     from kcca.nn import nn_annotation_scores, nn_search_scores
 
-    return {"annotation": rankings_from_scores(nn_annotation_scores(image[split], text[split])),
-            "search": rankings_from_scores(nn_search_scores(image[split], text[split]))}
+    return {"annotation": nn_annotation_scores(image[split], text[split]),
+            "search": nn_search_scores(image[split], text[split])}
+
+
+def _nn_rankings(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]:
+    """Eq. 2 rankings; ties never favour the original (kcca.evaluate.original)."""
+    return {task: rankings_from_scores(s) for task, s in _nn_scores(image, text, split).items()}
 
 
 def _criterion(rankings: dict[str, np.ndarray]) -> float:
@@ -238,7 +249,7 @@ def _criterion(rankings: dict[str, np.ndarray]) -> float:
 
 
 def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
-            ) -> tuple[dict, dict, list]:
+            ) -> tuple[dict, dict, list, dict]:
     t = time.perf_counter()
     candidates = spec.candidate_text_kernels
     dev, scored = [], []
@@ -250,6 +261,8 @@ def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
     _, _, text, best = min(scored, key=lambda s: (s[0], s[1]))
     timings["text kernel"] = time.perf_counter() - t
     t = time.perf_counter()
-    rankings = _nn_rankings(image, text, "test")
+    scores = _nn_scores(image, text, "test")
+    rankings = {task: rankings_from_scores(s) for task, s in scores.items()}
+    gold_ties = {task: gold_ties_from_scores(s) for task, s in scores.items()}
     timings["test rankings"] = time.perf_counter() - t
-    return rankings, {"text_kernel": best.as_dict()}, dev
+    return rankings, {"text_kernel": best.as_dict()}, dev, gold_ties
