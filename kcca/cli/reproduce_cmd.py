@@ -221,6 +221,9 @@ def run(args: argparse.Namespace) -> int:
             run_lines.append("no corpus data at hand: tables rebuilt from the compact results "
                              "files (*.ranks.npz); Tables 8-10 and the Random row's judged "
                              "columns need the data (--data-dir or KCCA_DATA_DIR)")
+            print("note: no corpus data at hand, so the tables are rebuilt from the compact "
+                  "results files; Tables 8-10 and the Random row's judged columns need the "
+                  "data (--data-dir or KCCA_DATA_DIR) and are left empty")
     else:
         from kcca.systems import Workspace, load_specs, select_specs
         from kcca.systems.spec import default_experiments_dir
