@@ -41,7 +41,7 @@ def workspace(corpus, cache_dir):
 
 @pytest.fixture(scope="module")
 def result(corpus, workspace):
-    return run_system(corpus, kcca_spec(), workspace=workspace)
+    return run_system(corpus, kcca_spec(), workspace=workspace, keep_models=True)
 
 
 def test_kcca_recall_far_above_chance(result, corpus):
@@ -251,7 +251,7 @@ def _backend_spies(monkeypatch) -> dict[str, list]:
     return seen
 
 
-def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus,
+def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
                                                                       monkeypatch):
     """``Workspace(backend=...)`` (``kcca reproduce --backend``) reaches the image kernel and the
     solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run gives
@@ -259,25 +259,47 @@ def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, 
     seen = _backend_spies(monkeypatch)
     ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES,
                    backend="array_api_strict")
-    again = run_system(corpus, kcca_spec(), workspace=ws)
+    again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)
     assert set(seen["grid"]) == {"array_api_strict"} and len(seen["grid"]) >= 4
     assert seen["intersection"] and set(seen["intersection"]) == {"array_api_strict"}
     assert again.chosen == result.chosen
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
+    _assert_models_rank_as_the_run(again.models, result, workspace)
+
+
+def _assert_models_rank_as_the_run(models, result, ws) -> None:
+    """The kept directions (host arrays) rank the test pool as the run did (Borda of the
+    selected models, Sec. 4.1.3), whatever backend fitted them."""
+    from kcca.borda import borda_from_scores
+
+    spec = result.spec
+    assert models.selected == {t: [tuple(m) for m in ms]
+                               for t, ms in result.chosen["selected"].items()}
+    assert all(isinstance(w, np.ndarray) for w in [*models.x_weights.values(),
+                                                   *models.y_weights.values()])
+    image = models.project_x(np.asarray(ws.image_blocks(spec.image_kernel).test))
+    text = models.project_y(np.asarray(ws.text_blocks(spec.text_kernel, spec.preprocessing,
+                                                      spec.word_kernel).test))
+    for task, (queries, candidates) in {"annotation": (image, text),
+                                        "search": (text, image)}.items():
+        ranking = borda_from_scores(models.scores(task, queries, candidates)).ranking
+        np.testing.assert_array_equal(ranking, result.rankings[task])
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not gpu_available(), reason="needs cupy and a CUDA device")
-def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, monkeypatch):
+def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
+                                                                 monkeypatch):
     seen = _backend_spies(monkeypatch)
     ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES,
                    backend="cupy")
-    again = run_system(corpus, kcca_spec(), workspace=ws)
+    again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)
     assert set(seen["grid"]) == {"cupy"} and set(seen["intersection"]) == {"cupy"}
     assert again.chosen == result.chosen
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
+    _assert_models_rank_as_the_run(again.models, result, workspace)
 
 
 def test_open_workspace_reads_the_data_folder_into_the_given_cache(tmp_path):
