@@ -11,6 +11,8 @@ the same pixels.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 
@@ -51,7 +53,7 @@ def color_patch_descriptors(image: np.ndarray, step: int = 4, bin_size: int = 4,
     step, b = int(step), int(bin_size)
     patch = CELLS * b
     rgb = channels(image, color_space)
-    box = dict(ksize=(b, b), normalize=True, borderType=cv2.BORDER_REFLECT)
+    box: dict[str, Any] = dict(ksize=(b, b), normalize=True, borderType=cv2.BORDER_REFLECT)
     mean = cv2.boxFilter(rgb, -1, **box)
     sq = cv2.boxFilter(rgb * rgb, -1, **box)
     std = np.sqrt(np.maximum(sq - mean * mean, 0.0))

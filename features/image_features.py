@@ -375,6 +375,7 @@ class ImageFeaturePipeline:
         """Folder of the per-image records (``None`` when the cache is disabled)."""
         if not self.cache.enabled:
             return None
+        assert self.cache.root is not None  # enabled means a root
         return self.cache.root / FEATURE_STAGE / self.feature_key()
 
     def _chosen_ids(self) -> list[str]:

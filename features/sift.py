@@ -104,7 +104,9 @@ def orientation_planes(grey: np.ndarray, presmooth: float = OPENCV_PRESMOOTH) ->
     """
     img = grey.astype(np.float32)
     if presmooth > 0:
-        img = cv2.GaussianBlur(img, (0, 0), presmooth, presmooth)
+        # the 4th positional parameter is ``dst`` (not sigmaY); harmless, sigmaY defaults to
+        # sigmaX, but the stubs rightly refuse a float there (kept as is: no behaviour change)
+        img = cv2.GaussianBlur(img, (0, 0), presmooth, presmooth)  # type: ignore[call-overload]
     h, w = img.shape
     dx = np.zeros_like(img)
     dy = np.zeros_like(img)
@@ -228,7 +230,7 @@ def opencv_sift_descriptors(image: np.ndarray, step: int = 4, bin_size: int = 4)
     xs = grid_positions(w, int(step), margin)
     size = opencv_keypoint_size(bin_size)
     keypoints = [cv2.KeyPoint(float(x), float(y), size, 0.0) for y in ys for x in xs]
-    out_kp, values = cv2.SIFT_create().compute(grey, keypoints)
+    out_kp, values = cv2.SIFT_create().compute(grey, keypoints)  # type: ignore[attr-defined]
     if values is None or len(out_kp) != len(keypoints):
         raise RuntimeError(
             f"OpenCV SIFT returned {0 if values is None else len(out_kp)} of "

@@ -18,7 +18,7 @@ BACKEND_ENV = "KCCA_BACKEND"
 def gpu_available() -> bool:
     """True when cupy imports and sees at least one CUDA device."""
     try:
-        import cupy  # type: ignore
+        import cupy
 
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
@@ -41,7 +41,7 @@ def describe_backend(backend: str) -> str:
     if backend != "cupy":
         return backend
     try:
-        import cupy  # type: ignore
+        import cupy
 
         props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
         name = props["name"]
@@ -58,6 +58,7 @@ def get_xp(backend: str | None = None) -> Any:
     :class:`~kcca.errors.BackendUnavailableError` that says how to install it.
     """
     backend = resolve_backend(backend)
+    xp: Any  # one of three modules
     if backend == "numpy":
         import array_api_compat.numpy as xp
 

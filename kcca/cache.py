@@ -107,7 +107,7 @@ def _host() -> str:
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
+def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> Path:
     """Call ``write(tmp_path)`` and rename the result to ``path`` (atomic on one filesystem).
 
     The temporary file is unique to this writer (host, process id and a random part), so
@@ -184,7 +184,8 @@ ENTRY_SUFFIXES = (".joblib", ".npz")
 def _save_arrays(value: dict[str, Any], path: Path) -> Path:
     def write(tmp: str) -> None:
         with open(tmp, "wb") as fh:  # a file object: savez would append ".npz" to a name
-            np.savez(fh, **{k: np.asarray(v) for k, v in value.items()})
+            # the stubs fear a key named allow_pickle
+            np.savez(fh, **{k: np.asarray(v) for k, v in value.items()})  # type: ignore[arg-type]
 
     return atomic_write(path, write)
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 #: image features at the demo's scale: small codebooks fitted on a sample of the images
-DEMO_IMAGE_CONFIG = dict(n_images=50, points_per_image=200, max_iter=30,
-                         vocabulary={"color": 32, "texture": 64, "sift": 64})
+DEMO_IMAGE_CONFIG: dict[str, Any] = dict(n_images=50, points_per_image=200, max_iter=30,
+                                         vocabulary={"color": 32, "texture": 64, "sift": 64})
 
 
 @dataclass(frozen=True)

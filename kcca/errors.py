@@ -40,7 +40,7 @@ class KccaUserError(Exception):
         return (_restore, (type(self), self.args, dict(self.__dict__)))
 
 
-def _restore(cls: type, args: tuple, state: dict) -> KccaUserError:
+def _restore(cls: type[KccaUserError], args: tuple, state: dict) -> KccaUserError:
     exc = cls.__new__(cls)
     exc.args = args
     exc.__dict__.update(state)

@@ -86,7 +86,7 @@ class ColumnSource(Protocol):
     def diag(self) -> Any:
         """The diagonal ``K[i, i]``, shape ``(n,)``."""
 
-    def columns(self, index: Sequence[int]) -> Any:
+    def columns(self, index: Sequence[int] | np.ndarray) -> Any:
         """The columns ``K[:, index]``, shape ``(n, len(index))``."""
 
 
@@ -152,7 +152,7 @@ class DenseColumns:
     def diag(self) -> np.ndarray:
         return np.diagonal(self.K).copy()
 
-    def columns(self, index: Sequence[int]) -> np.ndarray:
+    def columns(self, index: Sequence[int] | np.ndarray) -> np.ndarray:
         return self.K[:, np.asarray(index, dtype=np.intp)]
 
 
@@ -170,7 +170,7 @@ class CallableColumns:
     def diag(self) -> np.ndarray:
         return self._diag
 
-    def columns(self, index: Sequence[int]) -> np.ndarray:
+    def columns(self, index: Sequence[int] | np.ndarray) -> np.ndarray:
         index = np.asarray(index, dtype=np.intp)
         cols = self.fn(index)
         cols = to_numpy(cols) if not isinstance(cols, np.ndarray) else cols
@@ -207,7 +207,7 @@ class TransformedColumns:
         d = np.asarray(self.base.diag(), dtype=float)
         return (d ** self.power if self.power != 1 else d) * self.diag_scale
 
-    def columns(self, index: Sequence[int]) -> np.ndarray:
+    def columns(self, index: Sequence[int] | np.ndarray) -> np.ndarray:
         index = np.asarray(index, dtype=np.intp)
         cols = np.array(self.base.columns(index), dtype=float, copy=True)
         if self.power != 1:

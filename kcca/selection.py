@@ -12,7 +12,7 @@ setting is taken.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -21,6 +21,8 @@ from kcca.backend import to_numpy
 from kcca.evaluate.original import median_rank, original_ranks_from_scores, recall_at_k
 from kcca.names import TASKS
 from kcca.scoring import prefix_cosine_scores
+
+_Setting = TypeVar("_Setting", bound=Hashable)  # a model setting, e.g. (kappa, n)
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ def _key(s: DevSummary, k: int, ks: Sequence[int]) -> tuple:
     return (-s.recalls[k], *others, s.median_rank, s.setting)
 
 
-def select_models(dev_ranks: Mapping[Hashable, Any], *, per_criterion: int = 5,
+def select_models(dev_ranks: Mapping[_Setting, Any], *, per_criterion: int = 5,
                   ks: Sequence[int] = (1, 5, 10)) -> list[SelectedModel]:
     """The ``per_criterion`` best settings by each R@k in turn, all different (Section 4.1.3).
 

@@ -306,7 +306,7 @@ class FactorCache:
         return {"max_sides": self.max_sides, "max_pairs": self.max_pairs}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["max_sides"], state["max_pairs"])
+        self.__init__(state["max_sides"], state["max_pairs"])  # type: ignore[misc]
 
     def __deepcopy__(self, memo: dict) -> "FactorCache":
         """The cache itself: it is shared, so ``sklearn.base.clone`` of an estimator that holds

@@ -1,7 +1,8 @@
 """The layout the code keeps: import-linter's contracts (``[tool.importlinter]`` in
 pyproject.toml: the library never imports the CLI, ``features`` below the pipeline and above
-the base modules, no import circle between sibling modules) and ruff's checks
-(``[tool.ruff]``) over ``kcca/`` and ``features/``. Both tools come with the ``dev`` extra."""
+the base modules, no import circle between sibling modules), ruff's checks (``[tool.ruff]``)
+and mypy's (``[tool.mypy]``) over ``kcca/`` and ``features/``. The tools come with the ``dev``
+extra."""
 
 from __future__ import annotations
 
@@ -30,4 +31,12 @@ def test_ruff_finds_nothing():
                 "ruff is not installed (pip install -e '.[dev]')")
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "kcca", "features"],
                           cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def test_mypy_finds_nothing():
+    skip_unless(importlib.util.find_spec("mypy") is not None,
+                "mypy is not installed (pip install -e '.[dev]')")
+    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

@@ -34,7 +34,7 @@ ENTRY_POINT_GROUP = "kcca.kernels"
 
 _REGISTRY: dict[str, type["Kernel"]] = {}
 
-K = TypeVar("K", bound=type)
+K = TypeVar("K", bound=type["Kernel"])
 
 
 class Kernel(BaseEstimator):

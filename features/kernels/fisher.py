@@ -13,7 +13,7 @@ with the paper's pyramid kernel by ``mix`` (:mod:`features.kernels.mixture`).
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from joblib import delayed
@@ -27,8 +27,9 @@ from features.sift import sift_descriptors
 from kcca.workers import worker_parallel
 
 #: descriptor name -> (dense extractor(image, step, bin_size), RootSIFT mapping before the PCA)
-DESCRIPTORS = {"sift": (sift_descriptors, True), "color": (color_patch_descriptors, False),
-               "color-lab": (partial(color_patch_descriptors, color_space="lab"), False)}
+DESCRIPTORS: dict[str, tuple[Callable[..., Descriptors], bool]] = {
+    "sift": (sift_descriptors, True), "color": (color_patch_descriptors, False),
+    "color-lab": (partial(color_patch_descriptors, color_space="lab"), False)}
 
 
 def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int],

@@ -197,6 +197,7 @@ def intersection_xp(
     if symmetric:
         b = a
     na, d = a.shape
+    assert b is not None  # ``a`` itself when symmetric
     nb, d2 = b.shape
     if d != d2:
         raise ValueError(f"histogram widths differ: {d} vs {d2} bins")

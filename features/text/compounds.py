@@ -86,7 +86,7 @@ class CompoundNormalizer(BaseEstimator):
             stops = frozenset(self.stop_words)
 
         uni: Counter[str] = Counter()
-        bi: Counter[tuple[str, str]] = Counter()
+        bi: Counter[tuple[str, ...]] = Counter()  # bigrams; longer variants count 0
         for tokens in token_lists:
             uni.update(tokens)
             bi.update(zip(tokens, tokens[1:]))

@@ -12,7 +12,7 @@ kept as they are. Tags must come from the raw, un-lemmatised caption (Section 3.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from sklearn.base import BaseEstimator
 
@@ -36,7 +36,7 @@ class WordNetLemmatizer(BaseEstimator):
         state.pop("_memo", None)
         return state
 
-    def _reader(self):
+    def _reader(self) -> Any:  # nltk's WordNet reader
         wn = getattr(self, "_wn", None)
         if wn is None:
             from features.text.resources import wordnet

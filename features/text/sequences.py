@@ -34,6 +34,7 @@ def caption_spans(tokens: Sequence[str], max_length: int = 3,
         raise ValueError(f"max_length must be 1, 2 or 3 (the trigram kernel), got {max_length}")
     out: dict[Key, float] = {}
     n = len(tokens)
+    key: Key
     for t in tokens:
         key = (t,)
         out[key] = out.get(key, 0.0) + 1.0

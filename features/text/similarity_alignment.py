@@ -102,7 +102,7 @@ class IBMAligner(BaseEstimator):
         links = _links(pairs)
         V = n_words
         t = np.full((V + 1, V), 1.0 / max(V, 1))
-        self.log_likelihood_ = []
+        self.log_likelihood_: list[float] = []
         tv = links.src * V + links.tgt
         for _ in range(self.model1_iterations):
             w = t[links.src, links.tgt]
@@ -136,7 +136,7 @@ class IBMAligner(BaseEstimator):
 
     def _record(self, w: np.ndarray, links: _Links, model2: bool) -> None:
         """Log-likelihood of the data under the current parameters (before the M-step)."""
-        per_token = np.bincount(links.token, weights=w, minlength=links.n_tokens)
+        per_token: np.ndarray = np.bincount(links.token, weights=w, minlength=links.n_tokens)
         if not model2:  # Model 1: P(f_j) = sum_i t(f_j | e_i) / (l + 1)
             l_plus_1 = np.bincount(links.token, minlength=links.n_tokens)
             per_token = per_token / np.maximum(l_plus_1, 1)
@@ -152,8 +152,8 @@ class IBMAligner(BaseEstimator):
 def caption_pairs(groups: Iterable[Sequence[Sequence[int]]]) -> list[tuple[list[int], list[int]]]:
     """Ordered pairs (i != j) of the captions of each group (image); empty captions skipped."""
     out = []
-    for caps in groups:
-        caps = [list(c) for c in caps]
+    for group in groups:
+        caps = [list(c) for c in group]
         for i, a in enumerate(caps):
             for j, b in enumerate(caps):
                 if i != j and a and b:
@@ -171,7 +171,9 @@ class PosStatistics:
 
     @classmethod
     def count(cls, tagged: Iterable[Sequence[tuple[str, str]]]) -> "PosStatistics":
-        total, noun, verb = Counter(), Counter(), Counter()
+        total: Counter[str] = Counter()
+        noun: Counter[str] = Counter()
+        verb: Counter[str] = Counter()
         for cap in tagged:
             for w, tag in cap:
                 total[w] += 1

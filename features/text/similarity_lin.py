@@ -23,7 +23,7 @@ training tokens (default, "a randomly drawn word") or only the tokens with a nou
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -81,6 +81,7 @@ class LinSimilarity(BaseEstimator):
             raise ValueError(f"total must be one of {TOTALS}, got {self.total!r}")
         wn = wordnet()
         counts: Counter = Counter()
+        s: Any  # a sentence, then a synset
         for s in sentences:
             if isinstance(s, str):
                 raise TypeError("expected sentences as token lists, got a string")
@@ -89,8 +90,8 @@ class LinSimilarity(BaseEstimator):
             vocab = sorted(w for w, c in counts.items() if c >= self.min_count)
         else:
             vocab = list(self.vocabulary)
-        sense_of: dict[str, object] = {}
-        closure_of: dict[object, list] = {}
+        sense_of: dict[str, Any] = {}  # nltk synsets (untyped)
+        closure_of: dict[Any, list] = {}
         synset_count: Counter = Counter()
         mapped = 0
         for w, c in counts.items():
@@ -107,7 +108,7 @@ class LinSimilarity(BaseEstimator):
         n = sum(counts.values()) if self.total == "tokens" else mapped
         prob = {s: c / n for s, c in synset_count.items()} if n else {}
 
-        columns: dict[object, int] = {}
+        columns: dict[Any, int] = {}
         rows, cols, vals = [], [], []
         for r, w in enumerate(vocab):
             s = sense_of.get(w, None) if w in sense_of else first_noun_sense(w, wn)

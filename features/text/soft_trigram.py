@@ -106,12 +106,13 @@ class WordIds:
     Words outside the word kernel's vocabulary are similar only to themselves (identity).
     """
 
-    def __init__(self, kernel_vocabulary: Sequence[str], base: Mapping[str, int] | None = None):
+    def __init__(self, kernel_vocabulary: Sequence[str],
+                 base: Mapping[Hashable, int] | None = None):
         if base is None:
             base = {w: i for i, w in enumerate(kernel_vocabulary)}
         self.n_kernel = len(kernel_vocabulary)
         self.base = base
-        self.extra: dict[str, int] = {}
+        self.extra: dict[Hashable, int] = {}
 
     def __call__(self, word: Hashable) -> int:
         g = self.base.get(word)
@@ -214,7 +215,7 @@ class SoftSequenceSet:
     def __len__(self) -> int:
         return len(self.items)
 
-    def take(self, indices: Sequence[int]) -> "SoftSequenceSet":
+    def take(self, indices: Sequence[int] | np.ndarray) -> "SoftSequenceSet":
         return SoftSequenceSet.pack([self.items[int(i)] for i in indices])
 
     def arrays(self) -> tuple:

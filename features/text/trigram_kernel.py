@@ -75,8 +75,8 @@ class TrigramKernel(_SparseSequenceKernel):
         self.backend = backend
         self.engine = engine
 
-    @property
-    def positive_semidefinite(self) -> bool:
+    @property  # read-only here; nothing assigns it on an instance
+    def positive_semidefinite(self) -> bool:  # type: ignore[override]
         """Exact matching (eq. 15, 16) gives a PSD kernel; a soft match through a word kernel
         (eq. 20, 21) is not PSD in general, its word similarities being thresholded and
         max-combined (Section 4.1.2), so KCCA uses the positive part of its training kernel."""

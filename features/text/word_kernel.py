@@ -10,7 +10,7 @@ so every similarity source (Lin, distributional, alignment) shares them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 import numpy as np
 
@@ -106,7 +106,7 @@ def union_vocabulary(kernels: Iterable[WordKernel]) -> tuple[str, ...]:
 def average(kernels: Sequence[WordKernel], name: str = "avg") -> WordKernel:
     """Eq. 26: the mean of several word kernels over the union of their vocabularies."""
     vocab = union_vocabulary(kernels)
-    m = sum(k.on(vocab) for k in kernels) / len(kernels)
+    m = cast(np.ndarray, sum(k.on(vocab) for k in kernels) / len(kernels))
     return WordKernel(name, vocab, m)
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Hashable
 
 from kcca.cache import Cache
 from kcca.progress import building
@@ -152,9 +152,9 @@ class WordKernelBuilder:
     def __post_init__(self) -> None:
         if self.cache is None:
             self.cache = Cache(None)
-        self._tokens = None
-        self._memo: dict[str, Any] = {}
-        self._fp = None
+        self._tokens: list[tuple[str, ...]] | None = None
+        self._memo: dict[Hashable, Any] = {}  # similarities by name, kernels by (name, flag)
+        self._fp: str | None = None
 
     # ------------------------------------------------------------------ inputs
     def training_tokens(self) -> list[tuple[str, ...]]:
@@ -205,6 +205,7 @@ class WordKernelBuilder:
             self._fp = _fingerprint(self.corpus, self.split)
         key = {**self.config.key(name), "corpus": self.corpus.name, "split": self.split,
                "texts": self._fp}
+        assert self.cache is not None  # set by __post_init__
         if self.progress and name in BUILDS and not self.cache.has(STAGE, key):
             building(f"{BUILDS[name][0]} of {self.corpus.name} {self.split}",
                      self.build_seconds(name), self.cache, STAGE)
@@ -218,6 +219,7 @@ class WordKernelBuilder:
         _, fixed, per_caption = BUILDS[name]
         n = sum(len(self.corpus.captions[i]) for i in self.corpus.split(self.split))
         seconds = fixed + per_caption * n
+        assert self.cache is not None  # set by __post_init__
         if name == "align":
             from features.text.postag import STAGE as TAGGER_STAGE, training_seconds
 
@@ -277,6 +279,7 @@ class WordKernelBuilder:
                 self._fp = _fingerprint(self.corpus, self.split)
             key = {**self.config.key(name), "corpus": self.corpus.name, "split": self.split,
                    "texts": self._fp}
+            assert self.cache is not None  # set by __post_init__
             self._memo[memo_key] = self.cache.get_or_compute(
                 KERNEL_STAGE, key, lambda: self.similarity(name).word_kernel())
         return self._memo[memo_key]

@@ -69,9 +69,9 @@ class GroundedTuple:
 
     def rows(self) -> list[tuple[str | None, str | None, str | None]]:
         """The expanded ``(predicate, participant, locative)`` rows (``None`` = null)."""
-        preds = list(dict.fromkeys(self.predicates)) or [None]
-        parts = list(dict.fromkeys(self.participants)) or [None]
-        locs = list(dict.fromkeys(self.locatives)) or [None]
+        preds: list[str | None] = list(dict.fromkeys(self.predicates)) or [None]
+        parts: list[str | None] = list(dict.fromkeys(self.participants)) or [None]
+        locs: list[str | None] = list(dict.fromkeys(self.locatives)) or [None]
         return list(itertools.product(preds, parts, locs))
 
 
@@ -107,7 +107,7 @@ class LemmaGrounding:
 
 def _ground_span(grounding: Grounding, span: Span, role: str) -> str:
     if hasattr(grounding, "ground_span"):
-        return grounding.ground_span(span, role)  # type: ignore[attr-defined]
+        return grounding.ground_span(span, role)
     return grounding(span.text, role)
 
 
@@ -298,7 +298,7 @@ def score_flickr_st(data, grounding: Grounding | None = None) -> dict[str, BastR
 def gold_counts(data, grounding: Grounding | None = None) -> dict[str, float]:
     """Mean size of each gold BAST set per image (a description of the gold)."""
     g = grounding or LemmaGrounding()
-    sizes = {c: [] for c in COMPONENTS}
+    sizes: dict[str, list[int]] = {c: [] for c in COMPONENTS}
     for ts in data.gold.values():
         s = bast_sets([ground_tuple(t, g) for t in ts])
         for c in COMPONENTS:

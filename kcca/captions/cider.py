@@ -55,7 +55,7 @@ def document_frequency(refs_counts: Sequence[Sequence[list[Counter]]]) -> Counte
     """df of every n-gram: the number of images whose references contain it (eq. 16)."""
     df: Counter = Counter()
     for image_refs in refs_counts:
-        seen = set()
+        seen: set = set()
         for counts in image_refs:
             for c in counts:
                 seen.update(c)

@@ -62,11 +62,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import (AbstractSet, Callable, Hashable, Iterable, Mapping, Sequence)
+from typing import (TYPE_CHECKING, AbstractSet, Callable, Hashable, Iterable, Mapping, Sequence)
 
 import numpy as np
 
 from kcca.data.errors import DataError
+
+if TYPE_CHECKING:
+    from features.text.lemmatize import WordNetLemmatizer
 
 
 class ContentSelectionError(DataError):
@@ -425,7 +428,7 @@ class CaptionConcepts:
         self.tagger = tagger
         self.tagger_kind = tagger_kind
         self.stop_words = stop_words
-        self._lemmatizer = None
+        self._lemmatizer: WordNetLemmatizer | None = None
         self._memo: dict[str, str] = {}
 
     def _setup(self) -> None:
@@ -458,6 +461,9 @@ class CaptionConcepts:
         if not isinstance(caption, str) or not caption.strip():
             raise ContentSelectionError(f"caption {caption_id!r} is empty or not a string")
         self._setup()
+        # _setup() filled these in
+        assert self.tagger is not None and self.stop_words is not None
+        assert self._lemmatizer is not None
         from features.text.tokenize import tokenize
 
         tokens = tokenize(caption)

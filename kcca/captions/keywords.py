@@ -355,8 +355,10 @@ def documents_from_kernel(kernel: np.ndarray, row_ids: Sequence[Hashable],
         raise KeywordInputError("kernel block has non-finite values")
     overlap = set(row_ids) & set(col_ids)
     if overlap:
-        raise KeywordInputError(f"image {sorted(overlap)[0]!r} is both a query and a training "
-                                f"image: its document would contain its gold")
+        # image ids are strings in practice (sortable); Hashable does not promise it
+        raise KeywordInputError(
+            f"image {sorted(overlap)[0]!r} is both a query and a "  # type: ignore[type-var]
+            f"training image: its document would contain its gold")
     for c in col_ids:
         if c not in captions:
             raise KeywordInputError(f"training image {c!r} has no captions")
@@ -434,8 +436,8 @@ def leave_one_out(captions: Mapping[Hashable, Document], baselines: Mapping[str,
     Items are ``(image id, held-out index)``; a held-out caption without keywords has no gold
     and is skipped (the count is returned).
     """
-    gold: dict[tuple, Counter] = {}
-    docs: dict[tuple, list] = {}
+    gold: dict[Hashable, Counter] = {}  # keys: (image id, held-out index)
+    docs: dict[Hashable, Document] = {}
     skipped = 0
     for i, caps in captions.items():
         if len(caps) < 2:

@@ -32,7 +32,7 @@ import numpy as np
 
 from kcca.data.errors import DataError
 
-Tokens = list[str]
+Tokens = Sequence[str]
 References = Mapping[Hashable, Sequence[str]]
 Candidates = Mapping[Hashable, "Sequence[str] | str"]
 

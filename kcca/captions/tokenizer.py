@@ -461,7 +461,8 @@ def _lex(s: str, n: int) -> list[str]:
                     continue
                 end = m.end()
             else:              # search the longest match within the stretch it can cover
-                bound = rule.span.match(s, i).end()
+                # every span pattern matches the empty string, so never None
+                bound = rule.span.match(s, i).end()  # type: ignore[union-attr]
                 m = rule.rx.match(s, i, bound)
                 if m is None:
                     continue

@@ -152,7 +152,7 @@ def unknown_fix_options(fix: str, command: str | None, *, bare: bool = True) -> 
 
     parser = build_parser()
     subs = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    known = {name: _options(sp) for name, sp in subs.items()}
+    known: dict[str | None, set[str]] = {name: _options(sp) for name, sp in subs.items()}
     known[None] = {o for a in parser._actions for o in a.option_strings}
     default = command if command in known else None
     current, unknown = default, []
@@ -173,7 +173,7 @@ def unknown_fix_options(fix: str, command: str | None, *, bare: bool = True) -> 
 
 def _options(parser: argparse.ArgumentParser) -> set[str]:
     """Option strings of a parser and of its own subcommands (``caption-analysis bast``)."""
-    out = set()
+    out: set[str] = set()
     for action in parser._actions:
         out.update(action.option_strings)
         if isinstance(action, argparse._SubParsersAction):

@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if not cache.enabled:
         print("the cache is disabled (--no-cache): nothing to check")
         return 0
+    assert cache.root is not None  # enabled means a root
     audit = verify_cache(cache.root)
     print(f"cache {cache.root}: {audit.current} entries current, {len(audit.stale)} stale "
           f"(an input file changed), {len(audit.unrecorded)} without an input record, "

@@ -47,7 +47,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "caption-analysis",
                   "Companion-paper caption analyses: content selection (Wang & Gaizauskas "
                   "2015), BAST (Ellebracht et al. 2015), keywords (Mason & Charniak 2012).",
-                  lambda args: (p.print_help(), 0)[1])
+                  # p refers to itself here: mypy cannot tell its type yet
+                  lambda args: (p.print_help(), 0)[1])  # type: ignore[has-type]
     inner = p.add_subparsers(dest="analysis", metavar="ANALYSIS")
 
     cs = inner.add_parser("content-selection", help="content-selection P/R/F on Flickr 8K")

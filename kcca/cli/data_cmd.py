@@ -13,8 +13,12 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kcca.cli.common import subparser
+
+if TYPE_CHECKING:  # the corpus module imports NumPy: not at `kcca --help`
+    from kcca.data.corpus import Corpus
 
 CHUNK = 64
 
@@ -41,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if args.corpus.endswith(".json"):
         kwargs["images_dir"] = args.images_dir
     problems: dict[str, str] = {}
+    corpus: Corpus | None
     try:
         corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, **kwargs)
     except ImageFilesError as exc:

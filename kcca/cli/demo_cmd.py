@@ -105,6 +105,7 @@ def corpus_vocabulary(corpus: Corpus) -> set[str]:
 def stage_summary(run: DemoRun) -> None:
     """Print split sizes, caption and vocabulary counts, and captions of three images."""
     corpus = run.corpus
+    assert corpus is not None  # stage_corpus ran first
     s = corpus.summary()
     run.say(f"demo corpus {corpus.name!r} (seed {run.args.seed})")
     run.say("  splits: " + ", ".join(f"{k} {v}" for k, v in s["splits"].items()))
@@ -114,7 +115,7 @@ def stage_summary(run: DemoRun) -> None:
         n_rel = sum(j.relevant() for j in corpus.crowd.values())
         run.say(f"  synthetic test-pool judgments: {len(corpus.crowd)} pairs, {n_rel} relevant")
     for image_id in corpus.split("train")[:3]:
-        spec = corpus.images.spec(image_id)
+        spec = corpus.images.spec(image_id)  # type: ignore[union-attr]  # the demo's DemoImages
         run.say(f"  {image_id}: {spec.describe()}")
         for n, text in enumerate(corpus.captions[image_id]):
             run.say(f"    #{n} {text}")
@@ -128,6 +129,7 @@ def stage_contact_sheet(run: DemoRun) -> None:
     from kcca.cache import atomic_write
 
     corpus = run.corpus
+    assert corpus is not None  # stage_corpus ran first
     ids = list(corpus.split("train") + corpus.split("dev") + corpus.split("test"))
     ids = ids[: max(1, run.args.sheet)]
     cols = min(4, len(ids))
@@ -156,6 +158,7 @@ def stage_features(run: DemoRun) -> None:
     from kcca.systems.blocks import Workspace
 
     a = run.args
+    assert run.corpus is not None  # stage_corpus ran first
     run.workspace = Workspace(run.corpus, cache_from_args(a), n_jobs=a.jobs, seed=a.seed,
                               progress=not a.quiet, backend=run.backend,
                               image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG))
@@ -169,6 +172,7 @@ def stage_features(run: DemoRun) -> None:
 
 def stage_kernels(run: DemoRun) -> None:
     """Kernel blocks: pyramid (image), trigram and BoW (text), train x train, dev/test x train."""
+    assert run.corpus is not None  # stage_corpus ran first
     run.systems = demo_systems(run.args, len(run.corpus.split("train")))
     t = time.perf_counter()
     ws = run.workspace
@@ -183,6 +187,7 @@ def stage_kcca(run: DemoRun) -> None:
     """KCCA grid per (p, d), 15 dev models per task, p/d on dev, Borda on test, metrics."""
     from kcca.systems.runner import run_system
 
+    assert run.corpus is not None  # stage_corpus ran first
     for spec in run.systems:
         res = run_system(run.corpus, spec, workspace=run.workspace)
         run.results.append(res)
@@ -216,6 +221,7 @@ def metrics_table(results: list, n_test: int) -> str:
 
 def stage_metrics(run: DemoRun) -> None:
     """Print the test metrics beside chance; write one rankings file per system."""
+    assert run.corpus is not None  # stage_corpus ran first
     n = len(run.corpus.split("test"))
     run.say(f"test pool: {n} images, {n} captions (caption #2)")
     run.say(metrics_table(run.results, n))
@@ -240,6 +246,7 @@ def stage_plot(run: DemoRun) -> None:
     from kcca.cache import atomic_write
     from kcca.evaluate.original import original_ranks
 
+    assert run.corpus is not None  # stage_corpus ran first
     n = len(run.corpus.split("test"))
     ks = np.arange(1, n + 1)
     fig = Figure(figsize=(10, 4))

@@ -170,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         from kcca.paper import agreement
         from kcca.paper.judgment_tables import paper_tables_text
 
+        assert corpus is not None  # needs_no_data is False with --paper-tables
         rep = {"relevance_counts": agreement.relevance_counts(corpus, args.split),
                "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),
                "table7": agreement.table7_from_paper(),
@@ -198,9 +199,11 @@ def run(args: argparse.Namespace) -> int:
             except (LookupError, MissingResourceError) as exc:  # no NLTK stop words: go on
                 ctx.with_bleu_rouge = False
                 note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
+        # without a corpus every file is compact (needs_no_data)
         evals = [evaluate_compact(read_compact(path), ctx, ties=args.ties) if is_compact(path)
-                 else evaluate_system(read_rankings(path, corpus.pool(args.split)), ctx,
-                                      ties=args.ties)
+                 else evaluate_system(
+                     read_rankings(path, corpus.pool(args.split)),  # type: ignore[union-attr]
+                     ctx, ties=args.ties)
                  for path in args.rankings]
         if args.ties != "last":
             note(f"note: R@k and median rank with the original item {args.ties} among "
@@ -214,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
                                                       seed=args.seed) for e in evals[1:]}
         rel = ctx.relevance
         if rel is not None:
+            assert corpus is not None  # a relevance matrix comes only with a corpus
             note(f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
                  f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
                  "not relevant")

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     summary = {"corpus": corpus.name, "split": args.split, "requested": len(ids),
                **result.summary()}
     if args.gram:
+        assert backend is not None  # resolved above when --gram
         summary["gram"] = _gram(args, pipe, result, list(result.features), cache, backend)
     summary["total_seconds"] = round(time.perf_counter() - start, 3)
     if args.json:

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import time
+from typing import Any
 
 from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
 from kcca.errors import DataError
@@ -62,8 +63,9 @@ def _spec(args: argparse.Namespace):
             else select_specs(load_specs(args.experiments or default_experiments_dir()),
                               [args.system])[0])
     if args.p or args.d:
-        grid = dataclasses.replace(spec.grid, **({"p": tuple(args.p)} if args.p else {}),
-                                   **({"d": tuple(args.d)} if args.d else {}))
+        changes: dict[str, Any] = {**({"p": tuple(args.p)} if args.p else {}),
+                                   **({"d": tuple(args.d)} if args.d else {})}
+        grid = dataclasses.replace(spec.grid, **changes)
         spec = dataclasses.replace(spec, grid=grid)
     return spec
 

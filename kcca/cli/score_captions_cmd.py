@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Hashable, Sequence
 
 from kcca.cli.common import subparser
 
@@ -161,7 +162,7 @@ def _run_human_agreement(args) -> int:
                            lemmas=False)
     ids = ([i for s in ("train", "dev", "test") for i in corpus.split(s)]
            if args.split == "all" else list(corpus.split(args.split)))
-    captions = {i: corpus.captions[i] for i in ids}
+    captions: dict[Hashable, Sequence[str]] = {i: corpus.captions[i] for i in ids}
     rep = human_agreement_report(captions, _metrics(args), args.vocabulary_size, args.plot)
     if args.out:
         from kcca.cache import write_text_atomic

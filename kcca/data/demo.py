@@ -93,6 +93,7 @@ def random_scene(image_id: str, seed: int, p_two: float = 0.6) -> SceneSpec:
     """Draw a scene (background, one or two objects with distinct colours) from ``seed``."""
     rng = np.random.default_rng(seed)
     background = tuple(BACKGROUND_RGB)[int(rng.integers(len(BACKGROUND_RGB)))]
+    positions: tuple[str, ...]
     if rng.random() < p_two:
         positions = _PAIRS[int(rng.integers(len(_PAIRS)))]
     else:
@@ -202,7 +203,7 @@ def background_canvas(name: str, side: int, rng: np.random.Generator) -> np.ndar
         t = np.linspace(0.0, 1.0, side, dtype=np.float32)[:, None, None]
         canvas[:] = base * (0.85 + 0.25 * t)
         cx, cy = rng.uniform(0.1, 0.9) * side, rng.uniform(0.05, 0.3) * side
-        cloud = np.zeros((side, side), np.float32)
+        cloud: np.ndarray = np.zeros((side, side), np.float32)
         cv2.ellipse(cloud, (int(cx), int(cy)), (int(side * 0.18), int(side * 0.06)), 0, 0, 360,
                     1.0, -1, cv2.LINE_AA)
         cloud = cv2.GaussianBlur(cloud, (0, 0), side * 0.03)[:, :, None]

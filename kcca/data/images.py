@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Mapping
+from typing import IO, Mapping
 
 import cv2
 import numpy as np
@@ -90,7 +90,7 @@ class _StderrCapture:
 
     def _reset(self) -> None:  # also in a forked child: its own lock, file and window
         self.cond = threading.Condition()
-        self.file = None
+        self.file: IO[bytes] | None = None  # open while decodes share the window
         self.saved = -1  # the real fd 2 while the window is open
         self.active = 0  # decodes in the open window
         self.entered = 0  # decodes that entered it
@@ -134,6 +134,7 @@ class _StderrCapture:
     def _leave(self) -> tuple[bool, str | None]:
         """``(something was written, the window's text if this decode had it alone)``."""
         with self.cond:
+            assert self.file is not None  # the window is open: _enter opened it
             written = os.fstat(self.file.fileno()).st_size > 0
             self.draining = self.draining or written
             self.active -= 1
@@ -163,6 +164,7 @@ class _StderrCapture:
 
     def _close(self) -> str:
         """Restore fd 2; the text written meanwhile (anything not the decoder's is passed on)."""
+        assert self.file is not None  # the window is open: _open opened it
         fd = self.file.fileno()
         try:
             os.dup2(self.saved, 2)
@@ -219,7 +221,7 @@ def _check_complete(path: Path, data: bytes) -> None:
             raise ImageReadError(str(path), "truncated PNG (no IEND chunk)")
 
 
-def check_image_file(path: str | os.PathLike) -> str | None:
+def check_image_file(path: str | os.PathLike[str]) -> str | None:
     """Why ``path`` cannot be an image file, from ``stat`` alone (missing, broken symbolic
     link, directory, not a regular file, empty, unreadable); ``None`` when it may be one."""
     try:

@@ -178,7 +178,9 @@ def rouge_matrix(references: Sequence[Sequence[Sequence[str]]],
         for m in per_ref[1:]:
             level_sum = level_sum + _levels(m, t)
         num += (level_sum @ _levels(cand, t).T).toarray()
-    ref_len = sum(np.asarray(m.sum(axis=1)).ravel() for m in per_ref).astype(float)
+    # per_ref is never empty (_counts), so the sum is an array, not 0
+    ref_len = sum(np.asarray(m.sum(axis=1)).ravel()  # type: ignore[union-attr]
+                  for m in per_ref).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(ref_len[:, None] > 0, num / ref_len[:, None], 0.0)
     return out

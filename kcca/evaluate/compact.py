@@ -29,7 +29,7 @@ import json
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -67,7 +67,7 @@ class CompactRankings:
     query_ids: Mapping[str, list[str]]
     candidate_ids: Mapping[str, list[str]]
     source: str = ""
-    meta: Mapping[str, object] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     #: per task, metric -> per-query values of every judged metric (all but R@k and median
     #: rank), computed when the file was written (under ``meta["relevance"]`` and the judgment
     #: files of digest ``meta["judgments"]``): the tables without the data, and the metrics
@@ -112,8 +112,10 @@ def from_rankings(rankings: Rankings, pool: Sequence[tuple[str, str, str]], *, c
         for task, metrics in evaluation.metrics.items():
             full[task] = {k: np.asarray(v.values, dtype=float) for k, v in metrics.items()
                           if not k.startswith("R@") and k != "median rank"}
+    # ``full`` is non-empty only when ``evaluation`` is given
     meta = {"relevance": relevance, "judgments": judgments,
-            "aggregates": evaluation.table(), "coverage": evaluation.coverage} if full else {}
+            "aggregates": evaluation.table(),  # type: ignore[union-attr]
+            "coverage": evaluation.coverage} if full else {}  # type: ignore[union-attr]
     return CompactRankings(rankings.system, corpus, rankings.split, gold, top, qids, cids,
                            source=rankings.source, meta=meta, full_metrics=full,
                            gold_ties={t: np.asarray(v, dtype=np.int32)
@@ -145,7 +147,7 @@ def write_compact(path: str | Path, compact: CompactRankings) -> Path:
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # no key is allow_pickle
 
     return atomic_write(path, write)
 

@@ -126,6 +126,7 @@ def parse_task(where: str, task: str, block: Mapping, pool: list[tuple[str, str,
         if len(ranked) > n:
             raise DataError(f"{where}: {task} query {q!r}: {len(ranked)} entries for {n} "
                             "candidates")
+        j: int | None
         for pos, item in enumerate(ranked):
             if isinstance(item, bool) or not isinstance(item, (int, str)):
                 raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: entry "

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -126,6 +126,7 @@ def relevance_matrix(pool: list[tuple[str, str, str]],
     n = len(pool)
     rows, cols, yes, no = [], [], [], []
     outside = 0
+    c: Any  # a caption index here, the column indices below
     for (image_id, cid), j in crowd.items():
         i, c = img_index.get(image_id), cap_index.get(cid)
         if i is None or c is None:

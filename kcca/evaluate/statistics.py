@@ -49,8 +49,8 @@ def _paired_bool(a, b) -> tuple[np.ndarray, np.ndarray]:
     return x.astype(bool), y.astype(bool)
 
 
-def mcnemar(a: Sequence[bool], b: Sequence[bool], method: str = "auto",
-            exact_below: int = 25) -> McNemarResult:
+def mcnemar(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray,
+            method: str = "auto", exact_below: int = 25) -> McNemarResult:
     """Two-sided McNemar test of paired per-query successes of systems A and B.
 
     ``method``: ``"exact"`` (binomial, p = min(1, 2 P[X <= min(b, c)]), X ~ Bin(b + c, 1/2)),
@@ -138,9 +138,9 @@ def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.nd
     return median(cum_a) - median(cum_b)
 
 
-def randomization_test(a: Sequence[float], b: Sequence[float], *, statistic: str = "mean",
-                       n_samples: int = 100_000, seed: int = 0, nan_policy: str = "raise",
-                       chunk: int = 4096) -> RandomizationResult:
+def randomization_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
+                       statistic: str = "mean", n_samples: int = 100_000, seed: int = 0,
+                       nan_policy: str = "raise", chunk: int = 4096) -> RandomizationResult:
     """Fisher's paired randomisation test of per-query scores ``a`` vs ``b`` (two-sided)."""
     if statistic not in ("mean", "median"):
         raise DataError(f"unknown statistic {statistic!r}: use 'mean' or 'median'")
@@ -179,7 +179,7 @@ def _random_bits(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ kappa
-def cohen_kappa(a: Sequence, b: Sequence) -> float:
+def cohen_kappa(a: Sequence | np.ndarray, b: Sequence | np.ndarray) -> float:
     """Cohen's kappa of two labelings of the same items: (p_o - p_e) / (1 - p_e).
 
     Returns 1.0 when both labelings are constant and identical (p_e = 1), NaN never.

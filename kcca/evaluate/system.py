@@ -11,7 +11,7 @@ of medians for median rank, of means otherwise), as in the paper.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -24,7 +24,8 @@ from kcca.evaluate.original import (DEFAULT_KS, PerQuery, original_item_metrics,
                                     ranks_under_tie_rule)
 from kcca.evaluate.rankings_io import Rankings
 from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
-from kcca.evaluate.statistics import mcnemar, randomization_test
+from kcca.evaluate.statistics import McNemarResult, RandomizationResult, mcnemar, \
+    randomization_test
 
 if TYPE_CHECKING:
     from kcca.evaluate.compact import CompactRankings
@@ -91,14 +92,15 @@ class EvaluationContext:
 
     @property
     def protocol_note(self) -> str:
-        return "" if self.protocol_model is not None else self._protocol[1]
+        # protocol_model has set _protocol
+        return "" if self.protocol_model is not None else self._protocol[1]  # type: ignore[index]
 
 
 @dataclass
 class SystemEvaluation:
     system: str
     metrics: dict[str, dict[str, PerQuery]]
-    coverage: dict[str, dict]
+    coverage: dict[str, Any]  # task -> coverage entries; the Table 5 total -> float
     expert: ExpertResult | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -112,13 +114,15 @@ class SystemEvaluation:
         if self.expert is not None:
             out["expert"] = self.expert.as_dict()
         if per_query:
-            out["per_query"] = {t: {k: np.where(np.isnan(v.values), None, v.values).tolist()
+            # an object array: NaN -> None (JSON null); the stubs take no None here
+            out["per_query"] = {t: {k: np.where(  # type: ignore[call-overload]
+                                        np.isnan(v.values), None, v.values).tolist()
                                     for k, v in m.items()} for t, m in self.metrics.items()}
         return out
 
 
 def first_caption_metrics(top1: np.ndarray, ctx: EvaluationContext,
-                          metrics: dict[str, PerQuery], coverage: dict[str, dict]
+                          metrics: dict[str, PerQuery], coverage: dict[str, Any]
                           ) -> ExpertResult | None:
     """Annotation metrics of the caption ranked first for each image (``top1``, pool indices):
     the expert scores (Tables 1-2, with their coverage) when the corpus has expert judgments,
@@ -161,7 +165,7 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
     ``ties`` the place of the original item among equal scores for R@k and median rank
     (``"last"``, the tables' rule; ``"first"`` or ``"mean"`` need recorded ties)."""
     metrics: dict[str, dict[str, PerQuery]] = {}
-    coverage: dict[str, dict] = {}
+    coverage: dict[str, Any] = {}
     notes: list[str] = []
     expert_result = None
     rel = ctx.relevance
@@ -207,7 +211,7 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
         stored_metrics_usable
 
     metrics: dict[str, dict[str, PerQuery]] = {}
-    coverage: dict[str, dict] = {}
+    coverage: dict[str, Any] = {}
     expert_result = None
     counts: dict[str, np.ndarray] = {}
     if ctx.corpus is not None:
@@ -300,6 +304,7 @@ def compare_systems(a: SystemEvaluation, b: SystemEvaluation, *, n_samples: int 
             if pa.values.shape != pb.values.shape:
                 raise DataError(f"{task} {name}: {a.system} has {pa.values.size} queries, "
                                 f"{b.system} {pb.values.size}")
+            res: McNemarResult | RandomizationResult
             if name.startswith(BINARY_PREFIXES) and not name.endswith(" imputed"):
                 res = mcnemar(pa.values.astype(bool), pb.values.astype(bool))
                 out[task][name] = {"test": f"McNemar, {res.method}, two-sided",

@@ -186,6 +186,7 @@ def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = 
            "spec": spec.as_dict(), "image_config": spec_dict(image_config)}
     path = None
     if cache.enabled:
+        assert cache.root is not None  # enabled means a root
         path = Path(cache.root) / MODEL_STAGE / f"demo-{config_key(key)}{MODEL_SUFFIX}"
         if path.is_file() and not refit:
             try:

@@ -336,4 +336,6 @@ def query_preprocessor(preprocessor: Any, seed: int = 0) -> tuple[Any, str]:
 
 def spec_dict(obj: Any) -> dict:
     """A dataclass as a plain dict (for configs stored in the model)."""
-    return dataclasses.asdict(obj) if dataclasses.is_dataclass(obj) else dict(obj)
+    # configs are dataclass instances, never dataclass classes
+    return (dataclasses.asdict(obj)  # type: ignore[arg-type]
+            if dataclasses.is_dataclass(obj) else dict(obj))

@@ -143,7 +143,7 @@ def _class_name(cls: type) -> str:
 _CLASSES: dict[str, type] = {}
 
 
-def _resolve(name: str) -> type:
+def _resolve(name: str) -> type[object]:
     """An allowed class by ``module:name`` (only modules of :data:`ALLOWED` are imported)."""
     name = MOVED.get(name, name)
     cls = _CLASSES.get(name)
@@ -369,7 +369,7 @@ class _Decoder:
             if REBUILT.get(name, {}).get(k) != v.kind:
                 raise ValueError(f"{name}.{k} cannot be rebuilt as {v.kind!r}")
             state[k] = None
-        obj = cls.__new__(cls)
+        obj: Any = cls.__new__(cls)
         setstate = getattr(cls, "__setstate__", None)
         if setstate is not None:
             obj.__setstate__(state)

@@ -37,7 +37,7 @@ from kcca.paper import numbers as P
 def table7_from_paper() -> dict:
     """Table 7 recomputed from the paper's Tables 11-12:
     {(human, automatic): {task: (rho, tau)}}."""
-    out = {}
+    out: dict = {}
     for (human, auto) in P.TABLE7:
         out[(human, auto)] = {}
         for task in ("annotation", "search"):
@@ -160,8 +160,9 @@ def bleu_pre_filter(corpus: Corpus, split: str = "test",
     ck = [k for k in (corpus.crowd or {}) if k[0] in img and k[1] in cap]
     crow = np.array([img[k[0]] for k in ck], dtype=int)
     ccol = np.array([cap[k[1]] for k in ck], dtype=int)
-    cyes = np.array([corpus.crowd[k].yes for k in ck])
-    cno = np.array([corpus.crowd[k].no for k in ck])
+    # ck is empty when there are no crowd judgments
+    cyes = np.array([corpus.crowd[k].yes for k in ck])  # type: ignore[index]
+    cno = np.array([corpus.crowd[k].no for k in ck])  # type: ignore[index]
 
     def stats(matrix: np.ndarray, th: float) -> dict:
         removed = matrix < th - 1e-12

@@ -100,10 +100,11 @@ def _within(values: Values, systems: list[str], table: str, metrics: tuple[str, 
 
 def _spearman(values: Values, systems: list[str], metric: str, target: float, who: str
               ) -> Check:
-    parts, ok = [], []
+    parts: list[str] = []
+    ok: list[bool | None] = []
     for task in TASKS:
-        pairs = [(_get(values, s, task, metric), _paper("11", s, task, metric)) for s in systems]
-        pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+        raw = [(_get(values, s, task, metric), _paper("11", s, task, metric)) for s in systems]
+        pairs = [(a, b) for a, b in raw if a is not None and b is not None]
         if len(pairs) < 3:
             parts.append(f"{task}: {len(pairs)} systems (need 3)")
             ok.append(None)
@@ -116,17 +117,20 @@ def _spearman(values: Values, systems: list[str], metric: str, target: float, wh
 
 
 def _nn_below_kcca(values: Values, systems: list[str]) -> Check:
-    parts, ok, misses = [], [], []
+    parts: list[str] = []
+    ok: list[bool | None] = []
+    misses: list[str] = []
     for task in TASKS:
-        nn = {s: _get(values, s, task, "R@10") for s in systems if is_nn(s)}
-        kc = {s: _get(values, s, task, "R@10") for s in systems if not is_nn(s)}
-        nn = {s: v for s, v in nn.items() if v is not None}
-        kc = {s: v for s, v in kc.items() if v is not None}
+        nn_raw = {s: _get(values, s, task, "R@10") for s in systems if is_nn(s)}
+        kc_raw = {s: _get(values, s, task, "R@10") for s in systems if not is_nn(s)}
+        nn = {s: v for s, v in nn_raw.items() if v is not None}
+        kc = {s: v for s, v in kc_raw.items() if v is not None}
         if not nn or not kc:
             parts.append(f"{task}: needs NN and KCCA systems")
             ok.append(None)
             continue
-        top_nn, low_kc = max(nn, key=nn.get), min(kc, key=kc.get)
+        # every key is present, so get never gives None
+        top_nn, low_kc = max(nn, key=nn.get), min(kc, key=kc.get)  # type: ignore[arg-type]
         parts.append(f"{task}: best NN {top_nn} {nn[top_nn]:g} vs worst KCCA {low_kc} "
                      f"{kc[low_kc]:g}")
         ok.append(nn[top_nn] < kc[low_kc])
@@ -142,13 +146,14 @@ def _tri5sem_best(values: Values, systems: list[str]) -> Check:
                      "10 cells", "TRI5SEM not run", None)
     hits, misses, total = 0, [], 0
     for table, task, metric in TRI5SEM_BEST:
-        scores = {s: _get(values, s, task, metric) for s in systems}
-        scores = {s: v for s, v in scores.items() if v is not None}
+        raw = {s: _get(values, s, task, metric) for s in systems}
+        scores = {s: v for s, v in raw.items() if v is not None}
         if TRI5SEM not in scores:
             continue
         total += 1
         lower = metric == "median rank"
-        best = (min if lower else max)(scores, key=scores.get)
+        # every key is present, so get never gives None
+        best = (min if lower else max)(scores, key=scores.get)  # type: ignore[arg-type]
         gap = (scores[TRI5SEM] - scores[best]) if lower else (scores[best] - scores[TRI5SEM])
         if gap <= 1.0 + 1e-9:
             hits += 1

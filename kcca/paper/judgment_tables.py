@@ -49,6 +49,7 @@ def paper_tables_text(rep: dict) -> str:
         f = rep["bleu_pre_filter"]
         L.append(f"BLEU_pre filter over {f['n_pairs']:,} test pairs ({f['n_expert']} expert "
                  "pairs)")
+        p: tuple[float, ...] | None  # the paper's figures of a threshold
         for th, s in f["bleu_pre"].items():
             p = P.BLEU_PRE_FILTER.get(float(th))
             L.append(f"  BLEU_pre >= {th}: removes {s['removed %']:.1f}% ({p[0] if p else '-'})"

@@ -13,6 +13,7 @@ distributional subscripts; ``NN`` = ``NN5_F1^idf`` and ``TRI5SEM`` =
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 SYSTEMS: tuple[str, ...] = (
     "NN5_F1", "NN5_F1^idf", "NN5_BoW5", "NN5_TRI(best)", "BoW1", "TRI1", "BoW5^HISTO", "BoW5",
@@ -142,7 +143,8 @@ TABLE5 = {"NN": (5.2, 3.8, 4.5), "BoW1": (10.7, 9.6, 10.1), "BoW5": (11.1, 10.5,
 EXPERT_ROWS: tuple[Fraction, ...] = (Fraction(4), Fraction(11, 3), Fraction(10, 3), Fraction(3),
                                      Fraction(8, 3))
 EXPERT_ROW_LABELS = ("=4.0", ">=3.6", ">=3.3", ">=3.0", ">=2.6")
-TABLE8_9 = {
+#: refs -> {"columns": ((metric, threshold), ...), "kappa": rows of kappas}
+TABLE8_9: dict[str, dict[str, tuple]] = {
     "R5": {
         "columns": (("bleu", 0.9), ("bleu", 0.8), ("bleu", 0.7),
                     ("rouge", 0.4), ("rouge", 0.3), ("rouge", 0.2)),
@@ -187,7 +189,7 @@ TABLE10A = ((0.75, 0.69, 0.49), (0.78, 0.76, 0.57), (0.74, 0.79, 0.65), (0.56, 0
             (0.45, 0.62, 0.73))
 
 # Section 4.3.2: relevance counts (paper rule) and the BLEU_pre filter.
-RELEVANCE_COUNTS = {
+RELEVANCE_COUNTS: dict[str, Any] = {
     "added": 2031,
     "search": (446, 202, 100, 252),          # captions with 1 / 2 / 3 / 4+ relevant images
     "annotation_printed": (331, 202, 100, 317),  # typo: sums to 950

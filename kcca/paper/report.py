@@ -24,7 +24,7 @@ import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -241,6 +241,7 @@ def write_compact_beside(path: Path, rankings: Rankings, evaluation: SystemEvalu
         read_compact, write_compact
     from kcca.fingerprints import file_digest
 
+    assert ctx.corpus is not None  # load_systems calls this only with the corpus at hand
     target = compact_path(path)
     digest = file_digest(path)[:16]
     judgments = judgments_digest(ctx.corpus)
@@ -374,6 +375,7 @@ def _judgment_table(t: str, corpus: Corpus | None, split: str, expert: bool, cro
     if not expert or (t == "10" and not crowd):
         need = "expert" if t != "10" else "crowd and expert"
         return T.TableResult(t, [], notes=[f"no {need} judgments: not computed"])
+    assert corpus is not None  # expert judgments come with a corpus (build_tables)
     try:
         if t == "10":
             return T.table10(agreement.table10(corpus))
@@ -390,6 +392,8 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
     from kcca.paper import plots
 
     files = []
+    paper: Any  # the paper's figures: by system (Table 11), by metric (12), an array (6)
+    cells: dict
     nn = {T.short_name(s) for s in SYSTEMS if s.startswith("NN5_")}  # hollow markers
     t3 = [SECTION4_NAMES[s] for s in PP.TABLE3_SYSTEMS]
     chosen = [s for s in t3 if s in data] or [s for s in SYSTEMS if s in data]
@@ -412,7 +416,7 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
             files.append(plots.ours_vs_paper(cells, out / PLOTS["fidelity"], nn=nn))
     if "12" in tables:
         # judging-protocol S@k against the paper's; bars from counted S@k to the bound
-        cells: dict = {}
+        cells = {}
         for s in SYSTEMS:
             for task in T.TASKS:
                 v, paper = values.get(s, {}).get(task, {}), TABLE12.get(s, {}).get(task, {})

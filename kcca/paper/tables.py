@@ -165,6 +165,7 @@ def paper_value(table: str, system: str, task: str, metric: str
                 ) -> tuple[float | None, str | None]:
     """(value, superscript) printed by the paper for a cell; (None, "") when not printed."""
     s = short_name(system)
+    i: int | None
     if table in ("1", "2") and s in PP.TABLE1_MARKERS:
         if task != "annotation":
             return None, ""
@@ -361,7 +362,8 @@ def table7(values: Values, from_paper: Mapping | None = None, min_systems: int =
             if len(sys_ok) >= min_systems:
                 h = [_get(values, s, task, human) for s in sys_ok]
                 a = [_get(values, s, task, auto) for s in sys_ok]
-                rho, tau = spearman_rho(h, a), kendall_tau_b(h, a)
+                # sys_ok keeps the systems with both values: no None in h or a
+                rho, tau = spearman_rho(h, a), kendall_tau_b(h, a)  # type: ignore[arg-type]
                 rho = None if math.isnan(rho) else rho
                 tau = None if math.isnan(tau) else tau
             prho, ptau = P.TABLE7[(human, auto)][task]
@@ -532,8 +534,9 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
         lines.append(f"- not run (empty): {', '.join(missing)}")
     lines += [f"- {n}" for n in notes]
     lines += ["", _legend(table), ""]
-    by = {(r.system, r.task, r.metric): r for r in table_rows}
+    by: dict[tuple[str, ...], Row] = {(r.system, r.task, r.metric): r for r in table_rows}
     systems = list(dict.fromkeys(r.system for r in table_rows))
+    cols: list  # (task, metric) pairs; column keys in Table 7
     if table in ("1", "2", "3", "4", "5", "11", "12"):
         _, cols = table_layout(table)
         pd = (lambda s: chosen.get(s, "")) if table in ("3", "11") else None
@@ -572,7 +575,8 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
             pairs = [f"{h} vs {a}" for h, a in TABLE7_PAIRS]
             cols = [f"{st}\x00{t}" for t in TASKS for st in ("rho", "tau")]
             lines += _grid(pairs, cols, [f"{t} {st}" for t in TASKS for st in ("rho", "tau")],
-                           lambda pr, ck, s=s: _row_cell(by.get(
+                           # mypy cannot type a lambda with a default argument
+                           lambda pr, ck, s=s: _row_cell(by.get(  # type: ignore[misc]
                                (s, ck.split("\x00")[1], f"{ck.split(chr(0))[0]} {pr}"))),
                            first="human vs automatic")
             lines.append("")
@@ -582,7 +586,8 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
             sub = [r for r in table_rows if r.system == s]
             rks = list(dict.fromkeys(r.task for r in sub))
             cks = list(dict.fromkeys(r.metric for r in sub))
-            lines += _grid(rks, cks, cks, lambda rk, ck, s=s: _row_cell(by.get((s, rk, ck))),
+            lines += _grid(rks, cks, cks,
+                           lambda rk, ck, s=s: _row_cell(by.get((s, rk, ck))),  # type: ignore[misc]
                            first="")
             lines.append("")
     for p in plots:

@@ -68,7 +68,9 @@ def write_thumbnails(image_ids: Iterable[str], load: Callable[[str], np.ndarray]
             urls.append(data_uri(data, "image/jpeg"))
         else:
             name = safe_name(image_id, ".jpg")
-            atomic_write(folder / name, lambda tmp, data=data: Path(tmp).write_bytes(data))
+            # mypy cannot type a lambda with a default argument
+            atomic_write(folder / name,
+                         lambda tmp, data=data: Path(tmp).write_bytes(data))  # type: ignore[misc]
             urls.append(f"thumbs/{name}")
         if progress and (n + 1) % 200 == 0:
             print(f"report: {n + 1} of {len(ids)} thumbnails")
@@ -93,7 +95,8 @@ def copy_plots(plots: Iterable[Path], run_dir: Path, out_dir: Path, *, embed: bo
             name = "_" + name
         taken.add(name)
         (out_dir / "plots").mkdir(parents=True, exist_ok=True)
-        atomic_write(out_dir / "plots" / name, lambda tmp, src=path: shutil.copyfile(src, tmp))
+        atomic_write(out_dir / "plots" / name,
+                     lambda tmp, src=path: shutil.copyfile(src, tmp))  # type: ignore[misc]
         out.append((rel, f"plots/{name}"))
     return out
 

@@ -125,7 +125,7 @@ class Workspace:
 
     corpus: Corpus
     cache: Cache = field(default_factory=lambda: Cache(None))
-    n_jobs: int = 1
+    n_jobs: int | None = 1
     seed: int = 0
     progress: bool = True
     image_config: Any = None
@@ -390,7 +390,7 @@ def _presets() -> dict:
 
 
 #: presets defined here for corpora without NLTK data (the demo): no tagger, no WordNet
-LOCAL_PRESETS = {
+LOCAL_PRESETS: dict[str, dict[str, Any]] = {
     "demo": dict(source="captions", tokenizer="whitespace", spelling=False, compounds=False,
                  stop_words=("a", "an", "the", "of", "to", "and", "with", "that", "this",
                              "than", "we", "you", "is", "are", "there", "its", "it", "in",

@@ -36,7 +36,7 @@ class TaskConfig:
     splits_dir: str | None
     cache_dir: str | None
     seed: int = 0
-    n_jobs: int = 1
+    n_jobs: int | None = 1  # None: joblib's default
     image_config: Any = None
     precision: float | None = None
     search_rank: int | None = None

@@ -16,7 +16,7 @@ then the smaller p, then the smaller d. Test data is never looked at.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class DevOutcome:
 
 
 def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
-             n_values: Sequence[int], precision: float | None = None,
+             n_values: Sequence[int] | np.ndarray, precision: float | None = None,
              progress: bool = False, factor_cache: FactorCache | None = None,
              rank: int | None = None, backend: str = "numpy",
              indefinite: str = "raise") -> KCCAGrid:
@@ -75,7 +75,7 @@ def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequ
     is computed once per p and a constant-diagonal text factor once for every d (same numbers).
     ``indefinite="psd-part"`` for kernels not PSD in theory (:func:`indefinite_rule`).
     """
-    kw = {} if precision is None else {"precision": precision}
+    kw: dict[str, Any] = {} if precision is None else {"precision": precision}
     return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
                     progress=progress, factor_cache=factor_cache, rank=rank, backend=backend,
                     indefinite=indefinite, **kw).fit(Kx, Ky)
@@ -89,7 +89,7 @@ def indefinite_rule(*blocks: Any) -> str:
 
 
 def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
-                 settings: Sequence[Hashable]) -> list[np.ndarray]:
+                 settings: Sequence[tuple[float, int]]) -> list[np.ndarray]:
     """Cosine scores (eq. 4) of each (kappa, n) setting: (n_queries, n_candidates) each."""
     zx, zy = grid.transform_x(Kx_new), grid.transform_y(Ky_new)
     out = []
@@ -101,7 +101,7 @@ def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: s
 
 
 def borda_rankings(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
-                   settings: Sequence[Hashable]) -> np.ndarray:
+                   settings: Sequence[tuple[float, int]]) -> np.ndarray:
     """Borda aggregate (Sec. 4.1.3) of the rankings of ``settings`` on a pool: (nq, nc) indices."""
     return borda_from_scores(model_scores(grid, Kx_new, Ky_new, task, settings)).ranking
 
@@ -113,7 +113,8 @@ def dev_outcome(grid: KCCAGrid, Kx_dev: np.ndarray, Ky_dev: np.ndarray, *, p: fl
     dev_ranks, selected, borda = {}, {}, {}
     for task in tasks:
         ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task, progress=progress)
-        chosen = [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)]
+        chosen = cast("list[tuple[float, int]]",  # the settings are the keys of ranks
+                      [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)])
         ranking = borda_rankings(grid, Kx_dev, Ky_dev, task, chosen)
         dev_ranks[task] = {k: v.astype(np.int32) for k, v in ranks.items()}
         selected[task] = chosen

@@ -91,7 +91,8 @@ def shared_image_blocks(specs: Sequence[Any], ws: Any, precision: float | None =
     """The image features and kernel blocks the systems share, computed once (and cached)
     before the systems go to workers, so they do not all compute them at once; likewise the
     KCCA factor of an image kernel for each p that two or more KCCA systems use."""
-    seen, uses = {}, {}
+    seen: dict[str, Any] = {}  # image kernel spec by its JSON
+    uses: dict[tuple[str, float], int] = {}  # (image kernel, p) -> KCCA systems using it
     for spec in specs:
         name = json.dumps(spec.image_kernel.as_dict(), sort_keys=True)
         seen.setdefault(name, spec.image_kernel)
@@ -254,7 +255,9 @@ def _run_on_cluster(specs, corpus, ws, rank_dir: Path, execution: Execution,
         record_task_result(spec, res, corpus, rank_dir, command, scheduler=execution.scheduler)
         say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"]))
 
-    _, errors = run_systems_on_cluster(execution.scheduler, specs, cfg, on_done=done)
+    # the dask executor comes with a scheduler address (kcca reproduce --scheduler)
+    _, errors = run_systems_on_cluster(execution.scheduler,  # type: ignore[arg-type]
+                                       specs, cfg, on_done=done)
     for name, err in errors.items():
         say.failure(f"{name}: failed on the cluster: {err}")
     return list(errors)

@@ -173,7 +173,9 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
             del fitted[pd]
 
     outcomes: list[DevOutcome] = []
-    stage, extra = (SEARCH_STAGE, {"search_rank": int(search_rank)}) if search else (DEV_STAGE, {})
+    # search implies search_rank is not None (also below)
+    stage, extra = ((SEARCH_STAGE, {"search_rank": int(search_rank)})  # type: ignore[arg-type]
+                    if search else (DEV_STAGE, {}))
     bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)"
                + (f", rank {search_rank}" if search else ""), unit="fit",
                disable=not ws.progress)
@@ -181,7 +183,9 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
         bar.set_postfix(p=p, d=d)
         outcomes.append(ws.cache.get_or_compute(
             stage, {**base, **extra, "p": p, "d": d},
-            lambda p=p, d=d: dev_fit(p, d, search_rank if search else None), inputs))
+            # mypy cannot type a lambda with a default argument
+            lambda p=p, d=d: dev_fit(p, d, search_rank if search else None),  # type: ignore[misc]
+            inputs))
         keep_best()
     best = choose(outcomes)
     if search:  # the chosen (p, d) at full precision: its 15 models are selected on dev
@@ -219,7 +223,7 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
         timings["chosen models"] = time.perf_counter() - t
     fitted.clear()
     chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
-              **({"search_rank": int(search_rank)} if search else {}),
+              **({"search_rank": int(search_rank)} if search else {}),  # type: ignore[arg-type]
               "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
     return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,
             [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)], models)

@@ -110,8 +110,9 @@ class GridSpec:
         return np.unique(np.asarray(self.n, dtype=int))
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"p": list(self.p), "d": list(self.d), "kappas": list(self.kappas),
-               "n": self.n if isinstance(self.n, str) else list(self.n)}
+        out: dict[str, Any] = {"p": list(self.p), "d": list(self.d),
+                               "kappas": list(self.kappas),
+                               "n": self.n if isinstance(self.n, str) else list(self.n)}
         if self.search_rank is not None:
             out["search_rank"] = int(self.search_rank)
         return out
@@ -413,7 +414,7 @@ def select_specs(specs: Sequence[SystemSpec], keys: Sequence[str] | None) -> lis
     """The specs named by ``keys`` (paper or short names), in ``keys`` order; None = all."""
     if not keys:
         return list(specs)
-    out = []
+    out: list[SystemSpec] = []
     for key in keys:
         found = [s for s in specs if s.matches(key)]
         if not found:

@@ -25,7 +25,7 @@ When the two segments are identical word for word (by hash code) only the exact 
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from kcca.captions.meteor_engine.matcher import Match, Segment, candidate_matches
 from kcca.captions.meteor_engine.params import BEAM_SIZE
@@ -71,12 +71,12 @@ def resolve(matches: list[list[Match]], fixed: list[Match | None], used1: int, u
     fixed_steps = [None if m is None else
                    (m.weighted * s2, m.test_start, m.start + m.length,
                     m.test_start + m.test_length, m.distance) for m in fixed]
-    paths = [[0, 0, -1, used1, used2, None]]
+    paths: list[list[Any]] = [[0, 0, -1, used1, used2, None]]
     for current, candidates in enumerate(steps):
         if len(paths) > 1:
             paths.sort(key=_RANK)  # stable, as Java's Collections.sort
             del paths[beam:]
-        nxt = []
+        nxt: list[list[Any]] = []
         bit = 1 << current
         for path in paths:
             if path[4] & bit:  # word already used
@@ -134,7 +134,7 @@ class Alignment(NamedTuple):
 
     matches: tuple[Match | None, ...]  #: by reference start position
     #: per stage: (test content, reference content, test function, reference function)
-    stage_matches: tuple[tuple[int, int, int, int], ...]
+    stage_matches: tuple[tuple[int, ...], ...]  # four values each
     test_matches: int
     ref_matches: int
     chunks: int
@@ -186,6 +186,7 @@ def align(test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 
     matches, cov1, cov2 = candidates
     fixed: list[Match | None] = [None] * len(ref.words)
     used1 = used2 = 0
+    m: Match | None
     for i, ms in enumerate(matches):
         if len(ms) != 1:
             continue

@@ -55,7 +55,7 @@ class Segment:
         self.function = function      #: function word (``function/english.words``)?
         self.synsets = synsets        #: WordNet synsets of each word and of its base forms
         self.paraphrases = paraphrases
-        self._as_test = None
+        self._as_test: tuple[dict, dict, tuple, frozenset] | None = None
 
     def as_test(self) -> tuple[dict, dict, tuple, frozenset]:
         """Look-up tables of the segment in the hypothesis role (built once): word key ->

@@ -30,7 +30,7 @@ class Stats(NamedTuple):
     test_function_words: float
     reference_function_words: float
     #: per stage: (test content, reference content, test function, reference function)
-    stage_matches: tuple[tuple[float, float, float, float], ...]
+    stage_matches: tuple[tuple[float, ...], ...]  # four values each
     chunks: float
     test_word_matches: float
     reference_word_matches: float
