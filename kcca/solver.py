@@ -742,6 +742,13 @@ def _column_correlations(zx: np.ndarray, zy: np.ndarray) -> np.ndarray:
     return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
 
 
+def _store_parameters(estimator: BaseEstimator, values: dict[str, Any]) -> None:
+    """Store every constructor argument unchanged under its own name (scikit-learn's rule for
+    ``__init__``; validation happens in ``fit``); ``values`` is the constructor's ``locals()``."""
+    for name in type(estimator)._get_param_names():
+        setattr(estimator, name, values[name])
+
+
 class _Estimator(BaseEstimator):
     """What :class:`KCCA` and :class:`KCCAGrid` share: pickling with host arrays and the
     backend's name, the precomputed-kernel tags and :meth:`transform` of either view."""
@@ -860,19 +867,7 @@ class KCCA(_Estimator):
                  rescale: str | None = None, backend: str = "numpy", progress: bool = False,
                  factorisation: str = "auto",
                  indefinite: str = "raise"):
-        self.kappa = kappa
-        self.n_components = n_components
-        self.precision = precision
-        self.rank = rank
-        self.power_x = power_x
-        self.power_y = power_y
-        self.diag_x = diag_x
-        self.diag_y = diag_y
-        self.rescale = rescale
-        self.backend = backend
-        self.progress = progress
-        self.factorisation = factorisation
-        self.indefinite = indefinite
+        _store_parameters(self, locals())
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCA":
         """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
@@ -984,20 +979,7 @@ class KCCAGrid(_Estimator):
                  rescale: str | None = None, backend: str = "numpy", progress: bool = False,
                  factor_cache: FactorCache | None = None, factorisation: str = "auto",
                  indefinite: str = "raise"):
-        self.kappas = kappas
-        self.n_components = n_components
-        self.precision = precision
-        self.rank = rank
-        self.power_x = power_x
-        self.power_y = power_y
-        self.diag_x = diag_x
-        self.diag_y = diag_y
-        self.rescale = rescale
-        self.backend = backend
-        self.progress = progress
-        self.factor_cache = factor_cache
-        self.factorisation = factorisation
-        self.indefinite = indefinite
+        _store_parameters(self, locals())
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
         """Fit every grid model on train x train kernels (dense or column sources)."""
@@ -1084,9 +1066,8 @@ class KCCAGrid(_Estimator):
         if n_components not in self.n_components_.tolist():
             raise ValueError(f"n_components={n_components!r} is not in the fitted grid")
         sol = self.solutions_[self.kappas_.index(kappa)]
-        est = KCCA(kappa=kappa, n_components=n_components, precision=self.precision, rank=self.rank,
-                   power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
-                   diag_y=self.diag_y, rescale=self.rescale, backend=self.backend,
-                   factorisation=self.factorisation, indefinite=self.indefinite)
+        shared = set(KCCA._get_param_names()) - {"kappa", "n_components", "progress"}
+        est = KCCA(kappa=kappa, n_components=n_components,
+                   **{name: getattr(self, name) for name in shared})
         est._set_solution(self.core_, sol.cut(n_components))
         return est
