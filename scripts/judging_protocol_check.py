@@ -64,6 +64,28 @@ def reliability(pred: np.ndarray, y: np.ndarray,
     return rows
 
 
+def compact_tasks(path: Path, pool) -> tuple[str, dict[str, np.ndarray]]:
+    """A compact results file's top lists as whole rankings: each query's top candidates, then
+    the others in pool order. Exact for every figure printed here, which reads the first
+    ``JUDGED_DEPTH`` (10) places only (the compact files keep 25)."""
+    from kcca.evaluate.compact import check_pool, read_compact
+    from kcca.evaluate.judging_protocol import JUDGED_DEPTH
+
+    compact = read_compact(path)
+    check_pool(compact, pool)
+    if compact.depth < JUDGED_DEPTH:
+        raise SystemExit(f"error: {path} keeps the top {compact.depth} per query; the protocol "
+                         f"reads the top {JUDGED_DEPTH}")
+    out = {}
+    for task, top in compact.top.items():
+        n = len(compact.candidate_ids[task])
+        rest = np.ones((top.shape[0], n), dtype=bool)
+        rest[np.arange(top.shape[0])[:, None], top] = False
+        others = np.nonzero(rest)[1].reshape(top.shape[0], n - top.shape[1])
+        out[task] = np.concatenate([top, others], axis=1)
+    return compact.system, out
+
+
 def system_rows(rankings_dir: Path, corpus, rel, pre, model) -> list[dict]:
     from kcca.evaluate.judged_metrics import success_at_k
     from kcca.evaluate.judging_protocol import protocol_metrics, protocol_pairs
@@ -73,12 +95,16 @@ def system_rows(rankings_dir: Path, corpus, rel, pre, model) -> list[dict]:
     from kcca.report.rundir import find_rankings
 
     found = {}
-    for entry in find_rankings(rankings_dir):  # rankings files only (not details.json)
-        r = read_rankings(entry.path, corpus.pool("test"))
-        found[r.system] = r
+    for entry in find_rankings(rankings_dir):  # rankings or compact files (not details.json)
+        if entry.is_compact:
+            system, ranked = compact_tasks(entry.path, corpus.pool("test"))
+        else:
+            r = read_rankings(entry.path, corpus.pool("test"))
+            system, ranked = r.system, dict(r.tasks)
+        found[system] = ranked
     rows = []
     for system in [s for s in SYSTEMS if s in found] + [s for s in found if s not in SYSTEMS]:
-        tasks = found[system].tasks
+        tasks = found[system]
         est = protocol_metrics(tasks, rel.relevant, rel.judged, pre, model, ks=KS)
         todo = protocol_pairs(tasks, rel.judged, pre)
         for task, r in tasks.items():

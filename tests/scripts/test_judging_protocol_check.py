@@ -43,3 +43,23 @@ def test_real_relevance_model_is_calibrated_out_of_fold(flickr8k, nltk_data_dir)
     assert np.mean((pred - y) ** 2) < 0.9 * np.mean((base - y) ** 2)
     for row in mod.reliability(pred, y):
         assert abs(row["predicted %"] - row["observed %"]) <= 1.5, row
+
+
+def test_compact_files_give_the_full_rankings_top_ten(tmp_path):
+    """A compact file's top lists, padded into rankings, agree with the full rankings on every
+    place the protocol reads (the first 10)."""
+    from kcca.evaluate.compact import from_rankings, write_compact
+    from kcca.evaluate.rankings_io import Rankings
+
+    mod = load_script("judging_protocol_check")
+    n = 40
+    pool = [(f"img{i}.jpg", f"img{i}.jpg#2", f"caption {i}") for i in range(n)]
+    full = np.argsort(np.random.default_rng(3).random((n, n)), axis=1)
+    compact = from_rankings(Rankings("S", "test", {"search": full, "annotation": full}), pool,
+                            corpus="flickr8k")
+    path = write_compact(tmp_path / "S.ranks.npz", compact)
+    system, tasks = mod.compact_tasks(path, pool)
+    assert system == "S"
+    for r in tasks.values():
+        assert (np.sort(r, axis=1) == np.arange(n)).all()  # whole permutations
+        np.testing.assert_array_equal(r[:, :25], full[:, :25])
