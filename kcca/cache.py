@@ -141,8 +141,14 @@ def remove_stale_temp_files(folder: str | os.PathLike, *, recursive: bool = True
     root = Path(folder)
     if not root.is_dir():
         return []
+    return _unlink_all(stale_temp_files(root, recursive=recursive))
+
+
+def _unlink_all(paths: Iterable[Path]) -> list[Path]:
+    """Delete each file that still exists; returns those deleted (a file another process
+    removed first is skipped)."""
     removed = []
-    for f in stale_temp_files(root, recursive=recursive):
+    for f in paths:
         try:
             f.unlink()
             removed.append(f)
@@ -442,12 +448,6 @@ def prune_cache(audit: CacheAudit, *, unrecorded: bool = False) -> list[Path]:
     """Delete the stale entries and leftovers of an audit (and, with ``unrecorded``, the
     entries without an input record); returns the files removed."""
     doomed = [*audit.stale, *audit.leftovers, *(audit.unrecorded if unrecorded else [])]
-    removed = []
-    for p in doomed:
-        for f in (p, p.with_suffix(".json")) if p.suffix in ENTRY_SUFFIXES else (p,):
-            try:
-                f.unlink()
-                removed.append(f)
-            except FileNotFoundError:
-                pass
-    return removed
+    return _unlink_all(f for p in doomed
+                       for f in ((p, p.with_suffix(".json")) if p.suffix in ENTRY_SUFFIXES
+                                 else (p,)))
