@@ -60,6 +60,17 @@ def cache_from_args(args: argparse.Namespace) -> Cache:
     return Cache(root)
 
 
+def add_experiments_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--experiments DIR`` (``what`` it is searched for) and ``--splits DIR`` (split files
+    replacing the released ones), as ``kcca reproduce`` and ``kcca fit-model`` take them."""
+    parser.add_argument("--experiments", default=None,
+                        help=f"{what} (default experiments/hodosh2013 of the source tree, else "
+                             "of the current folder)")
+    parser.add_argument("--splits", default=None,
+                        help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
+                             "released splits")
+
+
 def add_backend_argument(parser: argparse.ArgumentParser, what: str) -> None:
     """``--backend auto|numpy|cupy`` for the array backend of ``what``."""
     parser.add_argument("--backend", default="auto", choices=("auto", "numpy", "cupy"),

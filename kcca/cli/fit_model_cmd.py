@@ -16,7 +16,8 @@ import json
 import time
 from typing import Any
 
-from kcca.cli.common import cache_from_args, data_dir_from_args, subparser
+from kcca.cli.common import (add_experiments_arguments, cache_from_args, data_dir_from_args,
+                              subparser)
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -33,14 +34,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True,
                    help="model file to write (e.g. bow5.kcca.npz; data only, see "
                         "kcca/model/file_format.py)")
-    p.add_argument("--experiments", default=None,
-                   help="folder searched by --system (default experiments/hodosh2013 of the source "
-                        "tree, else of the current folder)")
+    add_experiments_arguments(p, "folder searched by --system")
     p.add_argument("--demo-system", default="TRI5", choices=("TRI5", "BoW5"),
                    help="which demo system with --demo (default TRI5)")
-    p.add_argument("--splits", default=None,
-                   help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
-                        "released splits")
     p.add_argument("--p", type=float, nargs="+", default=None,
                    help="override the system's p grid (searched on dev)")
     p.add_argument("--d", type=float, nargs="+", default=None,

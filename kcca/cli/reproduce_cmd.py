@@ -31,8 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-from kcca.cli.common import (add_backend_argument, backend_from_args, cache_from_args,
-                              data_dir_from_args, subparser)
+from kcca.cli.common import (add_backend_argument, add_experiments_arguments, backend_from_args,
+                              cache_from_args, data_dir_from_args, subparser)
 from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -50,12 +50,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--systems", nargs="+", default=None,
                    help="systems to run (paper or short names; default: every system the "
                         "tables need)")
-    p.add_argument("--experiments", default=None,
-                   help="folder of experiment files (default experiments/hodosh2013 of the source "
-                        "tree, else of the current folder)")
-    p.add_argument("--splits", default=None,
-                   help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
-                        "released splits")
+    add_experiments_arguments(p, "folder of experiment files")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (tcp://host:port): image features on the "
                         "cluster, then every system as its own task there (workers must see "
