@@ -115,12 +115,20 @@ class Codebook(BaseEstimator):
                 stacklevel=2,
             )
         if self.algorithm == "kmeans":
-            km = KMeans(n_clusters=self.n_words, n_init=self.n_init, max_iter=self.max_iter,
-                        random_state=self.seed)
+            km = KMeans(
+                n_clusters=self.n_words,
+                n_init=self.n_init,
+                max_iter=self.max_iter,
+                random_state=self.seed,
+            )
         elif self.algorithm == "minibatch":
-            km = MiniBatchKMeans(n_clusters=self.n_words, n_init=self.n_init,
-                                 max_iter=self.max_iter, random_state=self.seed,
-                                 batch_size=4096)
+            km = MiniBatchKMeans(
+                n_clusters=self.n_words,
+                n_init=self.n_init,
+                max_iter=self.max_iter,
+                random_state=self.seed,
+                batch_size=4096,
+            )
         else:
             raise ValueError(f"unknown k-means algorithm {self.algorithm!r}: use kmeans, minibatch")
         with warnings.catch_warnings(), threadpool_limits(limits=1):
@@ -194,15 +202,16 @@ def _nearest_blas(x: np.ndarray, c: np.ndarray, chunk: int = 4096) -> np.ndarray
     cc = np.einsum("ij,ij->i", c, c)
     out = np.empty(x.shape[0], dtype=np.int32)
     for s in range(0, x.shape[0], chunk):
-        d = cc[None, :] - 2.0 * (x[s:s + chunk].astype(np.float64) @ c.T)
-        out[s:s + chunk] = np.argmin(d, axis=1)
+        d = cc[None, :] - 2.0 * (x[s : s + chunk].astype(np.float64) @ c.T)
+        out[s : s + chunk] = np.argmin(d, axis=1)
     return out
 
 
 def nearest_centre_reference(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """scikit-learn's ``pairwise_distances_argmin`` (a peer for tests)."""
-    return pairwise_distances_argmin(np.asarray(values, np.float64),
-                                     np.asarray(centres, np.float64)).astype(np.int32)
+    return pairwise_distances_argmin(
+        np.asarray(values, np.float64), np.asarray(centres, np.float64)
+    ).astype(np.int32)
 
 
 def _count_distinct_rows(X: np.ndarray) -> int:

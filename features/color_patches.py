@@ -34,8 +34,9 @@ def channels(image: np.ndarray, color_space: str = "rgb") -> np.ndarray:
     return rgb_to_lab(image) / np.array([100.0, 128.0, 128.0], dtype=np.float32)
 
 
-def color_patch_descriptors(image: np.ndarray, step: int = 4, bin_size: int = 4,
-                            color_space: str = "rgb") -> Descriptors:
+def color_patch_descriptors(
+    image: np.ndarray, step: int = 4, bin_size: int = 4, color_space: str = "rgb"
+) -> Descriptors:
     """Mean and standard deviation of the three colour channels (:func:`channels`) in each of
     the 4 x 4 cells of every dense patch; values ordered (cell row, cell column, [three means,
     three stds]), float32.
@@ -60,12 +61,17 @@ def color_patch_descriptors(image: np.ndarray, step: int = 4, bin_size: int = 4,
     y0 = np.arange(0, h - patch + 1, step)
     x0 = np.arange(0, w - patch + 1, step)
     if y0.size == 0 or x0.size == 0:
-        return Descriptors(np.zeros((0, 6 * CELLS * CELLS), np.float32),
-                           np.zeros(0, np.float32), np.zeros(0, np.float32), h, w)
+        return Descriptors(
+            np.zeros((0, 6 * CELLS * CELLS), np.float32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.float32),
+            h,
+            w,
+        )
     # the box filter's value at a cell's centre (offset b // 2) is the mean over that cell
     centre = np.arange(CELLS) * b + b // 2
-    Y = (y0[:, None] + centre[None, :])[:, None, :, None]   # (ny, 1, 4, 1)
-    X = (x0[:, None] + centre[None, :])[None, :, None, :]   # (1, nx, 1, 4)
+    Y = (y0[:, None] + centre[None, :])[:, None, :, None]  # (ny, 1, 4, 1)
+    X = (x0[:, None] + centre[None, :])[None, :, None, :]  # (1, nx, 1, 4)
     stats = np.concatenate([mean[Y, X], std[Y, X]], axis=-1)  # (ny, nx, 4, 4, 6)
     values = stats.reshape(y0.size * x0.size, -1).astype(np.float32)
     rows = np.repeat(y0 + patch / 2.0, x0.size).astype(np.float32)

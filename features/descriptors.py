@@ -40,8 +40,9 @@ class Descriptors:
             )
 
 
-def descriptor_config(kind: str, version: int, defaults: dict[str, Any],
-                      params: dict[str, Any]) -> dict[str, Any]:
+def descriptor_config(
+    kind: str, version: int, defaults: dict[str, Any], params: dict[str, Any]
+) -> dict[str, Any]:
     """The full config of a descriptor extractor for cache keys: kind, version, parameters.
 
     ``params`` override ``defaults``; unknown names raise ``TypeError``.

@@ -52,8 +52,14 @@ class FisherVectorEncoder(BaseEstimator):
             SIFT, False for descriptors such as local colour statistics).
     """
 
-    def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3, seed: int = 0,
-                 root: bool = True):
+    def __init__(
+        self,
+        n_gaussians: int = 64,
+        pca_dim: int = 64,
+        strips: int = 3,
+        seed: int = 0,
+        root: bool = True,
+    ):
         self.n_gaussians = n_gaussians
         self.pca_dim = pca_dim
         self.strips = strips
@@ -69,15 +75,21 @@ class FisherVectorEncoder(BaseEstimator):
         X = np.asarray(sample, dtype=np.float64)
         need = max(int(self.n_gaussians) * 10, int(self.pca_dim) + 1)
         if X.ndim != 2 or X.shape[0] < need:
-            raise ValueError(f"a Fisher-vector codebook needs a 2-d sample of at least {need} "
-                             f"descriptors, got shape {X.shape}: sample more images")
+            raise ValueError(
+                f"a Fisher-vector codebook needs a 2-d sample of at least {need} "
+                f"descriptors, got shape {X.shape}: sample more images"
+            )
         if not np.isfinite(X).all():
             raise ValueError("the descriptor sample has non-finite values")
         self.pca_ = PCA(int(self.pca_dim), random_state=self.seed).fit(X)
         Z = self.pca_.transform(X)
-        self.gmm_ = GaussianMixture(int(self.n_gaussians), covariance_type="diag",
-                                    random_state=self.seed, max_iter=100,
-                                    reg_covar=1e-6).fit(Z)
+        self.gmm_ = GaussianMixture(
+            int(self.n_gaussians),
+            covariance_type="diag",
+            random_state=self.seed,
+            max_iter=100,
+            reg_covar=1e-6,
+        ).fit(Z)
         self.mean_ = self.pca_.mean_.astype(np.float32)
         self.components_ = self.pca_.components_.astype(np.float32)
         self.means_ = self.gmm_.means_
@@ -104,18 +116,21 @@ class FisherVectorEncoder(BaseEstimator):
             return np.zeros(self.region_dim, dtype=np.float32)
         Z = np.asarray(Z, dtype=np.float64)
         mu, ps, w = self.means_, self.precisions_sqrt_, self.weights_
-        prec = ps ** 2
+        prec = ps**2
         # log N(z | mu_k, sigma_k) + log w_k, expanded so that it is two matrix products
-        log_p = (-0.5 * ((Z ** 2) @ prec.T - 2.0 * Z @ (mu * prec).T + (mu ** 2 * prec).sum(1))
-                 + np.log(ps).sum(1) + np.log(w))
+        log_p = (
+            -0.5 * ((Z**2) @ prec.T - 2.0 * Z @ (mu * prec).T + (mu**2 * prec).sum(1))
+            + np.log(ps).sum(1)
+            + np.log(w)
+        )
         log_p -= log_p.max(axis=1, keepdims=True)
         g = np.exp(log_p)
         g /= g.sum(axis=1, keepdims=True)
-        gs = g.sum(axis=0)[:, None]                      # (K, 1)
-        gz = g.T @ Z                                     # (K, D): sum_i g_ik z_i
-        gz2 = g.T @ (Z ** 2)                             # (K, D): sum_i g_ik z_i^2
+        gs = g.sum(axis=0)[:, None]  # (K, 1)
+        gz = g.T @ Z  # (K, D): sum_i g_ik z_i
+        gz2 = g.T @ (Z**2)  # (K, D): sum_i g_ik z_i^2
         u = (gz - gs * mu) * ps / (n * np.sqrt(w)[:, None])
-        second = (gz2 - 2.0 * mu * gz + gs * mu ** 2) * prec - gs
+        second = (gz2 - 2.0 * mu * gz + gs * mu**2) * prec - gs
         v = second / (n * np.sqrt(2.0 * w)[:, None])
         f = np.concatenate([u.ravel(), v.ravel()])
         f = np.sign(f) * np.sqrt(np.abs(f))
@@ -133,5 +148,8 @@ class FisherVectorEncoder(BaseEstimator):
 
     def encode_all(self, descriptors: Sequence[Descriptors]) -> np.ndarray:
         """Stacked FVs (n_images, dim), float32."""
-        return np.stack([self.encode(d) for d in descriptors]) if len(descriptors) else \
-            np.zeros((0, self.dim), dtype=np.float32)
+        return (
+            np.stack([self.encode(d) for d in descriptors])
+            if len(descriptors)
+            else np.zeros((0, self.dim), dtype=np.float32)
+        )

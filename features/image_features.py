@@ -111,9 +111,15 @@ class ImageFeatureConfig:
         return int(ft.vocabulary_size)
 
     def codebook(self, ft: FeatureType) -> Codebook:
-        return Codebook(self.vocabulary_size(ft), points_per_image=self.points_per_image,
-                        n_images=self.n_images, seed=self.seed, n_init=self.n_init,
-                        max_iter=self.max_iter, algorithm=self.algorithm)
+        return Codebook(
+            self.vocabulary_size(ft),
+            points_per_image=self.points_per_image,
+            n_images=self.n_images,
+            seed=self.seed,
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            algorithm=self.algorithm,
+        )
 
 
 @dataclass
@@ -161,8 +167,10 @@ def _feature_config(ft: FeatureType) -> dict[str, Any]:
     """The extractor's own config (``module.config()``, kind + version + params) if it has one."""
     module = sys.modules.get(getattr(ft.extract, "__module__", ""), None)
     fn = getattr(module, "config", None)
-    cfg: dict[str, Any] = {"name": ft.name,
-                           "extract": f"{ft.extract.__module__}.{ft.extract.__qualname__}"}
+    cfg: dict[str, Any] = {
+        "name": ft.name,
+        "extract": f"{ft.extract.__module__}.{ft.extract.__qualname__}",
+    }
     if callable(fn):
         try:
             cfg["config"] = fn()
@@ -232,11 +240,19 @@ def _features_chunk(images, ids: list[str], types, codebooks, levels: int) -> li
         for name, d in descs.items():
             cb = codebooks[name]
             words = cb.predict(d.values)
-            pyramids[name] = pyramid_histogram(words, d.rows, d.cols, d.height, d.width,
-                                               cb.n_words, levels)
+            pyramids[name] = pyramid_histogram(
+                words, d.rows, d.cols, d.height, d.width, cb.n_words, levels
+            )
             counts[name] = int(d.values.shape[0])
-        out.append(("ok", image_id, ImageFeatures(image_id, pyramids, counts, int(image.shape[0]),
-                                                  int(image.shape[1]), levels)))
+        out.append(
+            (
+                "ok",
+                image_id,
+                ImageFeatures(
+                    image_id, pyramids, counts, int(image.shape[0]), int(image.shape[1]), levels
+                ),
+            )
+        )
     return out
 
 
@@ -263,11 +279,12 @@ def parallel_context(scheduler: str | None) -> Iterator[None]:
 
 
 def _chunks(seq: Sequence[Any], size: int) -> list[list[Any]]:
-    return [list(seq[i:i + size]) for i in range(0, len(seq), size)]
+    return [list(seq[i : i + size]) for i in range(0, len(seq), size)]
 
 
-def _run(fn, chunks: list, args: tuple, n_jobs: int, distributed: bool, bar: tqdm
-         ) -> Iterator[list]:
+def _run(
+    fn, chunks: list, args: tuple, n_jobs: int, distributed: bool, bar: tqdm
+) -> Iterator[list]:
     """Run ``fn(args[0], chunk, *args[1:])`` over chunks, yielding results as they finish."""
     if n_jobs == 1 and not distributed:
         for c in chunks:
@@ -275,10 +292,10 @@ def _run(fn, chunks: list, args: tuple, n_jobs: int, distributed: bool, bar: tqd
             bar.update(len(c))
             yield res
         return
-    par = worker_parallel(n_jobs=n_jobs if not (distributed and n_jobs == 1) else -1,
-                          return_as="generator_unordered")
-    for i, res in par(delayed(_tagged)(fn, i, args[0], c, *args[1:])
-                      for i, c in enumerate(chunks)):
+    par = worker_parallel(
+        n_jobs=n_jobs if not (distributed and n_jobs == 1) else -1, return_as="generator_unordered"
+    )
+    for i, res in par(delayed(_tagged)(fn, i, args[0], c, *args[1:]) for i, c in enumerate(chunks)):
         bar.update(len(chunks[i]))
         yield res
 
@@ -331,8 +348,10 @@ class ImageFeaturePipeline:
         self.scheduler = scheduler
         self.progress = progress
         if corpus.images is None:
-            raise DataError(f"corpus {corpus.name!r} was loaded without images: cannot extract "
-                            "image features (load it with images=True)")
+            raise DataError(
+                f"corpus {corpus.name!r} was loaded without images: cannot extract "
+                "image features (load it with images=True)"
+            )
         self.codebooks_: dict[str, Codebook] | None = None
         self.codebook_skipped_: dict[str, str] = {}
         self._digests: dict[str, str] = {}
@@ -356,20 +375,32 @@ class ImageFeaturePipeline:
     # --------------------------------------------------------------------- keys
     def _codebook_config(self, ft: FeatureType, chosen: list[str]) -> dict[str, Any]:
         cb = self.config.codebook(ft)
-        return {"version": VERSION, "corpus": self.corpus.name, "feature": _feature_config(ft),
-                "codebook": cb.get_params(), "split": self.config.codebook_split,
-                "train_ids": hashlib.sha256("\n".join(chosen).encode()).hexdigest(),
-                "images": hashlib.sha256("\n".join(
-                    self.image_digest(i) for i in chosen).encode()).hexdigest()}
+        return {
+            "version": VERSION,
+            "corpus": self.corpus.name,
+            "feature": _feature_config(ft),
+            "codebook": cb.get_params(),
+            "split": self.config.codebook_split,
+            "train_ids": hashlib.sha256("\n".join(chosen).encode()).hexdigest(),
+            "images": hashlib.sha256(
+                "\n".join(self.image_digest(i) for i in chosen).encode()
+            ).hexdigest(),
+        }
 
     def feature_key(self) -> str:
         """Hash of everything that fixes a record: features, codebooks (incl. sample), levels."""
         chosen = self._chosen_ids()
-        return config_key({
-            "version": VERSION, "corpus": self.corpus.name, "levels": self.config.levels,
-            "codebooks": {n: self._codebook_config(ft, chosen)
-                          for n, ft in sorted(self.feature_types.items())},
-        })
+        return config_key(
+            {
+                "version": VERSION,
+                "corpus": self.corpus.name,
+                "levels": self.config.levels,
+                "codebooks": {
+                    n: self._codebook_config(ft, chosen)
+                    for n, ft in sorted(self.feature_types.items())
+                },
+            }
+        )
 
     def feature_dir(self) -> Path | None:
         """Folder of the per-image records (``None`` when the cache is disabled)."""
@@ -403,12 +434,19 @@ class ImageFeaturePipeline:
             unfitted = {n: self.config.codebook(self.feature_types[n]) for n in missing}
             samples: dict[str, dict[int, np.ndarray]] = {n: {} for n in missing}
             chunks = _chunks(list(enumerate(chosen)), self.chunk_size)
-            bar = tqdm(total=len(chosen), desc="codebook sample", unit="img",
-                       disable=not self.progress)
+            bar = tqdm(
+                total=len(chosen), desc="codebook sample", unit="img", disable=not self.progress
+            )
             try:
                 with parallel_context(self.scheduler):
-                    for res in _run(_sample_chunk, chunks, (self.corpus.images, types, unfitted),
-                                    self.n_jobs, bool(self.scheduler), bar):
+                    for res in _run(
+                        _sample_chunk,
+                        chunks,
+                        (self.corpus.images, types, unfitted),
+                        self.n_jobs,
+                        bool(self.scheduler),
+                        bar,
+                    ):
                         for item in res:
                             if item[0] == "error":
                                 self._bad(item, self.codebook_skipped_)
@@ -423,8 +461,13 @@ class ImageFeaturePipeline:
                 parts = [samples[n][i] for i in sorted(samples[n])]
                 if not parts:
                     raise DataError(f"no readable training images to fit the {n} codebook")
-                log.info("fitting the %s codebook (%d words) on %d rows of %d images", n,
-                         unfitted[n].n_words, sum(len(p) for p in parts), len(parts))
+                log.info(
+                    "fitting the %s codebook (%d words) on %d rows of %d images",
+                    n,
+                    unfitted[n].n_words,
+                    sum(len(p) for p in parts),
+                    len(parts),
+                )
                 jobs.append((n, unfitted[n], parts))
             # largest k-means first; in parallel (one BLAS/OpenMP thread per worker)
             jobs.sort(key=lambda j: -j[1].n_words * sum(p.size for p in j[2]))
@@ -433,7 +476,8 @@ class ImageFeaturePipeline:
             else:
                 with parallel_context(self.scheduler):
                     fitted = worker_parallel(n_jobs=self.n_jobs if self.n_jobs != 1 else -1)(
-                        delayed(_fit_codebook)(cb, parts) for _, cb, parts in jobs)
+                        delayed(_fit_codebook)(cb, parts) for _, cb, parts in jobs
+                    )
             for (n, _, _), cb in zip(jobs, fitted):
                 cb.config_ = configs[n]
                 self.cache.save(CODEBOOK_STAGE, configs[n], cb, self._image_files(chosen))
@@ -480,15 +524,20 @@ class ImageFeaturePipeline:
         for i in ids:
             if i in paths:
                 manifest[self._record_path(folder, i).name] = {
-                    os.path.abspath(paths[i]): self.image_digest(i)}
+                    os.path.abspath(paths[i]): self.image_digest(i)
+                }
         write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=0, sort_keys=True))
 
     def extract(self, image_ids: Sequence[str] | None = None) -> ExtractionResult:
         """Features of ``image_ids`` (default: every image of every split), cached."""
         start = time.perf_counter()
         if image_ids is None:
-            image_ids = [i for s in ("train", "dev", "test") if s in self.corpus.splits
-                         for i in self.corpus.split(s)]
+            image_ids = [
+                i
+                for s in ("train", "dev", "test")
+                if s in self.corpus.splits
+                for i in self.corpus.split(s)
+            ]
         ids = list(dict.fromkeys(image_ids))  # keep order, drop repeats
         books = self.fit_codebooks()
         folder = self.feature_dir()
@@ -499,9 +548,18 @@ class ImageFeaturePipeline:
                 import json
 
                 chosen = self._chosen_ids()
-                text = json.dumps({"levels": self.config.levels, "codebooks": {
-                    n: self._codebook_config(ft, chosen) for n, ft in self.feature_types.items()}},
-                    indent=1, sort_keys=True, default=str)
+                text = json.dumps(
+                    {
+                        "levels": self.config.levels,
+                        "codebooks": {
+                            n: self._codebook_config(ft, chosen)
+                            for n, ft in self.feature_types.items()
+                        },
+                    },
+                    indent=1,
+                    sort_keys=True,
+                    default=str,
+                )
                 atomic_write(cfg_file, lambda tmp: Path(tmp).write_text(text))
         features: dict[str, ImageFeatures] = {}
         todo = []
@@ -513,14 +571,23 @@ class ImageFeaturePipeline:
                 todo.append(i)
         n_cached = len(features)
         skipped: dict[str, str] = {}
-        bar = tqdm(total=len(ids), initial=n_cached, desc="image features", unit="img",
-                   disable=not self.progress)
+        bar = tqdm(
+            total=len(ids),
+            initial=n_cached,
+            desc="image features",
+            unit="img",
+            disable=not self.progress,
+        )
         try:
             with parallel_context(self.scheduler):
-                for res in _run(_features_chunk, _chunks(todo, self.chunk_size),
-                                (self.corpus.images, self.feature_types, books,
-                                 self.config.levels), self.n_jobs, bool(self.scheduler),
-                                bar):
+                for res in _run(
+                    _features_chunk,
+                    _chunks(todo, self.chunk_size),
+                    (self.corpus.images, self.feature_types, books, self.config.levels),
+                    self.n_jobs,
+                    bool(self.scheduler),
+                    bar,
+                ):
                     for item in res:
                         if item[0] == "error":
                             self._bad(item, skipped)
@@ -537,10 +604,15 @@ class ImageFeaturePipeline:
         if folder is not None:  # the per-image records are cached here, not by Cache.save
             self.cache.record(FEATURE_STAGE, computed=len(ordered) - n_cached, loaded=n_cached)
         return ExtractionResult(
-            features=ordered, skipped={i: skipped[i] for i in ids if i in skipped},
-            codebooks=dict(books), n_cached=n_cached, n_computed=len(ordered) - n_cached,
-            seconds=time.perf_counter() - start, cache_dir=folder,
-            codebook_skipped=dict(self.codebook_skipped_))
+            features=ordered,
+            skipped={i: skipped[i] for i in ids if i in skipped},
+            codebooks=dict(books),
+            n_cached=n_cached,
+            n_computed=len(ordered) - n_cached,
+            seconds=time.perf_counter() - start,
+            cache_dir=folder,
+            codebook_skipped=dict(self.codebook_skipped_),
+        )
 
 
 def safe_name(image_id: str) -> str:
@@ -557,4 +629,3 @@ def extract_image_features(
 ) -> ExtractionResult:
     """Shortcut: ``ImageFeaturePipeline(corpus, **kwargs).extract(image_ids)``."""
     return ImageFeaturePipeline(corpus, **kwargs).extract(image_ids)
-

@@ -99,7 +99,7 @@ def pyramid_histogram(
         r = np.clip(np.floor(rows * g / height), 0, g - 1).astype(np.int64)
         c = np.clip(np.floor(cols * g / width), 0, g - 1).astype(np.int64)
         cell = base + r * g + c
-        flat[l * n:(l + 1) * n] = cell * n_words + words
+        flat[l * n : (l + 1) * n] = cell * n_words + words
         base += g * g
     counts = np.bincount(flat, minlength=total * n_words).reshape(total, n_words)
     return (counts / np.float64(n)).astype(np.float32)

@@ -67,8 +67,9 @@ def get_xp(backend: str | None = None) -> Any:
         if not gpu_available():
             from kcca.errors import BackendUnavailableError
 
-            raise BackendUnavailableError("backend 'cupy' requested but no CUDA device or cupy "
-                                          "found here")
+            raise BackendUnavailableError(
+                "backend 'cupy' requested but no CUDA device or cupy found here"
+            )
         import array_api_compat.cupy as xp
 
         return xp

@@ -28,13 +28,17 @@ class BordaResult(NamedTuple):
 
 
 def _stack(rankings: Sequence[Any] | np.ndarray) -> np.ndarray:
-    r = (np.asarray([np.asarray(x) for x in rankings]) if not isinstance(rankings, np.ndarray)
-         else rankings)
+    r = (
+        np.asarray([np.asarray(x) for x in rankings])
+        if not isinstance(rankings, np.ndarray)
+        else rankings
+    )
     if r.ndim == 2:
         r = r[:, None, :]  # models x candidates, a single query
     if r.ndim != 3 or r.shape[0] == 0 or r.shape[2] == 0:
-        raise ValueError("rankings must be (n_models, n_queries, N) candidate indices, "
-                         f"got shape {r.shape}")
+        raise ValueError(
+            f"rankings must be (n_models, n_queries, N) candidate indices, got shape {r.shape}"
+        )
     if not np.issubdtype(r.dtype, np.integer):
         raise ValueError(f"rankings must hold integer candidate indices, got dtype {r.dtype}")
     return r
@@ -47,8 +51,9 @@ def _positions(r: np.ndarray) -> np.ndarray:
     pos = np.full(r.shape, -1, dtype=np.int64)
     bad = ~((r >= 0) & (r < N)).all(axis=2)
     if not bad.any():
-        np.put_along_axis(pos, r.astype(np.intp, copy=False),
-                          np.broadcast_to(np.arange(N), r.shape), axis=2)
+        np.put_along_axis(
+            pos, r.astype(np.intp, copy=False), np.broadcast_to(np.arange(N), r.shape), axis=2
+        )
         # every position written once iff the row is a permutation (a repeat leaves a hole)
         bad = (pos < 0).any(axis=2)
     if bad.any():
@@ -62,12 +67,12 @@ def borda_aggregate(rankings: Sequence[Any] | np.ndarray) -> BordaResult:
     r = _stack(rankings)
     M, Q, N = r.shape
     pos = _positions(r)
-    total = pos.sum(axis=0)                 # points = M N - total: fewer total, more points
+    total = pos.sum(axis=0)  # points = M N - total: fewer total, more points
     points = M * N - total
     med = np.median(pos, axis=0)
     mean = pos.mean(axis=0)
     cand = np.broadcast_to(np.arange(N), (Q, N))
-    if M * N * 2 * N * N < 2 ** 62:
+    if M * N * 2 * N * N < 2**62:
         # one integer key per candidate, unique within a query: (total, 2 median, index);
         # the mean position is total / M, so it never decides (module docstring)
         key = (total * (2 * N) + np.rint(2 * med).astype(np.int64)) * N + cand

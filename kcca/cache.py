@@ -48,8 +48,10 @@ def format_cache_stats(stats: dict[str, dict[str, int]] | None = None) -> str:
     stats = cache_stats() if stats is None else stats
     if not stats:
         return ""
-    entries = [f"{stage} {c.get('computed', 0)} computed / {c.get('loaded', 0)} loaded"
-               for stage, c in stats.items()]
+    entries = [
+        f"{stage} {c.get('computed', 0)} computed / {c.get('loaded', 0)} loaded"
+        for stage, c in stats.items()
+    ]
     lines = ["cache: " + entries[0]]
     for entry in entries[1:]:  # folded between entries at 100 columns
         if len(lines[-1]) + 2 + len(entry) <= 100:
@@ -66,8 +68,11 @@ def _jsonable(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [_jsonable(v) for v in obj]
     if isinstance(obj, np.ndarray):
-        return {"__ndarray__": hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest(),
-                "shape": list(obj.shape), "dtype": str(obj.dtype)}
+        return {
+            "__ndarray__": hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest(),
+            "shape": list(obj.shape),
+            "dtype": str(obj.dtype),
+        }
     if isinstance(obj, (np.integer, np.floating, np.bool_)):
         return obj.item()
     if isinstance(obj, Path):
@@ -117,8 +122,9 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> Pat
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{_host()}.{os.getpid()}.", suffix=".tmp",
-                               dir=path.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.{_host()}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+    )
     os.close(fd)
     try:
         write(tmp)
@@ -162,8 +168,11 @@ def stale_temp_files(root: Path, *, recursive: bool = True) -> list[Path]:
     process of this host that no longer runs)."""
     host = _host()
     files = root.rglob(".*.tmp") if recursive else root.glob(".*.tmp")
-    return [f for f in files if (m := _TEMP.match(f.name)) and m["host"] == host
-            and not _alive(int(m["pid"]))]
+    return [
+        f
+        for f in files
+        if (m := _TEMP.match(f.name)) and m["host"] == host and not _alive(int(m["pid"]))
+    ]
 
 
 def _alive(pid: int) -> bool:
@@ -225,8 +234,10 @@ class Cache:
         """Count entries computed / loaded (``load`` and ``save`` count themselves)."""
         if not self.enabled or not (computed or loaded):
             return
-        for counts in (self.stats.setdefault(stage, {"computed": 0, "loaded": 0}),
-                       _STATS.setdefault(stage, {"computed": 0, "loaded": 0})):
+        for counts in (
+            self.stats.setdefault(stage, {"computed": 0, "loaded": 0}),
+            _STATS.setdefault(stage, {"computed": 0, "loaded": 0}),
+        ):
             counts["computed"] += computed
             counts["loaded"] += loaded
 
@@ -260,26 +271,38 @@ class Cache:
         self.record(stage, loaded=1)
         return value
 
-    def save(self, stage: str, config: Any, value: Any,
-             inputs: Iterable[str | os.PathLike] | None = None) -> None:
+    def save(
+        self, stage: str, config: Any, value: Any, inputs: Iterable[str | os.PathLike] | None = None
+    ) -> None:
         """Store ``value``; ``inputs`` are the files it was computed from (their digests go
         to the sidecar, for ``kcca cache verify``)."""
         if self.enabled:
             self._store(stage, config, value, inputs, ".joblib", atomic_dump)
 
-    def _store(self, stage: str, config: Any, value: Any,
-               inputs: Iterable[str | os.PathLike] | None, suffix: str,
-               dump: Callable[[Any, Path], Any]) -> None:
+    def _store(
+        self,
+        stage: str,
+        config: Any,
+        value: Any,
+        inputs: Iterable[str | os.PathLike] | None,
+        suffix: str,
+        dump: Callable[[Any, Path], Any],
+    ) -> None:
         """Write an entry's value (``dump``) and its sidecar, and count it computed."""
         p = self.path(stage, config, suffix)
         dump(value, p)
-        write_sidecar(p, {"stage": stage, "config": _jsonable(config),
-                          "inputs": input_record(inputs or ())})
+        write_sidecar(
+            p, {"stage": stage, "config": _jsonable(config), "inputs": input_record(inputs or ())}
+        )
         self.record(stage, computed=1)
 
-    def get_or_compute(self, stage: str, config: Any, compute: Callable[[], T],
-                       inputs: Iterable[str | os.PathLike] | Callable[[], Iterable] | None = None
-                       ) -> T:
+    def get_or_compute(
+        self,
+        stage: str,
+        config: Any,
+        compute: Callable[[], T],
+        inputs: Iterable[str | os.PathLike] | Callable[[], Iterable] | None = None,
+    ) -> T:
         """Return the cached value for ``(stage, config)``, computing and storing it if absent.
 
         ``inputs``: the files behind the value (or a function returning them, called only when
@@ -294,10 +317,13 @@ class Cache:
         self.save(stage, config, value, inputs() if callable(inputs) else inputs)
         return value
 
-    def get_or_compute_arrays(self, stage: str, config: Any,
-                              compute: Callable[[], dict[str, Any]],
-                              inputs: Iterable[str | os.PathLike] | None = None
-                              ) -> dict[str, Any]:
+    def get_or_compute_arrays(
+        self,
+        stage: str,
+        config: Any,
+        compute: Callable[[], dict[str, Any]],
+        inputs: Iterable[str | os.PathLike] | None = None,
+    ) -> dict[str, Any]:
         """:meth:`get_or_compute` for a value that is a dict of NumPy arrays, strings and
         numbers, stored as ``<key>.npz`` and read back without pickle (scalars and strings
         come back as Python objects)."""
@@ -321,8 +347,7 @@ _CLEANED: set[str] = set()
 
 def write_sidecar(entry: Path, doc: dict) -> Path:
     """The ``.json`` beside a cache entry: stage, config and input record."""
-    return write_text_atomic(entry.with_suffix(".json"),
-                             json.dumps(doc, indent=1, sort_keys=True))
+    return write_text_atomic(entry.with_suffix(".json"), json.dumps(doc, indent=1, sort_keys=True))
 
 
 def check_trusted(root: str | os.PathLike) -> None:
@@ -336,13 +361,17 @@ def check_trusted(root: str | os.PathLike) -> None:
         probe = probe.parent  # the folder will be made with the umask: check its parent
     st = probe.stat()
     if probe == root and hasattr(os, "getuid") and st.st_uid != os.getuid():
-        raise DataError(f"cache folder {root} belongs to another user (uid {st.st_uid}); cache "
-                        "entries are pickles, so only your own folder is read",
-                        fix="pass --cache-dir with a folder of your own (or set KCCA_CACHE_DIR)")
+        raise DataError(
+            f"cache folder {root} belongs to another user (uid {st.st_uid}); cache "
+            "entries are pickles, so only your own folder is read",
+            fix="pass --cache-dir with a folder of your own (or set KCCA_CACHE_DIR)",
+        )
     if probe == root and st.st_mode & 0o002:
-        raise DataError(f"cache folder {root} is writable by every user; cache entries are "
-                        "pickles, so such a folder is not read",
-                        fix=f"chmod o-w '{root}', or pass --cache-dir with a folder of your own")
+        raise DataError(
+            f"cache folder {root} is writable by every user; cache entries are "
+            "pickles, so such a folder is not read",
+            fix=f"chmod o-w '{root}', or pass --cache-dir with a folder of your own",
+        )
 
 
 def default_cache_dir() -> Path | None:
@@ -401,8 +430,10 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
     if not root.is_dir():
         return audit
     for sidecar in sorted(root.glob("*/*.json")):
-        value = next((v for v in map(sidecar.with_suffix, ENTRY_SUFFIXES) if v.exists()),
-                     sidecar.with_suffix(".joblib"))
+        value = next(
+            (v for v in map(sidecar.with_suffix, ENTRY_SUFFIXES) if v.exists()),
+            sidecar.with_suffix(".joblib"),
+        )
         try:
             doc = json.loads(sidecar.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -411,8 +442,7 @@ def verify_cache(root: str | os.PathLike) -> CacheAudit:
         if not value.exists():
             audit.leftovers.append(sidecar)
             continue
-        audit.check(value, doc.get("inputs") if isinstance(doc, dict) and "stage" in doc
-                    else None)
+        audit.check(value, doc.get("inputs") if isinstance(doc, dict) and "stage" in doc else None)
     values = [v for suffix in ENTRY_SUFFIXES for v in root.glob(f"*/*{suffix}")]
     for value in sorted(values):  # an entry's value without its sidecar
         if _KEY.fullmatch(value.stem) and not value.with_suffix(".json").exists():
@@ -448,6 +478,8 @@ def prune_cache(audit: CacheAudit, *, unrecorded: bool = False) -> list[Path]:
     """Delete the stale entries and leftovers of an audit (and, with ``unrecorded``, the
     entries without an input record); returns the files removed."""
     doomed = [*audit.stale, *audit.leftovers, *(audit.unrecorded if unrecorded else [])]
-    return _unlink_all(f for p in doomed
-                       for f in ((p, p.with_suffix(".json")) if p.suffix in ENTRY_SUFFIXES
-                                 else (p,)))
+    return _unlink_all(
+        f
+        for p in doomed
+        for f in ((p, p.with_suffix(".json")) if p.suffix in ENTRY_SUFFIXES else (p,))
+    )

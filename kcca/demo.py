@@ -10,8 +10,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 #: image features at the demo's scale: small codebooks fitted on a sample of the images
-DEMO_IMAGE_CONFIG: dict[str, Any] = dict(n_images=50, points_per_image=200, max_iter=30,
-                                         vocabulary={"color": 32, "texture": 64, "sift": 64})
+DEMO_IMAGE_CONFIG: dict[str, Any] = dict(
+    n_images=50,
+    points_per_image=200,
+    max_iter=30,
+    vocabulary={"color": 32, "texture": 64, "sift": 64},
+)
 
 
 @dataclass(frozen=True)
@@ -21,11 +25,11 @@ class DemoSettings:
     n_train: int = 400
     n_dev: int = 100
     n_test: int = 100
-    image_size: int = 64              #: side of the square images in pixels
-    p: Sequence[float] = (2, 3)       #: image kernel powers searched on dev
-    d: Sequence[float] = (1, 3, 8)    #: text diagonal factors searched on dev
+    image_size: int = 64  #: side of the square images in pixels
+    p: Sequence[float] = (2, 3)  #: image kernel powers searched on dev
+    d: Sequence[float] = (1, 3, 8)  #: text diagonal factors searched on dev
     kappas: Sequence[float] = (0.1, 0.5, 1.0, 5.0)
-    n_count: int = 30                 #: values of n, geometric from 5 to the training size
+    n_count: int = 30  #: values of n, geometric from 5 to the training size
     seed: int = 0
 
 
@@ -38,8 +42,9 @@ def demo_systems(settings: Any, n_train: int) -> list:
     from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec
 
     n = tuple(int(v) for v in np.unique(np.round(np.geomspace(5, n_train, settings.n_count))))
-    grid = GridSpec(p=tuple(settings.p), d=tuple(settings.d), kappas=tuple(settings.kappas),
-                    n=n)
+    grid = GridSpec(p=tuple(settings.p), d=tuple(settings.d), kappas=tuple(settings.kappas), n=n)
     image = KernelSpec("pyramid")
-    return [SystemSpec("TRI5", image, KernelSpec("trigram"), preprocessing="demo", grid=grid),
-            SystemSpec("BoW5", image, KernelSpec("bow"), preprocessing="demo", grid=grid)]
+    return [
+        SystemSpec("TRI5", image, KernelSpec("trigram"), preprocessing="demo", grid=grid),
+        SystemSpec("BoW5", image, KernelSpec("bow"), preprocessing="demo", grid=grid),
+    ]

@@ -53,8 +53,10 @@ class DataError(KccaUserError, ValueError):
     The message always names the offending file (and line, or item) and says what to do.
     """
 
-    fix = ("correct the file, folder or value named above; data/README.md describes where each "
-           "data set goes, and `kcca data` checks the layout")
+    fix = (
+        "correct the file, folder or value named above; data/README.md describes where each "
+        "data set goes, and `kcca data` checks the layout"
+    )
 
 
 class DataFolderNotGiven(DataError):
@@ -77,9 +79,11 @@ class KernelError(DataError):
     user's to fix, not a bug of the solver.
     """
 
-    fix = ("a training kernel must be a finite, symmetric, positive semi-definite Gram matrix "
-           "k(x_i, x_j): check the kernel's gram() (a plug-in kernel's: "
-           "docs/plugin-kernels.md) and the features it reads")
+    fix = (
+        "a training kernel must be a finite, symmetric, positive semi-definite Gram matrix "
+        "k(x_i, x_j): check the kernel's gram() (a plug-in kernel's: "
+        "docs/plugin-kernels.md) and the features it reads"
+    )
 
 
 class UnknownNameError(DataError, KeyError):
@@ -91,15 +95,19 @@ class UnknownNameError(DataError, KeyError):
 class PluginError(KccaUserError, ImportError):
     """A kernel plug-in (entry point or ``plugins = [...]`` module) failed to load."""
 
-    fix = ("make the plug-in importable (install it and its dependencies, or check the module "
-           "name and the experiment file's folder); run with --verbose for the import traceback")
+    fix = (
+        "make the plug-in importable (install it and its dependencies, or check the module "
+        "name and the experiment file's folder); run with --verbose for the import traceback"
+    )
 
 
 class BackendUnavailableError(KccaUserError, RuntimeError):
     """An array backend was asked for that this machine cannot provide (cupy without a GPU)."""
 
-    fix = ("install the GPU extra (pip install '.[gpu]') on a machine with a CUDA GPU, or use "
-           "backend auto / numpy")
+    fix = (
+        "install the GPU extra (pip install '.[gpu]') on a machine with a CUDA GPU, or use "
+        "backend auto / numpy"
+    )
 
 
 def close_matches(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
@@ -108,8 +116,12 @@ def close_matches(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     out = difflib.get_close_matches(name, choices, n=n, cutoff=0.6)
     if not out:  # case or separator slips: "Trigram", "colour_moments"
         norm = {c.lower().replace("_", "-"): c for c in choices}
-        out = [norm[m] for m in difflib.get_close_matches(
-            name.lower().replace("_", "-"), list(norm), n=n, cutoff=0.6)]
+        out = [
+            norm[m]
+            for m in difflib.get_close_matches(
+                name.lower().replace("_", "-"), list(norm), n=n, cutoff=0.6
+            )
+        ]
     return out
 
 
@@ -121,8 +133,9 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     return "; did you mean " + " or ".join(repr(m) for m in matches) + "?"
 
 
-def unknown_name(kind: str, name: str, choices: Iterable[str], *, where: str = "",
-                 fix: str | None = None) -> UnknownNameError:
+def unknown_name(
+    kind: str, name: str, choices: Iterable[str], *, where: str = "", fix: str | None = None
+) -> UnknownNameError:
     """An :class:`UnknownNameError` for ``name`` naming the close matches and every choice."""
     choices = sorted(set(map(str, choices)))
     prefix = f"{where}: " if where else ""
@@ -147,10 +160,13 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def check_version(where: str, found: Any, expected: Any, *, what: str = "file",
-                  fix: str | None = None) -> None:
+def check_version(
+    where: str, found: Any, expected: Any, *, what: str = "file", fix: str | None = None
+) -> None:
     """Raise :class:`FileVersionError` unless ``found == expected``."""
     if found != expected:
         raise FileVersionError(
             f"{where}: {what} version {found!r}, but this version of kcca reads version "
-            f"{expected!r}", fix=fix)
+            f"{expected!r}",
+            fix=fix,
+        )

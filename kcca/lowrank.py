@@ -63,9 +63,11 @@ them with ``KCCA(indefinite="psd-part")``, which uses the positive part of the c
 
 
 #: the remedy printed for a kernel that is not positive semi-definite
-NOT_PSD_FIX = ("the kernel must be positive semi-definite (eq. 3): check the kernel's gram() "
-               "(a plug-in kernel's: docs/plugin-kernels.md), or add a multiple of the "
-               "identity at least as large as the negative value above")
+NOT_PSD_FIX = (
+    "the kernel must be positive semi-definite (eq. 3): check the kernel's gram() "
+    "(a plug-in kernel's: docs/plugin-kernels.md), or add a multiple of the "
+    "identity at least as large as the negative value above"
+)
 
 
 def not_psd_error(argument: str, what: str, value: float, scale: float) -> KernelError:
@@ -74,7 +76,9 @@ def not_psd_error(argument: str, what: str, value: float, scale: float) -> Kerne
     ratio = value / scale if scale > 0 else -np.inf
     return KernelError(
         f"{argument} is not positive semi-definite: {what} is {value:.3g} = {ratio:.1e} x trace "
-        f"(tolerance {PSD_RTOL:.0e} x trace for round-off)", fix=NOT_PSD_FIX)
+        f"(tolerance {PSD_RTOL:.0e} x trace for round-off)",
+        fix=NOT_PSD_FIX,
+    )
 
 
 @runtime_checkable
@@ -162,8 +166,9 @@ class CallableColumns:
     def __init__(self, fn: Callable[[np.ndarray], Any], diag: Any, argument: str = "K"):
         d = np.asarray(to_numpy(diag) if not isinstance(diag, np.ndarray) else diag, dtype=float)
         if d.ndim != 1 or d.shape[0] < 2:
-            raise ValueError(f"diagonal of {argument} must be a 1-D array of n >= 2 values, "
-                             f"got shape {d.shape}")
+            raise ValueError(
+                f"diagonal of {argument} must be a 1-D array of n >= 2 values, got shape {d.shape}"
+            )
         check_finite(d, f"diagonal of {argument}")
         self.fn, self._diag, self.n, self.argument = fn, d, d.shape[0], argument
 
@@ -205,7 +210,7 @@ class TransformedColumns:
 
     def diag(self) -> np.ndarray:
         d = np.asarray(self.base.diag(), dtype=float)
-        return (d ** self.power if self.power != 1 else d) * self.diag_scale
+        return (d**self.power if self.power != 1 else d) * self.diag_scale
 
     def columns(self, index: Sequence[int] | np.ndarray) -> np.ndarray:
         index = np.asarray(index, dtype=np.intp)
@@ -299,8 +304,11 @@ def pivoted_cholesky(
     check_finite(diag0, f"diagonal of {argument}")
     if (diag0 < -1e-12 * max(1.0, float(np.abs(diag0).max()))).any():
         i = int(np.argmin(diag0))
-        raise KernelError(f"{argument} is not positive semi-definite: diagonal entry {i} is "
-                          f"{float(diag0[i]):.3g} (a kernel's k(x, x) is >= 0)", fix=NOT_PSD_FIX)
+        raise KernelError(
+            f"{argument} is not positive semi-definite: diagonal entry {i} is "
+            f"{float(diag0[i]):.3g} (a kernel's k(x, x) is >= 0)",
+            fix=NOT_PSD_FIX,
+        )
     trace = float(diag0.sum())
     psd_scale = float(np.abs(diag0).sum())  # the residual diagonal of a PSD K stays >= 0
     floor = n * np.finfo(float).eps * max(float(diag0.max()), 0.0)
@@ -311,8 +319,13 @@ def pivoted_cholesky(
     cap = min(limit, 256)
     Gt = xp.zeros((cap, n), dtype=xp.float64)  # row j = factor column j (contiguous)
     pivots: list[int] = []
-    bar = tqdm(total=limit, desc=f"incomplete Cholesky of {argument}", disable=not progress,
-               leave=False, unit="col")
+    bar = tqdm(
+        total=limit,
+        desc=f"incomplete Cholesky of {argument}",
+        disable=not progress,
+        leave=False,
+        unit="col",
+    )
     j = 0
     while j < limit and float(resid.sum()) > stop_trace and float(resid.max()) > floor:
         # candidates: the largest residual diagonal entries; their residual columns come
@@ -321,10 +334,12 @@ def pivoted_cholesky(
         cand = np.argsort(-resid, kind="stable")[:b]
         cand = cand[resid[cand] > floor]
         C = xp.asarray(
-            np.asarray(to_numpy(source.columns(cand)), dtype=float).reshape(n, len(cand)))
+            np.asarray(to_numpy(source.columns(cand)), dtype=float).reshape(n, len(cand))
+        )
         if j > 0:
-            C = C - xp.linalg.matmul(xp.matrix_transpose(Gt[:j, :]),
-                                     xp.take(Gt[:j, :], xp.asarray(cand), axis=1))
+            C = C - xp.linalg.matmul(
+                xp.matrix_transpose(Gt[:j, :]), xp.take(Gt[:j, :], xp.asarray(cand), axis=1)
+            )
         left = np.ones(len(cand), dtype=bool)
         while j < limit and left.any():
             if float(resid.sum()) <= stop_trace:
@@ -359,5 +374,10 @@ def pivoted_cholesky(
             bar.update(1)
     bar.close()
     factor = xp.matrix_transpose(Gt[:j, :])
-    return LowRankFactor(factor=factor, pivots=np.asarray(pivots, dtype=np.intp), trace=trace,
-                         residual_trace=float(resid.sum()), psd_violation=violation)
+    return LowRankFactor(
+        factor=factor,
+        pivots=np.asarray(pivots, dtype=np.intp),
+        trace=trace,
+        residual_trace=float(resid.sum()),
+        psd_violation=violation,
+    )

@@ -31,20 +31,24 @@ __all__ = ["F1Similarity", "f1_block", "idf_weights", "nn_annotation_scores", "n
 def _block(block: Any, argument: str) -> np.ndarray:
     arr = np.asarray(to_numpy(block) if not isinstance(block, np.ndarray) else block, dtype=float)
     if arr.ndim != 2 or 0 in arr.shape:
-        raise ValueError(f"{argument} must be a non-empty (n_items, n_train) block, "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"{argument} must be a non-empty (n_items, n_train) block, got shape {arr.shape}"
+        )
     if not np.isfinite(arr).all():
         i, j = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{argument} has a non-finite entry at ({i}, {j})")
     return arr
 
 
-def _pair(query_block: Any, candidate_block: Any, qname: str,
-          cname: str) -> tuple[np.ndarray, np.ndarray]:
+def _pair(
+    query_block: Any, candidate_block: Any, qname: str, cname: str
+) -> tuple[np.ndarray, np.ndarray]:
     q, c = _block(query_block, qname), _block(candidate_block, cname)
     if q.shape[1] != c.shape[1]:
-        raise ValueError(f"{qname} and {cname} must have the same training items (columns): "
-                         f"{q.shape[1]} vs {c.shape[1]}")
+        raise ValueError(
+            f"{qname} and {cname} must have the same training items (columns): "
+            f"{q.shape[1]} vs {c.shape[1]}"
+        )
     return q, c
 
 

@@ -28,8 +28,9 @@ def notice(message: str, enabled: bool = True) -> None:
     tqdm.write(message, file=sys.stderr)
 
 
-def building(what: str, seconds: float | None, cache: Any, stage: str,
-             enabled: bool = True) -> None:
+def building(
+    what: str, seconds: float | None, cache: Any, stage: str, enabled: bool = True
+) -> None:
     """``building WHAT (about N minutes, once; cached in ROOT/STAGE)`` via :func:`notice`.
 
     ``cache`` is a :class:`kcca.cache.Cache` (a disabled one: "not cached"); ``seconds`` the

@@ -30,8 +30,9 @@ def cosine_scores(queries: Any, candidates: Any) -> Any:
     """``scores[q, c] = cos(queries[q], candidates[c])`` (eq. 4), 0 where a vector is zero."""
     xp = array_namespace(queries, candidates)
     _check_pair(queries, candidates, "queries", "candidates")
-    return xp.linalg.matmul(_unit_rows(queries, xp),
-                            xp.matrix_transpose(_unit_rows(candidates, xp)))
+    return xp.linalg.matmul(
+        _unit_rows(queries, xp), xp.matrix_transpose(_unit_rows(candidates, xp))
+    )
 
 
 def annotation_scores(image_proj: Any, caption_proj: Any) -> Any:
@@ -44,8 +45,9 @@ def search_scores(image_proj: Any, caption_proj: Any) -> Any:
     return cosine_scores(caption_proj, image_proj)
 
 
-def prefix_cosine_scores(queries: Any, candidates: Any, n_components: Sequence[int]
-                         ) -> Iterator[tuple[int, Any]]:
+def prefix_cosine_scores(
+    queries: Any, candidates: Any, n_components: Sequence[int]
+) -> Iterator[tuple[int, Any]]:
     """Cosine scores using only the first ``n`` components, for each ``n`` (ascending).
 
     Dot products and norms of prefixes are cumulative, so all ``n`` of the grid cost one

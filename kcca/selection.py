@@ -45,8 +45,9 @@ class SelectedModel:
 
 def summarise(setting: Hashable, ranks: Any, ks: Sequence[int] = (1, 5, 10)) -> DevSummary:
     """R@k for each ``k`` and the median rank of one setting's dev ranks (1-based)."""
-    return DevSummary(setting, {int(k): recall_at_k(ranks, k).aggregate for k in ks},
-                      median_rank(ranks).aggregate)
+    return DevSummary(
+        setting, {int(k): recall_at_k(ranks, k).aggregate for k in ks}, median_rank(ranks).aggregate
+    )
 
 
 def _key(s: DevSummary, k: int, ks: Sequence[int]) -> tuple:
@@ -54,8 +55,9 @@ def _key(s: DevSummary, k: int, ks: Sequence[int]) -> tuple:
     return (-s.recalls[k], *others, s.median_rank, s.setting)
 
 
-def select_models(dev_ranks: Mapping[_Setting, Any], *, per_criterion: int = 5,
-                  ks: Sequence[int] = (1, 5, 10)) -> list[SelectedModel]:
+def select_models(
+    dev_ranks: Mapping[_Setting, Any], *, per_criterion: int = 5, ks: Sequence[int] = (1, 5, 10)
+) -> list[SelectedModel]:
     """The ``per_criterion`` best settings by each R@k in turn, all different (Section 4.1.3).
 
     ``dev_ranks`` maps a setting (e.g. ``(kappa, n)``) to its per-query dev ranks of the
@@ -70,16 +72,18 @@ def select_models(dev_ranks: Mapping[_Setting, Any], *, per_criterion: int = 5,
     chosen: list[SelectedModel] = []
     taken: set = set()
     for k in ks:
-        pool = sorted((s for s in summaries if s.setting not in taken),
-                      key=lambda s: _key(s, k, ks))
+        pool = sorted(
+            (s for s in summaries if s.setting not in taken), key=lambda s: _key(s, k, ks)
+        )
         for s in pool[:per_criterion]:
             chosen.append(SelectedModel(s.setting, k, s))
             taken.add(s.setting)
     return chosen
 
 
-def grid_dev_ranks(grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any = None,
-                   progress: bool = False) -> dict[tuple[float, int], np.ndarray]:
+def grid_dev_ranks(
+    grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any = None, progress: bool = False
+) -> dict[tuple[float, int], np.ndarray]:
     """Dev ranks of every (kappa, n) model of a fitted :class:`kcca.solver.KCCAGrid`.
 
     ``Kx_dev`` (dev images x train) and ``Ky_dev`` (dev captions x train) are the dev-by-train
@@ -90,8 +94,9 @@ def grid_dev_ranks(grid: Any, Kx_dev: Any, Ky_dev: Any, task: str, *, gold: Any 
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     zx, zy = grid.transform_x(Kx_dev), grid.transform_y(Ky_dev)
     out: dict[tuple[float, int], np.ndarray] = {}
-    for i in tqdm(range(len(grid.kappas_)), desc=f"dev ranks ({task})", disable=not progress,
-                  leave=False):
+    for i in tqdm(
+        range(len(grid.kappas_)), desc=f"dev ranks ({task})", disable=not progress, leave=False
+    ):
         q, c = (zx[i], zy[i]) if task == "annotation" else (zy[i], zx[i])
         for n, scores in prefix_cosine_scores(q, c, grid.n_components_.tolist()):
             out[(grid.kappas_[i], n)] = original_ranks_from_scores(to_numpy(scores), gold)
@@ -112,11 +117,18 @@ class FixedExtras:
     table: dict[tuple[float, float], float]
 
 
-def choose_power_and_diag(Kx: Any, Ky: Any, Kx_dev: Any, Ky_dev: Any, *,
-                          powers: Sequence[float] = (2, 3),
-                          diags: Sequence[float] = (1, 2, 3, 5, 8, 10, 15),
-                          grid_params: Mapping[str, Any] | None = None,
-                          ks: Sequence[int] = (1, 5, 10), progress: bool = False) -> FixedExtras:
+def choose_power_and_diag(
+    Kx: Any,
+    Ky: Any,
+    Kx_dev: Any,
+    Ky_dev: Any,
+    *,
+    powers: Sequence[float] = (2, 3),
+    diags: Sequence[float] = (1, 2, 3, 5, 8, 10, 15),
+    grid_params: Mapping[str, Any] | None = None,
+    ks: Sequence[int] = (1, 5, 10),
+    progress: bool = False,
+) -> FixedExtras:
     """Pick the image power p (``power_x``) and text diagonal factor d (``diag_y``) on dev.
 
     For each (p, d) a :class:`kcca.solver.KCCAGrid` is fitted (``grid_params`` are passed on)
@@ -133,13 +145,15 @@ def choose_power_and_diag(Kx: Any, Ky: Any, Kx_dev: Any, Ky_dev: Any, *,
     # one factor per p and one text factor for every d (same numbers as separate fits)
     factors = FactorCache(max_sides=2, max_pairs=1)
     for p, d in tqdm(pairs, desc="choosing p and d on dev", disable=not progress, leave=False):
-        grid = KCCAGrid(**{**dict(grid_params or {}), "power_x": p, "diag_y": d,
-                            "factor_cache": factors}).fit(Kx, Ky)
+        grid = KCCAGrid(
+            **{**dict(grid_params or {}), "power_x": p, "diag_y": d, "factor_cache": factors}
+        ).fit(Kx, Ky)
         per_task = []
         for task in TASKS:
             ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task)
-            per_task.append(max(np.mean([recall_at_k(r, k).aggregate for k in ks])
-                                for r in ranks.values()))
+            per_task.append(
+                max(np.mean([recall_at_k(r, k).aggregate for k in ks]) for r in ranks.values())
+            )
         table[(p, d)] = float(np.mean(per_task))
     best = min(table, key=lambda pd: (-table[pd], pd))
     return FixedExtras(best[0], best[1], table[best], table)

@@ -97,16 +97,16 @@ class _Side:
     """One view's training kernel as the eigenbasis of its centred form (``Kc ~ U diag(s) U'``)."""
 
     name: str
-    U: Any             # (n, k) orthonormal eigenbasis of the centred kernel
-                       # (columns orthogonal to 1)
-    s: Any             # (k,) eigenvalues of the centred kernel (descending, > 0)
-    col_mean: Any      # (n,) training column means of the kernel (centring of new blocks)
-    delta: float       # isotropic diagonal term handled in closed form (0 when none)
-    trace: float       # trace of the kernel as used in eq. 3 (after p and d)
+    U: Any  # (n, k) orthonormal eigenbasis of the centred kernel
+    # (columns orthogonal to 1)
+    s: Any  # (k,) eigenvalues of the centred kernel (descending, > 0)
+    col_mean: Any  # (n,) training column means of the kernel (centring of new blocks)
+    delta: float  # isotropic diagonal term handled in closed form (0 when none)
+    trace: float  # trace of the kernel as used in eq. 3 (after p and d)
     power: float
-    rank: int          # factor rank (pivots, or eigenvalues kept)
+    rank: int  # factor rank (pivots, or eigenvalues kept)
     residual_trace: float
-    method: str        # "eigen" or "cholesky"
+    method: str  # "eigen" or "cholesky"
     #: ``(what, value, scale)`` when the kernel is not PSD beyond round-off (the factor keeps
     #: its positive part); a fit with ``indefinite="raise"`` refuses it (:func:`_check_side`)
     psd_violation: tuple[str, float, float] | None = None
@@ -143,8 +143,10 @@ def _method(base: Any, factorisation: str) -> str:
     if factorisation == "auto":
         return "eigen" if _is_dense(base) else "cholesky"
     if factorisation == "eigen" and not _is_dense(base):
-        raise ValueError("factorisation='eigen' needs dense training kernels; kernels given as "
-                         "columns on demand use factorisation='cholesky' (or 'auto')")
+        raise ValueError(
+            "factorisation='eigen' needs dense training kernels; kernels given as "
+            "columns on demand use factorisation='cholesky' (or 'auto')"
+        )
     return factorisation
 
 
@@ -154,7 +156,7 @@ def _keep_count(w_desc: np.ndarray, precision: float, trace: float, rank: int | 
     top = float(w_desc[0]) if w_desc.size else 0.0
     k = int(np.count_nonzero(w_desc > EIG_RTOL * max(top, 0.0)))
     if precision > 0 and k:
-        tail = np.cumsum(w_desc[:k][::-1])[::-1]            # tail[i] = sum of w[i:k]
+        tail = np.cumsum(w_desc[:k][::-1])[::-1]  # tail[i] = sum of w[i:k]
         k = int(np.count_nonzero(tail > precision * trace))  # tail is decreasing in i
     return k if rank is None else min(k, int(rank))
 
@@ -206,8 +208,9 @@ def _check_side(side: "_Side", indefinite: str) -> None:
         raise not_psd_error(side.name, *violation)
 
 
-def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int | None,
-                xp: Any) -> _Side:
+def _eigen_side(
+    base: Any, name: str, power: float, precision: float, rank: int | None, xp: Any
+) -> _Side:
     """Exact eigendecomposition of the centred dense kernel, truncated by ``precision``
     (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky). Negative
     eigenvalues are never kept; one beyond round-off is recorded (:func:`_psd_violation`)."""
@@ -230,8 +233,19 @@ def _eigen_side(base: Any, name: str, power: float, precision: float, rank: int 
     idx = xp.asarray(np.arange(n - 1, n - 1 - k, -1))
     s, U = xp.take(w, idx, axis=0), _deterministic_signs(xp.take(V, idx, axis=1), xp)
     residual = float(np.clip(w_desc[k:], 0.0, None).sum())
-    return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=trace, power=power,
-                 rank=k, residual_trace=residual, method="eigen", psd_violation=violation)
+    return _Side(
+        name=name,
+        U=U,
+        s=s,
+        col_mean=col_mean,
+        delta=0.0,
+        trace=trace,
+        power=power,
+        rank=k,
+        residual_trace=residual,
+        method="eigen",
+        psd_violation=violation,
+    )
 
 
 def _truncated(side: _Side, rank: int, xp: Any) -> _Side:
@@ -240,16 +254,36 @@ def _truncated(side: _Side, rank: int, xp: Any) -> _Side:
         return side
     idx = xp.asarray(np.arange(rank))
     dropped = float(xp.sum(side.s[rank:]))
-    return replace(side, U=xp.take(side.U, idx, axis=1), s=xp.take(side.s, idx, axis=0),
-                   rank=rank, residual_trace=side.residual_trace + dropped)
+    return replace(
+        side,
+        U=xp.take(side.U, idx, axis=1),
+        s=xp.take(side.s, idx, axis=0),
+        rank=rank,
+        residual_trace=side.residual_trace + dropped,
+    )
 
 
-def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: int | None,
-                   xp: Any, backend: str, progress: bool) -> _Side:
+def _cholesky_side(
+    base: Any,
+    name: str,
+    power: float,
+    precision: float,
+    rank: int | None,
+    xp: Any,
+    backend: str,
+    progress: bool,
+) -> _Side:
     """Pivoted incomplete Cholesky ``K ~ G G'`` (only the pivot columns of ``K`` are computed),
     then the eigenbasis of the centred factor: ``Gc' Gc = W diag(s) W'``, ``U = Gc W s^-1/2``."""
-    f = pivoted_cholesky(base, precision=precision, max_rank=rank, backend=backend,
-                         progress=progress, argument=name, check_psd=False)
+    f = pivoted_cholesky(
+        base,
+        precision=precision,
+        max_rank=rank,
+        backend=backend,
+        progress=progress,
+        argument=name,
+        check_psd=False,
+    )
     G = f.factor
     gbar = xp.mean(G, axis=0)
     Gc = G - gbar
@@ -263,9 +297,19 @@ def _cholesky_side(base: Any, name: str, power: float, precision: float, rank: i
     s = xp.take(w, idx, axis=0)
     U = _deterministic_signs(xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s)), xp)
     col_mean = xp.linalg.matmul(G, gbar)  # column means of G G'
-    return _Side(name=name, U=U, s=s, col_mean=col_mean, delta=0.0, trace=f.trace, power=power,
-                 rank=f.rank, residual_trace=f.residual_trace, method="cholesky",
-                 psd_violation=f.psd_violation)
+    return _Side(
+        name=name,
+        U=U,
+        s=s,
+        col_mean=col_mean,
+        delta=0.0,
+        trace=f.trace,
+        power=power,
+        rank=f.rank,
+        residual_trace=f.residual_trace,
+        method="cholesky",
+        psd_violation=f.psd_violation,
+    )
 
 
 class FactorCache:
@@ -327,8 +371,12 @@ class FactorCache:
         if entry is None or entry[0] is not K:
             return compute
         _, store, name, inputs = entry
-        config = {"version": FACTOR_VERSION, "kernel": name, "view": key[0],
-                  "factor": [v for i, v in enumerate(key) if i != 1]}  # all but id(K)
+        config = {
+            "version": FACTOR_VERSION,
+            "kernel": name,
+            "view": key[0],
+            "factor": [v for i, v in enumerate(key) if i != 1],
+        }  # all but id(K)
         return lambda: store.get_or_compute(FACTOR_STAGE, config, compute, inputs)
 
     def __len__(self) -> int:
@@ -361,16 +409,33 @@ class FactorCache:
         self._bound(self._sides, self.max_sides)
         return side
 
-    def prefactor(self, K: Any, *, view: str = "Kx", power: float = 1.0,
-                  precision: float | None = None, backend: str = "numpy") -> None:
+    def prefactor(
+        self,
+        K: Any,
+        *,
+        view: str = "Kx",
+        power: float = 1.0,
+        precision: float | None = None,
+        backend: str = "numpy",
+    ) -> None:
         """Factorise training kernel ``K`` of ``view`` ("Kx" or "Ky") raised to ``power`` now,
         as a :class:`KCCAGrid` fit with this cache and these settings would (no diagonal
         scale): a run can compute a factor its systems share before handing them out."""
         if view not in ("Kx", "Ky"):
             raise ValueError(f"view must be 'Kx' or 'Ky', got {view!r}")
-        _prepare_side(as_column_source(K, view), view, float(power), 1.0,
-                      DEFAULT_PRECISION if precision is None else precision, None,
-                      get_xp(backend), backend, False, cache=self, owner=K)
+        _prepare_side(
+            as_column_source(K, view),
+            view,
+            float(power),
+            1.0,
+            DEFAULT_PRECISION if precision is None else precision,
+            None,
+            get_xp(backend),
+            backend,
+            False,
+            cache=self,
+            owner=K,
+        )
 
     def pair(self, key: tuple, compute: Any) -> Any:
         if key in self._pairs:
@@ -382,11 +447,21 @@ class FactorCache:
         return value
 
 
-def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision: float,
-                  rank: int | None, xp: Any, backend: str, progress: bool,
-                  cache: FactorCache | None = None, owner: Any = None,
-                  factorisation: str = "auto", indefinite: str = "raise"
-                  ) -> tuple[_Side, tuple]:
+def _prepare_side(
+    K: Any,
+    name: str,
+    power: float,
+    diag_scale: float,
+    precision: float,
+    rank: int | None,
+    xp: Any,
+    backend: str,
+    progress: bool,
+    cache: FactorCache | None = None,
+    owner: Any = None,
+    factorisation: str = "auto",
+    indefinite: str = "raise",
+) -> tuple[_Side, tuple]:
     """Factorise ``K ** power`` (and its diagonal scale) into the eigenbasis of its centred form.
 
     Returns the side and its cache key; with ``cache`` a factor of the same kernel, p and
@@ -408,8 +483,9 @@ def _prepare_side(K: Any, name: str, power: float, diag_scale: float, precision:
     elif method == "eigen" and rank is not None:
         # a rank cap of the eigen factor is a slice of the uncapped one: share that
         full_key = key[:5] + (None,) + key[6:]
-        full = cache.side(full_key, owner,
-                          lambda: _eigen_side(base, name, power, precision, None, xp))
+        full = cache.side(
+            full_key, owner, lambda: _eigen_side(base, name, power, precision, None, xp)
+        )
         side = _truncated(full, int(rank), xp)
     else:
         side = cache.side(key, owner, compute)
@@ -425,11 +501,11 @@ class _Core:
 
     p: _Side
     q: _Side
-    A: Any                     # Up' Uq  (kp x kq)
-    swapped: bool              # True when p is the y view
+    A: Any  # Up' Uq  (kp x kq)
+    swapped: bool  # True when p is the y view
     n: int
     xp: Any = field(repr=False)  # the array namespace (None in a pickled copy)
-    backend: str = "numpy"      # its name (resolved: "numpy", "cupy" or "array_api_strict")
+    backend: str = "numpy"  # its name (resolved: "numpy", "cupy" or "array_api_strict")
 
     def side(self, name: str) -> _Side:
         return self.p if self.p.name == name else self.q
@@ -443,8 +519,7 @@ class _Core:
         cache = self.__dict__.setdefault("_mean_rows", {})
         if (side, v) not in cache:
             xp = self.xp
-            cache[(side, v)] = xp.linalg.matmul(self.side(side).col_mean[None, :],
-                                                self.side(v).U)
+            cache[(side, v)] = xp.linalg.matmul(self.side(side).col_mean[None, :], self.side(v).U)
         return cache[(side, v)]
 
     def basis(self, K_new: Any, v: str) -> Any:
@@ -459,20 +534,41 @@ class _Core:
         return min(self.p.dim, self.q.dim)
 
 
-def _build_core(Kx: Any, Ky: Any, *, power_x: float, power_y: float, diag_x: float, diag_y: float,
-                precision: float, rank: int | None, backend: str, progress: bool,
-                cache: FactorCache | None = None, factorisation: str = "auto",
-                indefinite: str = "raise") -> _Core:
+def _build_core(
+    Kx: Any,
+    Ky: Any,
+    *,
+    power_x: float,
+    power_y: float,
+    diag_x: float,
+    diag_y: float,
+    precision: float,
+    rank: int | None,
+    backend: str,
+    progress: bool,
+    cache: FactorCache | None = None,
+    factorisation: str = "auto",
+    indefinite: str = "raise",
+) -> _Core:
     name = resolve_backend(backend)
     xp = get_xp(name)
     sx = as_column_source(Kx, "Kx")
     sy = as_column_source(Ky, "Ky")
     if int(sx.n) != int(sy.n):
-        raise ValueError(f"Kx and Ky must describe the same training items: Kx has n={sx.n}, "
-                         f"Ky has n={sy.n}")
+        raise ValueError(
+            f"Kx and Ky must describe the same training items: Kx has n={sx.n}, Ky has n={sy.n}"
+        )
     # cache keys use the objects given (Kx, Ky), not the validating wrappers made here
-    common = dict(precision=precision, rank=rank, xp=xp, backend=backend, progress=progress,
-                  cache=cache, factorisation=factorisation, indefinite=indefinite)
+    common = dict(
+        precision=precision,
+        rank=rank,
+        xp=xp,
+        backend=backend,
+        progress=progress,
+        cache=cache,
+        factorisation=factorisation,
+        indefinite=indefinite,
+    )
     x, kx = _prepare_side(sx, "Kx", power_x, diag_x, owner=Kx, **common)
     y, ky = _prepare_side(sy, "Ky", power_y, diag_y, owner=Ky, **common)
     if x.delta > 0 and y.delta > 0:
@@ -521,9 +617,15 @@ class _Solution:
 
     def cut(self, k: int) -> "_Solution":
         """The first ``k`` directions (the model with ``k`` components)."""
-        return replace(self, correlations=self.correlations[:k], P=self.P[:, :k],
-                       scale_p=self.scale_p[:k], scale_q=self.scale_q[:k],
-                       p_offset=self.p_offset[:k], q_offset=self.q_offset[:k])
+        return replace(
+            self,
+            correlations=self.correlations[:k],
+            P=self.P[:, :k],
+            scale_p=self.scale_p[:k],
+            scale_q=self.scale_q[:k],
+            p_offset=self.p_offset[:k],
+            q_offset=self.q_offset[:k],
+        )
 
     def left(self, core: _Core, role: str, KG: dict[str, Any]) -> Any:
         """The matrix multiplying ``P`` for view ``role`` given ``KG[v] = K_new U_v``."""
@@ -583,7 +685,7 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     # its training projection norm from A'z, formed a block of columns at a time
     proj2, comp = [], []
     for lo in range(0, k, _CHUNK):
-        z = Dp[:, None] * P[:, lo:min(lo + _CHUNK, k)]
+        z = Dp[:, None] * P[:, lo : min(lo + _CHUNK, k)]
         Az = xp.linalg.matmul(xp.matrix_transpose(core.A), z)  # (kq, chunk)
         proj2.append(xp.sum((Dq2[:, None] * Az) ** 2, axis=0))
         if q.delta > 0:
@@ -592,7 +694,7 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     if q.delta > 0:
         g = 1.0 / (t + kq) - 1.0 / (q.delta + kq)
         bp_rows = Dp / (q.delta + kq)
-        proj2 = proj2 + c2 ** 2 * xp.maximum(xp.concat(comp), 0.0)
+        proj2 = proj2 + c2**2 * xp.maximum(xp.concat(comp), 0.0)
     else:
         g, bp_rows = 1.0 / (t + kq), None
     norm = xp.sqrt(proj2)
@@ -602,8 +704,9 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     sol = _Solution(corr, P, Dp, a_rows, scale_p, g, bp_rows, scale_q, None, None)
     # offsets: training means of K_side @ weights (subtracted from new blocks)
     sol.p_offset = sol.project(core, "p", {p.name: core.mean_row(p.name, p.name)})[0, :]
-    sol.q_offset = sol.project(core, "q", {v: core.mean_row(q.name, v)
-                                           for v in _needs(core, "q")})[0, :]
+    sol.q_offset = sol.project(core, "q", {v: core.mean_row(q.name, v) for v in _needs(core, "q")})[
+        0, :
+    ]
     return sol
 
 
@@ -611,8 +714,12 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
 
 
 def _check_kappa(kappa: Any, argument: str = "kappa") -> float:
-    if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(kappa) or kappa <= 0:
+    if (
+        isinstance(kappa, bool)
+        or not isinstance(kappa, (int, float, np.integer, np.floating))
+        or not np.isfinite(kappa)
+        or kappa <= 0
+    ):
         raise ValueError(f"{argument} must be a finite number > 0, got {kappa!r}")
     return float(kappa)
 
@@ -638,14 +745,16 @@ def _grid_values(values: Any, argument: str) -> list:
     return out
 
 
-def _check_common(power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any,
-                  factorisation: Any = "auto") -> None:
+def _check_common(
+    power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any, factorisation: Any = "auto"
+) -> None:
     if factorisation not in FACTORISATIONS:
         raise ValueError(f"factorisation must be one of {FACTORISATIONS}, got {factorisation!r}")
     for arg, v in (("power_x", power_x), ("power_y", power_y)):
         if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
-            raise ValueError(f"{arg} must be a positive number (the paper uses 1, 2 or 3), "
-                             f"got {v!r}")
+            raise ValueError(
+                f"{arg} must be a positive number (the paper uses 1, 2 or 3), got {v!r}"
+            )
     for arg, v in (("diag_x", diag_x), ("diag_y", diag_y)):
         if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v < 1:
             raise ValueError(f"{arg} must be a number >= 1 (the paper's d in [1, 15]), got {v!r}")
@@ -668,19 +777,23 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
     if isinstance(arr, np.ndarray) or not hasattr(arr, "__array_namespace__"):
         arr = np.asarray(arr, dtype=float)
         if arr.ndim != 2 or arr.shape[1] != n:
-            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
-                             f"got shape {arr.shape}")
+            raise ValueError(
+                f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+                f"got shape {arr.shape}"
+            )
         check_finite(arr, argument)
     else:
         if arr.ndim != 2 or arr.shape[1] != n:
-            raise ValueError(f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
-                             f"got shape {tuple(arr.shape)}")
+            raise ValueError(
+                f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+                f"got shape {tuple(arr.shape)}"
+            )
         if not bool(xp.all(xp.isfinite(arr))):
             raise ValueError(f"{argument} has a NaN or infinite entry")
     arr = xp.asarray(arr, dtype=xp.float64)
     if power != 1:
         check_power_domain(arr, power, argument, xp)
-        arr = arr ** power
+        arr = arr**power
     return arr
 
 
@@ -690,7 +803,8 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
 def _is_array(x: Any) -> bool:
     """True for an array of any backend (not for a NumPy scalar or a Python number)."""
     return isinstance(x, np.ndarray) or (
-        hasattr(x, "__array_namespace__") and not isinstance(x, (np.generic, int, float)))
+        hasattr(x, "__array_namespace__") and not isinstance(x, (np.generic, int, float))
+    )
 
 
 def _map_arrays(obj: Any, fn: Any, xp: Any) -> Any:
@@ -699,11 +813,18 @@ def _map_arrays(obj: Any, fn: Any, xp: Any) -> Any:
     if _is_array(obj):
         return fn(obj)
     if isinstance(obj, _Core):
-        return replace(obj, p=_map_arrays(obj.p, fn, xp), q=_map_arrays(obj.q, fn, xp),
-                       A=fn(obj.A), xp=xp)
+        return replace(
+            obj, p=_map_arrays(obj.p, fn, xp), q=_map_arrays(obj.q, fn, xp), A=fn(obj.A), xp=xp
+        )
     if isinstance(obj, (_Side, _Solution)):  # a solution's correlations stay NumPy
-        return replace(obj, **{f.name: _map_arrays(getattr(obj, f.name), fn, xp)
-                               for f in fields(obj) if f.name != "correlations"})
+        return replace(
+            obj,
+            **{
+                f.name: _map_arrays(getattr(obj, f.name), fn, xp)
+                for f in fields(obj)
+                if f.name != "correlations"
+            },
+        )
     if isinstance(obj, (list, tuple)):
         return type(obj)(_map_arrays(v, fn, xp) for v in obj)
     return obj
@@ -717,9 +838,13 @@ def _loaded_namespace(backend: str, owner: str) -> tuple[Any, str]:
     try:
         return get_xp(backend), backend
     except (BackendUnavailableError, ImportError):
-        warnings.warn(f"this {owner} was fitted with backend {backend!r}, which is not available "
-                      "here: its arrays are loaded as NumPy arrays (backend_='numpy'; the same "
-                      "numbers)", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"this {owner} was fitted with backend {backend!r}, which is not available "
+            "here: its arrays are loaded as NumPy arrays (backend_='numpy'; the same "
+            "numbers)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return get_xp("numpy"), "numpy"
 
 
@@ -778,7 +903,7 @@ class _Estimator(BaseEstimator):
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True   # the inputs are precomputed kernels
+        tags.input_tags.pairwise = True  # the inputs are precomputed kernels
         tags.target_tags.required = True  # the second view (fit's Ky) is not optional
         return tags
 
@@ -802,10 +927,13 @@ class _Estimator(BaseEstimator):
         """
         self._check_fitted()
         if Kx_test is None and Ky_test is None:
-            raise ValueError("transform needs a test-by-train kernel of at least one view "
-                             "(Kx_test or Ky_test)")
-        return (None if Kx_test is None else self.transform_x(Kx_test),
-                None if Ky_test is None else self.transform_y(Ky_test))
+            raise ValueError(
+                "transform needs a test-by-train kernel of at least one view (Kx_test or Ky_test)"
+            )
+        return (
+            None if Kx_test is None else self.transform_x(Kx_test),
+            None if Ky_test is None else self.transform_y(Ky_test),
+        )
 
     def fit(self, Kx: Any, Ky: Any) -> Any:  # pragma: no cover - defined by subclasses
         raise NotImplementedError
@@ -861,25 +989,46 @@ class KCCA(_Estimator):
 
     _array_attributes = ("x_weights_", "y_weights_", "x_offset_", "y_offset_")
 
-    def __init__(self, kappa: float = 0.1, n_components: int = 10, *,
-                 precision: float = DEFAULT_PRECISION, rank: int | None = None,
-                 power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
-                 rescale: str | None = None, backend: str = "numpy", progress: bool = False,
-                 factorisation: str = "auto",
-                 indefinite: str = "raise"):
+    def __init__(
+        self,
+        kappa: float = 0.1,
+        n_components: int = 10,
+        *,
+        precision: float = DEFAULT_PRECISION,
+        rank: int | None = None,
+        power_x: float = 1,
+        power_y: float = 1,
+        diag_x: float = 1.0,
+        diag_y: float = 1.0,
+        rescale: str | None = None,
+        backend: str = "numpy",
+        progress: bool = False,
+        factorisation: str = "auto",
+        indefinite: str = "raise",
+    ):
         _store_parameters(self, locals())
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCA":
         """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
         kappa = _check_kappa(self.kappa)
         k = _check_positive_int(self.n_components, "n_components")
-        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale,
-                      self.factorisation)
-        core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
-                           diag_y=self.diag_y, precision=self.precision, rank=self.rank,
-                           backend=self.backend, progress=self.progress,
-                           factorisation=self.factorisation,
-                           indefinite=_check_indefinite(self.indefinite))
+        _check_common(
+            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
+        )
+        core = _build_core(
+            Kx,
+            Ky,
+            power_x=self.power_x,
+            power_y=self.power_y,
+            diag_x=self.diag_x,
+            diag_y=self.diag_y,
+            precision=self.precision,
+            rank=self.rank,
+            backend=self.backend,
+            progress=self.progress,
+            factorisation=self.factorisation,
+            indefinite=_check_indefinite(self.indefinite),
+        )
         if k > core.n_directions:
             raise ValueError(
                 f"n_components={k} exceeds the rank of the problem "
@@ -907,8 +1056,11 @@ class KCCA(_Estimator):
         self.n_directions_ = core.n_directions
 
     def _check_fitted(self) -> None:
-        check_is_fitted(self, "correlations_",
-                        msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first.")
+        check_is_fitted(
+            self,
+            "correlations_",
+            msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first.",
+        )
 
     def transform_x(self, Kx_new: Any) -> Any:
         """Project new items of view x: ``Kx_new`` is (n_new, n_train), raw (before power_x)."""
@@ -938,8 +1090,10 @@ class KCCA(_Estimator):
             raise ValueError("score needs both views' test-by-train kernels (Kx_test, Ky_test)")
         zx, zy = (to_numpy(z) for z in self.transform(Kx_test, Ky_test))
         if zx.shape[0] != zy.shape[0]:
-            raise ValueError(f"score needs paired test items: Kx_test has {zx.shape[0]} rows, "
-                             f"Ky_test has {zy.shape[0]}")
+            raise ValueError(
+                f"score needs paired test items: Kx_test has {zx.shape[0]} rows, "
+                f"Ky_test has {zy.shape[0]}"
+            )
         if zx.shape[0] < 2:
             raise ValueError(f"score needs at least 2 test pairs, got {zx.shape[0]}")
         return float(np.mean(_column_correlations(zx, zy)))
@@ -972,28 +1126,53 @@ class KCCAGrid(_Estimator):
     _array_attributes = ("core_", "solutions_")
     _transient_attributes = ("_last_projection",)
 
-    def __init__(self, kappas: Sequence[float] = PAPER_KAPPAS,
-                 n_components: Sequence[int] | None = None, *,
-                 precision: float = DEFAULT_PRECISION, rank: int | None = None,
-                 power_x: float = 1, power_y: float = 1, diag_x: float = 1.0, diag_y: float = 1.0,
-                 rescale: str | None = None, backend: str = "numpy", progress: bool = False,
-                 factor_cache: FactorCache | None = None, factorisation: str = "auto",
-                 indefinite: str = "raise"):
+    def __init__(
+        self,
+        kappas: Sequence[float] = PAPER_KAPPAS,
+        n_components: Sequence[int] | None = None,
+        *,
+        precision: float = DEFAULT_PRECISION,
+        rank: int | None = None,
+        power_x: float = 1,
+        power_y: float = 1,
+        diag_x: float = 1.0,
+        diag_y: float = 1.0,
+        rescale: str | None = None,
+        backend: str = "numpy",
+        progress: bool = False,
+        factor_cache: FactorCache | None = None,
+        factorisation: str = "auto",
+        indefinite: str = "raise",
+    ):
         _store_parameters(self, locals())
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
         """Fit every grid model on train x train kernels (dense or column sources)."""
         kappas = tuple(_check_kappa(k, "kappas") for k in _grid_values(self.kappas, "kappas"))
-        grid = paper_n_grid() if self.n_components is None else \
-            _grid_values(self.n_components, "n_components")
+        grid = (
+            paper_n_grid()
+            if self.n_components is None
+            else _grid_values(self.n_components, "n_components")
+        )
         grid = np.unique([_check_positive_int(v, "n_components") for v in grid])
-        _check_common(self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale,
-                      self.factorisation)
-        core = _build_core(Kx, Ky, power_x=self.power_x, power_y=self.power_y, diag_x=self.diag_x,
-                           diag_y=self.diag_y, precision=self.precision, rank=self.rank,
-                           backend=self.backend, progress=self.progress,
-                           cache=self.factor_cache, factorisation=self.factorisation,
-                           indefinite=_check_indefinite(self.indefinite))
+        _check_common(
+            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
+        )
+        core = _build_core(
+            Kx,
+            Ky,
+            power_x=self.power_x,
+            power_y=self.power_y,
+            diag_x=self.diag_x,
+            diag_y=self.diag_y,
+            precision=self.precision,
+            rank=self.rank,
+            backend=self.backend,
+            progress=self.progress,
+            cache=self.factor_cache,
+            factorisation=self.factorisation,
+            indefinite=_check_indefinite(self.indefinite),
+        )
         kept = grid[grid <= core.n_directions]
         if kept.size == 0:
             raise ValueError(
@@ -1004,8 +1183,9 @@ class KCCAGrid(_Estimator):
         self.__dict__.pop("_last_projection", None)  # projections of a previous fit
         self.core_ = core
         self.backend_ = core.backend
-        self.solutions_ = [_solve(core, *_effective_kappas(core, k, self.rescale), kmax)
-                           for k in kappas]
+        self.solutions_ = [
+            _solve(core, *_effective_kappas(core, k, self.rescale), kmax) for k in kappas
+        ]
         self.kappas_ = kappas
         self.n_components_ = kept
         self.correlations_ = np.stack([s.correlations for s in self.solutions_])
@@ -1014,8 +1194,9 @@ class KCCAGrid(_Estimator):
         return self
 
     def _check_fitted(self) -> None:
-        check_is_fitted(self, "core_",
-                        msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first.")
+        check_is_fitted(
+            self, "core_", msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first."
+        )
 
     def transform_x(self, Kx_new: Any) -> list[Any]:
         """Per kappa, the (n_new, max n) projections; model (kappa, n) uses the first n columns.
@@ -1044,14 +1225,19 @@ class KCCAGrid(_Estimator):
         role = core.role(view)
         # K U_v once per view, shared by every kappa
         KG = {v: core.basis(K, v) for v in _needs(core, role)}
-        return [sol.project(core, role, KG) - (sol.p_offset if role == "p" else sol.q_offset)
-                for sol in self.solutions_]
+        return [
+            sol.project(core, role, KG) - (sol.p_offset if role == "p" else sol.q_offset)
+            for sol in self.solutions_
+        ]
 
     def projections(self, Kx_new: Any, Ky_new: Any) -> dict[tuple[float, int], tuple[Any, Any]]:
         """All models' projections: ``{(kappa, n): (Zx, Zy)}`` (views into shared arrays)."""
         zx, zy = self.transform_x(Kx_new), self.transform_y(Ky_new)
-        return {(k, n): (zx[i][:, :n], zy[i][:, :n])
-                for i, k in enumerate(self.kappas_) for n in self.n_components_.tolist()}
+        return {
+            (k, n): (zx[i][:, :n], zy[i][:, :n])
+            for i, k in enumerate(self.kappas_)
+            for n in self.n_components_.tolist()
+        }
 
     def iter_models(self) -> Iterator[tuple[float, int]]:
         """The fitted grid's models ``(kappa, n)``."""
@@ -1067,7 +1253,8 @@ class KCCAGrid(_Estimator):
             raise ValueError(f"n_components={n_components!r} is not in the fitted grid")
         sol = self.solutions_[self.kappas_.index(kappa)]
         shared = set(KCCA._get_param_names()) - {"kappa", "n_components", "progress"}
-        est = KCCA(kappa=kappa, n_components=n_components,
-                   **{name: getattr(self, name) for name in shared})
+        est = KCCA(
+            kappa=kappa, n_components=n_components, **{name: getattr(self, name) for name in shared}
+        )
         est._set_solution(self.core_, sol.cut(n_components))
         return est

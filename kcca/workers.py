@@ -30,8 +30,9 @@ def worker_parallel(n_jobs: int | None = None, **kwargs: Any) -> Parallel:
 
     backend = kwargs.get("backend")
     active = get_active_backend()[0] if backend is None else None
-    if backend == "loky" or (backend is None and kwargs.get("prefer") != "threads"
-                             and isinstance(active, LokyBackend)):
+    if backend == "loky" or (
+        backend is None and kwargs.get("prefer") != "threads" and isinstance(active, LokyBackend)
+    ):
         kwargs.update(initializer=watch_parent, initargs=(os.getpid(),))
     return Parallel(n_jobs=n_jobs, **kwargs)
 

@@ -1,8 +1,8 @@
 """The layout the code keeps: import-linter's contracts (``[tool.importlinter]`` in
 pyproject.toml: the library never imports the CLI, ``features`` below the pipeline and above
-the base modules, no import circle between sibling modules), ruff's checks (``[tool.ruff]``)
-and mypy's (``[tool.mypy]``) over ``kcca/`` and ``features/``. The tools come with the ``dev``
-extra."""
+the base modules, no import circle between sibling modules), ruff's checks and layout
+(``[tool.ruff]``, ``ruff format``) and mypy's (``[tool.mypy]``) over ``kcca/`` and
+``features/``. The tools come with the ``dev`` extra."""
 
 from __future__ import annotations
 
@@ -30,6 +30,16 @@ def test_ruff_finds_nothing():
     skip_unless(importlib.util.find_spec("ruff") is not None,
                 "ruff is not installed (pip install -e '.[dev]')")
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "kcca", "features"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def test_ruff_format_leaves_every_file_as_it_is():
+    """``ruff format --check``: the code is in the formatter's layout (the formatter's version
+    is pinned in the dev extra, since its layout changes between releases)."""
+    skip_unless(importlib.util.find_spec("ruff") is not None,
+                "ruff is not installed (pip install -e '.[dev]')")
+    done = subprocess.run([sys.executable, "-m", "ruff", "format", "--check", "kcca", "features"],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 

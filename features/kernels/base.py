@@ -91,8 +91,9 @@ class Kernel(BaseEstimator):
 def check_kernel_block(block: Any, shape: tuple[int, int], name: str) -> None:
     """Validate a computed kernel block: right shape, finite values."""
     if tuple(block.shape) != tuple(shape):
-        raise ValueError(f"kernel {name!r} returned a block of shape {block.shape}, "
-                         f"expected {shape}")
+        raise ValueError(
+            f"kernel {name!r} returned a block of shape {block.shape}, expected {shape}"
+        )
     arr = np.asarray(block) if isinstance(block, np.ndarray) else None
     if arr is not None and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
@@ -112,7 +113,7 @@ def entrywise_power(block: np.ndarray, p: Any, name: str) -> np.ndarray:
     if p == 1.0:
         return block
     check_power_domain(np.asarray(block), p, f"the block of kernel {name!r}")
-    return block ** p
+    return block**p
 
 
 def register_kernel(name: str) -> Callable[[K], K]:
@@ -177,9 +178,12 @@ def _load_entry_point(ep: Any) -> None:
     except Exception as exc:
         raise PluginError(
             f"{where} failed to import: {type(exc).__name__}: {exc}",
-            fix=(f"install what the plug-in needs or reinstall it (pip install --force-reinstall "
-                 f"{dist or 'PACKAGE'}), or uninstall it if it is not wanted; run with "
-                 "--verbose for the import traceback")) from exc
+            fix=(
+                f"install what the plug-in needs or reinstall it (pip install --force-reinstall "
+                f"{dist or 'PACKAGE'}), or uninstall it if it is not wanted; run with "
+                "--verbose for the import traceback"
+            ),
+        ) from exc
     if isinstance(obj, type) and issubclass(obj, Kernel):
         register_kernel(ep.name)(obj)
     elif ep.name not in _REGISTRY:
@@ -187,7 +191,8 @@ def _load_entry_point(ep: Any) -> None:
             f"{where} loaded, but it is not a Kernel subclass and did not register a kernel "
             f"named {ep.name!r}",
             fix="point the entry point at the kernel class (module:Class), or decorate the "
-                f"class with @register_kernel({ep.name!r}) in the module it names")
+            f"class with @register_kernel({ep.name!r}) in the module it names",
+        )
 
 
 def _load_entry_points() -> None:
@@ -224,10 +229,13 @@ def kernel_class(name: str) -> type[Kernel]:
         from kcca.errors import unknown_name
 
         raise unknown_name(
-            "kernel", name, available_kernels(),
+            "kernel",
+            name,
+            available_kernels(),
             fix="use a registered kernel name, or register yours: name its module in the "
-                "experiment file (plugins = [\"my_module\"]) or install a package with a "
-                f"{ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)")
+            'experiment file (plugins = ["my_module"]) or install a package with a '
+            f"{ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)",
+        )
     return _REGISTRY[name]
 
 

@@ -28,32 +28,48 @@ from kcca.workers import worker_parallel
 
 #: descriptor name -> (dense extractor(image, step, bin_size), RootSIFT mapping before the PCA)
 DESCRIPTORS: dict[str, tuple[Callable[..., Descriptors], bool]] = {
-    "sift": (sift_descriptors, True), "color": (color_patch_descriptors, False),
-    "color-lab": (partial(color_patch_descriptors, color_space="lab"), False)}
+    "sift": (sift_descriptors, True),
+    "color": (color_patch_descriptors, False),
+    "color-lab": (partial(color_patch_descriptors, color_space="lab"), False),
+}
 
 
-def _descriptors(image: np.ndarray, step: int, bin_sizes: Sequence[int],
-                 descriptor: str = "sift") -> Descriptors:
+def _descriptors(
+    image: np.ndarray, step: int, bin_sizes: Sequence[int], descriptor: str = "sift"
+) -> Descriptors:
     """Dense descriptors at every bin size, pooled (multi-scale, as vl_phow)."""
     extract = DESCRIPTORS[descriptor][0]
     parts = []
     for b in bin_sizes:
         d = extract(image, step=step, bin_size=int(b))
         if d.values.shape[0] == 0:
-            raise ValueError(f"an image of {image.shape[0]}x{image.shape[1]} pixels has no "
-                             f"dense {descriptor} descriptors at bin size {b}: use larger "
-                             "images or smaller bin_sizes")
+            raise ValueError(
+                f"an image of {image.shape[0]}x{image.shape[1]} pixels has no "
+                f"dense {descriptor} descriptors at bin size {b}: use larger "
+                "images or smaller bin_sizes"
+            )
         parts.append(d)
     if len(parts) == 1:
         return parts[0]
-    return Descriptors(np.concatenate([d.values for d in parts]),
-                       np.concatenate([d.rows for d in parts]),
-                       np.concatenate([d.cols for d in parts]), parts[0].height, parts[0].width)
+    return Descriptors(
+        np.concatenate([d.values for d in parts]),
+        np.concatenate([d.rows for d in parts]),
+        np.concatenate([d.cols for d in parts]),
+        parts[0].height,
+        parts[0].width,
+    )
 
 
-def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int, seed: int,
-                 step: int, bin_sizes: Sequence[int], descriptor: str,
-                 encoder: FisherVectorEncoder) -> list[np.ndarray]:
+def _sample_rows(
+    items: Sequence[Any],
+    positions: Sequence[int],
+    per_image: int,
+    seed: int,
+    step: int,
+    bin_sizes: Sequence[int],
+    descriptor: str,
+    encoder: FisherVectorEncoder,
+) -> list[np.ndarray]:
     out = []
     for pos in positions:
         values = encoder.prepare(_descriptors(items[pos], step, bin_sizes, descriptor).values)
@@ -63,10 +79,19 @@ def _sample_rows(items: Sequence[Any], positions: Sequence[int], per_image: int,
     return out
 
 
-def _encode_chunk(items: Sequence[Any], encoder: FisherVectorEncoder, step: int,
-                  bin_sizes: Sequence[int], descriptor: str) -> np.ndarray:
-    return np.stack([encoder.encode(_descriptors(items[i], step, bin_sizes, descriptor))
-                     for i in range(len(items))])
+def _encode_chunk(
+    items: Sequence[Any],
+    encoder: FisherVectorEncoder,
+    step: int,
+    bin_sizes: Sequence[int],
+    descriptor: str,
+) -> np.ndarray:
+    return np.stack(
+        [
+            encoder.encode(_descriptors(items[i], step, bin_sizes, descriptor))
+            for i in range(len(items))
+        ]
+    )
 
 
 @register_kernel("fisher")
@@ -90,10 +115,21 @@ class FisherKernel(Kernel):
 
     item_type = "image-pixels"
 
-    def __init__(self, n_gaussians: int = 64, pca_dim: int = 64, strips: int = 3,
-                 sample_images: int = 600, per_image: int = 200, step: int = 4,
-                 bin_sizes: Sequence[int] = (4,), p: float = 1.0, seed: int = 0, n_jobs: int = 1,
-                 progress: bool = False, descriptor: str = "sift"):
+    def __init__(
+        self,
+        n_gaussians: int = 64,
+        pca_dim: int = 64,
+        strips: int = 3,
+        sample_images: int = 600,
+        per_image: int = 200,
+        step: int = 4,
+        bin_sizes: Sequence[int] = (4,),
+        p: float = 1.0,
+        seed: int = 0,
+        n_jobs: int = 1,
+        progress: bool = False,
+        descriptor: str = "sift",
+    ):
         self.n_gaussians = n_gaussians
         self.pca_dim = pca_dim
         self.strips = strips
@@ -109,26 +145,30 @@ class FisherKernel(Kernel):
 
     @property
     def params(self) -> dict[str, Any]:
-        return {k: v for k, v in self.get_params(deep=False).items()
-                if k not in ("n_jobs", "progress")}
+        return {
+            k: v for k, v in self.get_params(deep=False).items() if k not in ("n_jobs", "progress")
+        }
 
     def _descriptor(self) -> str:
         if self.descriptor not in DESCRIPTORS:
-            raise ValueError(f"fisher kernel: descriptor must be one of {sorted(DESCRIPTORS)}, "
-                             f"got {self.descriptor!r}")
+            raise ValueError(
+                f"fisher kernel: descriptor must be one of {sorted(DESCRIPTORS)}, "
+                f"got {self.descriptor!r}"
+            )
         return str(self.descriptor)
 
     def _bin_sizes(self) -> tuple[int, ...]:
         sizes = tuple(np.atleast_1d(np.asarray(self.bin_sizes)).tolist())
         if not sizes or any(int(b) != b or b < 1 for b in sizes):
-            raise ValueError(f"fisher kernel: bin_sizes must be positive integers, got "
-                             f"{self.bin_sizes!r}")
+            raise ValueError(
+                f"fisher kernel: bin_sizes must be positive integers, got {self.bin_sizes!r}"
+            )
         return tuple(int(b) for b in sizes)
 
     def _chunks(self, items: Sequence[Any]) -> list[Sequence[Any]]:
         n = len(items)
         size = max(1, min(256, -(-n // max(1, 4 * int(self.n_jobs)))))
-        return [items[lo:lo + size] for lo in range(0, n, size)]
+        return [items[lo : lo + size] for lo in range(0, n, size)]
 
     def encode(self, items: Sequence[Any]) -> np.ndarray:
         """Fisher vectors (n, dim) of ``items`` (RGB arrays), float32."""
@@ -137,12 +177,15 @@ class FisherKernel(Kernel):
             return np.zeros((0, self.encoder_.dim), dtype=np.float32)
         chunks = self._chunks(items)
         parts = worker_parallel(n_jobs=int(self.n_jobs), return_as="generator")(
-            delayed(_encode_chunk)(c, self.encoder_, int(self.step), self._bin_sizes(),
-                                   self._descriptor())
-            for c in chunks)
+            delayed(_encode_chunk)(
+                c, self.encoder_, int(self.step), self._bin_sizes(), self._descriptor()
+            )
+            for c in chunks
+        )
         out = []
-        with tqdm(total=len(items), desc="fisher vectors", unit="image",
-                  disable=not self.progress) as bar:
+        with tqdm(
+            total=len(items), desc="fisher vectors", unit="image", disable=not self.progress
+        ) as bar:
             for part in parts:
                 out.append(part)
                 bar.update(len(part))
@@ -154,15 +197,25 @@ class FisherKernel(Kernel):
         if n == 0:
             raise ValueError("the fisher kernel needs training images, got none")
         descriptor = self._descriptor()
-        encoder = FisherVectorEncoder(self.n_gaussians, self.pca_dim, self.strips, self.seed,
-                                      root=DESCRIPTORS[descriptor][1])
+        encoder = FisherVectorEncoder(
+            self.n_gaussians, self.pca_dim, self.strips, self.seed, root=DESCRIPTORS[descriptor][1]
+        )
         rng = np.random.default_rng(int(self.seed))
         chosen = np.sort(rng.choice(n, size=min(int(self.sample_images), n), replace=False))
         groups = np.array_split(chosen, max(1, min(len(chosen), 4 * int(self.n_jobs))))
         parts = worker_parallel(n_jobs=int(self.n_jobs))(
-            delayed(_sample_rows)(train_items, g.tolist(), int(self.per_image), int(self.seed),
-                                  int(self.step), self._bin_sizes(), descriptor, encoder)
-            for g in groups)
+            delayed(_sample_rows)(
+                train_items,
+                g.tolist(),
+                int(self.per_image),
+                int(self.seed),
+                int(self.step),
+                self._bin_sizes(),
+                descriptor,
+                encoder,
+            )
+            for g in groups
+        )
         sample = np.concatenate([r for part in parts for r in part])
         self.encoder_ = encoder.fit(sample)
         self.train_items_ = train_items

@@ -30,8 +30,9 @@ DEFAULT_FEATURES = ("color", "texture", "sift")
 _EXECUTION_PARAMS = ("backend", "n_jobs", "progress")
 
 
-def weighted_matrix(items: Sequence[Any], feature_types: Sequence[str], levels: int | None
-                    ) -> np.ndarray:
+def weighted_matrix(
+    items: Sequence[Any], feature_types: Sequence[str], levels: int | None
+) -> np.ndarray:
     """Rows = items, columns = the weighted concatenation whose intersection is the kernel.
 
     ``levels=None``: whole-image histograms only (K^HISTO), weight ``1/3`` per type (for
@@ -56,7 +57,7 @@ def weighted_matrix(items: Sequence[Any], feature_types: Sequence[str], levels: 
                     f"the kernel needs {cells} cells (levels={levels}): re-extract with more levels"
                 )
             block = pyr[:cells] * cw[:, None]
-            out[r, col:col + block.size] = block.ravel()
+            out[r, col : col + block.size] = block.ravel()
             col += block.size
     return out
 
@@ -131,8 +132,9 @@ class _IntersectionKernel(Kernel):
     def gram_matrix(self, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         """The kernel on weighted matrices (:func:`weighted_matrix`): intersection, then ``^p``."""
         p = self._check_p()
-        out = intersection_block(a, b, backend=self.backend, n_jobs=self.n_jobs,
-                                 progress=self.progress)
+        out = intersection_block(
+            a, b, backend=self.backend, n_jobs=self.n_jobs, progress=self.progress
+        )
         np.clip(out, 0.0, None, out=out)
         if p != 1.0:
             np.power(out, p, out=out)
@@ -150,8 +152,7 @@ class _IntersectionKernel(Kernel):
     @property
     def params(self) -> dict[str, Any]:
         """Parameters that determine the numbers (execution settings left out)."""
-        return {k: v for k, v in self.get_params(deep=False).items()
-                if k not in _EXECUTION_PARAMS}
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
 
 
 @register_kernel("histogram")
@@ -162,8 +163,14 @@ class HistogramKernel(_IntersectionKernel):
     ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``), ``n_jobs`` threads, ``progress`` bar.
     """
 
-    def __init__(self, p: float = 2, feature_types: Sequence[str] = DEFAULT_FEATURES,
-                 backend: str = "numpy", n_jobs: int = 1, progress: bool = False):
+    def __init__(
+        self,
+        p: float = 2,
+        feature_types: Sequence[str] = DEFAULT_FEATURES,
+        backend: str = "numpy",
+        n_jobs: int = 1,
+        progress: bool = False,
+    ):
         self.p = p
         self.feature_types = feature_types
         self.backend = backend
@@ -181,9 +188,15 @@ class PyramidKernel(_IntersectionKernel):
     Other parameters as :class:`HistogramKernel`.
     """
 
-    def __init__(self, p: float = 2, levels: int = 2,
-                 feature_types: Sequence[str] = DEFAULT_FEATURES, backend: str = "numpy",
-                 n_jobs: int = 1, progress: bool = False):
+    def __init__(
+        self,
+        p: float = 2,
+        levels: int = 2,
+        feature_types: Sequence[str] = DEFAULT_FEATURES,
+        backend: str = "numpy",
+        n_jobs: int = 1,
+        progress: bool = False,
+    ):
         self.p = p
         self.levels = levels
         self.feature_types = feature_types

@@ -36,8 +36,7 @@ _RUN = 1024
 
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
-def _block(a: np.ndarray, b: np.ndarray, out: np.ndarray, sym: bool, offset: int,
-           run: int) -> None:
+def _block(a: np.ndarray, b: np.ndarray, out: np.ndarray, sym: bool, offset: int, run: int) -> None:
     """``out[i, j] = sum_k min(a[i, k], b[j, k])``; float32 inputs, float64 output.
 
     The columns are processed in runs of ``run`` (outer loop); inside a run, two rows of ``a``
@@ -209,14 +208,19 @@ def intersection_xp(
     run = min(d, 2048)
     side = max(1, int((budget / run) ** 0.5))
     tr, tc = min(na, side), min(nb, side)
-    tiles = [(r0, r1, c0, c1) for r0, r1 in _tiles(na, tr) for c0, c1 in _tiles(nb, tc)
-             if not (symmetric and c0 >= r1)]
+    tiles = [
+        (r0, r1, c0, c1)
+        for r0, r1 in _tiles(na, tr)
+        for c0, c1 in _tiles(nb, tc)
+        if not (symmetric and c0 >= r1)
+    ]
     for r0, r1, c0, c1 in tqdm(tiles, desc="intersection", unit="tile", disable=not progress):
         acc = xp.zeros((r1 - r0, c1 - c0), dtype=xp.float64)
         for k0 in range(0, d, run):
             k1 = min(d, k0 + run)
-            m = xp.minimum(xp.expand_dims(a[r0:r1, k0:k1], axis=1),
-                           xp.expand_dims(b[c0:c1, k0:k1], axis=0))
+            m = xp.minimum(
+                xp.expand_dims(a[r0:r1, k0:k1], axis=1), xp.expand_dims(b[c0:c1, k0:k1], axis=0)
+            )
             acc = acc + xp.sum(m, axis=2, dtype=xp.float64)
         out[r0:r1, c0:c1] = acc
     if symmetric:
@@ -251,11 +255,15 @@ def intersection_block(
     """
     xp = get_xp(backend)
     if xp.__name__.endswith("numpy"):
-        return intersection_numba(a, b, tile_rows=tile_rows, tile_cols=tile_cols,
-                                  n_jobs=n_jobs, progress=progress)
+        return intersection_numba(
+            a, b, tile_rows=tile_rows, tile_cols=tile_cols, n_jobs=n_jobs, progress=progress
+        )
     a_np = _as_histograms(to_numpy(a) if not isinstance(a, np.ndarray) else a, "a")
-    b_np = None if b is None else _as_histograms(
-        to_numpy(b) if not isinstance(b, np.ndarray) else b, "b")
+    b_np = (
+        None
+        if b is None
+        else _as_histograms(to_numpy(b) if not isinstance(b, np.ndarray) else b, "b")
+    )
     if b_np is not None:
         _check_pair(a_np, b_np)
     a_x = xp.asarray(a_np)

@@ -26,8 +26,10 @@ from features.kernels.base import Kernel, entrywise_power, make_kernel, register
 
 def check_parts(parts: Any) -> list[dict[str, Any]]:
     """Normalised parts ``[{name, params, weight}]``; clear errors for malformed ones."""
-    fix = ("give parts = [{name = \"pyramid\", weight = 1}, {name = \"fisher\", params = {...}}]"
-           " (each a kernel name with optional params and a positive weight)")
+    fix = (
+        'give parts = [{name = "pyramid", weight = 1}, {name = "fisher", params = {...}}]'
+        " (each a kernel name with optional params and a positive weight)"
+    )
     if isinstance(parts, (str, bytes)) or not isinstance(parts, Sequence) or not parts:
         raise ValueError(f"mix kernel: parts must be a non-empty list, got {parts!r}; {fix}")
     out = []
@@ -43,10 +45,15 @@ def check_parts(parts: Any) -> list[dict[str, Any]]:
         weight = part.get("weight", 1)
         if not isinstance(params, Mapping):
             raise ValueError(f"mix kernel: part {i} params must be a table, got {params!r}")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
-                or not np.isfinite(weight) or weight <= 0:
-            raise ValueError(f"mix kernel: part {i} weight must be a positive number, "
-                             f"got {weight!r}")
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, (int, float))
+            or not np.isfinite(weight)
+            or weight <= 0
+        ):
+            raise ValueError(
+                f"mix kernel: part {i} weight must be a positive number, got {weight!r}"
+            )
         out.append({"name": part["name"], "params": dict(params), "weight": float(weight)})
     return out
 
@@ -90,21 +97,26 @@ class MixtureKernel(Kernel):
         """Fit every part on its own training items (one sequence per part)."""
         self.kernels_ = self.part_kernels(p=1.0)
         if len(train_items) != len(self.kernels_):
-            raise ValueError(f"mix kernel: {len(train_items)} item lists for "
-                             f"{len(self.kernels_)} parts (give one per part)")
+            raise ValueError(
+                f"mix kernel: {len(train_items)} item lists for "
+                f"{len(self.kernels_)} parts (give one per part)"
+            )
         for k, items in zip(self.kernels_, train_items):
             k.fit(items)
         self.train_items_ = train_items
         return self
 
-    def _gram(self, items_a: Sequence[Sequence[Any]], items_b: Sequence[Sequence[Any]]
-              ) -> np.ndarray:
+    def _gram(
+        self, items_a: Sequence[Sequence[Any]], items_b: Sequence[Sequence[Any]]
+    ) -> np.ndarray:
         same = items_b is self.train_items_
-        return self.combine([k.gram(a, None if same else b)
-                             for k, a, b in zip(self.kernels_, items_a, items_b)])
+        return self.combine(
+            [k.gram(a, None if same else b) for k, a, b in zip(self.kernels_, items_a, items_b)]
+        )
 
-    def gram(self, items_a: Sequence[Sequence[Any]],
-             items_b: Sequence[Sequence[Any]] | None = None) -> np.ndarray:
+    def gram(
+        self, items_a: Sequence[Sequence[Any]], items_b: Sequence[Sequence[Any]] | None = None
+    ) -> np.ndarray:
         if items_b is None:
             self._check_fitted()
             items_b = self.train_items_

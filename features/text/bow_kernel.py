@@ -20,8 +20,15 @@ import scipy.sparse as sp
 
 from features.kernels.base import Kernel, register_kernel
 from features.text.idf import Idf, weighting_power
-from features.text.sequences import (ColumnIndex, feature_matrix, geometric_normalize,
-                                     item_spans, self_products, sparse_gram, with_columns)
+from features.text.sequences import (
+    ColumnIndex,
+    feature_matrix,
+    geometric_normalize,
+    item_spans,
+    self_products,
+    sparse_gram,
+    with_columns,
+)
 from features.text.text_items import as_items, one_caption_each
 
 
@@ -95,15 +102,15 @@ class _SparseSequenceKernel(Kernel):
             items_b = items_a
         return super().gram(items_a, items_b)
 
-
     def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
         """Columns ``indices`` of the train x train kernel: shape (n_train, len(indices))."""
         self._check_fitted()
         idx = np.asarray(indices, dtype=np.int64)
         x = self.train_features_
         if idx.size and (idx.min() < 0 or idx.max() >= x.shape[0]):
-            raise IndexError(f"column indices must lie in [0, {x.shape[0]}); got {idx.min()}.."
-                             f"{idx.max()}")
+            raise IndexError(
+                f"column indices must lie in [0, {x.shape[0]}); got {idx.min()}..{idx.max()}"
+            )
         k = sparse_gram(x, x[idx])
         k = geometric_normalize(k, self.train_self_, self.train_self_[idx], out=k)
         zero = self.train_self_[idx] <= 0  # the unit diagonal of the train x train kernel
@@ -121,8 +128,12 @@ class BowKernel(_SparseSequenceKernel):
         random_state: seed of the BoW1 draw.
     """
 
-    def __init__(self, weighting: str | None = None, single_caption: bool = False,
-                 random_state: int | None = 0) -> None:
+    def __init__(
+        self,
+        weighting: str | None = None,
+        single_caption: bool = False,
+        random_state: int | None = 0,
+    ) -> None:
         self.weighting = weighting
         self.single_caption = single_caption
         self.random_state = random_state

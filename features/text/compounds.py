@@ -29,10 +29,18 @@ from sklearn.base import BaseEstimator
 #: Hand-written variants the corpus cannot teach (the t-shirt family of Section 4.1.1);
 #: keys are token tuples, values the canonical token.
 HAND_TABLE: dict[tuple[str, ...], str] = {
-    ("tee", "shirt"): "t-shirt", ("tee-shirt",): "t-shirt", ("teeshirt",): "t-shirt",
-    ("t", "shirt"): "t-shirt", ("tshirt",): "t-shirt", ("t-shirt",): "t-shirt",
-    ("tee", "shirts"): "t-shirts", ("tee-shirts",): "t-shirts", ("teeshirts",): "t-shirts",
-    ("t", "shirts"): "t-shirts", ("tshirts",): "t-shirts", ("t-shirts",): "t-shirts",
+    ("tee", "shirt"): "t-shirt",
+    ("tee-shirt",): "t-shirt",
+    ("teeshirt",): "t-shirt",
+    ("t", "shirt"): "t-shirt",
+    ("tshirt",): "t-shirt",
+    ("t-shirt",): "t-shirt",
+    ("tee", "shirts"): "t-shirts",
+    ("tee-shirts",): "t-shirts",
+    ("teeshirts",): "t-shirts",
+    ("t", "shirts"): "t-shirts",
+    ("tshirts",): "t-shirts",
+    ("t-shirts",): "t-shirts",
 }
 
 
@@ -58,9 +66,15 @@ class CompoundNormalizer(BaseEstimator):
         table_: variant token tuple -> canonical token (hand table plus learned merges).
     """
 
-    def __init__(self, min_count: int = 5, min_ratio: float = 1.0, min_part_length: int = 1,
-                 stop_words: Iterable[str] | None = None,
-                 hand_table: Mapping[tuple[str, ...], str] | None = None, learn: bool = True):
+    def __init__(
+        self,
+        min_count: int = 5,
+        min_ratio: float = 1.0,
+        min_part_length: int = 1,
+        stop_words: Iterable[str] | None = None,
+        hand_table: Mapping[tuple[str, ...], str] | None = None,
+        learn: bool = True,
+    ):
         self.min_count = min_count
         self.min_ratio = min_ratio
         self.min_part_length = min_part_length
@@ -76,8 +90,10 @@ class CompoundNormalizer(BaseEstimator):
         hand = dict(HAND_TABLE if self.hand_table is None else self.hand_table)
         for key, value in hand.items():
             if not isinstance(key, tuple) or not (1 <= len(key) <= 2) or not isinstance(value, str):
-                raise ValueError(f"hand_table entry {key!r}: {value!r} must map a tuple of one "
-                                 "or two tokens to a string")
+                raise ValueError(
+                    f"hand_table entry {key!r}: {value!r} must map a tuple of one "
+                    "or two tokens to a string"
+                )
         if self.stop_words is None:
             from features.text.resources import stop_words
 

@@ -66,8 +66,10 @@ def source_texts(corpus: Corpus, source: str) -> Mapping[str, tuple[str, ...]]:
         return corpus.captions
     if source == "lemmas":
         if corpus.lemmas is None:
-            raise DataError(f"corpus {corpus.name!r} has no lemmatised captions: load it with "
-                            "lemmas, or use a preset with source='captions'")
+            raise DataError(
+                f"corpus {corpus.name!r} has no lemmatised captions: load it with "
+                "lemmas, or use a preset with source='captions'"
+            )
         return corpus.lemmas
     raise ValueError(f"unknown caption source {source!r}: use 'captions' or 'lemmas'")
 
@@ -83,9 +85,14 @@ def fingerprint(texts: Mapping[str, tuple[str, ...]]) -> str:
     return h.hexdigest()
 
 
-def preprocess_corpus(corpus: Corpus, preprocessor: CaptionPreprocessor | None = None, *,
-                      fit_split: str = "train", cache: Cache | None = None,
-                      progress: bool = False) -> PreprocessedCorpus:
+def preprocess_corpus(
+    corpus: Corpus,
+    preprocessor: CaptionPreprocessor | None = None,
+    *,
+    fit_split: str = "train",
+    cache: Cache | None = None,
+    progress: bool = False,
+) -> PreprocessedCorpus:
     """Fit ``preprocessor`` on ``fit_split``'s captions and preprocess every caption.
 
     ``preprocessor`` defaults to the corpus's reproduction preset (``flickr8k-lemma`` for
@@ -97,8 +104,12 @@ def preprocess_corpus(corpus: Corpus, preprocessor: CaptionPreprocessor | None =
         preprocessor = CaptionPreprocessor.from_preset(default_preset(corpus.name))
     texts = source_texts(corpus, preprocessor.source)
     cache = cache if cache is not None else Cache(None)
-    key = {"corpus": corpus.name, "texts": fingerprint(texts), "fit_split": fit_split,
-           "preprocessor": preprocessor.config()}
+    key = {
+        "corpus": corpus.name,
+        "texts": fingerprint(texts),
+        "fit_split": fit_split,
+        "preprocessor": preprocessor.config(),
+    }
 
     def compute() -> PreprocessedCorpus:
         train_ids = corpus.split(fit_split)
@@ -112,13 +123,17 @@ def preprocess_corpus(corpus: Corpus, preprocessor: CaptionPreprocessor | None =
         tokens, k = {}, 0
         for i in image_ids:
             n = len(texts[i])
-            tokens[i] = tuple(tuple(t) for t in flat[k:k + n])
+            tokens[i] = tuple(tuple(t) for t in flat[k : k + n])
             k += n
         speller = getattr(preprocessor, "speller_", None)
         return PreprocessedCorpus(
-            corpus=corpus.name, params=preprocessor.get_params(), fit_split=fit_split,
-            tokens=tokens, corrections=list(preprocessor.corrections_),
+            corpus=corpus.name,
+            params=preprocessor.get_params(),
+            fit_split=fit_split,
+            tokens=tokens,
+            corrections=list(preprocessor.corrections_),
             merges=list(preprocessor.merges_),
-            unknown=list(speller.unknown_) if speller is not None else [])
+            unknown=list(speller.unknown_) if speller is not None else [],
+        )
 
     return cache.get_or_compute(STAGE, key, compute)

@@ -70,8 +70,9 @@ class TokenizedCorpus:
                     i = index[tok] = len(index)
                 ids.append(i)
             indptr.append(len(ids))
-        return cls(tuple(index), np.asarray(indptr, dtype=np.int64),
-                   np.asarray(ids, dtype=np.int32))
+        return cls(
+            tuple(index), np.asarray(indptr, dtype=np.int64), np.asarray(ids, dtype=np.int32)
+        )
 
     def __len__(self) -> int:
         return len(self.indptr) - 1
@@ -106,26 +107,37 @@ def _universal(source: str) -> Callable[[str], str]:
 
 def tagged_sentences(name: str) -> Iterator[list[tuple[str, str]]]:
     """Sentences of a tagged corpus as (word, universal tag); treebank traces are dropped."""
-    from nltk.corpus.reader import (BracketParseCorpusReader, CategorizedTaggedCorpusReader,
-                                    ConllChunkCorpusReader)
+    from nltk.corpus.reader import (
+        BracketParseCorpusReader,
+        CategorizedTaggedCorpusReader,
+        ConllChunkCorpusReader,
+    )
 
     root = corpus_root(name)
     if name == "brown":
-        reader = CategorizedTaggedCorpusReader(root, r"c[a-z]\d\d", cat_file="cats.txt",
-                                               tagset="brown", encoding="ascii")
+        reader = CategorizedTaggedCorpusReader(
+            root, r"c[a-z]\d\d", cat_file="cats.txt", tagset="brown", encoding="ascii"
+        )
         source = "en-brown"
     elif name == "treebank":
-        reader = BracketParseCorpusReader(root.join("combined/"), r"wsj_.*\.mrg",
-                                          tagset="wsj", encoding="ascii")
+        reader = BracketParseCorpusReader(
+            root.join("combined/"), r"wsj_.*\.mrg", tagset="wsj", encoding="ascii"
+        )
         source = "en-ptb"
     elif name == "conll2000":
-        reader = ConllChunkCorpusReader(root, ["train.txt", "test.txt"], ("NP", "VP", "PP"),
-                                        tagset="wsj", encoding="ascii")
+        reader = ConllChunkCorpusReader(
+            root, ["train.txt", "test.txt"], ("NP", "VP", "PP"), tagset="wsj", encoding="ascii"
+        )
         source = "en-ptb"
     elif name == "masc_tagged":
-        reader = CategorizedTaggedCorpusReader(root, r"(spoken|written)/.*\.txt",
-                                               cat_file="categories.txt", tagset="wsj",
-                                               encoding="utf-8", sep="_")
+        reader = CategorizedTaggedCorpusReader(
+            root,
+            r"(spoken|written)/.*\.txt",
+            cat_file="categories.txt",
+            tagset="wsj",
+            encoding="utf-8",
+            sep="_",
+        )
         source = "en-ptb"
     else:
         raise ValueError(f"{name!r} is not a tagged corpus; tagged: {TAGGED_CORPORA}")
@@ -150,7 +162,8 @@ def _require_universal_tagset() -> None:
     raise MissingResourceError(
         "NLTK resource 'universal_tagset' (mapping of corpus tags to the universal tag set) not "
         f"found in {list(search_path())}: set $NLTK_DATA (see data/README.md) or run "
-        "`python -m nltk.downloader universal_tagset` where the network allows.")
+        "`python -m nltk.downloader universal_tagset` where the network allows."
+    )
 
 
 _PLAIN = {
@@ -202,8 +215,9 @@ class Lemmatizer:
     treated as nouns. Closed-class tags and forms WordNet does not know stay as they are.
     """
 
-    def __init__(self, tag_dictionary: dict[str, str] | None = None,
-                 reference: dict[str, int] | None = None):
+    def __init__(
+        self, tag_dictionary: dict[str, str] | None = None, reference: dict[str, int] | None = None
+    ):
         self.tag_dictionary = tag_dictionary or {}
         self.reference = reference or {}
         self._wn = wordnet()
@@ -237,8 +251,9 @@ def tag_dictionary(tagged: Iterable[Sequence[tuple[str, str]]]) -> dict[str, str
     return {w: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, c in counts.items()}
 
 
-def normalise(tokens: Iterable[tuple[str, str | None]], lemmatize: Lemmatizer,
-              stop_words: frozenset[str]) -> list[str]:
+def normalise(
+    tokens: Iterable[tuple[str, str | None]], lemmatize: Lemmatizer, stop_words: frozenset[str]
+) -> list[str]:
     """Lower-case, drop tokens without a letter/digit, lemmatise, drop stop words (both forms)."""
     out: list[str] = []
     for w, t in tokens:
@@ -251,10 +266,13 @@ def normalise(tokens: Iterable[tuple[str, str | None]], lemmatize: Lemmatizer,
     return out
 
 
-def build_english_corpus(corpora: Sequence[str] = EXT_CORPORA, *,
-                         stop_words: frozenset[str] | None = None,
-                         reference: dict[str, int] | None = None,
-                         progress: bool = True) -> TokenizedCorpus:
+def build_english_corpus(
+    corpora: Sequence[str] = EXT_CORPORA,
+    *,
+    stop_words: frozenset[str] | None = None,
+    reference: dict[str, int] | None = None,
+    progress: bool = True,
+) -> TokenizedCorpus:
     """Read, lemmatise and stop-filter the D_ext corpora into one :class:`TokenizedCorpus`.
 
     ``reference``: token counts that choose between WordNet analyses (see :class:`Lemmatizer`).
@@ -268,8 +286,10 @@ def build_english_corpus(corpora: Sequence[str] = EXT_CORPORA, *,
         from features.text.resources import stop_words as nltk_stop_words
 
         stop_words = nltk_stop_words("english")
-    tagged = {c: list(tagged_sentences(c))
-              for c in tqdm(TAGGED_CORPORA, desc="D_ext tagged corpora", disable=not progress)}
+    tagged = {
+        c: list(tagged_sentences(c))
+        for c in tqdm(TAGGED_CORPORA, desc="D_ext tagged corpora", disable=not progress)
+    }
     lemmatize = Lemmatizer(tag_dictionary(s for c in TAGGED_CORPORA for s in tagged[c]), reference)
     out: list[list[str]] = []
     for name in tqdm(corpora, desc="D_ext lemmatise", disable=not progress):
@@ -298,20 +318,30 @@ BUILD_SECONDS = 15.0
 STAGE = "english-corpus"
 
 
-def english_corpus_config(corpora: Sequence[str] = EXT_CORPORA, *,
-                          reference: dict[str, int] | None = None) -> dict:
+def english_corpus_config(
+    corpora: Sequence[str] = EXT_CORPORA, *, reference: dict[str, int] | None = None
+) -> dict:
     """The cache key of :func:`load_english_corpus`."""
     import hashlib
 
     ref = hashlib.sha256(repr(sorted((reference or {}).items())).encode()).hexdigest()
-    return {"version": ENGLISH_CORPUS_VERSION, "corpora": list(corpora),
-            "stop_words": "nltk-english", "lemmatizer": "morphy/tagdict/reference",
-            "reference": ref, "sources": _source_signature(corpora)}
+    return {
+        "version": ENGLISH_CORPUS_VERSION,
+        "corpora": list(corpora),
+        "stop_words": "nltk-english",
+        "lemmatizer": "morphy/tagdict/reference",
+        "reference": ref,
+        "sources": _source_signature(corpora),
+    }
 
 
-def load_english_corpus(cache=None, corpora: Sequence[str] = EXT_CORPORA, *,
-                        reference: dict[str, int] | None = None,
-                        progress: bool = True) -> TokenizedCorpus:
+def load_english_corpus(
+    cache=None,
+    corpora: Sequence[str] = EXT_CORPORA,
+    *,
+    reference: dict[str, int] | None = None,
+    progress: bool = True,
+) -> TokenizedCorpus:
     """:func:`build_english_corpus` with the NLTK stop list, cached in ``cache`` (a Cache);
     ``progress``: say on stderr that it is built (once), and show bars."""
     from kcca.cache import Cache
@@ -320,8 +350,13 @@ def load_english_corpus(cache=None, corpora: Sequence[str] = EXT_CORPORA, *,
     cache = cache if cache is not None else Cache(None)
     config = english_corpus_config(corpora, reference=reference)
     if not cache.has(STAGE, config):
-        building(f"the general-English corpus D_ext from {len(corpora)} NLTK corpora",
-                 BUILD_SECONDS * len(corpora) / len(EXT_CORPORA), cache, STAGE,
-                 enabled=progress)
-    return cache.get_or_compute(STAGE, config, lambda: build_english_corpus(
-        corpora, reference=reference, progress=progress))
+        building(
+            f"the general-English corpus D_ext from {len(corpora)} NLTK corpora",
+            BUILD_SECONDS * len(corpora) / len(EXT_CORPORA),
+            cache,
+            STAGE,
+            enabled=progress,
+        )
+    return cache.get_or_compute(
+        STAGE, config, lambda: build_english_corpus(corpora, reference=reference, progress=progress)
+    )

@@ -24,8 +24,9 @@ from features.kernels.base import Kernel, register_kernel
 def _tokens(item: Any) -> list[str]:
     """A caption (token list) or a multi-caption item (list of token lists) as one token list."""
     if isinstance(item, str):
-        raise ValueError("an item must be a list of tokens (or of token lists), "
-                         f"got the string {item!r:.40}")
+        raise ValueError(
+            f"an item must be a list of tokens (or of token lists), got the string {item!r:.40}"
+        )
     out: list[str] = []
     for x in item:
         if isinstance(x, str):
@@ -46,8 +47,12 @@ def idf_weights(train_items: Sequence[Any]) -> dict[str, float]:
     return {w: max(0.0, float(np.log(N / (c + 1)))) for w, c in df.items()}
 
 
-def f1_block(items_a: Sequence[Any], items_b: Sequence[Any],
-             weights: Mapping[str, float] | None = None, default_weight: float = 1.0) -> np.ndarray:
+def f1_block(
+    items_a: Sequence[Any],
+    items_b: Sequence[Any],
+    weights: Mapping[str, float] | None = None,
+    default_weight: float = 1.0,
+) -> np.ndarray:
     """``F[i, j]`` = (weighted) multiset F1 of ``items_a[i]`` and ``items_b[j]``.
 
     ``weights=None`` is plain F1; otherwise a word missing from ``weights`` gets
@@ -110,8 +115,9 @@ class F1Similarity(Kernel):
     def _gram(self, items_a: Sequence[Any], items_b: Sequence[Any]) -> np.ndarray:
         if self.idf and not hasattr(self, "idf_"):
             raise RuntimeError("F1Similarity(idf=True) is not fitted: call fit(train_items) first")
-        return f1_block(items_a, items_b, getattr(self, "idf_", None),
-                        getattr(self, "default_weight_", 1.0))
+        return f1_block(
+            items_a, items_b, getattr(self, "idf_", None), getattr(self, "default_weight_", 1.0)
+        )
 
     def diag(self, items: Iterable[Any]) -> np.ndarray:
         return np.array([self._gram([x], [x])[0, 0] for x in items])

@@ -47,6 +47,7 @@ SOURCES = ("captions", "lemmas")
 #: bumped whenever a change of code changes the output for the same parameters
 PIPELINE_VERSION = 1
 
+
 def _item_name(i: int, ids: Sequence[str] | None) -> str:
     return f"caption {ids[i]!r}" if ids is not None else f"caption at position {i}"
 
@@ -59,8 +60,10 @@ def check_captions(captions: Sequence[str], ids: Sequence[str] | None = None) ->
         raise ValueError(f"got {len(ids)} ids for {len(captions)} captions")
     for i, text in enumerate(captions):
         if not isinstance(text, str):
-            raise TypeError(f"{_item_name(i, ids)} is a {type(text).__name__}, not a string: "
-                            "pass caption texts (str)")
+            raise TypeError(
+                f"{_item_name(i, ids)} is a {type(text).__name__}, not a string: "
+                "pass caption texts (str)"
+            )
         if not text.strip():
             raise DataError(f"{_item_name(i, ids)} is empty: fix or remove it in the source")
 
@@ -94,15 +97,25 @@ class CaptionPreprocessor(BaseEstimator):
         n_fit_captions_: number of training captions seen.
     """
 
-    def __init__(self, source: str = "captions", tokenizer: str = "treebank",
-                 lowercase: bool = True, drop_punctuation: bool = True,
-                 compounds: bool = True, compound_options: Mapping[str, Any] | None = None,
-                 spelling: bool = True, spelling_options: Mapping[str, Any] | None = None,
-                 stop_words: str | tuple[str, ...] | None = NLTK_ENGLISH,
-                 lemmatize: bool = True, tagger: str | None = "perceptron",
-                 tagger_corpora: tuple[str, ...] = ("brown",), tagger_iter: int = 5,
-                 tagger_max_sents: int | None = None, split_hyphens: bool = False,
-                 seed: int = 0):
+    def __init__(
+        self,
+        source: str = "captions",
+        tokenizer: str = "treebank",
+        lowercase: bool = True,
+        drop_punctuation: bool = True,
+        compounds: bool = True,
+        compound_options: Mapping[str, Any] | None = None,
+        spelling: bool = True,
+        spelling_options: Mapping[str, Any] | None = None,
+        stop_words: str | tuple[str, ...] | None = NLTK_ENGLISH,
+        lemmatize: bool = True,
+        tagger: str | None = "perceptron",
+        tagger_corpora: tuple[str, ...] = ("brown",),
+        tagger_iter: int = 5,
+        tagger_max_sents: int | None = None,
+        split_hyphens: bool = False,
+        seed: int = 0,
+    ):
         self.source = source
         self.tokenizer = tokenizer
         self.lowercase = lowercase
@@ -186,18 +199,33 @@ class CaptionPreprocessor(BaseEstimator):
 
     def tagger_config(self) -> TaggerConfig:
         """The config of the POS tagger this preprocessor trains (or loads from the cache)."""
-        return TaggerConfig(kind=self.tagger or "perceptron", corpora=tuple(self.tagger_corpora),
-                            n_iter=self.tagger_iter, max_sents=self.tagger_max_sents,
-                            seed=self.seed)
+        return TaggerConfig(
+            kind=self.tagger or "perceptron",
+            corpora=tuple(self.tagger_corpora),
+            n_iter=self.tagger_iter,
+            max_sents=self.tagger_max_sents,
+            seed=self.seed,
+        )
 
     def _tokenize_all(self, captions: Sequence[str], progress: bool, what: str) -> list[list[str]]:
-        return [tokenize(c, method=self.tokenizer, lowercase=self.lowercase,
-                         drop_punctuation=self.drop_punctuation)
-                for c in tqdm(captions, desc=f"tokenise {what}", disable=not progress,
-                              leave=False)]
+        return [
+            tokenize(
+                c,
+                method=self.tokenizer,
+                lowercase=self.lowercase,
+                drop_punctuation=self.drop_punctuation,
+            )
+            for c in tqdm(captions, desc=f"tokenise {what}", disable=not progress, leave=False)
+        ]
 
-    def fit(self, captions: Sequence[str], ids: Sequence[str] | None = None, *,
-            cache: Cache | None = None, progress: bool = False) -> "CaptionPreprocessor":
+    def fit(
+        self,
+        captions: Sequence[str],
+        ids: Sequence[str] | None = None,
+        *,
+        cache: Cache | None = None,
+        progress: bool = False,
+    ) -> "CaptionPreprocessor":
         """Learn compound merges and spelling candidates from TRAINING captions; load the tagger.
 
         Args:
@@ -253,24 +281,36 @@ class CaptionPreprocessor(BaseEstimator):
                 tokens = [t for t in tokens if has_alnum(t)]
         return tokens
 
-    def transform(self, captions: Sequence[str], ids: Sequence[str] | None = None, *,
-                  progress: bool = False) -> list[list[str]]:
+    def transform(
+        self, captions: Sequence[str], ids: Sequence[str] | None = None, *, progress: bool = False
+    ) -> list[list[str]]:
         """Preprocess captions: one token list per caption (possibly empty, e.g. all stop words)."""
         if not hasattr(self, "stop_words_"):
             raise RuntimeError("CaptionPreprocessor is not fitted: call fit(training captions)")
         check_captions(captions, ids)
         tokens = self._tokenize_all(captions, False, "captions")
-        out = [self.process_tokens(t)
-               for t in tqdm(tokens, desc="preprocess captions", disable=not progress,
-                             leave=False)]
+        out = [
+            self.process_tokens(t)
+            for t in tqdm(tokens, desc="preprocess captions", disable=not progress, leave=False)
+        ]
         empty = [i for i, t in enumerate(out) if not t]
         if empty:
-            log.warning("%d caption(s) have no token left after preprocessing, e.g. %s",
-                        len(empty), _item_name(empty[0], ids))
+            log.warning(
+                "%d caption(s) have no token left after preprocessing, e.g. %s",
+                len(empty),
+                _item_name(empty[0], ids),
+            )
         return out
 
-    def fit_transform(self, captions: Sequence[str], ids: Sequence[str] | None = None, *,
-                      cache: Cache | None = None, progress: bool = False) -> list[list[str]]:
+    def fit_transform(
+        self,
+        captions: Sequence[str],
+        ids: Sequence[str] | None = None,
+        *,
+        cache: Cache | None = None,
+        progress: bool = False,
+    ) -> list[list[str]]:
         """``fit`` then ``transform`` on the same (training) captions."""
         return self.fit(captions, ids, cache=cache, progress=progress).transform(
-            captions, ids, progress=progress)
+            captions, ids, progress=progress
+        )

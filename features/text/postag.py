@@ -54,9 +54,13 @@ class TaggerConfig:
         """The cache key: the config plus the NLTK version (its tagger code)."""
         from features.text.resources import data_fingerprint
 
-        return {**asdict(self), "tagset": "universal", "lowercase": True,
-                "nltk": nltk.__version__,
-                "nltk_data": data_fingerprint((*self.corpora, "universal_tagset"))}
+        return {
+            **asdict(self),
+            "tagset": "universal",
+            "lowercase": True,
+            "nltk": nltk.__version__,
+            "nltk_data": data_fingerprint((*self.corpora, "universal_tagset")),
+        }
 
 
 def training_sentences(config: TaggerConfig) -> list[list[tuple[str, str]]]:
@@ -68,8 +72,9 @@ def training_sentences(config: TaggerConfig) -> list[list[tuple[str, str]]]:
         limit = None if config.max_sents is None else config.max_sents - len(sents)
         if limit is not None and limit <= 0:
             break
-        sents.extend([(w.lower(), t) for w, t in s]
-                     for s in tagged_sents(name, "universal", limit=limit))
+        sents.extend(
+            [(w.lower(), t) for w, t in s] for s in tagged_sents(name, "universal", limit=limit)
+        )
     if not sents:
         raise ValueError(f"no training sentences for the POS tagger from {config.corpora}")
     return sents
@@ -80,8 +85,12 @@ def train_tagger(config: TaggerConfig, progress: bool = False):
 
     ``progress``: a bar over the perceptron's passes over the sentences (on stderr)."""
     sents = training_sentences(config)
-    log.info("training %s POS tagger on %d sentences of %s", config.kind, len(sents),
-             "+".join(config.corpora))
+    log.info(
+        "training %s POS tagger on %d sentences of %s",
+        config.kind,
+        len(sents),
+        "+".join(config.corpora),
+    )
     if config.kind == "ngram":
         from nltk.tag import BigramTagger, DefaultTagger, TrigramTagger, UnigramTagger
 
@@ -97,8 +106,13 @@ def train_tagger(config: TaggerConfig, progress: bool = False):
 
     tagger = PerceptronTagger(load=False)
     passes = "1 pass" if config.n_iter == 1 else f"{config.n_iter} passes"
-    bar = tqdm(total=config.n_iter * len(sents), unit="sent", unit_scale=True,
-               desc=f"train POS tagger ({passes})", disable=not progress)
+    bar = tqdm(
+        total=config.n_iter * len(sents),
+        unit="sent",
+        unit_scale=True,
+        desc=f"train POS tagger ({passes})",
+        disable=not progress,
+    )
     if progress:
         _count_sentences(tagger, bar)
     state = random.getstate()  # NLTK shuffles with the global generator: seed it, then restore
@@ -156,10 +170,14 @@ def load_tagger(config: TaggerConfig, cache: Cache | None = None, progress: bool
     if tagger is None:
         cache = cache if cache is not None else Cache(None)
         if not cache.has(STAGE, key):
-            building(f"the {config.kind} POS tagger, {describe_training(config)}",
-                     training_seconds(config), cache, STAGE, enabled=progress)
-        tagger = cache.get_or_compute(STAGE, key,
-                                      lambda: train_tagger(config, progress=progress))
+            building(
+                f"the {config.kind} POS tagger, {describe_training(config)}",
+                training_seconds(config),
+                cache,
+                STAGE,
+                enabled=progress,
+            )
+        tagger = cache.get_or_compute(STAGE, key, lambda: train_tagger(config, progress=progress))
         _MEMO[k] = tagger
     return tagger
 

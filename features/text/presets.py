@@ -13,15 +13,34 @@ from features.text.stopwords import NLTK_ENGLISH
 
 #: Named configurations. ``flickr8k-lemma`` is the Flickr 8K reproduction default.
 PRESETS: dict[str, dict[str, Any]] = {
-    "flickr8k-lemma": dict(source="lemmas", tokenizer="whitespace", spelling=False,
-                           compounds=False, stop_words=NLTK_ENGLISH, lemmatize=False,
-                           tagger=None),
-    "flickr8k-full": dict(source="captions", tokenizer="treebank", spelling=True,
-                          compounds=True, stop_words=NLTK_ENGLISH, lemmatize=True,
-                          tagger="perceptron"),
-    "bleu-rouge": dict(source="captions", tokenizer="treebank", spelling=False,
-                       compounds=False, stop_words=None, lemmatize=False, tagger=None,
-                       split_hyphens=True),
+    "flickr8k-lemma": dict(
+        source="lemmas",
+        tokenizer="whitespace",
+        spelling=False,
+        compounds=False,
+        stop_words=NLTK_ENGLISH,
+        lemmatize=False,
+        tagger=None,
+    ),
+    "flickr8k-full": dict(
+        source="captions",
+        tokenizer="treebank",
+        spelling=True,
+        compounds=True,
+        stop_words=NLTK_ENGLISH,
+        lemmatize=True,
+        tagger="perceptron",
+    ),
+    "bleu-rouge": dict(
+        source="captions",
+        tokenizer="treebank",
+        spelling=False,
+        compounds=False,
+        stop_words=None,
+        lemmatize=False,
+        tagger=None,
+        split_hyphens=True,
+    ),
 }
 DEFAULT_PRESETS = {"flickr8k": "flickr8k-lemma"}
 

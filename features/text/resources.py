@@ -29,8 +29,10 @@ RESOURCES: dict[str, tuple[str, str]] = {
     "brown": ("corpora/brown", "the Brown corpus (training data for the POS tagger)"),
     "treebank": ("corpora/treebank", "the Penn Treebank sample (POS tagger training data)"),
     "conll2000": ("corpora/conll2000", "the CoNLL-2000 corpus (POS tagger training data)"),
-    "universal_tagset": ("taggers/universal_tagset",
-                         "the mapping to the universal POS tag set (POS tagger training data)"),
+    "universal_tagset": (
+        "taggers/universal_tagset",
+        "the mapping to the universal POS tag set (POS tagger training data)",
+    ),
 }
 
 
@@ -99,8 +101,10 @@ def require(name: str):
             pass
     hint = ""
     if name == "wordnet":
-        hint = ("; on Debian/Ubuntu `apt-get install wordnet-base wordnet-sense-index` installs "
-                "the same WordNet 3.0 files (see data/README.md for laying them out for NLTK)")
+        hint = (
+            "; on Debian/Ubuntu `apt-get install wordnet-base wordnet-sense-index` installs "
+            "the same WordNet 3.0 files (see data/README.md for laying them out for NLTK)"
+        )
     raise MissingResourceError(
         f"NLTK resource {name!r} ({what}) not found: looked for {path}[.zip] in "
         f"{list(searched)}. Set ${NLTK_DATA_ENV} to a folder holding it (the project's data "
@@ -118,7 +122,8 @@ def _stop_words(path: tuple[str, ...], language: str) -> frozenset[str]:
     if language not in reader.fileids():
         raise MissingResourceError(
             f"NLTK's stop-word package at {root} has no list for {language!r}; "
-            f"available: {reader.fileids()}")
+            f"available: {reader.fileids()}"
+        )
     return frozenset(w.strip().lower() for w in reader.words(language) if w.strip())
 
 
@@ -168,8 +173,9 @@ def wordnet_lemma_names() -> frozenset[str]:
     return _wordnet_lemma_names(search_path())
 
 
-def tagged_sents(corpus: str, tagset: str = "universal",
-                 limit: int | None = None) -> list[list[tuple[str, str]]]:
+def tagged_sents(
+    corpus: str, tagset: str = "universal", limit: int | None = None
+) -> list[list[tuple[str, str]]]:
     """Tagged sentences of an NLTK tagged corpus (``brown``, ``treebank``, ``conll2000``).
 
     ``limit`` reads only the first ``limit`` sentences (lazily).
@@ -203,7 +209,8 @@ def corpus_root(name: str):
         f"NLTK corpus {name!r} (part of the general-English corpus D_ext) not found: looked "
         f"for corpora/{name}[.zip] in {list(searched)}. Set $NLTK_DATA to a folder holding it "
         f"(see data/README.md, 'A general English corpus'), or where the network allows run "
-        f"`python -m nltk.downloader {name}` once (this toolkit never downloads by itself).")
+        f"`python -m nltk.downloader {name}` once (this toolkit never downloads by itself)."
+    )
 
 
 def data_fingerprint(names: Iterable[str]) -> dict[str, str]:

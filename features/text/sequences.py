@@ -23,8 +23,9 @@ import scipy.sparse as sp
 Key = tuple[str, ...]
 
 
-def caption_spans(tokens: Sequence[str], max_length: int = 3,
-                  lambda_g: float = 1.0) -> dict[Key, float]:
+def caption_spans(
+    tokens: Sequence[str], max_length: int = 3, lambda_g: float = 1.0
+) -> dict[Key, float]:
     """``m_{s,w}`` for every sequence ``w`` of length ``<= max_length`` (1, 2 or 3) in ``tokens``.
 
     With ``lambda_g = 1`` the values are the span counts of eq. 15; otherwise each span adds
@@ -58,8 +59,9 @@ def caption_spans(tokens: Sequence[str], max_length: int = 3,
     return out
 
 
-def item_spans(item: Iterable[Sequence[str]], max_length: int = 3,
-               lambda_g: float = 1.0) -> dict[Key, float]:
+def item_spans(
+    item: Iterable[Sequence[str]], max_length: int = 3, lambda_g: float = 1.0
+) -> dict[Key, float]:
     """The item's feature: span counts summed over its captions."""
     total: dict[Key, float] = {}
     for caption in item:
@@ -100,8 +102,11 @@ class ColumnIndex:
         return out
 
 
-def feature_matrix(features: Sequence[Mapping[Key, float]], columns: ColumnIndex,
-                   weight: Callable[[Key], float] | None = None) -> sp.csr_matrix:
+def feature_matrix(
+    features: Sequence[Mapping[Key, float]],
+    columns: ColumnIndex,
+    weight: Callable[[Key], float] | None = None,
+) -> sp.csr_matrix:
     """Rows = items, columns from ``columns`` (grown for new keys); value ``m * weight(key)``."""
     indptr = [0]
     indices: list[int] = []
@@ -119,8 +124,11 @@ def feature_matrix(features: Sequence[Mapping[Key, float]], columns: ColumnIndex
                 data.append(v * wk)
         indptr.append(len(indices))
     return sp.csr_matrix(
-        (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64),
-         np.asarray(indptr, dtype=np.int64)),
+        (
+            np.asarray(data, dtype=np.float64),
+            np.asarray(indices, dtype=np.int64),
+            np.asarray(indptr, dtype=np.int64),
+        ),
         shape=(len(features), max(len(columns), 1)),
     )
 
@@ -149,8 +157,13 @@ def sparse_gram(xa: sp.csr_matrix, xb: sp.csr_matrix, block_rows: int = 2048) ->
     return out
 
 
-def geometric_normalize(k: np.ndarray, diag_a: np.ndarray, diag_b: np.ndarray,
-                        out: np.ndarray | None = None, same: bool = False) -> np.ndarray:
+def geometric_normalize(
+    k: np.ndarray,
+    diag_a: np.ndarray,
+    diag_b: np.ndarray,
+    out: np.ndarray | None = None,
+    same: bool = False,
+) -> np.ndarray:
     """``k[i, j] / sqrt(diag_a[i] diag_b[j])`` (Section 3.4.3, normalisation).
 
     An item with a zero self-product (only empty captions, or only zero-weighted words) has

@@ -40,10 +40,10 @@ NOUN, VERB = "NOUN", "VERB"
 class _Links:
     """Flat arrays over all (pair, target position j, source position i) links."""
 
-    src: np.ndarray      # source word id (0 = NULL, word k -> k + 1)
-    tgt: np.ndarray      # target word id
-    token: np.ndarray    # which target token (pair, j) the link belongs to
-    akey: np.ndarray     # index into the flat a(i | j, l, m) table
+    src: np.ndarray  # source word id (0 = NULL, word k -> k + 1)
+    tgt: np.ndarray  # target word id
+    token: np.ndarray  # which target token (pair, j) the link belongs to
+    akey: np.ndarray  # index into the flat a(i | j, l, m) table
     n_tokens: int
     max_len: int
 
@@ -63,6 +63,7 @@ def _links(pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> _Links:
             token.append(np.full(l + 1, tok, dtype=np.int64))
             akey.append(((l * L1 + m) * L1 + j) * L1 + i_pos)
             tok += 1
+
     def cat(xs):
         return np.concatenate(xs) if xs else np.zeros(0, np.int64)
 
@@ -96,8 +97,9 @@ class IBMAligner(BaseEstimator):
         self.model1_iterations = model1_iterations
         self.model2_iterations = model2_iterations
 
-    def fit(self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
-            n_words: int) -> "IBMAligner":
+    def fit(
+        self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]], n_words: int
+    ) -> "IBMAligner":
         pairs = [(s, t) for s, t in pairs if len(s) and len(t)]
         links = _links(pairs)
         V = n_words
@@ -108,26 +110,29 @@ class IBMAligner(BaseEstimator):
             w = t[links.src, links.tgt]
             self._record(w, links, model2=False)
             post = _posterior(w, links)
-            t = _normalise_rows(np.bincount(tv, weights=post, minlength=(V + 1) * V)
-                                .reshape(V + 1, V))
+            t = _normalise_rows(
+                np.bincount(tv, weights=post, minlength=(V + 1) * V).reshape(V + 1, V)
+            )
         a = None
         L1 = links.max_len + 1
         if self.model2_iterations > 0:
             # uniform start: a(i | j, l, m) = 1 / (l + 1)
-            l_of = links.akey // (L1 ** 3)
-            a = np.zeros(L1 ** 4)
+            l_of = links.akey // (L1**3)
+            a = np.zeros(L1**4)
             a[links.akey] = 1.0 / (l_of + 1)
             group = links.akey // L1  # (l, m, j): a is normalised over i within a group
             for _ in range(self.model2_iterations):
                 w = t[links.src, links.tgt] * a[links.akey]
                 self._record(w, links, model2=True)
                 post = _posterior(w, links)
-                t = _normalise_rows(np.bincount(tv, weights=post, minlength=(V + 1) * V)
-                                    .reshape(V + 1, V))
-                ca = np.bincount(links.akey, weights=post, minlength=L1 ** 4)
-                tot = np.bincount(group, weights=post, minlength=L1 ** 3)
-                a = np.divide(ca, np.repeat(tot, L1), out=np.zeros_like(ca),
-                              where=np.repeat(tot, L1) > 0)
+                t = _normalise_rows(
+                    np.bincount(tv, weights=post, minlength=(V + 1) * V).reshape(V + 1, V)
+                )
+                ca = np.bincount(links.akey, weights=post, minlength=L1**4)
+                tot = np.bincount(group, weights=post, minlength=L1**3)
+                a = np.divide(
+                    ca, np.repeat(tot, L1), out=np.zeros_like(ca), where=np.repeat(tot, L1) > 0
+                )
         self.translation_ = t
         self.alignment_ = a
         self.max_len_ = links.max_len
@@ -185,13 +190,15 @@ class PosStatistics:
 
     def nouns(self, min_count: int = 5, min_fraction: float = 0.5) -> list[str]:
         """Seen >= ``min_count`` times as a noun and tagged noun in >= ``min_fraction``."""
-        return sorted(w for w, c in self.noun.items()
-                      if c >= min_count and c >= min_fraction * self.total[w])
+        return sorted(
+            w for w, c in self.noun.items() if c >= min_count and c >= min_fraction * self.total[w]
+        )
 
     def verbs(self, min_count: int = 25, min_fraction: float = 0.25) -> list[str]:
         """Tagged verb >= ``min_count`` times and in >= ``min_fraction`` of occurrences."""
-        return sorted(w for w, c in self.verb.items()
-                      if c >= min_count and c >= min_fraction * self.total[w])
+        return sorted(
+            w for w, c in self.verb.items() if c >= min_count and c >= min_fraction * self.total[w]
+        )
 
     def fraction(self, word: str, tag: str) -> float:
         """P_n(w) or P_v(w): the fraction of w's occurrences tagged ``tag``."""
@@ -218,9 +225,16 @@ class AlignmentSimilarity(BaseEstimator):
         :class:`IBMAligner`. vectors_: (V, V) eq. 25 vectors (rows: w; columns: w_i).
     """
 
-    def __init__(self, noun_min_count: int = 5, noun_min_fraction: float = 0.5,
-                 verb_min_count: int = 25, verb_min_fraction: float = 0.25,
-                 model1_iterations: int = 5, model2_iterations: int = 5, name: str = "align"):
+    def __init__(
+        self,
+        noun_min_count: int = 5,
+        noun_min_fraction: float = 0.5,
+        verb_min_count: int = 25,
+        verb_min_fraction: float = 0.25,
+        model1_iterations: int = 5,
+        model2_iterations: int = 5,
+        name: str = "align",
+    ):
         self.noun_min_count = noun_min_count
         self.noun_min_fraction = noun_min_fraction
         self.verb_min_count = verb_min_count
@@ -240,8 +254,9 @@ class AlignmentSimilarity(BaseEstimator):
         vectors = np.zeros((V, V))
         aligners = {}
         for tag, words in ((NOUN, set(nouns)), (VERB, set(verbs))):
-            reduced = [[[index[w] for w, t in c if t == tag and w in words] for c in g]
-                       for g in groups]
+            reduced = [
+                [[index[w] for w, t in c if t == tag and w in words] for c in g] for g in groups
+            ]
             aligner = IBMAligner(self.model1_iterations, self.model2_iterations)
             aligner.fit(caption_pairs(reduced), V)
             aligners[tag] = aligner

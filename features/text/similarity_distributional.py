@@ -70,15 +70,17 @@ def sentence_word_matrix(sentences, vocabulary: Sequence[str]) -> sp.csr_matrix:
         rows = np.asarray(rows_l, dtype=np.int64)
         cols = np.asarray(cols_l, dtype=np.int64)
     keep = cols >= 0
-    m = sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])),
-                      shape=(n, len(vocabulary)))
+    m = sp.csr_matrix(
+        (np.ones(int(keep.sum())), (rows[keep], cols[keep])), shape=(n, len(vocabulary))
+    )
     m.sum_duplicates()
     m.data[:] = 1.0
     return m
 
 
-def ppmi(sentences, rows: Sequence[str], columns: Sequence[str] | None = None, *,
-         self_pmi: bool = True) -> sp.csr_matrix:
+def ppmi(
+    sentences, rows: Sequence[str], columns: Sequence[str] | None = None, *, self_pmi: bool = True
+) -> sp.csr_matrix:
     """Eq. 24: positive PMI (log2) of each row word with each column word, sparse.
 
     ``columns`` defaults to ``rows``. With ``self_pmi=False`` a word's component for itself is 0.
@@ -102,8 +104,9 @@ def ppmi(sentences, rows: Sequence[str], columns: Sequence[str] | None = None, *
     keep = vals > 0
     if not self_pmi:
         keep &= np.asarray(rows, dtype=object)[co.row] != np.asarray(columns, dtype=object)[co.col]
-    return sp.csr_matrix((vals[keep], (co.row[keep], co.col[keep])),
-                         shape=(len(rows), len(columns)))
+    return sp.csr_matrix(
+        (vals[keep], (co.row[keep], co.col[keep])), shape=(len(rows), len(columns))
+    )
 
 
 class DistributionalSimilarity(BaseEstimator):
@@ -123,8 +126,14 @@ class DistributionalSimilarity(BaseEstimator):
         rows_, columns_: the row and column words. vectors_: sparse (rows, columns) PPMI.
     """
 
-    def __init__(self, min_count: int = 5, rows: Sequence[str] | None = None,
-                 row_min_count: int = 0, self_pmi: bool = False, name: str = "dist"):
+    def __init__(
+        self,
+        min_count: int = 5,
+        rows: Sequence[str] | None = None,
+        row_min_count: int = 0,
+        self_pmi: bool = False,
+        name: str = "dist",
+    ):
         self.min_count = min_count
         self.rows = rows
         self.row_min_count = row_min_count

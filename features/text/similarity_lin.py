@@ -67,8 +67,13 @@ class LinSimilarity(BaseEstimator):
         probability_: synset name -> P(s). vectors_: sparse (words, synsets), eq. 23.
     """
 
-    def __init__(self, min_count: int = 5, vocabulary: Sequence[str] | None = None,
-                 total: str = "tokens", name: str = "lin"):
+    def __init__(
+        self,
+        min_count: int = 5,
+        vocabulary: Sequence[str] | None = None,
+        total: str = "tokens",
+        name: str = "lin",
+    ):
         self.min_count = min_count
         self.vocabulary = vocabulary
         self.total = total
@@ -127,12 +132,17 @@ class LinSimilarity(BaseEstimator):
                     vals.append(v)
         self.vocabulary_ = tuple(vocab)
         self.synsets_ = tuple(s.name() for s in columns)
-        self.sense_ = {w: (sense_of[w].name() if sense_of.get(w) is not None else None)
-                       for w in vocab if w in sense_of}
+        self.sense_ = {
+            w: (sense_of[w].name() if sense_of.get(w) is not None else None)
+            for w in vocab
+            if w in sense_of
+        }
         self.probability_ = {s.name(): p for s, p in prob.items()}
         self.word_sense_ = {w: s.name() for w, s in sense_of.items() if s is not None}
-        self.ancestors_ = {s.name(): frozenset([s.name()] + [h.name() for h in closure])
-                           for s, closure in closure_of.items()}
+        self.ancestors_ = {
+            s.name(): frozenset([s.name()] + [h.name() for h in closure])
+            for s, closure in closure_of.items()
+        }
         self.vectors_ = sp.csr_matrix((vals, (rows, cols)), shape=(len(vocab), len(columns)))
         return self
 

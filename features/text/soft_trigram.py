@@ -84,8 +84,9 @@ def compile_item(features: Mapping[tuple, float], word_id: "WordIds") -> Compile
             tri.append(ids)
             tri_w.append(v)
         else:
-            raise ValueError(f"sequence {key!r} has length {len(ids)}; the trigram kernel "
-                             "handles lengths 1-3")
+            raise ValueError(
+                f"sequence {key!r} has length {len(ids)}; the trigram kernel handles lengths 1-3"
+            )
 
     def _sorted(rows, w, k):
         a = np.asarray(rows, dtype=np.int64).reshape(-1, k)
@@ -106,8 +107,9 @@ class WordIds:
     Words outside the word kernel's vocabulary are similar only to themselves (identity).
     """
 
-    def __init__(self, kernel_vocabulary: Sequence[str],
-                 base: Mapping[Hashable, int] | None = None):
+    def __init__(
+        self, kernel_vocabulary: Sequence[str], base: Mapping[Hashable, int] | None = None
+    ):
         if base is None:
             base = {w: i for i, w in enumerate(kernel_vocabulary)}
         self.n_kernel = len(kernel_vocabulary)
@@ -185,8 +187,11 @@ class SoftSequenceSet:
         def groups(keys: np.ndarray, p: np.ndarray):
             n = len(keys)
             if n == 0:
-                return (np.zeros(len(items) + 1, np.int64), np.zeros(0, np.int64),
-                        np.zeros((0, keys.shape[1] if keys.ndim == 2 else 1), np.int64))
+                return (
+                    np.zeros(len(items) + 1, np.int64),
+                    np.zeros(0, np.int64),
+                    np.zeros((0, keys.shape[1] if keys.ndim == 2 else 1), np.int64),
+                )
             change = np.ones(n, dtype=bool)
             change[1:] = (keys[1:] != keys[:-1]).any(axis=1)
             change[p[:-1][p[:-1] < n]] = True  # a group never spans two items
@@ -198,17 +203,29 @@ class SoftSequenceSet:
         bg_ptr, bg_end, bg_keys = groups(bi[:, :1], b_ptr)
         tg_ptr, tg_end, tg_keys = groups(tri[:, :2], t_ptr)
         return cls(
-            items=items, w_ptr=w_ptr,
+            items=items,
+            w_ptr=w_ptr,
             words=cat([it.words for it in items], np.int64),
             uni=cat([it.uni for it in items], np.float64),
-            b_ptr=b_ptr, bx=np.ascontiguousarray(bi[:, 0]), by=np.ascontiguousarray(bi[:, 1]),
+            b_ptr=b_ptr,
+            bx=np.ascontiguousarray(bi[:, 0]),
+            by=np.ascontiguousarray(bi[:, 1]),
             bw=cat([it.bi_w for it in items], np.float64),
-            bg_ptr=bg_ptr, bg_x=np.ascontiguousarray(bg_keys[:, 0]), bg_end=bg_end,
-            t_ptr=t_ptr, tx=np.ascontiguousarray(tri[:, 0]), ty=np.ascontiguousarray(tri[:, 1]),
-            tz=np.ascontiguousarray(tri[:, 2]), tw=cat([it.tri_w for it in items], np.float64),
-            tg_ptr=tg_ptr, tg_x=np.ascontiguousarray(tg_keys[:, 0]),
-            tg_y=(np.ascontiguousarray(tg_keys[:, 1]) if tg_keys.shape[1] > 1
-                  else np.zeros(0, np.int64)),
+            bg_ptr=bg_ptr,
+            bg_x=np.ascontiguousarray(bg_keys[:, 0]),
+            bg_end=bg_end,
+            t_ptr=t_ptr,
+            tx=np.ascontiguousarray(tri[:, 0]),
+            ty=np.ascontiguousarray(tri[:, 1]),
+            tz=np.ascontiguousarray(tri[:, 2]),
+            tw=cat([it.tri_w for it in items], np.float64),
+            tg_ptr=tg_ptr,
+            tg_x=np.ascontiguousarray(tg_keys[:, 0]),
+            tg_y=(
+                np.ascontiguousarray(tg_keys[:, 1])
+                if tg_keys.shape[1] > 1
+                else np.zeros(0, np.int64)
+            ),
             tg_end=tg_end,
         )
 
@@ -219,9 +236,27 @@ class SoftSequenceSet:
         return SoftSequenceSet.pack([self.items[int(i)] for i in indices])
 
     def arrays(self) -> tuple:
-        return (self.w_ptr, self.words, self.uni, self.b_ptr, self.bx, self.by, self.bw,
-                self.bg_ptr, self.bg_x, self.bg_end, self.t_ptr, self.tx, self.ty, self.tz,
-                self.tw, self.tg_ptr, self.tg_x, self.tg_y, self.tg_end)
+        return (
+            self.w_ptr,
+            self.words,
+            self.uni,
+            self.b_ptr,
+            self.bx,
+            self.by,
+            self.bw,
+            self.bg_ptr,
+            self.bg_x,
+            self.bg_end,
+            self.t_ptr,
+            self.tx,
+            self.ty,
+            self.tz,
+            self.tw,
+            self.tg_ptr,
+            self.tg_x,
+            self.tg_y,
+            self.tg_end,
+        )
 
     def max_sizes(self) -> tuple[int, int]:
         """(most distinct words in an item, most bigrams or trigrams in an item)."""
@@ -234,10 +269,48 @@ class SoftSequenceSet:
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
 def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, W, t):
-    (aw_ptr, awords, auni, ab_ptr, abx, aby, abw, abg_ptr, abg_x, abg_end,
-     at_ptr, atx, aty, atz, atw, atg_ptr, atg_x, atg_y, atg_end) = A
-    (bw_ptr, bwords, buni, bb_ptr, bbx, bby, bbw, bbg_ptr, bbg_x, bbg_end,
-     bt_ptr, btx, bty, btz, btw, btg_ptr, btg_x, btg_y, btg_end) = B
+    (
+        aw_ptr,
+        awords,
+        auni,
+        ab_ptr,
+        abx,
+        aby,
+        abw,
+        abg_ptr,
+        abg_x,
+        abg_end,
+        at_ptr,
+        atx,
+        aty,
+        atz,
+        atw,
+        atg_ptr,
+        atg_x,
+        atg_y,
+        atg_end,
+    ) = A
+    (
+        bw_ptr,
+        bwords,
+        buni,
+        bb_ptr,
+        bbx,
+        bby,
+        bbw,
+        bbg_ptr,
+        bbg_x,
+        bbg_end,
+        bt_ptr,
+        btx,
+        bty,
+        btz,
+        btw,
+        btg_ptr,
+        btg_x,
+        btg_y,
+        btg_end,
+    ) = B
     a0 = aw_ptr[ia]
     p = aw_ptr[ia + 1] - a0
     b0 = bw_ptr[ib]
@@ -386,10 +459,18 @@ def _zero_block(a: SoftSequenceSet, b: SoftSequenceSet, symmetric: bool) -> np.n
     return np.zeros((len(a), len(b)))
 
 
-def soft_block_numba(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n_kernel: int,
-                     *, symmetric: bool = False, n_jobs: int | None = None,
-                     n_chunks: int | None = None, progress: bool = True,
-                     desc: str = "soft trigram kernel") -> np.ndarray:
+def soft_block_numba(
+    a: SoftSequenceSet,
+    b: SoftSequenceSet,
+    kmat: np.ndarray,
+    n_kernel: int,
+    *,
+    symmetric: bool = False,
+    n_jobs: int | None = None,
+    n_chunks: int | None = None,
+    progress: bool = True,
+    desc: str = "soft trigram kernel",
+) -> np.ndarray:
     """The unnormalised kernel block ``K(a_i, b_j)`` (eq. 20/21), numba engine.
 
     ``symmetric``: ``a`` and ``b`` are the same set; only the lower triangle is computed and
@@ -426,6 +507,7 @@ def soft_block_numba(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n
         low = np.tril(out, -1)
         out = np.tril(out) + low.T
     return out
+
 
 # ------------------------------------------------------------ the array-API engine
 # Formulation. For a tile ``A`` of items (rows) and a tile ``B`` (columns), and each sequence
@@ -511,8 +593,9 @@ def _word_block(ga: np.ndarray, gb: np.ndarray, kmat: np.ndarray, n_kernel: int)
     return out
 
 
-def _tile_pair(ta: _Tile, tb: _Tile, kmat: np.ndarray, n_kernel: int, xp: Any,
-               seq_chunk: int, device: Any) -> Any:
+def _tile_pair(
+    ta: _Tile, tb: _Tile, kmat: np.ndarray, n_kernel: int, xp: Any, seq_chunk: int, device: Any
+) -> Any:
     """Unnormalised ``K(A, B)`` (|A| x |B|) on the device."""
     S = xp.asarray(_word_block(ta.vocab, tb.vocab, kmat, n_kernel), device=device)
     total = xp.zeros((ta.n, tb.n), dtype=xp.float64, device=device)
@@ -536,10 +619,21 @@ def _tile_pair(ta: _Tile, tb: _Tile, kmat: np.ndarray, n_kernel: int, xp: Any,
     return total
 
 
-def soft_block_xp(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n_kernel: int, *,
-                  xp: Any = None, backend: str | None = None, symmetric: bool = False,
-                  tile: int = 64, seq_chunk: int = 2048, device: Any = None,
-                  progress: bool = False, desc: str = "soft trigram kernel (xp)") -> np.ndarray:
+def soft_block_xp(
+    a: SoftSequenceSet,
+    b: SoftSequenceSet,
+    kmat: np.ndarray,
+    n_kernel: int,
+    *,
+    xp: Any = None,
+    backend: str | None = None,
+    symmetric: bool = False,
+    tile: int = 64,
+    seq_chunk: int = 2048,
+    device: Any = None,
+    progress: bool = False,
+    desc: str = "soft trigram kernel (xp)",
+) -> np.ndarray:
     """The unnormalised block ``K(a_i, b_j)`` (eq. 20/21) on the array API; a NumPy array.
 
     ``xp``: an array namespace, else ``get_xp(backend)`` (``"numpy"``, ``"cupy"``, ``"auto"``,
@@ -576,19 +670,49 @@ def soft_block_xp(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n_ke
 ENGINES = ("numba", "array-api")
 
 
-def soft_block(a: SoftSequenceSet, b: SoftSequenceSet, kmat: np.ndarray, n_kernel: int, *,
-               engine: str = "numba", backend: str | None = None, symmetric: bool = False,
-               n_jobs: int | None = None, n_chunks: int | None = None, tile: int = 64,
-               seq_chunk: int = 2048, progress: bool = True,
-               desc: str = "soft trigram kernel") -> np.ndarray:
+def soft_block(
+    a: SoftSequenceSet,
+    b: SoftSequenceSet,
+    kmat: np.ndarray,
+    n_kernel: int,
+    *,
+    engine: str = "numba",
+    backend: str | None = None,
+    symmetric: bool = False,
+    n_jobs: int | None = None,
+    n_chunks: int | None = None,
+    tile: int = 64,
+    seq_chunk: int = 2048,
+    progress: bool = True,
+    desc: str = "soft trigram kernel",
+) -> np.ndarray:
     """The unnormalised kernel block ``K(a_i, b_j)`` (eq. 20/21) by ``engine``: ``"numba"``
     (:func:`soft_block_numba`; ``n_jobs`` threads, ``n_chunks`` row chunks) or
     ``"array-api"`` (:func:`soft_block_xp` on ``backend``'s namespace; ``tile``,
     ``seq_chunk``)."""
     if engine == "numba":
-        return soft_block_numba(a, b, kmat, n_kernel, symmetric=symmetric, n_jobs=n_jobs,
-                                n_chunks=n_chunks, progress=progress, desc=desc)
+        return soft_block_numba(
+            a,
+            b,
+            kmat,
+            n_kernel,
+            symmetric=symmetric,
+            n_jobs=n_jobs,
+            n_chunks=n_chunks,
+            progress=progress,
+            desc=desc,
+        )
     if engine == "array-api":
-        return soft_block_xp(a, b, kmat, n_kernel, backend=backend, symmetric=symmetric,
-                             tile=tile, seq_chunk=seq_chunk, progress=progress, desc=desc)
+        return soft_block_xp(
+            a,
+            b,
+            kmat,
+            n_kernel,
+            backend=backend,
+            symmetric=symmetric,
+            tile=tile,
+            seq_chunk=seq_chunk,
+            progress=progress,
+            desc=desc,
+        )
     raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")

@@ -66,7 +66,7 @@ def deletions(word: str, depth: int) -> set[str]:
     out = {word}
     frontier = {word}
     for _ in range(depth):
-        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w))}
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
         out |= frontier
     return out
 
@@ -79,8 +79,9 @@ class KnownWords:
         use_wordnet, use_word_list: which dictionaries to consult.
     """
 
-    def __init__(self, extra: Iterable[str] = (), use_wordnet: bool = True,
-                 use_word_list: bool = True):
+    def __init__(
+        self, extra: Iterable[str] = (), use_wordnet: bool = True, use_word_list: bool = True
+    ):
         from features.text import resources
 
         words: set[str] = set(w.lower() for w in extra)
@@ -135,10 +136,18 @@ class SpellingCorrector(BaseEstimator):
         candidates_: candidate word -> training count.
     """
 
-    def __init__(self, max_distance: int = 1, long_word: int = 8, long_distance: int = 2,
-                 min_length: int = 4, min_candidate_count: int = 5, min_ratio: float = 3.0,
-                 same_first_letter: bool = True, max_token_count: int = 10,
-                 protected: Iterable[str] = ()):
+    def __init__(
+        self,
+        max_distance: int = 1,
+        long_word: int = 8,
+        long_distance: int = 2,
+        min_length: int = 4,
+        min_candidate_count: int = 5,
+        min_ratio: float = 3.0,
+        same_first_letter: bool = True,
+        max_token_count: int = 10,
+        protected: Iterable[str] = (),
+    ):
         self.max_distance = max_distance
         self.long_word = long_word
         self.long_distance = long_distance
@@ -170,15 +179,20 @@ class SpellingCorrector(BaseEstimator):
     def fit(self, token_lists: Sequence[Sequence[str]]) -> "SpellingCorrector":
         """Count training tokens, build the candidate index, correct the unknown ones."""
         if self.max_distance < 0 or self.long_distance < self.max_distance:
-            raise ValueError("need 0 <= max_distance <= long_distance, got "
-                             f"{self.max_distance}, {self.long_distance}")
+            raise ValueError(
+                "need 0 <= max_distance <= long_distance, got "
+                f"{self.max_distance}, {self.long_distance}"
+            )
         counts: Counter[str] = Counter()
         for tokens in token_lists:
             counts.update(tokens)
         known = self._dictionary()
         protected = frozenset(self.protected)
-        self.candidates_ = {w: c for w, c in counts.items()
-                            if c >= self.min_candidate_count and w.isalpha() and w in known}
+        self.candidates_ = {
+            w: c
+            for w, c in counts.items()
+            if c >= self.min_candidate_count and w.isalpha() and w in known
+        }
         index: dict[str, list[str]] = defaultdict(list)
         for w in sorted(self.candidates_):
             for d in deletions(w, self.long_distance):
@@ -209,9 +223,12 @@ class SpellingCorrector(BaseEstimator):
         if hit is not None:
             return hit
         result = token
-        if (token not in self._protected and self.is_candidate_for_correction(token)
-                and self._counts.get(token, 0) < self.max_token_count
-                and not self._inflects_unknown_word(token)):
+        if (
+            token not in self._protected
+            and self.is_candidate_for_correction(token)
+            and self._counts.get(token, 0) < self.max_token_count
+            and not self._inflects_unknown_word(token)
+        ):
             result = self._best(token)
         self._cache[token] = result
         return result

@@ -20,8 +20,10 @@ def resolve_stop_words(spec: str | Iterable[str] | None) -> frozenset[str]:
             from features.text.resources import stop_words
 
             return stop_words("english")
-        raise ValueError(f"unknown stop-word list {spec!r}: use {NLTK_ENGLISH!r}, None, or "
-                         "an explicit list of words")
+        raise ValueError(
+            f"unknown stop-word list {spec!r}: use {NLTK_ENGLISH!r}, None, or "
+            "an explicit list of words"
+        )
     words = frozenset(spec)
     bad = [w for w in words if not isinstance(w, str)]
     if bad:
@@ -29,8 +31,9 @@ def resolve_stop_words(spec: str | Iterable[str] | None) -> frozenset[str]:
     return frozenset(w.lower() for w in words)
 
 
-def remove_stop_words(tokens: Sequence[str], stop_words: frozenset[str],
-                      surface: Sequence[str] | None = None) -> list[str]:
+def remove_stop_words(
+    tokens: Sequence[str], stop_words: frozenset[str], surface: Sequence[str] | None = None
+) -> list[str]:
     """Drop tokens in ``stop_words``.
 
     With ``surface`` (the un-lemmatised tokens, same length), a token is also dropped when its
@@ -39,6 +42,7 @@ def remove_stop_words(tokens: Sequence[str], stop_words: frozenset[str],
     if surface is None:
         return [t for t in tokens if t not in stop_words]
     if len(surface) != len(tokens):
-        raise ValueError(f"surface tokens ({len(surface)}) and tokens ({len(tokens)}) differ "
-                         "in length")
+        raise ValueError(
+            f"surface tokens ({len(surface)}) and tokens ({len(tokens)}) differ in length"
+        )
     return [t for t, s in zip(tokens, surface) if t not in stop_words and s not in stop_words]

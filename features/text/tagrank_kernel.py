@@ -126,8 +126,13 @@ class TagRankKernel(Kernel):
         n_jobs: threads (None = all cores); progress: tqdm bar.
     """
 
-    def __init__(self, n_pairs: int = 20000, random_state: int | None = 0,
-                 n_jobs: int | None = None, progress: bool = True) -> None:
+    def __init__(
+        self,
+        n_pairs: int = 20000,
+        random_state: int | None = 0,
+        n_jobs: int | None = None,
+        progress: bool = True,
+    ) -> None:
         self.n_pairs = n_pairs
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -166,8 +171,12 @@ class TagRankKernel(Kernel):
         out = []
         for name, om in (("Omega", om_r), ("Omega'", om_a)):
             if not om > 0:
-                warnings.warn(f"TagRank {name}: the sampled training sentences are all "
-                              "identical (mean chi2 = 0); using 1.0", RuntimeWarning, stacklevel=3)
+                warnings.warn(
+                    f"TagRank {name}: the sampled training sentences are all "
+                    "identical (mean chi2 = 0); using 1.0",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
                 om = 1.0
             out.append(float(om))
         return out[0], out[1]
@@ -197,9 +206,13 @@ class TagRankKernel(Kernel):
                     all_a.append(av)
                 sent_ptr.append(len(all_ids))
             item_ptr.append(len(sent_ptr) - 1)
-        return _SentenceSet(np.asarray(item_ptr, np.int64), np.asarray(sent_ptr, np.int64),
-                            np.asarray(all_ids, np.int64), np.asarray(all_r, np.float64),
-                            np.asarray(all_a, np.float64))
+        return _SentenceSet(
+            np.asarray(item_ptr, np.int64),
+            np.asarray(sent_ptr, np.int64),
+            np.asarray(all_ids, np.int64),
+            np.asarray(all_r, np.float64),
+            np.asarray(all_a, np.float64),
+        )
 
     def _side(self, items, ids) -> _SentenceSet:
         if items is self.train_items_:
@@ -214,8 +227,9 @@ class TagRankKernel(Kernel):
         b = a if same else self._side(items_b, ids)
         return self._block(a, b, same)
 
-    def _block(self, a: _SentenceSet, b: _SentenceSet, symmetric: bool,
-               cols: np.ndarray | None = None) -> np.ndarray:
+    def _block(
+        self, a: _SentenceSet, b: _SentenceSet, symmetric: bool, cols: np.ndarray | None = None
+    ) -> np.ndarray:
         na = len(a)
         cols = np.arange(len(b), dtype=np.int64) if cols is None else cols
         out = np.zeros((na, len(cols)))
@@ -231,14 +245,24 @@ class TagRankKernel(Kernel):
 
         def run(r0: int, r1: int) -> None:
             c = cols[:r1] if symmetric else cols
-            _block(np.arange(r0, r1, dtype=np.int64), c, A, B, inv_r, inv_a, symmetric,
-                   out[r0:r1, : len(c)])
+            _block(
+                np.arange(r0, r1, dtype=np.int64),
+                c,
+                A,
+                B,
+                inv_r,
+                inv_a,
+                symmetric,
+                out[r0:r1, : len(c)],
+            )
 
         tasks = [delayed(run)(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:]) if y > x]
-        with tqdm(total=len(tasks), desc="tagrank kernel", disable=not self.progress,
-                  leave=False) as bar:
-            for _ in Parallel(n_jobs=self.n_jobs or -1, prefer="threads",
-                              return_as="generator")(tasks):
+        with tqdm(
+            total=len(tasks), desc="tagrank kernel", disable=not self.progress, leave=False
+        ) as bar:
+            for _ in Parallel(n_jobs=self.n_jobs or -1, prefer="threads", return_as="generator")(
+                tasks
+            ):
                 bar.update(1)
         if symmetric:
             out = np.tril(out) + np.tril(out, -1).T
@@ -258,11 +282,18 @@ class TagRankKernel(Kernel):
         for i in range(len(s)):
             idx = np.array([i], dtype=np.int64)
             blk = np.zeros((1, 1))
-            _block(idx, idx, s.arrays(), s.arrays(), 1 / (2 * self.omega_),
-                   1 / (2 * self.omega_prime_), False, blk)
+            _block(
+                idx,
+                idx,
+                s.arrays(),
+                s.arrays(),
+                1 / (2 * self.omega_),
+                1 / (2 * self.omega_prime_),
+                False,
+                blk,
+            )
             out[i] = blk[0, 0]
         return out
-
 
     def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
         """Columns ``indices`` of the train x train kernel: shape (n_train, len(indices))."""

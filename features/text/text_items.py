@@ -54,8 +54,9 @@ def as_item(item: Any, where: str = "item") -> TextItem:
     try:
         seq = list(item)
     except TypeError:
-        raise TypeError(f"{where} of type {type(item).__name__} is not a token list or a list "
-                        "of token lists") from None
+        raise TypeError(
+            f"{where} of type {type(item).__name__} is not a token list or a list of token lists"
+        ) from None
     if not seq:
         return ((),)
     if all(isinstance(t, str) for t in seq):

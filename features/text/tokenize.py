@@ -46,8 +46,14 @@ def _treebank_tokenize(text: str) -> list[str]:
     return _treebank.tokenize(text)
 
 
-def tokenize(text: str, *, method: str = "treebank", lowercase: bool = True,
-             drop_punctuation: bool = True, split_hyphens: bool = False) -> list[str]:
+def tokenize(
+    text: str,
+    *,
+    method: str = "treebank",
+    lowercase: bool = True,
+    drop_punctuation: bool = True,
+    split_hyphens: bool = False,
+) -> list[str]:
     """Tokenise one caption.
 
     Args:

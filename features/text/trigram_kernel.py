@@ -30,8 +30,14 @@ from features.kernels.base import register_kernel
 from features.text.bow_kernel import _SparseSequenceKernel
 from features.text.idf import Idf
 from features.text.sequences import geometric_normalize, item_spans
-from features.text.soft_trigram import (ENGINES, SoftSequenceSet, WordIds, compile_item,
-                                        soft_block, soft_diag)
+from features.text.soft_trigram import (
+    ENGINES,
+    SoftSequenceSet,
+    WordIds,
+    compile_item,
+    soft_block,
+    soft_diag,
+)
 from features.text.text_items import as_items, one_caption_each
 
 
@@ -58,11 +64,20 @@ class TrigramKernel(_SparseSequenceKernel):
             numba engine ignores it.
     """
 
-    def __init__(self, lambda_m: float = 0.5, lambda_g: float = 1.0, max_length: int = 3,
-                 weighting: str | None = None, single_caption: bool = False,
-                 random_state: int | None = 0, word_kernel: Any = None,
-                 n_jobs: int | None = None, progress: bool = True,
-                 backend: str = "numpy", engine: str = "numba") -> None:
+    def __init__(
+        self,
+        lambda_m: float = 0.5,
+        lambda_g: float = 1.0,
+        max_length: int = 3,
+        weighting: str | None = None,
+        single_caption: bool = False,
+        random_state: int | None = 0,
+        word_kernel: Any = None,
+        n_jobs: int | None = None,
+        progress: bool = True,
+        backend: str = "numpy",
+        engine: str = "numba",
+    ) -> None:
         self.lambda_m = lambda_m
         self.lambda_g = lambda_g
         self.max_length = max_length
@@ -96,21 +111,31 @@ class TrigramKernel(_SparseSequenceKernel):
         if self.max_length not in (1, 2, 3):
             raise ValueError(f"max_length must be 1, 2 or 3, got {self.max_length}")
         if not self.lambda_m > 0 or not self.lambda_g > 0:
-            raise ValueError(f"lambda_m and lambda_g must be positive, got {self.lambda_m}, "
-                             f"{self.lambda_g}")
+            raise ValueError(
+                f"lambda_m and lambda_g must be positive, got {self.lambda_m}, {self.lambda_g}"
+            )
         wk = self.word_kernel
         if wk is not None and not (hasattr(wk, "vocabulary") and hasattr(wk, "matrix")):
-            raise TypeError("word_kernel must be a features.text.word_kernel.WordKernel "
-                            f"(vocabulary + matrix), got {type(wk).__name__}")
+            raise TypeError(
+                "word_kernel must be a features.text.word_kernel.WordKernel "
+                f"(vocabulary + matrix), got {type(wk).__name__}"
+            )
         if self.backend not in ("numpy", "cupy", "auto", "array_api_strict"):
-            raise ValueError(f"backend must be numpy, cupy, auto or array_api_strict, got "
-                             f"{self.backend!r}")
+            raise ValueError(
+                f"backend must be numpy, cupy, auto or array_api_strict, got {self.backend!r}"
+            )
         if getattr(self, "engine", "numba") not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got "
-                             f"{self.engine!r}")
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
 
-    def _soft_block(self, a: SoftSequenceSet, b: SoftSequenceSet, n_kernel: int, *,
-                    symmetric: bool = False, desc: str) -> np.ndarray:
+    def _soft_block(
+        self,
+        a: SoftSequenceSet,
+        b: SoftSequenceSet,
+        n_kernel: int,
+        *,
+        symmetric: bool = False,
+        desc: str,
+    ) -> np.ndarray:
         """The unnormalised word-kernel block by the chosen engine."""
         engine = getattr(self, "engine", "numba")  # models saved before the parameter
         backend = None
@@ -118,9 +143,18 @@ class TrigramKernel(_SparseSequenceKernel):
             from kcca.backend import resolve_backend
 
             backend = resolve_backend(getattr(self, "backend", "numpy"))
-        return soft_block(a, b, self.kappa_, n_kernel, engine=engine, backend=backend,
-                          symmetric=symmetric, n_jobs=self.n_jobs, progress=self.progress,
-                          desc=desc)
+        return soft_block(
+            a,
+            b,
+            self.kappa_,
+            n_kernel,
+            engine=engine,
+            backend=backend,
+            symmetric=symmetric,
+            n_jobs=self.n_jobs,
+            progress=self.progress,
+            desc=desc,
+        )
 
     # ------------------------------------------------------------ word-kernel path
     def _compile(self, items, ids: WordIds) -> SoftSequenceSet:
@@ -175,8 +209,9 @@ class TrigramKernel(_SparseSequenceKernel):
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             raise IndexError(f"column indices must lie in [0, {n}); got {idx.min()}..{idx.max()}")
         cols = self.train_set_.take(idx)
-        k = self._soft_block(self.train_set_, cols, self.word_ids_.n_kernel,
-                             desc=f"{self.name} columns")
+        k = self._soft_block(
+            self.train_set_, cols, self.word_ids_.n_kernel, desc=f"{self.name} columns"
+        )
         k = geometric_normalize(k, self.train_self_, self.train_self_[idx], out=k)
         zero = self.train_self_[idx] <= 0  # the unit diagonal of the train x train kernel
         k[idx[zero], np.flatnonzero(zero)] = 1.0

@@ -11,8 +11,10 @@ def token_counts(token_lists: Iterable[Sequence[str]]) -> Counter:
     counts: Counter = Counter()
     for tokens in token_lists:
         if isinstance(tokens, str):
-            raise TypeError("expected token lists (lists of strings), got a string: "
-                            "preprocess the captions first")
+            raise TypeError(
+                "expected token lists (lists of strings), got a string: "
+                "preprocess the captions first"
+            )
         counts.update(tokens)
     return counts
 

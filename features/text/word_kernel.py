@@ -34,8 +34,10 @@ class WordKernel:
         m = np.asarray(self.matrix, dtype=np.float64)
         v = len(self.vocabulary)
         if m.shape != (v, v):
-            raise ValueError(f"word kernel {self.name!r}: matrix shape {m.shape} does not "
-                             f"match its vocabulary of {v} words")
+            raise ValueError(
+                f"word kernel {self.name!r}: matrix shape {m.shape} does not "
+                f"match its vocabulary of {v} words"
+            )
         if not np.isfinite(m).all():
             raise ValueError(f"word kernel {self.name!r} has non-finite entries")
         if len(set(self.vocabulary)) != v:

@@ -37,8 +37,16 @@ from features.text.english_corpus import EXT_CORPORA
 from features.text.word_kernel import WordKernel, average, maximum
 
 BASE_SIMILARITIES = ("lin", "dist-ic", "dist-ext", "align")
-WORD_KERNELS = ("lin", "dist-ic", "dist-ext", "dist-avg", "align",
-                "dist-ic+align", "dist-ext+align", "dist-avg+align")
+WORD_KERNELS = (
+    "lin",
+    "dist-ic",
+    "dist-ext",
+    "dist-avg",
+    "align",
+    "dist-ic+align",
+    "dist-ext+align",
+    "dist-avg+align",
+)
 STAGE = "word-similarity"
 KERNEL_STAGE = "word-kernel"
 VERSION = 2
@@ -107,19 +115,37 @@ class WordKernelConfig:
     def key(self, similarity: str) -> dict[str, Any]:
         """The part of the config that ``similarity`` depends on."""
         c = asdict(self)
-        common = {"version": VERSION, "similarity": similarity, "min_count": self.min_count,
-                  "nltk_data": self.nltk_data(similarity)}
+        common = {
+            "version": VERSION,
+            "similarity": similarity,
+            "min_count": self.min_count,
+            "nltk_data": self.nltk_data(similarity),
+        }
         if similarity == "lin":
             return {**common, "lin_min_count": self.lin_min_count, "lin_total": self.lin_total}
         if similarity == "dist-ic":
             return {**common, "self_pmi": self.self_pmi}
         if similarity == "dist-ext":
-            return {**common, "self_pmi": self.self_pmi, "ext_min_count": self.ext_min_count,
-                    "ext_corpora": list(self.ext_corpora)}
+            return {
+                **common,
+                "self_pmi": self.self_pmi,
+                "ext_min_count": self.ext_min_count,
+                "ext_corpora": list(self.ext_corpora),
+            }
         if similarity == "align":
-            keys = ("noun_min_count", "noun_min_fraction", "verb_min_count",
-                    "verb_min_fraction", "model1_iterations", "model2_iterations", "tagger",
-                    "tagger_corpora", "tagger_iter", "tagger_max_sents", "seed")
+            keys = (
+                "noun_min_count",
+                "noun_min_fraction",
+                "verb_min_count",
+                "verb_min_fraction",
+                "model1_iterations",
+                "model2_iterations",
+                "tagger",
+                "tagger_corpora",
+                "tagger_iter",
+                "tagger_max_sents",
+                "seed",
+            )
             return {**common, **{k: c[k] for k in keys}}
         raise ValueError(f"unknown similarity {similarity!r}: use one of {BASE_SIMILARITIES}")
 
@@ -177,8 +203,13 @@ class WordKernelBuilder:
         from features.text.postag import TaggerConfig
 
         cfg = self.config
-        return TaggerConfig(kind=cfg.tagger, corpora=tuple(cfg.tagger_corpora),
-                            n_iter=cfg.tagger_iter, max_sents=cfg.tagger_max_sents, seed=cfg.seed)
+        return TaggerConfig(
+            kind=cfg.tagger,
+            corpora=tuple(cfg.tagger_corpora),
+            n_iter=cfg.tagger_iter,
+            max_sents=cfg.tagger_max_sents,
+            seed=cfg.seed,
+        )
 
     def tagged_training_groups(self) -> list[list[list[tuple[str, str]]]]:
         """Per training image, its RAW captions as (lemma, universal tag) lists (Sec. 3.5.4)."""
@@ -193,8 +224,10 @@ class WordKernelBuilder:
         lemmatize = Lemmatizer(reference=Counter(w for s in self.training_tokens() for w in s))
         sw = stop_words("english")
         ids = self.corpus.split(self.split)
-        return [[tag_caption(text, tagger, lemmatize, sw) for text in self.corpus.captions[i]]
-                for i in tqdm(ids, desc="tag training captions", disable=not self.progress)]
+        return [
+            [tag_caption(text, tagger, lemmatize, sw) for text in self.corpus.captions[i]]
+            for i in tqdm(ids, desc="tag training captions", disable=not self.progress)
+        ]
 
     # ------------------------------------------------------------ similarities
     def similarity(self, name: str):
@@ -203,12 +236,20 @@ class WordKernelBuilder:
             return self._memo[name]
         if self._fp is None:
             self._fp = _fingerprint(self.corpus, self.split)
-        key = {**self.config.key(name), "corpus": self.corpus.name, "split": self.split,
-               "texts": self._fp}
+        key = {
+            **self.config.key(name),
+            "corpus": self.corpus.name,
+            "split": self.split,
+            "texts": self._fp,
+        }
         assert self.cache is not None  # set by __post_init__
         if self.progress and name in BUILDS and not self.cache.has(STAGE, key):
-            building(f"{BUILDS[name][0]} of {self.corpus.name} {self.split}",
-                     self.build_seconds(name), self.cache, STAGE)
+            building(
+                f"{BUILDS[name][0]} of {self.corpus.name} {self.split}",
+                self.build_seconds(name),
+                self.cache,
+                STAGE,
+            )
         est = self.cache.get_or_compute(STAGE, key, lambda: self._fit(name))
         self._memo[name] = est
         return est
@@ -227,13 +268,17 @@ class WordKernelBuilder:
             if not self.cache.has(TAGGER_STAGE, config.key()):
                 seconds += training_seconds(config) or 0.0
         if name == "dist-ext":
-            from features.text.english_corpus import (BUILD_SECONDS, STAGE as EXT_STAGE,
-                                                      english_corpus_config)
+            from features.text.english_corpus import (
+                BUILD_SECONDS,
+                STAGE as EXT_STAGE,
+                english_corpus_config,
+            )
 
             corpora = tuple(self.config.ext_corpora)
             reference = Counter(w for s in self.training_tokens() for w in s)
-            if not self.cache.has(EXT_STAGE, english_corpus_config(corpora,
-                                                                   reference=dict(reference))):
+            if not self.cache.has(
+                EXT_STAGE, english_corpus_config(corpora, reference=dict(reference))
+            ):
                 seconds += BUILD_SECONDS * len(corpora) / len(EXT_CORPORA)
         return seconds
 
@@ -242,32 +287,45 @@ class WordKernelBuilder:
         if name == "lin":
             from features.text.similarity_lin import LinSimilarity
 
-            return LinSimilarity(min_count=cfg.lin_min_count, total=cfg.lin_total,
-                                 name="lin").fit(self.training_tokens())
+            return LinSimilarity(min_count=cfg.lin_min_count, total=cfg.lin_total, name="lin").fit(
+                self.training_tokens()
+            )
         if name == "dist-ic":
             from features.text.similarity_distributional import DistributionalSimilarity
 
-            return DistributionalSimilarity(min_count=cfg.min_count, self_pmi=cfg.self_pmi,
-                                            name="dist-ic").fit(self.training_tokens())
+            return DistributionalSimilarity(
+                min_count=cfg.min_count, self_pmi=cfg.self_pmi, name="dist-ic"
+            ).fit(self.training_tokens())
         if name == "dist-ext":
             from features.text.english_corpus import load_english_corpus
             from features.text.similarity_distributional import DistributionalSimilarity
 
             reference = Counter(w for s in self.training_tokens() for w in s)
-            ext = load_english_corpus(self.cache, tuple(cfg.ext_corpora),
-                                      reference=dict(reference), progress=self.progress)
-            return DistributionalSimilarity(min_count=cfg.ext_min_count, rows=self.vocabulary(),
-                                            row_min_count=cfg.ext_min_count,
-                                            self_pmi=cfg.self_pmi, name="dist-ext").fit(ext)
+            ext = load_english_corpus(
+                self.cache,
+                tuple(cfg.ext_corpora),
+                reference=dict(reference),
+                progress=self.progress,
+            )
+            return DistributionalSimilarity(
+                min_count=cfg.ext_min_count,
+                rows=self.vocabulary(),
+                row_min_count=cfg.ext_min_count,
+                self_pmi=cfg.self_pmi,
+                name="dist-ext",
+            ).fit(ext)
         if name == "align":
             from features.text.similarity_alignment import AlignmentSimilarity
 
             return AlignmentSimilarity(
-                noun_min_count=cfg.noun_min_count, noun_min_fraction=cfg.noun_min_fraction,
-                verb_min_count=cfg.verb_min_count, verb_min_fraction=cfg.verb_min_fraction,
+                noun_min_count=cfg.noun_min_count,
+                noun_min_fraction=cfg.noun_min_fraction,
+                verb_min_count=cfg.verb_min_count,
+                verb_min_fraction=cfg.verb_min_fraction,
                 model1_iterations=cfg.model1_iterations,
                 model2_iterations=cfg.model2_iterations,
-                name="align").fit(self.tagged_training_groups())
+                name="align",
+            ).fit(self.tagged_training_groups())
         raise ValueError(f"unknown similarity {name!r}: use one of {BASE_SIMILARITIES}")
 
     # ----------------------------------------------------------------- kernels
@@ -277,11 +335,16 @@ class WordKernelBuilder:
         if memo_key not in self._memo:
             if self._fp is None:
                 self._fp = _fingerprint(self.corpus, self.split)
-            key = {**self.config.key(name), "corpus": self.corpus.name, "split": self.split,
-                   "texts": self._fp}
+            key = {
+                **self.config.key(name),
+                "corpus": self.corpus.name,
+                "split": self.split,
+                "texts": self._fp,
+            }
             assert self.cache is not None  # set by __post_init__
             self._memo[memo_key] = self.cache.get_or_compute(
-                KERNEL_STAGE, key, lambda: self.similarity(name).word_kernel())
+                KERNEL_STAGE, key, lambda: self.similarity(name).word_kernel()
+            )
         return self._memo[memo_key]
 
     def kernel(self, name: str, threshold: bool = True) -> WordKernel:
@@ -296,24 +359,33 @@ class WordKernelBuilder:
     def _kernel(self, name: str, threshold: bool) -> WordKernel:
         if "+" in name:
             dist, _ = name.split("+")
-            return maximum([self.kernel(dist, threshold), self.kernel("align", threshold)],
-                           name=name)
+            return maximum(
+                [self.kernel(dist, threshold), self.kernel("align", threshold)], name=name
+            )
         if name == "dist-avg":
-            return average([self.kernel("dist-ic", threshold),
-                            self.kernel("dist-ext", threshold)], name=name)
+            return average(
+                [self.kernel("dist-ic", threshold), self.kernel("dist-ext", threshold)], name=name
+            )
         k = self.raw_kernel(name)
         if threshold:
-            floor = {"dist-ic": self.config.dist_threshold,
-                     "dist-ext": self.config.dist_threshold,
-                     "align": self.config.align_threshold}.get(name)
+            floor = {
+                "dist-ic": self.config.dist_threshold,
+                "dist-ext": self.config.dist_threshold,
+                "align": self.config.align_threshold,
+            }.get(name)
             if floor:
                 k = k.thresholded(floor)
         return WordKernel(name, k.vocabulary, k.matrix)
 
 
-def build_word_kernel(name: str, corpus, config: WordKernelConfig | None = None,
-                      cache: Cache | None = None, threshold: bool = True,
-                      progress: bool = True) -> WordKernel:
+def build_word_kernel(
+    name: str,
+    corpus,
+    config: WordKernelConfig | None = None,
+    cache: Cache | None = None,
+    threshold: bool = True,
+    progress: bool = True,
+) -> WordKernel:
     """Word kernel ``name`` of :data:`WORD_KERNELS` for ``corpus``, fitted on its training split."""
     builder = WordKernelBuilder(corpus, config or WordKernelConfig(), cache, progress)
     return builder.kernel(name, threshold=threshold)

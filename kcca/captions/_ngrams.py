@@ -41,8 +41,7 @@ class NgramCounts:
         import scipy.sparse as sp
 
         g = len(self.order)
-        return sp.csr_matrix((np.ones(g), (np.arange(g), self.order - 1)),
-                             shape=(g, self.max_n))
+        return sp.csr_matrix((np.ones(g), (np.arange(g), self.order - 1)), shape=(g, self.max_n))
 
     def per_order(self, matrix: sp.spmatrix) -> np.ndarray:
         """Row sums of ``matrix`` (same columns) split by n-gram order: (rows, max_n)."""
@@ -69,14 +68,14 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
     mask[ends - 1] = False
     flat[mask] = np.asarray(flat_tokens, dtype=np.int64)
     del starts
-    if float(base) ** max_n < 2.0 ** 62:
+    if float(base) ** max_n < 2.0**62:
         keys_list, rows_list, order_list = [], [], []
         key = flat.copy()
         valid = flat != 0
         for n in range(1, max_n + 1):
             if n > 1:
-                key = key[:-1] * base + flat[n - 1:]
-                valid = valid[:-1] & (flat[n - 1:] != 0)
+                key = key[:-1] * base + flat[n - 1 :]
+                valid = valid[:-1] & (flat[n - 1 :] != 0)
             keys_list.append(key[valid])
             rows_list.append(sent_of[: len(valid)][valid])
             order_list.append(np.full(int(valid.sum()), n, dtype=np.int64))
@@ -102,12 +101,14 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
         order = np.asarray(order_l, dtype=np.int64)
     counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_sent, len(order)))
     counts.sum_duplicates()
-    return NgramCounts(counts=counts, order=np.asarray(order, dtype=np.int64),
-                       lengths=lengths, max_n=max_n)
+    return NgramCounts(
+        counts=counts, order=np.asarray(order, dtype=np.int64), lengths=lengths, max_n=max_n
+    )
 
 
-def flatten_references(references: Sequence[Sequence[Sequence[str]]]
-                       ) -> tuple[list[Sequence[str]], np.ndarray]:
+def flatten_references(
+    references: Sequence[Sequence[Sequence[str]]],
+) -> tuple[list[Sequence[str]], np.ndarray]:
     """All reference sentences in one list and the item index (owner) of each."""
     flat: list[Sequence[str]] = []
     owner: list[int] = []
@@ -117,16 +118,24 @@ def flatten_references(references: Sequence[Sequence[Sequence[str]]]
     return flat, np.asarray(owner, dtype=np.int64)
 
 
-def count_items(references: Sequence[Sequence[Sequence[str]]],
-                candidates: Sequence[Sequence[str]], max_n: int = 4):
+def count_items(
+    references: Sequence[Sequence[Sequence[str]]],
+    candidates: Sequence[Sequence[str]],
+    max_n: int = 4,
+):
     """Counts of candidates (rows 0..n-1) and references (rows n..) in one column space.
 
     Returns ``(ngrams, cand_rows, ref_rows, owner)``: CSR blocks of candidates and
     references, and the item index of every reference row.
     """
     cacheable = isinstance(references, tuple) and isinstance(candidates, tuple)
-    if cacheable and _LAST and _LAST[0] is references and _LAST[1] is candidates \
-            and _LAST[2] == max_n:
+    if (
+        cacheable
+        and _LAST
+        and _LAST[0] is references
+        and _LAST[1] is candidates
+        and _LAST[2] == max_n
+    ):
         return _LAST[3]
     flat_refs, owner = flatten_references(references)
     ng = count_ngrams(list(candidates) + flat_refs, max_n)

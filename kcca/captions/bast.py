@@ -238,21 +238,25 @@ class BastScorer:
             self.grounding = LemmaGrounding()
         return self.grounding
 
-    def score(self, references: Mapping[Hashable, Sequence],
-              candidates: Mapping[Hashable, Sequence]) -> BastResult:
+    def score(
+        self, references: Mapping[Hashable, Sequence], candidates: Mapping[Hashable, Sequence]
+    ) -> BastResult:
         """Per-image P/R/F1 of every component and the list of images left out (no gold)."""
         if not isinstance(references, Mapping) or not isinstance(candidates, Mapping):
             raise BastInputError("references and candidates must be dicts image id -> tuples")
         for cid in candidates:
             if cid not in references:
-                raise BastInputError(f"candidate image id {cid!r} has no gold tuples entry "
-                                     f"(unknown image id)")
+                raise BastInputError(
+                    f"candidate image id {cid!r} has no gold tuples entry (unknown image id)"
+                )
         ids = list(candidates)
         for rid in references:
             if rid not in candidates:
                 if self.missing == "error":
-                    raise BastInputError(f"gold image id {rid!r} has no candidate tuples entry "
-                                         f"(pass missing='empty' to score it as no prediction)")
+                    raise BastInputError(
+                        f"gold image id {rid!r} has no candidate tuples entry "
+                        f"(pass missing='empty' to score it as no prediction)"
+                    )
                 ids.append(rid)
         g = self._grounding()
         scored, skipped = [], []
@@ -262,8 +266,9 @@ class BastScorer:
             if not gold_t:
                 skipped.append(image_id)
                 continue
-            pred_t = _as_grounded(candidates.get(image_id, []), g,
-                                  f"candidate tuples of image {image_id!r}")
+            pred_t = _as_grounded(
+                candidates.get(image_id, []), g, f"candidate tuples of image {image_id!r}"
+            )
             gs, ps = bast_sets(gold_t), bast_sets(pred_t)
             for c in COMPONENTS:
                 rows[c].append(set_prf(ps[c], gs[c]))
@@ -271,14 +276,17 @@ class BastScorer:
         if not scored:
             raise BastInputError("no image with gold tuples to score")
         arr = {c: np.asarray(v, dtype=float).reshape(-1, 3) for c, v in rows.items()}
-        return BastResult(image_ids=scored,
-                          precision={c: a[:, 0] for c, a in arr.items()},
-                          recall={c: a[:, 1] for c, a in arr.items()},
-                          f1={c: a[:, 2] for c, a in arr.items()},
-                          skipped_empty_gold=skipped)
+        return BastResult(
+            image_ids=scored,
+            precision={c: a[:, 0] for c, a in arr.items()},
+            recall={c: a[:, 1] for c, a in arr.items()},
+            f1={c: a[:, 2] for c, a in arr.items()},
+            skipped_empty_gold=skipped,
+        )
 
-    def compute_score(self, references: Mapping[Hashable, Sequence],
-                      candidates: Mapping[Hashable, Sequence]) -> tuple[list[float], np.ndarray]:
+    def compute_score(
+        self, references: Mapping[Hashable, Sequence], candidates: Mapping[Hashable, Sequence]
+    ) -> tuple[list[float], np.ndarray]:
         """``(mean F1 per component, per-image F1 of shape (7, n_images))``; rows = ``labels``.
 
         Images whose gold tuple list is empty are not scored (release rule); the column order
@@ -311,4 +319,5 @@ PAPER_FIGURE5_TEXT = (
     "Figure 5 is a bar chart without printed values. Text (Sec. 7.2): F1 for locatives and "
     "predicates 'quite modest, below 25%'; participants are the easiest, followed by locatives "
     "and predicates; automatic and manual STs order the two systems the same way except for "
-    "locatives (small differences).")
+    "locatives (small differences)."
+)

@@ -77,7 +77,10 @@ def sentence_stats(
 
 
 def bleu_from_stats(
-    testlen: float, reflen: float, guess: Sequence[float], correct: Sequence[float],
+    testlen: float,
+    reflen: float,
+    guess: Sequence[float],
+    correct: Sequence[float],
     smoothing: str = "none",
 ) -> list[float]:
     """Cumulative BLEU-1..N from counts (eq. 3), pycocoevalcap's constants or NIST smoothing."""
@@ -105,7 +108,7 @@ def bleu_from_stats(
             p = correct[k] / denom
         else:
             zeros += 1
-            p = 1.0 / (2.0 ** zeros * denom)
+            p = 1.0 / (2.0**zeros * denom)
         log_sum += math.log(p)
         out.append(math.exp(log_sum / (k + 1)))
     if testlen < reflen:
@@ -144,15 +147,25 @@ class Bleu(CaptionScorer):
         if self.smoothing == "none":
             per_item = bleu_matrix(testlen, reflen, guess, correct)
         else:
-            per_item = np.array([bleu_from_stats(t, r, g, c, self.smoothing)
-                                 for t, r, g, c in zip(testlen, reflen, guess, correct)]).T
-        corpus = bleu_from_stats(int(testlen.sum()), int(reflen.sum()), guess.sum(axis=0),
-                                 correct.sum(axis=0), self.smoothing)
+            per_item = np.array(
+                [
+                    bleu_from_stats(t, r, g, c, self.smoothing)
+                    for t, r, g, c in zip(testlen, reflen, guess, correct)
+                ]
+            ).T
+        corpus = bleu_from_stats(
+            int(testlen.sum()),
+            int(reflen.sum()),
+            guess.sum(axis=0),
+            correct.sum(axis=0),
+            self.smoothing,
+        )
         return corpus, per_item.reshape(n, len(candidates))
 
 
-def corpus_stats(references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens],
-                 max_n: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def corpus_stats(
+    references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens], max_n: int = 4
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised :func:`sentence_stats` of every item: testlen, reflen (n,), guess, correct
     (n, max_n). Clipping counts use the per-item maximum count over references (eq. 1)."""
     import scipy.sparse as sp
@@ -183,8 +196,9 @@ def corpus_stats(references: Sequence[Sequence[Tokens]], candidates: Sequence[To
     return testlen, reflen, guess, correct
 
 
-def bleu_matrix(testlen: np.ndarray, reflen: np.ndarray, guess: np.ndarray,
-                correct: np.ndarray) -> np.ndarray:
+def bleu_matrix(
+    testlen: np.ndarray, reflen: np.ndarray, guess: np.ndarray, correct: np.ndarray
+) -> np.ndarray:
     """Per-item BLEU-1..N (N = guess.shape[1]) with pycocoevalcap's constants: (N, n_items)."""
     ratios = (correct.astype(float) + TINY) / (guess.astype(float) + SMALL)
     prod = np.cumprod(ratios, axis=1)

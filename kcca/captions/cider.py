@@ -47,8 +47,10 @@ from kcca.captions.scorer import CaptionScorer, Tokens
 
 def ngrams_by_order(tokens: Sequence[str], max_n: int = 4) -> list[Counter]:
     """``[Counter of 1-grams, ..., Counter of max_n-grams]`` (keys are token tuples)."""
-    return [Counter(zip(*(tokens[i:] for i in range(n)))) if len(tokens) >= n else Counter()
-            for n in range(1, max_n + 1)]
+    return [
+        Counter(zip(*(tokens[i:] for i in range(n)))) if len(tokens) >= n else Counter()
+        for n in range(1, max_n + 1)
+    ]
 
 
 def document_frequency(refs_counts: Sequence[Sequence[list[Counter]]]) -> Counter:
@@ -93,13 +95,17 @@ def _vectors(counts: list[Counter], idf, normalise_tf: bool) -> tuple[list[dict]
     return vecs, norms
 
 
-def cider_d_reference(references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens],
-                      n: int = 4, sigma: float = 6.0) -> np.ndarray:
+def cider_d_reference(
+    references: Sequence[Sequence[Tokens]],
+    candidates: Sequence[Tokens],
+    n: int = 4,
+    sigma: float = 6.0,
+) -> np.ndarray:
     """Per-item CIDEr-D by direct loops over n-gram dictionaries (the slow, obvious form)."""
     ref_counts = [[ngrams_by_order(r, n) for r in refs] for refs in references]
     cand_counts = [ngrams_by_order(c, n) for c in candidates]
     idf = _idf_lookup(document_frequency(ref_counts), len(candidates))
-    two_s2 = 2.0 * sigma ** 2
+    two_s2 = 2.0 * sigma**2
     scores = np.empty(len(candidates))
     for i, (cc, rcs) in enumerate(zip(cand_counts, ref_counts)):
         vec, norm = _vectors(cc, idf, False)
@@ -108,7 +114,7 @@ def cider_d_reference(references: Sequence[Sequence[Tokens]], candidates: Sequen
         for rc in rcs:
             vref, nref = _vectors(rc, idf, False)
             delta = float(length - (sum(rc[1].values()) if n > 1 else 0))
-            penalty = math.e ** (-(delta ** 2) / two_s2)
+            penalty = math.e ** (-(delta**2) / two_s2)
             for k in range(n):
                 vr = vref[k]
                 val = 0.0
@@ -122,8 +128,9 @@ def cider_d_reference(references: Sequence[Sequence[Tokens]], candidates: Sequen
     return scores
 
 
-def cider_reference(references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens],
-                    n: int = 4) -> np.ndarray:
+def cider_reference(
+    references: Sequence[Sequence[Tokens]], candidates: Sequence[Tokens], n: int = 4
+) -> np.ndarray:
     """Per-item plain CIDEr (eq. 16-18) by direct loops (the slow, obvious form)."""
     ref_counts = [[ngrams_by_order(r, n) for r in refs] for refs in references]
     cand_counts = [ngrams_by_order(c, n) for c in candidates]
@@ -156,8 +163,9 @@ class _CiderBase(CaptionScorer):
         ng, cand, ref, owner = count_items(references, candidates, self.n)
         n_items = len(candidates)
         # document frequency: images whose references contain the n-gram (eq. 16)
-        present = sp.csr_matrix((np.ones(len(owner)), (owner, np.arange(len(owner)))),
-                                shape=(n_items, len(owner))) @ (ref > 0)
+        present = sp.csr_matrix(
+            (np.ones(len(owner)), (owner, np.arange(len(owner)))), shape=(n_items, len(owner))
+        ) @ (ref > 0)
         df = np.asarray((present > 0).sum(axis=0)).ravel()
         idf = math.log(float(n_items)) - np.log(np.maximum(1.0, df))
         if normalise_tf:
@@ -203,7 +211,7 @@ class CiderD(_CiderBase):
         else:
             bigrams = np.zeros_like(lengths)
         delta = (bigrams[:n_items][owner] - bigrams[n_items:]).astype(float)
-        penalty = np.e ** (-(delta ** 2) / (2.0 * self.sigma ** 2))
+        penalty = np.e ** (-(delta**2) / (2.0 * self.sigma**2))
         per_ref = (val * penalty[:, None]).sum(axis=1)
         m = np.bincount(owner, minlength=n_items)
         scores = np.bincount(owner, weights=per_ref, minlength=n_items) / self.n / m * 10.0
@@ -236,6 +244,7 @@ class Cider(_CiderBase):
         denom = norm_c[owner] * norm_r
         cos = np.where(denom != 0, dots / np.where(denom != 0, denom, 1.0), 0.0)
         m = np.bincount(owner, minlength=n_items)
-        scores = (self.scale * np.bincount(owner, weights=cos.sum(axis=1), minlength=n_items)
-                  / self.n / m)
+        scores = (
+            self.scale * np.bincount(owner, weights=cos.sum(axis=1), minlength=n_items) / self.n / m
+        )
         return float(np.mean(scores)), scores

@@ -32,19 +32,20 @@ def _read_json(path: str | os.PathLike, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CaptionInputError(
-            f"{p}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+            f"{p}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
 
 
 def _image_id(entry: Any, where: str) -> Hashable:
     if not isinstance(entry, dict):
-        raise CaptionInputError(f"{where} is a {type(entry).__name__}, expected an object "
-                                'with "image_id" and "caption"')
+        raise CaptionInputError(
+            f'{where} is a {type(entry).__name__}, expected an object with "image_id" and "caption"'
+        )
     if "image_id" not in entry:
         raise CaptionInputError(f'{where} has no "image_id"')
     iid = entry["image_id"]
     if isinstance(iid, bool) or not isinstance(iid, (int, str)):
-        raise CaptionInputError(f'{where}: "image_id" must be an integer or a string, '
-                                f"not {iid!r}")
+        raise CaptionInputError(f'{where}: "image_id" must be an integer or a string, not {iid!r}')
     return iid
 
 
@@ -59,8 +60,9 @@ def _caption(entry: dict, where: str, allow_empty: bool = False) -> str:
     return cap
 
 
-def load_coco_references(path: str | os.PathLike, *, allow_empty: bool = False
-                         ) -> dict[Hashable, list[str]]:
+def load_coco_references(
+    path: str | os.PathLike, *, allow_empty: bool = False
+) -> dict[Hashable, list[str]]:
     """Reference captions of a COCO annotation file: image id -> captions (file order).
 
     A blank caption is an error unless ``allow_empty`` (see
@@ -70,8 +72,7 @@ def load_coco_references(path: str | os.PathLike, *, allow_empty: bool = False
     refs: dict[Hashable, list[str]] = {}
     if isinstance(data, dict):
         if "annotations" not in data:
-            raise CaptionInputError(f'{path}: a COCO annotation file needs an "annotations" '
-                                    "list")
+            raise CaptionInputError(f'{path}: a COCO annotation file needs an "annotations" list')
         anns = data["annotations"]
         images = data.get("images", [])
         if not isinstance(images, list):
@@ -84,8 +85,10 @@ def load_coco_references(path: str | os.PathLike, *, allow_empty: bool = False
     elif isinstance(data, list):
         anns, label = data, "entry"
     else:
-        raise CaptionInputError(f"{path}: expected a COCO annotation object or a list of "
-                                f"annotations, found {type(data).__name__}")
+        raise CaptionInputError(
+            f"{path}: expected a COCO annotation object or a list of "
+            f"annotations, found {type(data).__name__}"
+        )
     if not isinstance(anns, list):
         raise CaptionInputError(f'{path}: "annotations" must be a list')
     for n, ann in enumerate(anns):
@@ -97,8 +100,7 @@ def load_coco_references(path: str | os.PathLike, *, allow_empty: bool = False
     return refs
 
 
-def load_coco_results(path: str | os.PathLike, *, allow_empty: bool = False
-                      ) -> dict[Hashable, str]:
+def load_coco_results(path: str | os.PathLike, *, allow_empty: bool = False) -> dict[Hashable, str]:
     """Candidate captions of a COCO result file: image id -> caption (one per image).
 
     A blank caption is an error unless ``allow_empty``.
@@ -107,8 +109,10 @@ def load_coco_results(path: str | os.PathLike, *, allow_empty: bool = False
     if isinstance(data, dict) and "annotations" in data:
         data = data["annotations"]
     if not isinstance(data, list):
-        raise CaptionInputError(f'{path}: a result file is a list of {{"image_id", '
-                                f'"caption"}} objects, found {type(data).__name__}')
+        raise CaptionInputError(
+            f'{path}: a result file is a list of {{"image_id", '
+            f'"caption"}} objects, found {type(data).__name__}'
+        )
     if not data:
         raise CaptionInputError(f"{path}: no candidate captions")
     out: dict[Hashable, str] = {}
@@ -118,30 +122,37 @@ def load_coco_results(path: str | os.PathLike, *, allow_empty: bool = False
         iid = _image_id(entry, where)
         cap = _caption(entry, where, allow_empty)
         if iid in out:
-            raise CaptionInputError(f"{where}: second caption for image id {iid!r} (first at "
-                                    f"entry [{first[iid]}]); a result file has one per image")
+            raise CaptionInputError(
+                f"{where}: second caption for image id {iid!r} (first at "
+                f"entry [{first[iid]}]); a result file has one per image"
+            )
         out[iid] = cap
         first[iid] = n
     return out
 
 
-def check_id_types(references: dict, candidates: dict, ref_path: Any = "", cand_path: Any = ""
-                   ) -> None:
+def check_id_types(
+    references: dict, candidates: dict, ref_path: Any = "", cand_path: Any = ""
+) -> None:
     """Fail early, with a hint, when candidate ids are unknown only because of their type."""
     for iid in candidates:
         if iid not in references:
             alt = str(iid) if isinstance(iid, int) else (int(iid) if str(iid).isdigit() else None)
             hint = ""
             if alt is not None and alt in references:
-                hint = (f" (the references have {alt!r}: image ids must have the same type, "
-                        "number or string, in both files)")
+                hint = (
+                    f" (the references have {alt!r}: image ids must have the same type, "
+                    "number or string, in both files)"
+                )
             raise CaptionInputError(
                 f"{cand_path}: candidate for image id {iid!r} has no reference captions in "
-                f"{ref_path}{hint}")
+                f"{ref_path}{hint}"
+            )
 
 
-def write_per_item_json(path: str | os.PathLike, records: list[dict], corpus: dict,
-                        extra: dict | None = None) -> None:
+def write_per_item_json(
+    path: str | os.PathLike, records: list[dict], corpus: dict, extra: dict | None = None
+) -> None:
     """Write ``{"corpus": {...}, "per_item": [{"image_id", metric: score, ...}], ...}``."""
     from kcca.cache import write_text_atomic
 

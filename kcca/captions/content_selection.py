@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import (TYPE_CHECKING, AbstractSet, Callable, Hashable, Iterable, Mapping, Sequence)
+from typing import TYPE_CHECKING, AbstractSet, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -81,9 +81,14 @@ EMPTY_SELECTION = ("zero", "one")
 EMPTY_DESCRIPTION = ("skip", "zero")
 
 
-def image_prf(gold: Sequence[AbstractSet], selected: AbstractSet, *,
-              empty_selection: str = "zero", empty_description: str = "skip",
-              image_id: Hashable = "?") -> tuple[float, float, float]:
+def image_prf(
+    gold: Sequence[AbstractSet],
+    selected: AbstractSet,
+    *,
+    empty_selection: str = "zero",
+    empty_description: str = "skip",
+    image_id: Hashable = "?",
+) -> tuple[float, float, float]:
     """P, R, F of one image (eq. 1-3) with the open cases defined in the module docstring."""
     if empty_selection not in EMPTY_SELECTION:
         raise ValueError(f"empty_selection must be one of {EMPTY_SELECTION}")
@@ -94,7 +99,8 @@ def image_prf(gold: Sequence[AbstractSet], selected: AbstractSet, *,
     gold = [frozenset(g) for g in gold]
     if not any(gold):
         raise ContentSelectionError(
-            f"image {image_id!r}: every gold description references no concept (empty gold)")
+            f"image {image_id!r}: every gold description references no concept (empty gold)"
+        )
     s = frozenset(selected)
     if not s:
         return (1.0 if empty_selection == "one" else 0.0), 0.0, 0.0
@@ -143,16 +149,20 @@ class ContentSelectionScorer:
     name = "content_selection"
     labels = ("P", "R", "F")
 
-    def __init__(self, empty_selection: str = "zero", empty_description: str = "skip",
-                 missing: str = "error"):
+    def __init__(
+        self, empty_selection: str = "zero", empty_description: str = "skip", missing: str = "error"
+    ):
         if missing not in ("error", "empty"):
             raise ValueError("missing must be 'error' or 'empty'")
         self.empty_selection = empty_selection
         self.empty_description = empty_description
         self.missing = missing
 
-    def score(self, references: Mapping[Hashable, Sequence[AbstractSet]],
-              candidates: Mapping[Hashable, AbstractSet]) -> ContentSelectionResult:
+    def score(
+        self,
+        references: Mapping[Hashable, Sequence[AbstractSet]],
+        candidates: Mapping[Hashable, AbstractSet],
+    ) -> ContentSelectionResult:
         if not isinstance(references, Mapping) or not isinstance(candidates, Mapping):
             raise ContentSelectionError("references and candidates must be dicts keyed by image id")
         if not candidates:
@@ -160,8 +170,9 @@ class ContentSelectionScorer:
         ids = list(candidates)
         for cid in ids:
             if cid not in references:
-                raise ContentSelectionError(f"candidate image id {cid!r} has no gold "
-                                            f"descriptions (unknown image id)")
+                raise ContentSelectionError(
+                    f"candidate image id {cid!r} has no gold descriptions (unknown image id)"
+                )
         for rid in references:
             if rid not in candidates:
                 if self.missing == "error":
@@ -172,13 +183,21 @@ class ContentSelectionScorer:
             refs = references[i]
             if isinstance(refs, (str, bytes)) or not isinstance(refs, Sequence):
                 raise ContentSelectionError(
-                    f"gold of image {i!r} must be a list of concept sets, "
-                    f"not {type(refs).__name__}")
-            gold = [_check_sets(g, f"gold description {m} of image {i!r}")
-                    for m, g in enumerate(refs)]
+                    f"gold of image {i!r} must be a list of concept sets, not {type(refs).__name__}"
+                )
+            gold = [
+                _check_sets(g, f"gold description {m} of image {i!r}") for m, g in enumerate(refs)
+            ]
             sel = _check_sets(candidates.get(i, ()), f"selection of image {i!r}")
-            rows.append(image_prf(gold, sel, empty_selection=self.empty_selection,
-                                  empty_description=self.empty_description, image_id=i))
+            rows.append(
+                image_prf(
+                    gold,
+                    sel,
+                    empty_selection=self.empty_selection,
+                    empty_description=self.empty_description,
+                    image_id=i,
+                )
+            )
         a = np.asarray(rows, dtype=float)
         return ContentSelectionResult(ids, a[:, 0], a[:, 1], a[:, 2])
 
@@ -188,9 +207,12 @@ class ContentSelectionScorer:
         return list(res.mean()), np.vstack([res.precision, res.recall, res.f1])
 
 
-def upper_bound(references: Mapping[Hashable, Sequence[AbstractSet]], *,
-                empty_selection: str = "zero", empty_description: str = "skip"
-                ) -> ContentSelectionResult:
+def upper_bound(
+    references: Mapping[Hashable, Sequence[AbstractSet]],
+    *,
+    empty_selection: str = "zero",
+    empty_description: str = "skip",
+) -> ContentSelectionResult:
     """Human upper bound (Section 5): each description against the image's others.
 
     An image needs at least two descriptions. A rotation whose held-out description is empty
@@ -201,15 +223,23 @@ def upper_bound(references: Mapping[Hashable, Sequence[AbstractSet]], *,
     for i, refs in references.items():
         sets = [_check_sets(g, f"gold description {m} of image {i!r}") for m, g in enumerate(refs)]
         if len(sets) < 2:
-            raise ContentSelectionError(f"image {i!r} has {len(sets)} description(s); the upper "
-                                        f"bound needs at least 2")
+            raise ContentSelectionError(
+                f"image {i!r} has {len(sets)} description(s); the upper bound needs at least 2"
+            )
         rot = []
         for m in range(len(sets)):
-            others = sets[:m] + sets[m + 1:]
+            others = sets[:m] + sets[m + 1 :]
             if not any(others):
                 continue
-            rot.append(image_prf(others, sets[m], empty_selection=empty_selection,
-                                 empty_description=empty_description, image_id=i))
+            rot.append(
+                image_prf(
+                    others,
+                    sets[m],
+                    empty_selection=empty_selection,
+                    empty_description=empty_description,
+                    image_id=i,
+                )
+            )
         if not rot:
             raise ContentSelectionError(f"image {i!r}: no description has a concept")
         ids.append(i)
@@ -265,7 +295,7 @@ def _check_k(k: int | None, n: int) -> int:
 
 def select(ranking: Sequence[Hashable], k: int | None) -> frozenset:
     """The first ``min(k, len(ranking))`` box ids of a ranking, as a set."""
-    return frozenset(ranking[:_check_k(k, len(ranking))])
+    return frozenset(ranking[: _check_k(k, len(ranking))])
 
 
 def random_ranking(image: BoxImage, seed: int | np.random.Generator) -> list[Hashable]:
@@ -284,8 +314,9 @@ def size_ranking(image: BoxImage) -> list[Hashable]:
 def position_ranking(image: BoxImage) -> list[Hashable]:
     """Boxes by distance of the centroid to the image centre, nearest first (Section 4.1 (ii))."""
     if image.width <= 0 or image.height <= 0:
-        raise ContentSelectionError(f"image {image.image_id!r}: the position cue needs the "
-                                    f"image width and height")
+        raise ContentSelectionError(
+            f"image {image.image_id!r}: the position cue needs the image width and height"
+        )
     cx, cy = image.width / 2, image.height / 2
 
     def dist(i: int) -> float:
@@ -300,8 +331,10 @@ def _check_sequences(sequences: Iterable[Sequence[str]]) -> list[list[str]]:
     out = []
     for j, seq in enumerate(sequences):
         if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence):
-            raise ContentSelectionError(f"training description {j} must be a sequence of concept "
-                                        f"labels, not {type(seq).__name__}")
+            raise ContentSelectionError(
+                f"training description {j} must be a sequence of concept "
+                f"labels, not {type(seq).__name__}"
+            )
         out.append([str(c) for c in seq])
     if not out:
         raise ContentSelectionError("no training descriptions to fit the prior on")
@@ -321,8 +354,9 @@ class UnigramPrior:
 
     def ranking(self, image: BoxImage) -> list[Hashable]:
         """Boxes by training frequency of their label, most frequent first; ties by input order."""
-        idx = sorted(range(len(image.boxes)),
-                     key=lambda i: (-self.counts_.get(image.boxes[i].label, 0), i))
+        idx = sorted(
+            range(len(image.boxes)), key=lambda i: (-self.counts_.get(image.boxes[i].label, 0), i)
+        )
         return [image.boxes[i].box_id for i in idx]
 
 
@@ -399,8 +433,9 @@ def fuse_rankings(full: Sequence[Hashable], partial: Sequence[Hashable]) -> list
         raise ContentSelectionError("the full ranking repeats a box")
     unknown = [b for b in partial if b not in set(full)]
     if unknown or len(set(partial)) != len(partial):
-        raise ContentSelectionError(f"the partial ranking has unknown or repeated boxes: "
-                                    f"{unknown[:3] or partial}")
+        raise ContentSelectionError(
+            f"the partial ranking has unknown or repeated boxes: {unknown[:3] or partial}"
+        )
     n, ns = len(full), len(partial)
     r_full = {b: i + 1 for i, b in enumerate(full)}
     r_part = {b: i + 1.0 for i, b in enumerate(partial)}
@@ -420,8 +455,13 @@ class CaptionConcepts:
         stop_words: words never taken as concepts (default NLTK's English list).
     """
 
-    def __init__(self, kind: str = "lemma", tagger: Callable[[list[str]], list[str]] | None = None,
-                 tagger_kind: str = "ngram", stop_words: AbstractSet[str] | None = None):
+    def __init__(
+        self,
+        kind: str = "lemma",
+        tagger: Callable[[list[str]], list[str]] | None = None,
+        tagger_kind: str = "ngram",
+        stop_words: AbstractSet[str] | None = None,
+    ):
         if kind not in ("lemma", "synset"):
             raise ValueError(f"kind must be 'lemma' or 'synset', got {kind!r}")
         self.kind = kind
@@ -503,8 +543,12 @@ def evaluate_caption_baselines(
     bi = BigramPrior(min_count=min_count).fit(train)
     rng = np.random.default_rng(seed)
     refs = {i: [frozenset(c) for c in caps] for i, caps in gold.items()}
-    rankings: dict[str, dict[Hashable, list]] = {"random": {}, "unigram": {}, "bigram": {},
-                                                 "bigram+unigram": {}}
+    rankings: dict[str, dict[Hashable, list]] = {
+        "random": {},
+        "unigram": {},
+        "bigram": {},
+        "bigram+unigram": {},
+    }
     for i, caps in gold.items():
         pool = caption_pool(caps, i)
         rankings["random"][i] = random_ranking(pool, rng)
@@ -512,5 +556,7 @@ def evaluate_caption_baselines(
         rankings["bigram"][i] = bi.ranking(pool)
         rankings["bigram+unigram"][i] = fuse_rankings(rankings["unigram"][i], rankings["bigram"][i])
     scorer = ContentSelectionScorer()
-    return {name: [scorer.score(refs, {i: select(r, k) for i, r in rk.items()}) for k in ks]
-            for name, rk in rankings.items()}
+    return {
+        name: [scorer.score(refs, {i: select(r, k) for i, r in rk.items()}) for k in ks]
+        for name, rk in rankings.items()
+    }

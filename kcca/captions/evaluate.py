@@ -70,8 +70,10 @@ class CaptionEvaluation:
 
     def per_item_records(self) -> list[dict[str, Any]]:
         """``[{"image_id": id, label: score, ...}, ...]`` for JSON output."""
-        return [{"image_id": i, **{k: float(v[n]) for k, v in self.per_item.items()}}
-                for n, i in enumerate(self.ids)]
+        return [
+            {"image_id": i, **{k: float(v[n]) for k, v in self.per_item.items()}}
+            for n, i in enumerate(self.ids)
+        ]
 
 
 def evaluate_captions(
@@ -103,12 +105,15 @@ def evaluate_captions(
     # tuples all the way down: immutable, so the n-gram counts can be shared between metrics
     ref_tokens = tuple(tuple(tuple(tok(r)) for r in rs) for rs in refs)
     cand_tokens = tuple(tuple(tok(c)) for c in cands)
-    result = CaptionEvaluation(ids=ids, tokenized=tokenize,
-                               unscored_reference_ids=unscored_reference_ids(references,
-                                                                             candidates))
+    result = CaptionEvaluation(
+        ids=ids,
+        tokenized=tokenize,
+        unscored_reference_ids=unscored_reference_ids(references, candidates),
+    )
     result.empty_candidate_ids = [i for i, t in zip(ids, cand_tokens) if not t]
-    result.empty_reference_ids = [(i, j) for i, rs in zip(ids, ref_tokens)
-                                  for j, t in enumerate(rs) if not t]
+    result.empty_reference_ids = [
+        (i, j) for i, rs in zip(ids, ref_tokens) for j, t in enumerate(rs) if not t
+    ]
     if not allow_empty:
         _check_not_empty(result, dict(zip(ids, cands)), dict(zip(ids, refs)))
     params = metric_params or {}
@@ -129,15 +134,21 @@ def evaluate_captions(
     return result
 
 
-def _phrases(ids: Sequence[Any], text: Callable[[Any], str], what: Callable[[Any], str],
-             shown: int) -> str:
+def _phrases(
+    ids: Sequence[Any], text: Callable[[Any], str], what: Callable[[Any], str], shown: int
+) -> str:
     out = [f"{what(k)} ({text(k)!r:.40})" for k in ids[:shown]]
     more = f", and {len(ids) - shown} more" if len(ids) > shown else ""
     return ", ".join(out) + more
 
 
-def _check_not_empty(result: CaptionEvaluation, candidates: Mapping[Hashable, str],
-                     references: Mapping[Hashable, Sequence[str]], *, shown: int = 20) -> None:
+def _check_not_empty(
+    result: CaptionEvaluation,
+    candidates: Mapping[Hashable, str],
+    references: Mapping[Hashable, Sequence[str]],
+    *,
+    shown: int = 20,
+) -> None:
     """Raise :class:`EmptyCaptionError` naming the empty captions of ``result`` (up to
     ``shown`` of each kind, with their raw text)."""
     cands, refs = result.empty_candidate_ids, result.empty_reference_ids
@@ -146,11 +157,18 @@ def _check_not_empty(result: CaptionEvaluation, candidates: Mapping[Hashable, st
     after = " after tokenisation" if result.tokenized else ""
     parts = []
     if cands:
-        parts.append(f"{len(cands)} candidate caption(s) have no words{after}: "
-                     + _phrases(cands, lambda i: candidates[i], lambda i: f"image id {i!r}",
-                                shown))
+        parts.append(
+            f"{len(cands)} candidate caption(s) have no words{after}: "
+            + _phrases(cands, lambda i: candidates[i], lambda i: f"image id {i!r}", shown)
+        )
     if refs:
-        parts.append(f"{len(refs)} reference caption(s) have no words{after}: "
-                     + _phrases(refs, lambda k: references[k[0]][k[1]],
-                                lambda k: f"image id {k[0]!r} reference {k[1]}", shown))
+        parts.append(
+            f"{len(refs)} reference caption(s) have no words{after}: "
+            + _phrases(
+                refs,
+                lambda k: references[k[0]][k[1]],
+                lambda k: f"image id {k[0]!r} reference {k[1]}",
+                shown,
+            )
+        )
     raise EmptyCaptionError("; ".join(parts), candidate_ids=cands, reference_ids=refs)

@@ -47,8 +47,10 @@ log = logging.getLogger(__name__)
 GOLD_FILE = "clean_images_annotations.txt"
 ALL_FILE = "all_annotations.txt"
 MODEL_FILES = {"model1": "model1_gold.txt", "model2": "model2_gold.txt"}
-CAPTION_FILES = {"model1": "cap_visen_NTR_m1_flickr_clean.withindex.txt.done",
-                 "model2": "cap_visen_NTR_m2_flickr_clean.withindex.txt.done"}
+CAPTION_FILES = {
+    "model1": "cap_visen_NTR_m1_flickr_clean.withindex.txt.done",
+    "model2": "cap_visen_NTR_m2_flickr_clean.withindex.txt.done",
+}
 IMAGE_LIST_FILE = "clean_image_list.txt"
 
 
@@ -117,12 +119,14 @@ def _literal(path: Path, number: int, field: str, text: str):
     except (ValueError, SyntaxError) as exc:
         repaired = _repair(text) if field != "LOC_TYPE" else None
         if repaired is not None:
-            log.warning("%s:%d: repaired malformed %s field %r as %r", path, number, field,
-                        text, repaired)
+            log.warning(
+                "%s:%d: repaired malformed %s field %r as %r", path, number, field, text, repaired
+            )
             return repaired
         raise DataError(
             f"{path}:{number}: malformed {field} value {text[:60]!r}: expected a Python literal "
-            f"pair like (['6'], ['kneeling']) ({type(exc).__name__})") from None
+            f"pair like (['6'], ['kneeling']) ({type(exc).__name__})"
+        ) from None
 
 
 _POSITION_OK = set("0123456789-")
@@ -132,8 +136,9 @@ def _spans(path: Path, number: int, field: str, text: str) -> tuple[tuple[Span, 
     """Parse an ``(idx, span)`` field into spans; returns ``(spans, tacit)``."""
     value = _literal(path, number, field, text)
     if not (isinstance(value, tuple) and len(value) == 2):
-        raise DataError(f"{path}:{number}: {field} must be a pair (positions, spans), "
-                        f"got {text[:60]!r}")
+        raise DataError(
+            f"{path}:{number}: {field} must be a pair (positions, spans), got {text[:60]!r}"
+        )
     positions, texts = value
     if texts is None:
         if positions not in ([], None):
@@ -142,8 +147,10 @@ def _spans(path: Path, number: int, field: str, text: str) -> tuple[tuple[Span, 
     if not isinstance(positions, list) or not isinstance(texts, list):
         raise DataError(f"{path}:{number}: {field} must hold two lists, got {text[:60]!r}")
     if len(positions) != len(texts):
-        raise DataError(f"{path}:{number}: {field} has {len(positions)} positions for "
-                        f"{len(texts)} spans: {text[:60]!r}")
+        raise DataError(
+            f"{path}:{number}: {field} has {len(positions)} positions for "
+            f"{len(texts)} spans: {text[:60]!r}"
+        )
     if texts == [TACIT]:
         return (), True
     spans = []
@@ -162,7 +169,8 @@ def parse_tuple_line(path: Path, number: int, text: str) -> SemanticTuple:
     if len(parts) != 15 or tuple(parts[1:15:2]) != FIELD_NAMES:
         raise DataError(
             f"{path}:{number}: malformed line {text[:80]!r}: expected 15 ';'-separated fields "
-            f"ID;FNAME;img#n;PRED;...;A0;...;A1;...;LOC_HEAD;...;LOC_PREP;...;LOC_TYPE;...")
+            f"ID;FNAME;img#n;PRED;...;A0;...;A1;...;LOC_HEAD;...;LOC_PREP;...;LOC_TYPE;..."
+        )
     ann_id, caption_id = parts[0].strip(), parts[2].strip()
     if "#" not in caption_id:
         raise DataError(f"{path}:{number}: caption id {caption_id!r} is not IMAGE.jpg#N")
@@ -182,12 +190,19 @@ def parse_tuple_line(path: Path, number: int, text: str) -> SemanticTuple:
         raise DataError(f"{path}:{number}: LOC_TYPE must be a pair, got {fields['LOC_TYPE']!r}")
     loc_types = tuple(types[1]) if isinstance(types[1], list) else ()
     return SemanticTuple(
-        annotation_id=ann_id, image_id=image_id, caption_index=int(idx),
-        predicate=parsed["PRED"], agents=parsed["A0"], patients=parsed["A1"],
-        loc_heads=parsed["LOC_HEAD"], loc_preps=parsed["LOC_PREP"], loc_types=loc_types,
+        annotation_id=ann_id,
+        image_id=image_id,
+        caption_index=int(idx),
+        predicate=parsed["PRED"],
+        agents=parsed["A0"],
+        patients=parsed["A1"],
+        loc_heads=parsed["LOC_HEAD"],
+        loc_preps=parsed["LOC_PREP"],
+        loc_types=loc_types,
         predicate_tacit="PRED" in tacit,
         tacit_arguments=tuple(t for t in tacit if t != "PRED"),
-        source=f"{path}:{number}")
+        source=f"{path}:{number}",
+    )
 
 
 def read_tuples(path: str | Path) -> list[SemanticTuple]:
@@ -228,13 +243,16 @@ def read_generated_captions(path: str | Path) -> dict[str, str]:
     for number, text in numbered_lines(path):
         fields = text.split("\t")
         if len(fields) < 5:
-            raise DataError(f"{path}:{number}: malformed token line {text[:80]!r}: expected at "
-                            f"least 5 tab-separated fields (n, caption id, position, word, lemma)")
+            raise DataError(
+                f"{path}:{number}: malformed token line {text[:80]!r}: expected at "
+                f"least 5 tab-separated fields (n, caption id, position, word, lemma)"
+            )
         try:
             pos = int(fields[2])
         except ValueError:
-            raise DataError(f"{path}:{number}: token position {fields[2]!r} is not an integer"
-                            ) from None
+            raise DataError(
+                f"{path}:{number}: token position {fields[2]!r} is not an integer"
+            ) from None
         words.setdefault(fields[1].strip(), []).append((pos, fields[3].strip()))
     return {cid: " ".join(w for _, w in sorted(ws)) for cid, ws in words.items()}
 
@@ -250,8 +268,11 @@ class FlickrST:
 
     def summary(self) -> dict[str, int]:
         n_caps = len({t.caption_id for ts in self.gold.values() for t in ts})
-        return {"images": len(self.gold), "captions": n_caps,
-                "tuples": sum(len(v) for v in self.gold.values())}
+        return {
+            "images": len(self.gold),
+            "captions": n_caps,
+            "tuples": sum(len(v) for v in self.gold.values()),
+        }
 
 
 def load_flickr_st(folder: str | Path) -> FlickrST:
@@ -268,16 +289,19 @@ def load_flickr_st(folder: str | Path) -> FlickrST:
     missing = [i for i in image_list if i not in gold]
     extra = [i for i in gold if i not in set(image_list)]
     if missing or extra:
-        raise DataError(f"{folder / GOLD_FILE}: gold images differ from {IMAGE_LIST_FILE}: "
-                        f"missing {missing[:3]}, not listed {extra[:3]}")
+        raise DataError(
+            f"{folder / GOLD_FILE}: gold images differ from {IMAGE_LIST_FILE}: "
+            f"missing {missing[:3]}, not listed {extra[:3]}"
+        )
     systems: dict[str, dict[str, list[SemanticTuple]]] = {}
     captions: dict[str, dict[str, str]] = {}
     for name, fname in MODEL_FILES.items():
         by_image = tuples_by_image(read_tuples(folder / fname))
         for image_id, ts in by_image.items():
             if image_id not in gold:
-                raise DataError(f"{ts[0].source}: image {image_id!r} has no gold tuples "
-                                f"(unknown image id)")
+                raise DataError(
+                    f"{ts[0].source}: image {image_id!r} has no gold tuples (unknown image id)"
+                )
         systems[name] = by_image
         cap_path = folder / CAPTION_FILES[name]
         captions[name] = read_generated_captions(cap_path) if cap_path.is_file() else {}

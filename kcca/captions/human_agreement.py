@@ -38,8 +38,12 @@ from kcca.captions.scorer import CaptionInputError
 from kcca.captions.tokenizer import tokenize
 
 CHEN_TABLE_I = {  # Chen et al. (2015), Table I: an extra human caption vs 5 (c5) / 40 (c40)
-    "BLEU-1": (0.663, 0.880), "BLEU-2": (0.469, 0.744), "BLEU-3": (0.321, 0.603),
-    "BLEU-4": (0.217, 0.471), "METEOR": (0.252, 0.335), "ROUGE-L": (0.484, 0.626),
+    "BLEU-1": (0.663, 0.880),
+    "BLEU-2": (0.469, 0.744),
+    "BLEU-3": (0.321, 0.603),
+    "BLEU-4": (0.217, 0.471),
+    "METEOR": (0.252, 0.335),
+    "ROUGE-L": (0.484, 0.626),
     "CIDEr-D": (0.854, 0.910),
 }
 NOT_COMPARABLE = (
@@ -62,8 +66,10 @@ def leave_one_out_metrics(
     """
     counts = {len(c) for c in captions.values()}
     if len(counts) != 1 or min(counts) < 2:
-        raise CaptionInputError(f"leave-one-out needs the same number (>= 2) of captions per "
-                                f"image; found counts {sorted(counts)}")
+        raise CaptionInputError(
+            f"leave-one-out needs the same number (>= 2) of captions per "
+            f"image; found counts {sorted(counts)}"
+        )
     m = counts.pop()
     per_rotation: dict[str, list[float]] = {}
     unavailable: dict[str, str] = {}
@@ -74,8 +80,9 @@ def leave_one_out_metrics(
         for label, score in ev.corpus.items():
             per_rotation.setdefault(label, []).append(score)
         unavailable.update(ev.unavailable)
-    out = {label: {"mean": float(np.mean(v)), "per_rotation": v}
-           for label, v in per_rotation.items()}
+    out = {
+        label: {"mean": float(np.mean(v)), "per_rotation": v} for label, v in per_rotation.items()
+    }
     for name, why in unavailable.items():
         out[name.upper()] = {"unavailable": why}
     return out
@@ -144,13 +151,18 @@ def word_agreement(
     sets = caption_word_sets(captions)
     counts = {len(s) for s in sets.values()}
     if len(counts) != 1 or min(counts) < 2:
-        raise CaptionInputError(f"word agreement needs the same number (>= 2) of captions "
-                                f"per image; found counts {sorted(counts)}")
+        raise CaptionInputError(
+            f"word agreement needs the same number (>= 2) of captions "
+            f"per image; found counts {sorted(counts)}"
+        )
     m = counts.pop()
     if words is None:
         df = Counter(w for caps in sets.values() for s in caps for w in s)
-        ranked = [w for w, _ in sorted(df.items(), key=lambda x: (-x[1], x[0]))
-                  if not stop_words or w not in stop_words]
+        ranked = [
+            w
+            for w, _ in sorted(df.items(), key=lambda x: (-x[1], x[0]))
+            if not stop_words or w not in stop_words
+        ]
         words = ranked[:vocabulary_size]
     words = list(words)
     index = {w: j for j, w in enumerate(words)}
@@ -170,8 +182,12 @@ def word_agreement(
     for a, k in enumerate(ks):
         # held-out captions containing w: n of them, each with n - 1 positives among others
         tp[a] = (n * (n - 1)).sum(axis=0) * k / others
-        p_none = np.array([math.comb(others - (c - 1), k) / math.comb(others, k) if c > 0
-                           else 0.0 for c in range(m + 1)])
+        p_none = np.array(
+            [
+                math.comb(others - (c - 1), k) / math.comb(others, k) if c > 0 else 0.0
+                for c in range(m + 1)
+            ]
+        )
         fp[a] = (n * p_none[n]).sum(axis=0)
         cw[a] = n.sum(axis=0) * k  # sum over the m held-out choices of E[c]
     return WordAgreement(words=words, ks=ks, tp=tp, fp=fp, cw=cw, n_images=len(sets))
@@ -184,8 +200,9 @@ def model_precision(p: np.ndarray | float, k: int) -> np.ndarray:
         return np.where(p > 0, p * k / (p * k + (1 - p) ** k), 0.0)
 
 
-def precision_at_human_recall(scores: np.ndarray, positives: np.ndarray,
-                              human_recall: float) -> float:
+def precision_at_human_recall(
+    scores: np.ndarray, positives: np.ndarray, human_recall: float
+) -> float:
     """PHR: a system's weighted precision at recall ``human_recall`` for one word.
 
     Args:
@@ -239,16 +256,23 @@ def human_agreement_report(
         "chen2015_table1_c5_c40": CHEN_TABLE_I,
         "word_agreement": {
             "vocabulary_size": len(wa.words),
-            "per_k_all_words": {str(k): {"precision": p, "recall": r}
-                                for k, (p, r) in overall.items()},
+            "per_k_all_words": {
+                str(k): {"precision": p, "recall": r} for k, (p, r) in overall.items()
+            },
             "model_fit_k": kmax,
             "model_mean_abs_precision_error": float(np.mean(np.abs(model - prec[valid]))),
             "phr_model_all_words": float(model_precision(r_all, kmax)),
             "human_precision_all_words": p_all,
             "human_recall_all_words": r_all,
-            "words": [{"word": w, "recall": float(rec[j]), "precision": float(prec[j]),
-                       "model_precision_at_human_recall": float(model_precision(rec[j], kmax))}
-                      for j, w in enumerate(wa.words[:50])],
+            "words": [
+                {
+                    "word": w,
+                    "recall": float(rec[j]),
+                    "precision": float(prec[j]),
+                    "model_precision_at_human_recall": float(model_precision(rec[j], kmax)),
+                }
+                for j, w in enumerate(wa.words[:50])
+            ],
         },
     }
     if plot_path:
@@ -278,16 +302,26 @@ def plot_word_agreement(wa: WordAgreement, path: str) -> None:
     for j in range(min(15, len(wa.words))):
         if ok[j]:
             ax.annotate(wa.words[j], (rec[j], prec[j]), fontsize=7)
-    ax.set(xlabel="human recall", ylabel="human precision", xlim=(0, 1), ylim=(0, 1),
-           title=f"Flickr 8K word agreement ({len(wa.words)} words)")
+    ax.set(
+        xlabel="human recall",
+        ylabel="human precision",
+        xlim=(0, 1),
+        ylim=(0, 1),
+        title=f"Flickr 8K word agreement ({len(wa.words)} words)",
+    )
     ax.legend(loc="lower right", fontsize=8)
     ax = axes[1]
     for i, k in enumerate(wa.ks):
         pk, rk = wa.overall()[k]
         ax.plot(p, model_precision(p, k), color=f"C{i}", lw=1)
         ax.scatter([rk], [pk], color=f"C{i}", s=30, label=f"k = {k}: P {pk:.2f}, R {rk:.2f}")
-    ax.set(xlabel="human recall", ylabel="human precision", xlim=(0, 1), ylim=(0, 1),
-           title="all words, k references (model curves)")
+    ax.set(
+        xlabel="human recall",
+        ylabel="human precision",
+        xlim=(0, 1),
+        ylim=(0, 1),
+        title="all words, k references (model curves)",
+    )
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, format=Path(path).suffix[1:] or "png"))

@@ -61,8 +61,9 @@ class KeywordInputError(DataError):
 
 def _check_tokens(tokens, what: str) -> list[str]:
     if isinstance(tokens, str) or not isinstance(tokens, Sequence):
-        raise KeywordInputError(f"{what} must be a list of keyword strings, "
-                                f"not {type(tokens).__name__}")
+        raise KeywordInputError(
+            f"{what} must be a list of keyword strings, not {type(tokens).__name__}"
+        )
     for t in tokens:
         if not isinstance(t, str) or not t.strip():
             raise KeywordInputError(f"{what} holds an empty or non-string keyword {t!r}")
@@ -95,18 +96,22 @@ def _dedupe(keywords: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(keywords))
 
 
-def _check_inputs(gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]]
-                  ) -> list[Hashable]:
+def _check_inputs(
+    gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]]
+) -> list[Hashable]:
     if not isinstance(gold, Mapping) or not isinstance(system, Mapping):
         raise KeywordInputError("gold and system must be dicts keyed by image id")
     for i in system:
         if i not in gold:
-            raise KeywordInputError(f"system keywords for image id {i!r}, which has no gold "
-                                    f"(unknown image id)")
+            raise KeywordInputError(
+                f"system keywords for image id {i!r}, which has no gold (unknown image id)"
+            )
     for i in gold:
         if i not in system:
-            raise KeywordInputError(f"gold image id {i!r} has no system entry (give an empty "
-                                    f"list for an image the system does not annotate)")
+            raise KeywordInputError(
+                f"gold image id {i!r} has no system entry (give an empty "
+                f"list for an image the system does not annotate)"
+            )
         if not gold[i]:
             raise KeywordInputError(f"image {i!r} has an empty gold")
         _check_tokens(system[i], f"system keywords of image {i!r}")
@@ -136,8 +141,9 @@ class TopKResult:
         return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
-def topk_prf(gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]],
-             k: int = 10) -> TopKResult:
+def topk_prf(
+    gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]], k: int = 10
+) -> TopKResult:
     """P/R/F1 of the first ``k`` distinct system keywords against the gold types."""
     ids = _check_inputs(gold, system)
     p, r = [], []
@@ -165,8 +171,9 @@ class SemEvalResult:
     per_item_oot: np.ndarray
 
 
-def semeval_scores(gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]],
-                   n_oot: int = 10) -> SemEvalResult:
+def semeval_scores(
+    gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]], n_oot: int = 10
+) -> SemEvalResult:
     """best / oot, normal / mode (see the module docstring); ``system`` lists are ranked."""
     ids = _check_inputs(gold, system)
     best, oot, bmode, omode = [], [], [], []
@@ -197,8 +204,17 @@ def semeval_scores(gold: Mapping[Hashable, Counter], system: Mapping[Hashable, S
         return (float(done.mean()) if len(done) else 0.0), float(done.sum() / len(a))
 
     b = np.asarray(best, float)
-    return SemEvalResult(pr(best), pr(bmode), pr(oot), pr(omode), len(ids),
-                         int((~np.isnan(b)).sum()), len(bmode), b, np.asarray(oot, float))
+    return SemEvalResult(
+        pr(best),
+        pr(bmode),
+        pr(oot),
+        pr(omode),
+        len(ids),
+        int((~np.isnan(b)).sum()),
+        len(bmode),
+        b,
+        np.asarray(oot, float),
+    )
 
 
 def mode_diagnostic(gold: Mapping[Hashable, Counter]) -> tuple[int, int, Counter]:
@@ -223,8 +239,10 @@ class KeywordScorer:
     def compute_score(self, references, candidates) -> tuple[list[float], np.ndarray]:
         gold = {i: gold_from_annotators(a, i) for i, a in references.items()}
         res = topk_prf(gold, candidates, self.k)
-        return ([res.mean_precision, res.mean_recall, res.f1],
-                np.vstack([res.precision, res.recall]))
+        return (
+            [res.mean_precision, res.mean_recall, res.f1],
+            np.vstack([res.precision, res.recall]),
+        )
 
 
 # ------------------------------------------------------------------ baselines
@@ -305,15 +323,18 @@ def central_caption(document: Document, alpha: float = 0.01) -> int:
             continue
         c = Counter(toks)
         denom = len(toks) + alpha * vocab
-        kl = sum((n / total) * math.log((n / total) / ((c.get(w, 0) + alpha) / denom))
-                 for w, n in doc.items())
+        kl = sum(
+            (n / total) * math.log((n / total) / ((c.get(w, 0) + alpha) / denom))
+            for w, n in doc.items()
+        )
         if kl < best_kl - 1e-12:
             best, best_kl = m, kl
     return best
 
 
-def sentence_extraction(document: Document, tiebreak: Mapping[str, int] | None = None,
-                        alpha: float = 0.01) -> list[str]:
+def sentence_extraction(
+    document: Document, tiebreak: Mapping[str, int] | None = None, alpha: float = 0.01
+) -> list[str]:
     """The most central caption's keywords, ordered by document frequency."""
     m = central_caption(document, alpha)
     doc = _doc_counts(document)
@@ -323,8 +344,7 @@ def sentence_extraction(document: Document, tiebreak: Mapping[str, int] | None =
 Baseline = Callable[[Document], list[str]]
 
 
-def make_baselines(train_documents: Sequence[Document], alpha: float = 0.01
-                   ) -> dict[str, Baseline]:
+def make_baselines(train_documents: Sequence[Document], alpha: float = 0.01) -> dict[str, Baseline]:
     """The four applicable baselines fitted on training documents (images' caption lists)."""
     cf = CorpusFrequency().fit(t for doc in train_documents for t in doc)
     tfidf = TfIdf().fit(train_documents)
@@ -338,9 +358,13 @@ def make_baselines(train_documents: Sequence[Document], alpha: float = 0.01
 
 
 # ------------------------------------------------------------------ documents
-def documents_from_kernel(kernel: np.ndarray, row_ids: Sequence[Hashable],
-                          col_ids: Sequence[Hashable], captions: Mapping[Hashable, Document],
-                          n_neighbours: int = 5) -> dict[Hashable, list]:
+def documents_from_kernel(
+    kernel: np.ndarray,
+    row_ids: Sequence[Hashable],
+    col_ids: Sequence[Hashable],
+    captions: Mapping[Hashable, Document],
+    n_neighbours: int = 5,
+) -> dict[Hashable, list]:
     """Captions of each test image's ``n_neighbours`` most similar training images.
 
     ``kernel``: a precomputed image-kernel block (test x train), rows ``row_ids``, columns
@@ -349,8 +373,10 @@ def documents_from_kernel(kernel: np.ndarray, row_ids: Sequence[Hashable],
     """
     K = np.asarray(kernel, dtype=float)
     if K.shape != (len(row_ids), len(col_ids)):
-        raise KeywordInputError(f"kernel block has shape {K.shape}, expected "
-                                f"({len(row_ids)}, {len(col_ids)}) from the id lists")
+        raise KeywordInputError(
+            f"kernel block has shape {K.shape}, expected "
+            f"({len(row_ids)}, {len(col_ids)}) from the id lists"
+        )
     if not np.isfinite(K).all():
         raise KeywordInputError("kernel block has non-finite values")
     overlap = set(row_ids) & set(col_ids)
@@ -358,19 +384,23 @@ def documents_from_kernel(kernel: np.ndarray, row_ids: Sequence[Hashable],
         # image ids are strings in practice (sortable); Hashable does not promise it
         raise KeywordInputError(
             f"image {sorted(overlap)[0]!r} is both a query and a "  # type: ignore[type-var]
-            f"training image: its document would contain its gold")
+            f"training image: its document would contain its gold"
+        )
     for c in col_ids:
         if c not in captions:
             raise KeywordInputError(f"training image {c!r} has no captions")
     order = np.argsort(-K, axis=1, kind="stable")[:, :n_neighbours]
-    return {r: [toks for j in order[a] for toks in captions[col_ids[j]]]
-            for a, r in enumerate(row_ids)}
+    return {
+        r: [toks for j in order[a] for toks in captions[col_ids[j]]] for a, r in enumerate(row_ids)
+    }
 
 
-def documents_from_rankings(rankings: Mapping[Hashable, Sequence[Hashable]],
-                            caption_tokens: Mapping[Hashable, Tokens], top_n: int = 5,
-                            exclude: Callable[[Hashable, Hashable], bool] | None = None
-                            ) -> dict[Hashable, list]:
+def documents_from_rankings(
+    rankings: Mapping[Hashable, Sequence[Hashable]],
+    caption_tokens: Mapping[Hashable, Tokens],
+    top_n: int = 5,
+    exclude: Callable[[Hashable, Hashable], bool] | None = None,
+) -> dict[Hashable, list]:
     """The top ``top_n`` captions a ranking system returns for each image.
 
     ``rankings``: image id -> ranked caption ids; ``exclude(image, caption_id)`` says which
@@ -391,9 +421,13 @@ def documents_from_rankings(rankings: Mapping[Hashable, Sequence[Hashable]],
     return out
 
 
-def random_documents(image_ids: Sequence[Hashable], train_ids: Sequence[Hashable],
-                     captions: Mapping[Hashable, Document], n_images: int = 5, seed: int = 0
-                     ) -> dict[Hashable, list]:
+def random_documents(
+    image_ids: Sequence[Hashable],
+    train_ids: Sequence[Hashable],
+    captions: Mapping[Hashable, Document],
+    n_images: int = 5,
+    seed: int = 0,
+) -> dict[Hashable, list]:
     """A floor: the captions of ``n_images`` seeded random training images per image."""
     rng = np.random.default_rng(seed)
     train_ids = list(train_ids)
@@ -412,25 +446,33 @@ class KeywordEvaluation:
     semeval: SemEvalResult
 
 
-def evaluate_keywords(gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]],
-                      k: int = 10) -> KeywordEvaluation:
+def evaluate_keywords(
+    gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]], k: int = 10
+) -> KeywordEvaluation:
     return KeywordEvaluation(topk_prf(gold, system, k), semeval_scores(gold, system, k))
 
 
-def run_baselines(gold: Mapping[Hashable, Counter], documents: Mapping[Hashable, Document],
-                  baselines: Mapping[str, Baseline], k: int = 10
-                  ) -> dict[str, KeywordEvaluation]:
+def run_baselines(
+    gold: Mapping[Hashable, Counter],
+    documents: Mapping[Hashable, Document],
+    baselines: Mapping[str, Baseline],
+    k: int = 10,
+) -> dict[str, KeywordEvaluation]:
     """Each baseline over each image's document, scored against the gold."""
     for i in gold:
         if i not in documents:
             raise KeywordInputError(f"image {i!r} has no document")
-    return {name: evaluate_keywords(gold, {i: fn(documents[i])[:k] if documents[i] else []
-                                           for i in gold}, k)
-            for name, fn in baselines.items()}
+    return {
+        name: evaluate_keywords(
+            gold, {i: fn(documents[i])[:k] if documents[i] else [] for i in gold}, k
+        )
+        for name, fn in baselines.items()
+    }
 
 
-def leave_one_out(captions: Mapping[Hashable, Document], baselines: Mapping[str, Baseline],
-                  k: int = 10) -> tuple[dict[str, KeywordEvaluation], int]:
+def leave_one_out(
+    captions: Mapping[Hashable, Document], baselines: Mapping[str, Baseline], k: int = 10
+) -> tuple[dict[str, KeywordEvaluation], int]:
     """Upper bound: four captions as the document, the fifth as a single-annotator gold.
 
     Items are ``(image id, held-out index)``; a held-out caption without keywords has no gold
@@ -441,8 +483,9 @@ def leave_one_out(captions: Mapping[Hashable, Document], baselines: Mapping[str,
     skipped = 0
     for i, caps in captions.items():
         if len(caps) < 2:
-            raise KeywordInputError(f"image {i!r} has {len(caps)} caption(s); leave-one-out "
-                                    f"needs at least 2")
+            raise KeywordInputError(
+                f"image {i!r} has {len(caps)} caption(s); leave-one-out needs at least 2"
+            )
         for m, toks in enumerate(caps):
             if not toks:
                 skipped += 1

@@ -39,12 +39,16 @@ JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
 ENGINES = ("python", "java")
 DEFAULT_ENGINE = "python"
-INSTALL_HINT = ("install the Meteor 1.5 jar and its data and the Snowball stemmer, e.g. `pip "
-                "install pycocoevalcap==1.2 'snowballstemmer<3'` (the project's extra `coco`; "
-                "pycocoevalcap ships meteor-1.5.jar and data/paraphrase-en.gz), or point "
-                f"${JAR_ENV} to meteor-1.5.jar")
-JAVA_HINT = ("install Java (a JRE, version 8 or later), or use the Python engine "
-             "(engine='python'; kcca score-captions --meteor-engine python)")
+INSTALL_HINT = (
+    "install the Meteor 1.5 jar and its data and the Snowball stemmer, e.g. `pip "
+    "install pycocoevalcap==1.2 'snowballstemmer<3'` (the project's extra `coco`; "
+    "pycocoevalcap ships meteor-1.5.jar and data/paraphrase-en.gz), or point "
+    f"${JAR_ENV} to meteor-1.5.jar"
+)
+JAVA_HINT = (
+    "install Java (a JRE, version 8 or later), or use the Python engine "
+    "(engine='python'; kcca score-captions --meteor-engine python)"
+)
 
 
 class MeteorUnavailable(RuntimeError):
@@ -93,8 +97,9 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
     jar = find_meteor_jar()
     if jar is None:
         where = os.environ.get(JAR_ENV)
-        problems.append(f"${JAR_ENV}={where} is not a file" if where else
-                        "meteor-1.5.jar not found")
+        problems.append(
+            f"${JAR_ENV}={where} is not a file" if where else "meteor-1.5.jar not found"
+        )
     elif engine == "python":
         import importlib.util
 
@@ -110,8 +115,10 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
 
             found = version("snowballstemmer")
             if int(found.split(".")[0]) >= 3:
-                problems.append(f"snowballstemmer {found} implements Snowball 3's English "
-                                "stemmer; the jar's is that of snowballstemmer 2.x")
+                problems.append(
+                    f"snowballstemmer {found} implements Snowball 3's English "
+                    "stemmer; the jar's is that of snowballstemmer 2.x"
+                )
     if problems:
         return False, f"METEOR unavailable ({'; '.join(problems)}): {hint}"
     return True, ""
@@ -137,9 +144,14 @@ class Meteor(CaptionScorer):
     name = "meteor"
     labels = ("METEOR",)
 
-    def __init__(self, engine: str = DEFAULT_ENGINE, jar: str | os.PathLike | None = None,
-                 java: str | None = None, memory: str = "2G",
-                 cache_dir: str | os.PathLike | None = "default"):
+    def __init__(
+        self,
+        engine: str = DEFAULT_ENGINE,
+        jar: str | os.PathLike | None = None,
+        java: str | None = None,
+        memory: str = "2G",
+        cache_dir: str | os.PathLike | None = "default",
+    ):
         self.engine = _check_engine(engine)
         self.jar = Path(jar) if jar is not None else None
         self.java = java
@@ -148,23 +160,28 @@ class Meteor(CaptionScorer):
 
     @property
     def params(self) -> dict:
-        return {"engine": self.engine, "memory": self.memory} if self.engine == "java" else \
-            {"engine": self.engine}
+        return (
+            {"engine": self.engine, "memory": self.memory}
+            if self.engine == "java"
+            else {"engine": self.engine}
+        )
 
     def _python_engine(self):
-        from kcca.captions.meteor_engine import MeteorEngine, MeteorResources, \
-            paraphrase_table_path
+        from kcca.captions.meteor_engine import MeteorEngine, MeteorResources, paraphrase_table_path
 
         jar = self.jar or find_meteor_jar()
         if jar is None or not Path(jar).is_file():
             ok, reason = meteor_available("python")
-            raise MeteorUnavailable(reason if self.jar is None else
-                                    f"METEOR unavailable (Meteor jar {jar} not found): "
-                                    f"{INSTALL_HINT}")
+            raise MeteorUnavailable(
+                reason
+                if self.jar is None
+                else f"METEOR unavailable (Meteor jar {jar} not found): {INSTALL_HINT}"
+            )
         table = paraphrase_table_path(jar)
         if not table.is_file():
-            raise MeteorUnavailable(f"METEOR unavailable (the paraphrase table {table} is "
-                                    f"missing): {INSTALL_HINT}")
+            raise MeteorUnavailable(
+                f"METEOR unavailable (the paraphrase table {table} is missing): {INSTALL_HINT}"
+            )
         return MeteorEngine(MeteorResources.shared(jar, table, self.cache_dir))
 
     def _command(self) -> tuple[list[str], Path]:
@@ -173,8 +190,18 @@ class Meteor(CaptionScorer):
         if java is None or jar is None or not Path(jar).is_file():
             ok, reason = meteor_available("java")
             raise MeteorUnavailable(reason or f"Meteor jar {jar} not found: {INSTALL_HINT}")
-        return [java, "-jar", f"-Xmx{self.memory}", str(Path(jar).name), "-", "-", "-stdio",
-                "-l", "en", "-norm"], Path(jar).resolve().parent
+        return [
+            java,
+            "-jar",
+            f"-Xmx{self.memory}",
+            str(Path(jar).name),
+            "-",
+            "-",
+            "-stdio",
+            "-l",
+            "en",
+            "-norm",
+        ], Path(jar).resolve().parent
 
     def score_tokens(self, references, candidates):
         if self.engine == "python":
@@ -189,15 +216,21 @@ class Meteor(CaptionScorer):
         cmd, cwd = self._command()
         with tempfile.TemporaryFile() as err:
             try:
-                proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=err)
+                proc = subprocess.Popen(
+                    cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err
+                )
             except OSError as exc:
                 raise MeteorUnavailable(f"cannot start {cmd[0]}: {exc}; {INSTALL_HINT}") from exc
             try:
                 stats = []
                 for refs, cand in zip(references, candidates):
-                    line = " ||| ".join(["SCORE", " ||| ".join(_clean(" ".join(r)) for r in refs),
-                                         _clean(" ".join(cand))])
+                    line = " ||| ".join(
+                        [
+                            "SCORE",
+                            " ||| ".join(_clean(" ".join(r)) for r in refs),
+                            _clean(" ".join(cand)),
+                        ]
+                    )
                     proc.stdin.write((line + "\n").encode("utf-8"))
                     proc.stdin.flush()
                     out = proc.stdout.readline().decode("utf-8").strip()

@@ -11,7 +11,12 @@ from kcca.captions.rouge import RougeL
 from kcca.captions.scorer import CaptionInputError, CaptionScorer
 
 _REGISTRY: dict[str, Callable[..., CaptionScorer]] = {
-    "bleu": Bleu, "rouge_l": RougeL, "cider_d": CiderD, "cider": Cider, "meteor": Meteor}
+    "bleu": Bleu,
+    "rouge_l": RougeL,
+    "cider_d": CiderD,
+    "cider": Cider,
+    "meteor": Meteor,
+}
 
 
 def register_scorer(key: str, factory: Callable[..., CaptionScorer]) -> None:

@@ -94,6 +94,7 @@ class RougeL(CaptionScorer):
         return {"beta": self.beta}
 
     def score_tokens(self, references, candidates):
-        scores = np.array([rouge_l_item(r, c, self.beta)
-                           for r, c in zip(references, candidates)], dtype=float)
+        scores = np.array(
+            [rouge_l_item(r, c, self.beta) for r, c in zip(references, candidates)], dtype=float
+        )
         return float(np.mean(scores)), scores

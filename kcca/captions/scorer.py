@@ -45,11 +45,19 @@ class EmptyCaptionError(CaptionInputError):
     """Captions with no tokens left after tokenisation (``""``, ``"..."``): ``candidate_ids``
     are image ids, ``reference_ids`` ``(image id, reference index)`` pairs."""
 
-    fix = ("give those captions words, or pass allow_empty=True (kcca score-captions "
-           "--allow-empty) to score them as pycocoevalcap does: an empty candidate scores 0")
+    fix = (
+        "give those captions words, or pass allow_empty=True (kcca score-captions "
+        "--allow-empty) to score them as pycocoevalcap does: an empty candidate scores 0"
+    )
 
-    def __init__(self, message: str = "", *, candidate_ids: Sequence[Hashable] = (),
-                 reference_ids: Sequence[tuple[Hashable, int]] = (), fix: str | None = None):
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        candidate_ids: Sequence[Hashable] = (),
+        reference_ids: Sequence[tuple[Hashable, int]] = (),
+        fix: str | None = None,
+    ):
         super().__init__(message, fix=fix)
         self.candidate_ids = list(candidate_ids)
         self.reference_ids = list(reference_ids)
@@ -74,10 +82,12 @@ def validate_inputs(
     """
     if not isinstance(references, Mapping):
         raise CaptionInputError(
-            f"references must be a dict id -> list of captions, not {type(references).__name__}")
+            f"references must be a dict id -> list of captions, not {type(references).__name__}"
+        )
     if not isinstance(candidates, Mapping):
         raise CaptionInputError(
-            f"candidates must be a dict id -> caption, not {type(candidates).__name__}")
+            f"candidates must be a dict id -> caption, not {type(candidates).__name__}"
+        )
     if not candidates:
         raise CaptionInputError("no candidates to score")
     ids: list[Hashable] = []
@@ -87,25 +97,31 @@ def validate_inputs(
         if cid not in references:
             raise CaptionInputError(
                 f"candidate for image id {cid!r} has no entry in the references "
-                f"(unknown image id; references hold {len(references)} images)")
+                f"(unknown image id; references hold {len(references)} images)"
+            )
         refs = references[cid]
         if isinstance(refs, str) or not isinstance(refs, Sequence):
             raise CaptionInputError(
                 f"references of image id {cid!r} must be a list of strings, "
-                f"not {type(refs).__name__}")
+                f"not {type(refs).__name__}"
+            )
         if len(refs) == 0:
             raise CaptionInputError(f"image id {cid!r} has no reference captions")
-        refs_out.append([_check_text(r, f"reference caption {j} of image id {cid!r}",
-                                     allow_empty) for j, r in enumerate(refs)])
+        refs_out.append(
+            [
+                _check_text(r, f"reference caption {j} of image id {cid!r}", allow_empty)
+                for j, r in enumerate(refs)
+            ]
+        )
         if not isinstance(cand, str):
             if not isinstance(cand, Sequence) or len(cand) != 1:
                 n = len(cand) if isinstance(cand, Sequence) else "?"
                 raise CaptionInputError(
                     f"candidate of image id {cid!r} must be one caption (a string or a list of "
-                    f"exactly one string), got {type(cand).__name__} of length {n}")
+                    f"exactly one string), got {type(cand).__name__} of length {n}"
+                )
             cand = cand[0]
-        cands_out.append(_check_text(cand, f"candidate caption of image id {cid!r}",
-                                     allow_empty))
+        cands_out.append(_check_text(cand, f"candidate caption of image id {cid!r}", allow_empty))
         ids.append(cid)
     return ids, refs_out, cands_out
 

@@ -83,14 +83,34 @@ import kcca.captions._ptb_chars as _ptb_chars
 from kcca.captions.scorer import CaptionInputError
 
 #: pycocoevalcap 1.2's ``PUNCTUATIONS`` (removed after tokenisation; case-sensitive).
-PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-",
-                          ".", "?", "!", ",", ":", "-", "--", "...", ";"])
+PUNCTUATIONS = frozenset(
+    [
+        "''",
+        "'",
+        "``",
+        "`",
+        "-LRB-",
+        "-RRB-",
+        "-LCB-",
+        "-RCB-",
+        ".",
+        "?",
+        "!",
+        ",",
+        ":",
+        "-",
+        "--",
+        "...",
+        ";",
+    ]
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Character classes (bodies of regex brackets). The lexer is case-insensitive for literal
 # words but not for bracketed character classes: literals are written in (?i:...) groups
 # (which, as in JFlex, also let i, s and k match İ ı, ſ and the Kelvin sign), classes outside.
+
 
 def _class(ranges: str) -> str:
     parts = []
@@ -100,20 +120,23 @@ def _class(ranges: str) -> str:
     return "".join(parts)
 
 
-_L = "A-Za-z" + _class(_ptb_chars.LETTERS)           # [:letter:]
-_D = "0-9" + _class(_ptb_chars.DIGITS)               # [:digit:]
-_LX = _L + r"\u00ad" + _class(_ptb_chars.MARKS)      # LETTER: letters, marks, soft hyphen
-_SYMBOL = (r"%&+^|~\\" + _class(_ptb_chars.SYMBOLS)      # one-character tokens
-           + r"\u2044\u207a\u207b\u208a\u208b")
+_L = "A-Za-z" + _class(_ptb_chars.LETTERS)  # [:letter:]
+_D = "0-9" + _class(_ptb_chars.DIGITS)  # [:digit:]
+_LX = _L + r"\u00ad" + _class(_ptb_chars.MARKS)  # LETTER: letters, marks, soft hyphen
+_SYMBOL = (
+    r"%&+^|~\\"
+    + _class(_ptb_chars.SYMBOLS)  # one-character tokens
+    + r"\u2044\u207a\u207b\u208a\u208b"
+)
 _SPACE = r" \t\u00a0\u2000-\u200a\u3000"
-_NL = r"\n\u000b\u000c\u0085\u2028\u2029"            # and \r, \r\n
+_NL = r"\n\u000b\u000c\u0085\u2028\u2029"  # and \r, \r\n
 _QUOTE_CHARS = r"`\u0091-\u0094\u00ab\u00bb\u2018\u2019\u201a-\u201f\u2039\u203a"
 
-_ALPHA = "A-Za-z\u017f\u0130\u0131\u212a"     # first letters of case-insensitive words
-_SPLET = r"&[aeiouAEIOU](?i:acute|grave|uml);"       # &eacute; etc. count as letters
+_ALPHA = "A-Za-z\u017f\u0130\u0131\u212a"  # first letters of case-insensitive words
+_SPLET = r"&[aeiouAEIOU](?i:acute|grave|uml);"  # &eacute; etc. count as letters
 _LETTER = f"(?:[{_LX}]|{_SPLET})"
-_LD = f"(?:[{_LX}{_D}]|{_SPLET})"                    # LETTER or DIGIT
-_LDJ = f"[{_L}{_D}]"                                 # [:letter:] or [:digit:]
+_LD = f"(?:[{_LX}{_D}]|{_SPLET})"  # LETTER or DIGIT
+_LDJ = f"[{_L}{_D}]"  # [:letter:] or [:digit:]
 _WORD = f"{_LETTER}{_LD}*(?:[.!?]{_LETTER}{_LD}*)*"
 _APOS = r"(?:['\u0092\u2019]|(?i:&apos;))"
 _APOSX = r"(?:['`\u0091\u0092\u2018\u2019\u201b]|(?i:&apos;))"  # also inside words
@@ -123,44 +146,55 @@ _SPACENL = f"(?:[{_SPACE}{_NL}]|\\r\\n?)"
 _INSENTP = r"[,;:\u3001]"
 _HYPHEN = r"[-_\u058a\u2010\u2011]"
 # simple SGML/HTML tags, comments and processing instructions
-_SGML = (r"<(?:[!?][A-Za-z\-][^>\r\n]*"
-         r"|[A-Za-z][A-Za-z0-9_:.\-]*(?:[ ]+[A-Za-z][A-Za-z0-9_:.\-]*"
-         r"(?:[ ]*=[ ]*(?:'[^']*'|\"[^\"]*\"))?)*[ ]*/?"
-         r"|/[A-Za-z][A-Za-z0-9_:.\-]*)[ ]*>")
+_SGML = (
+    r"<(?:[!?][A-Za-z\-][^>\r\n]*"
+    r"|[A-Za-z][A-Za-z0-9_:.\-]*(?:[ ]+[A-Za-z][A-Za-z0-9_:.\-]*"
+    r"(?:[ ]*=[ ]*(?:'[^']*'|\"[^\"]*\"))?)*[ ]*/?"
+    r"|/[A-Za-z][A-Za-z0-9_:.\-]*)[ ]*>"
+)
 # Acronyms: A, U.S, non-U.S, U.S.-U.K (the three alternatives are matched separately so that
 # each gets its longest match).
-_ACROS = (r"[A-Za-z](?:\.[A-Za-z])*",
-          r"(?i:canada|sino|korean|eu|japan|non)-(?i:u\.s)",
-          r"(?i:u\.s\.-(?:u\.k|u\.s\.s\.r))")
+_ACROS = (
+    r"[A-Za-z](?:\.[A-Za-z])*",
+    r"(?i:canada|sino|korean|eu|japan|non)-(?i:u\.s)",
+    r"(?i:u\.s\.-(?:u\.k|u\.s\.s\.r))",
+)
 _ACRO2 = r"(?:[A-Za-z](?:\.[A-Za-z])+|" + "|".join(_ACROS[1:]) + ")"
 
 # Abbreviations that keep their period. ABBREV1 words are usually followed by lower-case
 # words; a few of them count only with a capital first letter (Ark. Del. Ill. Mass. ...,
 # since ark. ill. mass. end sentences as words).
-_ABBREV1 = ("(?:(?i:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-            "|mon|tue|tues|wed|thu|thurs|fri"
-            "|ala|ariz|calif|colo|conn|ct|dak|fla|ga|ind|kans?|ky|md|mich|minn|mo|mont"
-            "|neb|nev|okla|penn|tenn|va|vt|wisc?|wyo"
-            "|inc|cos?|corp|ltd|plc|rt|bancorp|bhd|assn|univ|intl|sys|tel|est|ext|sq"
-            "|jr|sr|bros|(?:ed|ph)\\.d|blvd|rd|esq|etc|al|seq|bldg)"
-            "|A(?i:z|rk)|D(?i:el)|I(?i:ll)|L(?i:a)|M(?i:ass|iss)|O(?i:re)|P(?i:a)|T(?i:ex)"
-            "|W(?i:ash)|(?i:pp?t)[ye](?i:s)?)\\.")
+_ABBREV1 = (
+    "(?:(?i:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+    "|mon|tue|tues|wed|thu|thurs|fri"
+    "|ala|ariz|calif|colo|conn|ct|dak|fla|ga|ind|kans?|ky|md|mich|minn|mo|mont"
+    "|neb|nev|okla|penn|tenn|va|vt|wisc?|wyo"
+    "|inc|cos?|corp|ltd|plc|rt|bancorp|bhd|assn|univ|intl|sys|tel|est|ext|sq"
+    "|jr|sr|bros|(?:ed|ph)\\.d|blvd|rd|esq|etc|al|seq|bldg)"
+    "|A(?i:z|rk)|D(?i:el)|I(?i:ll)|L(?i:a)|M(?i:ass|iss)|O(?i:re)|P(?i:a)|T(?i:ex)"
+    "|W(?i:ash)|(?i:pp?t)[ye](?i:s)?)\\."
+)
 # ABBREV4 words (titles etc.), usually followed by a capitalised word.
-_ABBREV4 = ("(?:(?i:mr|mrs|ms|drs?|profs?|sens?|reps?|attys?|lt|col|gen|messrs|govs?|adm|rev"
-            "|maj|sgt|cpl|pvt|capt|ste?|ave|pres|lieut|hon|brig|co?mdr|pfc|spc|supts?|det"
-            "|mt|ft|adj|adv|asst|assoc|ens|insp|mlle|mme|msgr|sfc"
-            "|vs|alex|wm|jos|cie|a\\.k\\.a|cf|treas|ph|invt|elec|natl|dept)"
-            "|M(?i:iss)|(?i:m)[ft](?i:g))")
+_ABBREV4 = (
+    "(?:(?i:mr|mrs|ms|drs?|profs?|sens?|reps?|attys?|lt|col|gen|messrs|govs?|adm|rev"
+    "|maj|sgt|cpl|pvt|capt|ste?|ave|pres|lieut|hon|brig|co?mdr|pfc|spc|supts?|det"
+    "|mt|ft|adj|adv|asst|assoc|ens|insp|mlle|mme|msgr|sfc"
+    "|vs|alex|wm|jos|cie|a\\.k\\.a|cf|treas|ph|invt|elec|natl|dept)"
+    "|M(?i:iss)|(?i:m)[ft](?i:g))"
+)
 # Words after which a one-letter acronym's period ends a sentence.
-_SENT_START = ("(?:A(?i:bout|ccording|dditionally|fter|n|s|t)?|B(?i:ut)|E(?i:arlier)"
-               "|H(?i:e|er|ere|owever)|I(?i:f|n|t)|L(?i:ast)|M(?i:any|ore|r\\.|s\\.)"
-               "|N(?i:ow)|O(?i:nce|ne|ther|ur)|S(?i:he|ince|o|ome|uch)"
-               "|T(?i:hat|he|heir|hen|here|hese|hey|his)|W(?i:e|hen|hile|hat)|Y(?i:et|ou)"
-               f"|{_SGML})")
-_FILE_EXT = ("(?i:bat|bmp|c|class|cgi|cpp|dll|doc|docx|exe|gif|gz|h|htm|html|jar|java|jpeg"
-             "|jpg|mov|mp3|pdf|php|pl|png|ppt|ps|py|sql|tar|txt|wav|x|xml|zip)")
-_THING = (f"(?:[dDoOlL]{_APOSX}{_LDJ})?{_LDJ}+"
-          f"(?:{_HYPHEN}(?:[dDoOlL]{_APOSX}{_LDJ})?{_LDJ}+)*")
+_SENT_START = (
+    "(?:A(?i:bout|ccording|dditionally|fter|n|s|t)?|B(?i:ut)|E(?i:arlier)"
+    "|H(?i:e|er|ere|owever)|I(?i:f|n|t)|L(?i:ast)|M(?i:any|ore|r\\.|s\\.)"
+    "|N(?i:ow)|O(?i:nce|ne|ther|ur)|S(?i:he|ince|o|ome|uch)"
+    "|T(?i:hat|he|heir|hen|here|hese|hey|his)|W(?i:e|hen|hile|hat)|Y(?i:et|ou)"
+    f"|{_SGML})"
+)
+_FILE_EXT = (
+    "(?i:bat|bmp|c|class|cgi|cpp|dll|doc|docx|exe|gif|gz|h|htm|html|jar|java|jpeg"
+    "|jpg|mov|mp3|pdf|php|pl|png|ppt|ps|py|sql|tar|txt|wav|x|xml|zip)"
+)
+_THING = f"(?:[dDoOlL]{_APOSX}{_LDJ})?{_LDJ}+(?:{_HYPHEN}(?:[dDoOlL]{_APOSX}{_LDJ})?{_LDJ}+)*"
 # (an acronym after a hyphen is tried first: it is the longer match)
 _HTHING = r"[A-Za-z0-9][A-Za-z0-9.,\u00ad]*(?:-(?:" + _ACRO2 + r"\.|[A-Za-z0-9\u00ad]+))+"
 _THINGA = r"[A-Z]+(?:(?:(?i:&amp;)|[+&])[A-Z]+)+"
@@ -169,17 +203,30 @@ _THINGA = r"[A-Z]+(?:(?:(?i:&amp;)|[+&])[A-Z]+)+"
 # --------------------------------------------------------------------------------------------
 # Token normalisations (PTBLexer's default options)
 
-_QUOTES = {"\u0091": "`", "\u2018": "`", "\u201b": "`", "\u2039": "`",
-           "\u0092": "'", "\u2019": "'", "\u203a": "'",
-           "\u0093": "``", "\u201c": "``", "\u00ab": "``",
-           "\u0094": "''", "\u201d": "''", "\u00bb": "''"}
+_QUOTES = {
+    "\u0091": "`",
+    "\u2018": "`",
+    "\u201b": "`",
+    "\u2039": "`",
+    "\u0092": "'",
+    "\u2019": "'",
+    "\u203a": "'",
+    "\u0093": "``",
+    "\u201c": "``",
+    "\u00ab": "``",
+    "\u0094": "''",
+    "\u201d": "''",
+    "\u00bb": "''",
+}
 _RIGHT_QUOTES = str.maketrans({**_QUOTES, '"': "''"})
 _LEFT_QUOTES = str.maketrans({**_QUOTES, '"': "``", "'": "`"})
 _AMP = re.compile(r"(?i:&amp;)")
-_FRACTIONS = str.maketrans({"\u00bc": "1/4", "\u00bd": "1/2", "\u00be": "3/4",
-                            "\u2153": "1/3", "\u2154": "2/3"})
-_CURRENCY = str.maketrans({"\u00a2": "cents", "\u00a3": "#", "\u0080": "$", "\u00a4": "$",
-                           "\u20a0": "$", "\u20ac": "$"})
+_FRACTIONS = str.maketrans(
+    {"\u00bc": "1/4", "\u00bd": "1/2", "\u00be": "3/4", "\u2153": "1/3", "\u2154": "2/3"}
+)
+_CURRENCY = str.maketrans(
+    {"\u00a2": "cents", "\u00a3": "#", "\u0080": "$", "\u00a4": "$", "\u20a0": "$", "\u20ac": "$"}
+)
 _PARENS = str.maketrans({"(": "-LRB-", ")": "-RRB-"})
 
 
@@ -198,8 +245,8 @@ def _soft(tok: str) -> str:
     return tok.replace("\u00ad", "") or "-"
 
 
-_SKIP = None          # action result: no token
-_NEWLINE = "\n"       # action result: a line break (no token is a line break)
+_SKIP = None  # action result: no token
+_NEWLINE = "\n"  # action result: a line break (no token is a line break)
 
 
 def _keep(tok):
@@ -223,14 +270,15 @@ def _fixed(text):
 # there). Elsewhere alternatives are ordered, or split into rules of their own, so that the
 # first match is the longest.
 
+
 class _Rule(NamedTuple):
     name: str
     rx: re.Pattern
     first: re.Pattern
     act: Callable
-    ctx: bool                # has a trailing context (group "t")
+    ctx: bool  # has a trailing context (group "t")
     span: re.Pattern | None  # the stretch to search for the longest match
-    push: int                # characters given back after the token (cannot -> can + not)
+    push: int  # characters given back after the token (cannot -> can + not)
 
 
 _RULE_SPECS: list[tuple] = []
@@ -247,69 +295,112 @@ _r("'twas", r"'(?i:twas)", "'", lambda t: t[:2], push=3)
 _r("'tis", r"'(?i:tis)", "'", lambda t: t[:2], push=2)
 _r("gonna", r"(?i:gonna|gotta|lemme|gimme|wanna)", "gGlLwW", lambda t: t[:3], push=2)
 _r("sgml", _SGML, "<", lambda t: t.replace(" ", "\u00a0"))
-_r("mdash", r"(?i:&(?:md|mdash|ndash);)|[\u0096\u0097\u2013\u2014\u2015]",
-   "&\u0096\u0097\u2013\u2014\u2015", _fixed("--"))
+_r(
+    "mdash",
+    r"(?i:&(?:md|mdash|ndash);)|[\u0096\u0097\u2013\u2014\u2015]",
+    "&\u0096\u0097\u2013\u2014\u2015",
+    _fixed("--"),
+)
 _r("amp", r"(?i:&amp;)", "&", _fixed("&"))
 _r("sgml-punct", r"&(?i:ht|tl|ur|lr|qc|ql|qr|odq|cdq|#[0-9]+);", "&")
 _r("word/redaux", f"(?P<t>{_WORD}){_REDAUX}", f"{_LX}&", _soft)
-_r("sword/n't", f"(?P<t>[A-Za-z\\u00ad]*[A-MO-Za-mo-z]\\u00ad*){_SREDAUX}", "A-Za-z\u00ad",
-   _soft)
+_r("sword/n't", f"(?P<t>[A-Za-z\\u00ad]*[A-MO-Za-mo-z]\\u00ad*){_SREDAUX}", "A-Za-z\u00ad", _soft)
 _r("word", _WORD, f"{_LX}&", _soft)
 # words with an apostrophe (APOWORD): each alternative on its own, for the longest match
 for _alt, _first in [
-        (f"{_APOS}[nN]{_APOS}?", "'&\u0092\u2019"),
-        (f"[lLdDjJ]{_APOS}", "lLdDjJ"),
-        (f"(?i:dunkin|somethin|ol){_APOS}", "dDsSoO\u017f"),
-        (f"{_APOS}(?i:em|till?|cause)", "'&\u0092\u2019"),
-        (f"[A-HJ-XZn]{_APOSX}[{_L}]{{2,}}", "A-HJ-XZn"),
-        (f"{_APOS}[2-9]0(?i:s)", "'&\u0092\u2019"),
-        (f"[{_L}]+[aeiouyAEIOUY]{_APOSX}[aeiouA-Z][{_L}]*", _L),
-        (r"(?i:cont'd\.?|'twas|nor'easter|c'mon|e'er|s'mores|ev'ry|li'l|nat'l)",
-         "cC'nNeEsSlL\u017f"),
-        (f"[oO]{_APOSX}[oO]", "oO")]:
+    (f"{_APOS}[nN]{_APOS}?", "'&\u0092\u2019"),
+    (f"[lLdDjJ]{_APOS}", "lLdDjJ"),
+    (f"(?i:dunkin|somethin|ol){_APOS}", "dDsSoO\u017f"),
+    (f"{_APOS}(?i:em|till?|cause)", "'&\u0092\u2019"),
+    (f"[A-HJ-XZn]{_APOSX}[{_L}]{{2,}}", "A-HJ-XZn"),
+    (f"{_APOS}[2-9]0(?i:s)", "'&\u0092\u2019"),
+    (f"[{_L}]+[aeiouyAEIOUY]{_APOSX}[aeiouA-Z][{_L}]*", _L),
+    (r"(?i:cont'd\.?|'twas|nor'easter|c'mon|e'er|s'mores|ev'ry|li'l|nat'l)", "cC'nNeEsSlL\u017f"),
+    (f"[oO]{_APOSX}[oO]", "oO"),
+]:
     _r("apoword", _alt, _first)
 _r("y'", f"(?P<t>(?i:y){_APOS})[{_L}]", "yY")
 _r("url", r"(?i:https?)://[^ \t\n\f\r\"<>|(){}]+[^ \t\n\f\r\"<>|.!?(){},\-]", "hH")
-_r("likely-url",
-   r"(?:(?i:www)\.(?:[^ \t\n\f\r\"<>|.!?(){},]+\.)+[a-zA-Z]{2,4}"
-   r"|(?:[^ \t\n\f\r\"`'<>|.!?(){}\x2c-\x5f$]+\.)+(?i:com|net|org|edu))"
-   r"(?:/[^ \t\n\f\r\"<>|()]+[^ \t\n\f\r\"<>|.!?(){},\-])?",
-   "^ \t\n\f\r\"<>|.!?(){},", span=r"[^ \t\n\f\r\"<>|()]*")
-_r("email",
-   r"(?:(?i:&lt;)|<)?[a-zA-Z0-9][^ \t\n\f\r\"<>|()\u00a0{}]*@"
-   r"(?:[^ \t\n\f\r\"<>|(){}.\u00a0]+\.)*[^ \t\n\f\r\"<>|(){}.\u00a0]+(?:(?i:&gt;)|>)?",
-   "a-zA-Z0-9<&", span=r"[^ \t\n\f\r\"|(){}\u00a0]*")
+_r(
+    "likely-url",
+    r"(?:(?i:www)\.(?:[^ \t\n\f\r\"<>|.!?(){},]+\.)+[a-zA-Z]{2,4}"
+    r"|(?:[^ \t\n\f\r\"`'<>|.!?(){}\x2c-\x5f$]+\.)+(?i:com|net|org|edu))"
+    r"(?:/[^ \t\n\f\r\"<>|()]+[^ \t\n\f\r\"<>|.!?(){},\-])?",
+    '^ \t\n\f\r"<>|.!?(){},',
+    span=r"[^ \t\n\f\r\"<>|()]*",
+)
+_r(
+    "email",
+    r"(?:(?i:&lt;)|<)?[a-zA-Z0-9][^ \t\n\f\r\"<>|()\u00a0{}]*@"
+    r"(?:[^ \t\n\f\r\"<>|(){}.\u00a0]+\.)*[^ \t\n\f\r\"<>|(){}.\u00a0]+(?:(?i:&gt;)|>)?",
+    "a-zA-Z0-9<&",
+    span=r"[^ \t\n\f\r\"|(){}\u00a0]*",
+)
 _r("twitter", f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LETTER}+", "@#")
 _r("redaux/", f"(?P<t>{_REDAUX})[^A-Za-z]", "'&\u0092\u2019", _quotes)
 _r("n't/", f"(?P<t>{_SREDAUX})[^A-Za-z]", "nN", _quotes)
 _r("date", f"[{_D}]{{1,2}}[-/][{_D}]{{1,2}}[-/][{_D}]{{2,4}}", _D)
-_r("number", f"[-+]?(?:[{_D}]*(?:[.:,\\u00ad\\u066b\\u066c][{_D}]+)+|[{_D}]+)",
-   f"-+.:,\u00ad\u066b\u066c{_D}", _soft)
-_r("sup-sub", r"[\u207a\u207b\u208a\u208b]?(?:[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+"
-   r"|[\u2080-\u2089]+)", "\u207a\u207b\u208a\u208b\u2070\u00b9\u00b2\u00b3\u2074-\u2089")
-_r("fraction", f"(?:[{_D}]{{1,4}}[- \\u00a0])?[{_D}]{{1,4}}(?:\\\\?/|\\u2044)[{_D}]{{1,4}}",
-   _D, lambda t: t.replace(" ", "\u00a0"))
-_r("fraction-char", r"[\u00bc-\u00be\u2153-\u215e]", "\u00bc-\u00be\u2153-\u215e",
-   lambda t: t.translate(_FRACTIONS))
-_r("treebank", r"-(?i:rrb|lrb|rcb|lcb|rsb|lsb)-|(?i:c\.d\.s|pro-|anti-|s(?:&|&amp;)p-500"
-   r"|s(?:&|&amp;)ls)|" f"(?i:cap){_APOS}(?i:n)|(?i:c){_APOS}(?i:est)",
-   "-cCpPaAsS\u017f", lambda t: _AMP.sub("&", t))
-_r("slashed", r"[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}(?:\\?/[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}){1,2}",
-   "A-Za-z0-9")
+_r(
+    "number",
+    f"[-+]?(?:[{_D}]*(?:[.:,\\u00ad\\u066b\\u066c][{_D}]+)+|[{_D}]+)",
+    f"-+.:,\u00ad\u066b\u066c{_D}",
+    _soft,
+)
+_r(
+    "sup-sub",
+    r"[\u207a\u207b\u208a\u208b]?(?:[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+"
+    r"|[\u2080-\u2089]+)",
+    "\u207a\u207b\u208a\u208b\u2070\u00b9\u00b2\u00b3\u2074-\u2089",
+)
+_r(
+    "fraction",
+    f"(?:[{_D}]{{1,4}}[- \\u00a0])?[{_D}]{{1,4}}(?:\\\\?/|\\u2044)[{_D}]{{1,4}}",
+    _D,
+    lambda t: t.replace(" ", "\u00a0"),
+)
+_r(
+    "fraction-char",
+    r"[\u00bc-\u00be\u2153-\u215e]",
+    "\u00bc-\u00be\u2153-\u215e",
+    lambda t: t.translate(_FRACTIONS),
+)
+_r(
+    "treebank",
+    r"-(?i:rrb|lrb|rcb|lcb|rsb|lsb)-|(?i:c\.d\.s|pro-|anti-|s(?:&|&amp;)p-500"
+    r"|s(?:&|&amp;)ls)|"
+    f"(?i:cap){_APOS}(?i:n)|(?i:c){_APOS}(?i:est)",
+    "-cCpPaAsS\u017f",
+    lambda t: _AMP.sub("&", t),
+)
+_r(
+    "slashed",
+    r"[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}(?:\\?/[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}){1,2}",
+    "A-Za-z0-9",
+)
 _r("dollar", r"[A-Z]*\$|#", "A-Z$#")
-_r("currency", r"[\u00a2-\u00a5\u0080\u20a0\u20ac\u060b\u0e3f\u20a4\uffe0\uffe1\uffe5\uffe6]",
-   "\u00a2-\u00a5\u0080\u20a0\u20ac\u060b\u0e3f\u20a4\uffe0\uffe1\uffe5\uffe6",
-   lambda t: t.translate(_CURRENCY))
-for _acro in _ACROS:   # acronym + period before a sentence start: the period is split off
-    _r("acronym/", f"(?P<t>{_acro}\\.){_SPACENL}+{_SENT_START}{_SPACENL}", _ALPHA,
-       lambda t: t[0] if len(t) == 2 else t, push=1)
-_r("abbrev3/", f"(?P<t>(?i:ca|figs?|prop|nos?|art|bldg|pp|op)\\.){_SPACENL}?[{_D}]",
-   "cCfFpPnNaAbBoO")
+_r(
+    "currency",
+    r"[\u00a2-\u00a5\u0080\u20a0\u20ac\u060b\u0e3f\u20a4\uffe0\uffe1\uffe5\uffe6]",
+    "\u00a2-\u00a5\u0080\u20a0\u20ac\u060b\u0e3f\u20a4\uffe0\uffe1\uffe5\uffe6",
+    lambda t: t.translate(_CURRENCY),
+)
+for _acro in _ACROS:  # acronym + period before a sentence start: the period is split off
+    _r(
+        "acronym/",
+        f"(?P<t>{_acro}\\.){_SPACENL}+{_SENT_START}{_SPACENL}",
+        _ALPHA,
+        lambda t: t[0] if len(t) == 2 else t,
+        push=1,
+    )
+_r(
+    "abbrev3/",
+    f"(?P<t>(?i:ca|figs?|prop|nos?|art|bldg|pp|op)\\.){_SPACENL}?[{_D}]",
+    "cCfFpPnNaAbBoO",
+)
 _r("pty./", f"(?P<t>(?:(?i:pt)[eyEY]|(?i:co))\\.)[{_SPACE}](?i:ltd|lim)", "pPcC")
 # ABBREV1: lexed with a context of a sentence end (SGML after a space makes it long), of any
 # two characters, or none; the token is the same (a split-off period is removed).
-_r("abbrev1", f"(?P<t>{_ABBREV1})(?:{_SPACENL}(?:{_SGML}|{_SPACENL})|[\\s\\S]{{2}})?",
-   _ALPHA)
+_r("abbrev1", f"(?P<t>{_ABBREV1})(?:{_SPACENL}(?:{_SGML}|{_SPACENL})|[\\s\\S]{{2}})?", _ALPHA)
 _r("abbrev2", f"{_ABBREV4}\\.", _ALPHA)
 for _acro in _ACROS:
     _r("abbrev2", f"{_acro}\\.", _ALPHA)
@@ -319,26 +410,34 @@ for _acro in _ACROS:
 for _acro in _ACROS:
     _r("acro/", f"(?P<t>{_acro}){_SPACENL}", _ALPHA)
 _r("'90/", f"(?P<t>{_APOS}[0-9][0-9]){_SPACENL}", "'&\u0092\u2019")
-_r("filename/", f"(?P<t>{_LD}+(?:\\.{_LD}+)*\\.{_FILE_EXT})(?:{_SPACENL}|[.?!,])",
-   f"{_LX}{_D}&")
+_r("filename/", f"(?P<t>{_LD}+(?:\\.{_LD}+)*\\.{_FILE_EXT})(?:{_SPACENL}|[.?!,])", f"{_LX}{_D}&")
 _r("word./", f"(?P<t>{_WORD}\\.){_INSENTP}", f"{_LX}&", _soft)
-_r("phone", r"(?:\([0-9]{2,3}\)[ \u00a0]?|(?:\+\+?)?(?:[0-9]{2,4}[\- \u00a0])?[0-9]{2,4}"
-   r"[\- \u00a0])[0-9]{3,4}[\- \u00a0]?[0-9]{3,5}"
-   r"|(?:(?:\+\+?)?[0-9]{2,4}\.)?[0-9]{2,4}\.[0-9]{3,4}\.[0-9]{3,5}",
-   "(+0-9", lambda t: t.replace(" ", "\u00a0").translate(_PARENS),
-   span=r"[0-9()+\- \u00a0.]{0,22}")  # a phone number has at most 22 characters
-_r("quote/", r"(?P<t>\"|(?i:&quot;))[A-Za-z0-9$]", "\"&", lambda t: _quotes(t, True))
-_r("quote", r"\"|(?i:&quot;)", "\"&", _quotes)
+_r(
+    "phone",
+    r"(?:\([0-9]{2,3}\)[ \u00a0]?|(?:\+\+?)?(?:[0-9]{2,4}[\- \u00a0])?[0-9]{2,4}"
+    r"[\- \u00a0])[0-9]{3,4}[\- \u00a0]?[0-9]{3,5}"
+    r"|(?:(?:\+\+?)?[0-9]{2,4}\.)?[0-9]{2,4}\.[0-9]{3,4}\.[0-9]{3,5}",
+    "(+0-9",
+    lambda t: t.replace(" ", "\u00a0").translate(_PARENS),
+    span=r"[0-9()+\- \u00a0.]{0,22}",
+)  # a phone number has at most 22 characters
+_r("quote/", r"(?P<t>\"|(?i:&quot;))[A-Za-z0-9$]", '"&', lambda t: _quotes(t, True))
+_r("quote", r"\"|(?i:&quot;)", '"&', _quotes)
 _r("delete", r"\x7f", "\x7f", _fixed(_SKIP))
 _r("less", r"<|(?i:&lt;)", "<&", _fixed("<"))
 _r("greater", r">|(?i:&gt;)", ">&", _fixed(">"))
-_r("smiley/", r"(?P<t>[<>]?[:;=][\-o*']?[()DPdpO\\{@|\[\]])[^A-Za-z0-9]", "<>:;=",
-   lambda t: t.translate(_PARENS))
+_r(
+    "smiley/",
+    r"(?P<t>[<>]?[:;=][\-o*']?[()DPdpO\\{@|\[\]])[^A-Za-z0-9]",
+    "<>:;=",
+    lambda t: t.translate(_PARENS),
+)
 for _alt, _first in [
-        (r"[\^x=~<>]\.\[\^(?i:x)=~<>\]", "x^=~<>"),
-        (r"[\-\^x=~<>']_[\-\^x=~<>']", "-^x=~<>'"),
-        (r"\([\-\^x=~<>'][_.]?[\-\^x=~<>']\)", "("),
-        (r"\([\^x=~<>']-[\^x=~<>'`]\)", "(")]:
+    (r"[\^x=~<>]\.\[\^(?i:x)=~<>\]", "x^=~<>"),
+    (r"[\-\^x=~<>']_[\-\^x=~<>']", "-^x=~<>'"),
+    (r"\([\-\^x=~<>'][_.]?[\-\^x=~<>']\)", "("),
+    (r"\([\^x=~<>']-[\^x=~<>'`]\)", "("),
+]:
     _r("asian-smiley", _alt, _first, lambda t: t.translate(_PARENS))
 _r("{", r"\{", "{", _fixed("-LCB-"))
 _r("}", r"\}", "}", _fixed("-RCB-"))
@@ -347,14 +446,16 @@ _r("]", r"\]", r"\]", _fixed("-RSB-"))
 _r("(", r"\(", "(", _fixed("-LRB-"))
 _r(")", r"\)", ")", _fixed("-RRB-"))
 _r("hyphens", r"-+", "-", _dashes)
-_r("ellipsis", r"\.{3,5}|(?:\.[ \u00a0]){2,4}\.|[\u0085\u2026]", ".\u0085\u2026",
-   _fixed("..."))
+_r("ellipsis", r"\.{3,5}|(?:\.[ \u00a0]){2,4}\.|[\u0085\u2026]", ".\u0085\u2026", _fixed("..."))
 _r("marks", r"@+|#+|_+", "@#_")
 _r("stars", r"\*+|(?:\\\*){1,3}", r"*\\")
 _r("insentp", _INSENTP, ",;:\u3001")
 _r("?!", r"[?!]+", "?!")
-_r("period", r"[.\u00a1\u00bf\u037e\u0589\u061f\u06d4\u0700-\u0702\u07fa\u3002]",
-   ".\u00a1\u00bf\u037e\u0589\u061f\u06d4\u0700-\u0702\u07fa\u3002")
+_r(
+    "period",
+    r"[.\u00a1\u00bf\u037e\u0589\u061f\u06d4\u0700-\u0702\u07fa\u3002]",
+    ".\u00a1\u00bf\u037e\u0589\u061f\u06d4\u0700-\u0702\u07fa\u3002",
+)
 _r("=", "=", "=")
 _r("/", "/", "/")
 _r("hthing./", f"(?P<t>{_HTHING}\\.){_INSENTP}", "A-Za-z0-9", _soft)
@@ -366,24 +467,44 @@ _r("thinga", _THINGA, "A-Z", lambda t: _AMP.sub("&", t))
 _r("left-quote/", r"(?P<t>')[A-Za-z][^ \t\n\r\u00a0]", "'", _fixed("`"))
 _r("redaux", _REDAUX, "'&\u0092\u2019", _quotes)
 _r("n't", _SREDAUX, "nN", _quotes)
-for _alt, _first in [(_APOS, "'&\u0092\u2019"), ("''", "'"),
-                     (f"[{_QUOTE_CHARS}]{{1,2}}", _QUOTE_CHARS)]:
+for _alt, _first in [
+    (_APOS, "'&\u0092\u2019"),
+    ("''", "'"),
+    (f"[{_QUOTE_CHARS}]{{1,2}}", _QUOTE_CHARS),
+]:
     _r("quotes", _alt, _first, _quotes)
 _r("duck-feet", r"<<|>>", "<>")
 _r("symbol", f"[{_SYMBOL}]", _SYMBOL)
-_r("space", f"\\x00|[{_SPACE}]+|[\\u200b\\u200e\\u200f\\ufeff]",
-   f"\\x00{_SPACE}\\u200b\\u200e\\u200f\\ufeff", _fixed(_SKIP))
-_r("newline", r"\r\n?|[\n\u000b\u000c\u0085\u2028\u2029]", "\r\n\u000b\u000c\u0085\u2028\u2029",
-   _fixed(_NEWLINE))
+_r(
+    "space",
+    f"\\x00|[{_SPACE}]+|[\\u200b\\u200e\\u200f\\ufeff]",
+    f"\\x00{_SPACE}\\u200b\\u200e\\u200f\\ufeff",
+    _fixed(_SKIP),
+)
+_r(
+    "newline",
+    r"\r\n?|[\n\u000b\u000c\u0085\u2028\u2029]",
+    "\r\n\u000b\u000c\u0085\u2028\u2029",
+    _fixed(_NEWLINE),
+)
 _r("&nbsp;", r"(?i:&nbsp;)", "&", _fixed(_SKIP))
 
 
 @functools.cache
 def _rules() -> tuple[_Rule, ...]:
     """The compiled rules (compiled on first use: plain captions never need them)."""
-    return tuple(_Rule(name, re.compile(pattern), re.compile(f"[{first}]"), act,
-                       "(?P<t>" in pattern, re.compile(span) if span else None, push)
-                 for name, pattern, first, act, span, push in _RULE_SPECS)
+    return tuple(
+        _Rule(
+            name,
+            re.compile(pattern),
+            re.compile(f"[{first}]"),
+            act,
+            "(?P<t>" in pattern,
+            re.compile(span) if span else None,
+            push,
+        )
+        for name, pattern, first, act, span, push in _RULE_SPECS
+    )
 
 
 _BY_CHAR: dict[str, tuple[_Rule, ...]] = {}
@@ -403,9 +524,12 @@ def _candidates(c: str) -> tuple[_Rule, ...]:
 # the words the abbreviation rules take with their period (matched here regardless of case).
 # A period followed by " ." could start an ellipsis ". . ." and is left to the lexer.
 _SPLIT_WORDS = frozenset("cannot gonna gotta lemme gimme wanna".split())
-_TAKES_PERIOD = re.compile("|".join([
-    _ABBREV1, f"{_ABBREV4}\\.", r"(?:ca|figs?|prop|nos?|art|bldg|pp|op|pt[ey]|co|[a-z])\."]),
-    re.IGNORECASE)
+_TAKES_PERIOD = re.compile(
+    "|".join(
+        [_ABBREV1, f"{_ABBREV4}\\.", r"(?:ca|figs?|prop|nos?|art|bldg|pp|op|pt[ey]|co|[a-z])\."]
+    ),
+    re.IGNORECASE,
+)
 _PLAIN_WORD = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)*)(,|\.(?! \.))?(?=[ \t\n])")
 _LONE_PUNCT = frozenset(["", ".", ","])
 
@@ -428,8 +552,12 @@ def _plain_words(low: str) -> list[str] | None:
             if word.isalpha():
                 if word in _SPLIT_WORDS or last == "." and _TAKES_PERIOD.fullmatch(chunk):
                     return None
-            elif not (word[:1].isalpha() and word[-1:].isalpha()
-                      and word.replace("-", "").isalpha() and "--" not in word):
+            elif not (
+                word[:1].isalpha()
+                and word[-1:].isalpha()
+                and word.replace("-", "").isalpha()
+                and "--" not in word
+            ):
                 return None
             out.append(word)
     return out
@@ -438,16 +566,17 @@ def _plain_words(low: str) -> list[str] | None:
 def _lex(s: str, n: int) -> list[str]:
     """Kept tokens of ``s[:n]``; ``s[n:]`` is only seen as trailing context."""
     out: list[str] = []
-    kept_last = False          # whether the line's last token so far is in ``out``
+    kept_last = False  # whether the line's last token so far is in ``out``
     i = 0
     while i < n:
         m = _PLAIN_WORD.match(s, i)
-        if m is not None:      # shortcut: a plain (hyphenated) word, maybe with . or ,
+        if m is not None:  # shortcut: a plain (hyphenated) word, maybe with . or ,
             word = m.group(1)
             low = word.lower()
             end = m.end()
-            if "-" in word or not (low in _SPLIT_WORDS or m.group(2) == "."
-                                   and _TAKES_PERIOD.fullmatch(m.group(0))):
+            if "-" in word or not (
+                low in _SPLIT_WORDS or m.group(2) == "." and _TAKES_PERIOD.fullmatch(m.group(0))
+            ):
                 out.append(low)
                 kept_last = end == m.end(1)
                 i = end
@@ -460,7 +589,7 @@ def _lex(s: str, n: int) -> list[str]:
                 if m is None:
                     continue
                 end = m.end()
-            else:              # search the longest match within the stretch it can cover
+            else:  # search the longest match within the stretch it can cover
                 # every span pattern matches the empty string, so never None
                 bound = rule.span.match(s, i).end()  # type: ignore[union-attr]
                 m = rule.rx.match(s, i, bound)
@@ -475,10 +604,10 @@ def _lex(s: str, n: int) -> list[str]:
             if end - i > best_total:
                 best, best_total = rule, end - i
                 best_len = (m.end("t") if rule.ctx else end) - i
-        if best is None:       # untokenizable character: deleted
+        if best is None:  # untokenizable character: deleted
             i += 1
             continue
-        tok = best.act(s[i:i + best_len])
+        tok = best.act(s[i : i + best_len])
         i += best_len - best.push
         if tok is _SKIP:
             continue
@@ -527,8 +656,8 @@ class PTBTokenizer:
                 text = c["caption"] if isinstance(c, Mapping) else c
                 if not isinstance(text, str):
                     raise CaptionInputError(
-                        f"caption {j} of image id {key!r} is a {type(text).__name__}, "
-                        "not a string")
+                        f"caption {j} of image id {key!r} is a {type(text).__name__}, not a string"
+                    )
                 texts.append(" ".join(tokenize(text)))
             out[key] = texts
         return out

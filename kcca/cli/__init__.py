@@ -83,8 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        _report(args, "interrupted", "re-run the same command: finished stages are cached and "
-                "the run resumes from them")
+        _report(
+            args,
+            "interrupted",
+            "re-run the same command: finished stages are cached and the run resumes from them",
+        )
         return 130
     except Exception as exc:  # noqa: BLE001 - every error ends in one message (or a traceback)
         message, fix, status = describe_error(exc, args)
@@ -103,23 +106,30 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
     command = getattr(args, "command", None) or "COMMAND"
     if isinstance(exc, KccaUserError):
         return exc.message or type(exc).__name__, exc.fix, 2
-    if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError,
-                        PermissionError)):
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)):
         path = exc.filename if exc.filename is not None else ""
         reason = exc.strerror or type(exc).__name__
         message = f"{reason}: {path}" if path else str(exc)
         if isinstance(exc, PermissionError):
             fix = "choose a path you can read and write, or change its permissions"
         else:
-            fix = (f"check the path (relative paths start at {os.getcwd()}); "
-                   f"`kcca {command} --help` lists the arguments")
+            fix = (
+                f"check the path (relative paths start at {os.getcwd()}); "
+                f"`kcca {command} --help` lists the arguments"
+            )
         return message, fix, 2
     if isinstance(exc, ValueError) and not _raised_in_a_library(exc):
-        return (str(exc) or type(exc).__name__,
-                f"check the values given to `kcca {command}` (`kcca {command} --help`)", 2)
+        return (
+            str(exc) or type(exc).__name__,
+            f"check the values given to `kcca {command}` (`kcca {command} --help`)",
+            2,
+        )
     text = str(exc).splitlines()[0] if str(exc) else ""
-    return (f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""),
-            "run with --verbose for the traceback (and report it if the inputs look right)", 1)
+    return (
+        f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""),
+        "run with --verbose for the traceback (and report it if the inputs look right)",
+        1,
+    )
 
 
 def _raised_in_a_library(exc: BaseException) -> bool:
@@ -165,8 +175,12 @@ def unknown_fix_options(fix: str, command: str | None, *, bare: bool = True) -> 
         elif token.startswith("kcca"):
             sub = token.split()[1]
             current = sub if sub in known else current
-        elif current != "other" and (bare or current is not None) \
-                and token not in known[current] and token not in unknown:
+        elif (
+            current != "other"
+            and (bare or current is not None)
+            and token not in known[current]
+            and token not in unknown
+        ):
             unknown.append(token)
     return unknown
 

@@ -22,9 +22,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "annotate", HELP, run)
     p.add_argument("image", help="the image file (JPEG, PNG, ...)")
     add_model_option(p)
-    p.add_argument("--captions", default=None,
-                   help="rank the captions of this file (one per line, or ID<TAB>caption) "
-                        "instead of the model's test pool captions")
+    p.add_argument(
+        "--captions",
+        default=None,
+        help="rank the captions of this file (one per line, or ID<TAB>caption) "
+        "instead of the model's test pool captions",
+    )
     return p
 
 
@@ -39,9 +42,11 @@ def run(args: argparse.Namespace) -> int:
     ranking = model.rank_captions(image, pool=pool, top=args.top)
     ranking.query = str(args.image)
     print(f"image: {args.image} ({image.shape[1]}x{image.shape[0]} pixels)")
-    print(f"ranked {ranking.pool_size} captions of {pool.name} with the Borda count of "
-          f"{len(model.projections.selected['annotation'])} models in "
-          f"{ranking.seconds * 1000:.1f} ms")
+    print(
+        f"ranked {ranking.pool_size} captions of {pool.name} with the Borda count of "
+        f"{len(model.projections.selected['annotation'])} models in "
+        f"{ranking.seconds * 1000:.1f} ms"
+    )
     index = {c: k for k, c in enumerate(pool.ids)}
     head = f"{'rank':>4}  {'caption id':<28} {'Borda':>6} {'cosine':>7}  caption"
     print(head)

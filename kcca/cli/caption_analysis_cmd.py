@@ -44,21 +44,32 @@ def _ks(text: str) -> list[int]:
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    p = subparser(sub, "caption-analysis",
-                  "Companion-paper caption analyses: content selection (Wang & Gaizauskas "
-                  "2015), BAST (Ellebracht et al. 2015), keywords (Mason & Charniak 2012).",
-                  # p refers to itself here: mypy cannot tell its type yet
-                  lambda args: (p.print_help(), 0)[1])  # type: ignore[has-type]
+    p = subparser(
+        sub,
+        "caption-analysis",
+        "Companion-paper caption analyses: content selection (Wang & Gaizauskas "
+        "2015), BAST (Ellebracht et al. 2015), keywords (Mason & Charniak 2012).",
+        # p refers to itself here: mypy cannot tell its type yet
+        lambda args: (p.print_help(), 0)[1],  # type: ignore[has-type]
+    )
     inner = p.add_subparsers(dest="analysis", metavar="ANALYSIS")
 
     cs = inner.add_parser("content-selection", help="content-selection P/R/F on Flickr 8K")
     add_common_options(cs)
     cs.set_defaults(func=run_content_selection)
     cs.add_argument("--split", default="test", choices=("train", "dev", "test"))
-    cs.add_argument("--kind", default="lemma", choices=("lemma", "synset"),
-                    help="concepts: noun lemmas or first WordNet noun synsets")
-    cs.add_argument("--tagger", default="ngram", choices=("ngram", "perceptron"),
-                    help="POS tagger finding the nouns (default ngram: trains in seconds)")
+    cs.add_argument(
+        "--kind",
+        default="lemma",
+        choices=("lemma", "synset"),
+        help="concepts: noun lemmas or first WordNet noun synsets",
+    )
+    cs.add_argument(
+        "--tagger",
+        default="ngram",
+        choices=("ngram", "perceptron"),
+        help="POS tagger finding the nouns (default ngram: trains in seconds)",
+    )
     cs.add_argument("--ks", type=_ks, default=list(range(1, 11)), help="k values (default 1-10)")
     cs.add_argument("--max-images", type=int, help="only the first N images of the split")
 
@@ -71,13 +82,24 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_common_options(k)
     k.set_defaults(func=run_keywords)
     k.add_argument("--split", default="test", choices=("dev", "test"))
-    k.add_argument("--image-kernel", metavar="BLOCK.npz",
-                   help="precomputed image-kernel block: arrays K (split x train), row_ids, "
-                   "col_ids; documents = captions of the nearest training images")
-    k.add_argument("--neighbours", type=int, default=5,
-                   help="training images per document (default 5, i.e. 25 captions)")
-    k.add_argument("--alpha", type=float, default=0.01,
-                   help="smoothing of the caption distribution in sentence extraction")
+    k.add_argument(
+        "--image-kernel",
+        metavar="BLOCK.npz",
+        help="precomputed image-kernel block: arrays K (split x train), row_ids, "
+        "col_ids; documents = captions of the nearest training images",
+    )
+    k.add_argument(
+        "--neighbours",
+        type=int,
+        default=5,
+        help="training images per document (default 5, i.e. 25 captions)",
+    )
+    k.add_argument(
+        "--alpha",
+        type=float,
+        default=0.01,
+        help="smoothing of the caption distribution in sentence extraction",
+    )
     k.add_argument("--max-images", type=int, help="only the first N images of the split")
     return p
 
@@ -108,61 +130,87 @@ def run_content_selection(args) -> int:
     import numpy as np
 
     from features.text.postag import TaggerConfig, load_tagger, tag_tokens
-    from kcca.captions.content_selection import (CaptionConcepts, evaluate_caption_baselines,
-                                                 upper_bound)
+    from kcca.captions.content_selection import (
+        CaptionConcepts,
+        evaluate_caption_baselines,
+        upper_bound,
+    )
 
     corpus = _corpus(args)
     ids = list(corpus.split(args.split))[: args.max_images or None]
-    model = load_tagger(TaggerConfig(kind=args.tagger, seed=args.seed),
-                        cache=cache_from_args(args), progress=not args.quiet)
+    model = load_tagger(
+        TaggerConfig(kind=args.tagger, seed=args.seed),
+        cache=cache_from_args(args),
+        progress=not args.quiet,
+    )
     cc = CaptionConcepts(kind=args.kind, tagger=lambda toks: tag_tokens(model, toks))
     gold = {i: [cc(c, f"{i}#{m}") for m, c in enumerate(corpus.captions[i])] for i in ids}
-    train = [cc(c, f"{i}#{m}") for i in corpus.split("train")
-             for m, c in enumerate(corpus.captions[i])]
+    train = [
+        cc(c, f"{i}#{m}") for i in corpus.split("train") for m, c in enumerate(corpus.captions[i])
+    ]
     n_desc = sum(len(v) for v in gold.values())
     n_empty = sum(1 for v in gold.values() for c in v if not c)
-    print(f"Content selection, caption-only adaptation (Wang & Gaizauskas 2015, eq. 1-3): "
-          f"Flickr 8K {args.split}, {len(ids)} images, {n_desc} captions "
-          f"({n_empty} without a {args.kind} concept), concepts = noun {args.kind}s "
-          f"(tagger {args.tagger}); priors from {len(train)} training captions.")
-    print(f"Mean unique concepts per caption: "
-          f"{np.mean([len(c) for v in gold.values() for c in v]):.2f} "
-          f"(paper, boxes: 2.89 per description); mean pool size per image: "
-          f"{np.mean([len(set().union(*map(set, v))) for v in gold.values()]):.2f}\n")
+    print(
+        f"Content selection, caption-only adaptation (Wang & Gaizauskas 2015, eq. 1-3): "
+        f"Flickr 8K {args.split}, {len(ids)} images, {n_desc} captions "
+        f"({n_empty} without a {args.kind} concept), concepts = noun {args.kind}s "
+        f"(tagger {args.tagger}); priors from {len(train)} training captions."
+    )
+    print(
+        f"Mean unique concepts per caption: "
+        f"{np.mean([len(c) for v in gold.values() for c in v]):.2f} "
+        f"(paper, boxes: 2.89 per description); mean pool size per image: "
+        f"{np.mean([len(set().union(*map(set, v))) for v in gold.values()]):.2f}\n"
+    )
     ub = upper_bound({i: [set(c) for c in v] for i, v in gold.items()})
     (p, r, f), (sp, sr, sf) = ub.mean(), ub.std()
-    _table("Upper bound (each caption vs the other four):", ["", "P", "R", "F"],
-           [["ours", f"{p:.2f} ± {sp:.2f}", f"{r:.2f} ± {sr:.2f}", f"{f:.2f} ± {sf:.2f}"],
-            ["paper (boxes)", "0.77 ± 0.11", "0.77 ± 0.11", "0.74 ± 0.12"]])
+    _table(
+        "Upper bound (each caption vs the other four):",
+        ["", "P", "R", "F"],
+        [
+            ["ours", f"{p:.2f} ± {sp:.2f}", f"{r:.2f} ± {sr:.2f}", f"{f:.2f} ± {sf:.2f}"],
+            ["paper (boxes)", "0.77 ± 0.11", "0.77 ± 0.11", "0.74 ± 0.12"],
+        ],
+    )
     res = evaluate_caption_baselines(gold, train, ks=args.ks, seed=args.seed)
     rows = []
     for name, results in res.items():
         for k, rr in zip(args.ks, results):
             (p, r, f), (sp, sr, sf) = rr.mean(), rr.std()
-            rows.append([name, k, f"{p:.2f} ± {sp:.2f}", f"{r:.2f} ± {sr:.2f}",
-                         f"{f:.2f} ± {sf:.2f}"])
-    _table("Baselines (pool = union of the image's caption concepts; random seeded):",
-           ["system", "k", "P", "R", "F"], rows)
-    print("Note: the pool holds only mentioned concepts (no unmentioned boxes), so these are not "
-          "comparable with the paper's Table 1 on ImageCLEF boxes.")
+            rows.append(
+                [name, k, f"{p:.2f} ± {sp:.2f}", f"{r:.2f} ± {sr:.2f}", f"{f:.2f} ± {sf:.2f}"]
+            )
+    _table(
+        "Baselines (pool = union of the image's caption concepts; random seeded):",
+        ["system", "k", "P", "R", "F"],
+        rows,
+    )
+    print(
+        "Note: the pool holds only mentioned concepts (no unmentioned boxes), so these are not "
+        "comparable with the paper's Table 1 on ImageCLEF boxes."
+    )
     return 0
 
 
 # ------------------------------------------------------------------------ BAST
 def run_bast(args) -> int:
-    from kcca.captions.bast import (COMPONENTS, PAPER_FIGURE5_TEXT, gold_counts,
-                                    score_flickr_st)
+    from kcca.captions.bast import COMPONENTS, PAPER_FIGURE5_TEXT, gold_counts, score_flickr_st
     from kcca.captions.flickr_st import load_flickr_st
 
     folder = Path(args.flickr_st) if args.flickr_st else data_dir_from_args(args) / "flickr-st"
     data = load_flickr_st(folder)
     s = data.summary()
     n_tacit = sum(t.predicate_tacit for ts in data.gold.values() for t in ts)
-    print(f"BAST (Ellebracht et al. 2015) on Flickr-ST gold {folder}: {s['images']} images, "
-          f"{s['captions']} captions, {s['tuples']} tuples ({n_tacit} with a tacit predicate, "
-          f"treated as null); systems: "
-          + ", ".join(f"{n} {sum(map(len, v.values()))} tuples on {len(v)} images"
-                      for n, v in data.systems.items()) + "\n")
+    print(
+        f"BAST (Ellebracht et al. 2015) on Flickr-ST gold {folder}: {s['images']} images, "
+        f"{s['captions']} captions, {s['tuples']} tuples ({n_tacit} with a tacit predicate, "
+        f"treated as null); systems: "
+        + ", ".join(
+            f"{n} {sum(map(len, v.values()))} tuples on {len(v)} images"
+            for n, v in data.systems.items()
+        )
+        + "\n"
+    )
     sizes = gold_counts(data)
     res = score_flickr_st(data)
     rows = []
@@ -175,8 +223,12 @@ def run_bast(args) -> int:
     header = ["component", "gold/img"]
     for name in res:
         header += [f"{name} P", f"{name} R", f"{name} F1"]
-    _table("Manual tuples of the generated captions vs the gold (mean over images with gold "
-           "tuples; P = 1 without predictions, R = 1 without gold):", header, rows)
+    _table(
+        "Manual tuples of the generated captions vs the gold (mean over images with gold "
+        "tuples; P = 1 without predictions, R = 1 without gold):",
+        header,
+        rows,
+    )
     print("Paper: " + PAPER_FIGURE5_TEXT)
     return 0
 
@@ -186,9 +238,15 @@ def run_keywords(args) -> int:
     import numpy as np
 
     from features.text.pipeline import CaptionPreprocessor
-    from kcca.captions.keywords import (documents_from_kernel, gold_from_annotators,
-                                        leave_one_out, make_baselines, mode_diagnostic,
-                                        random_documents, run_baselines)
+    from kcca.captions.keywords import (
+        documents_from_kernel,
+        gold_from_annotators,
+        leave_one_out,
+        make_baselines,
+        mode_diagnostic,
+        random_documents,
+        run_baselines,
+    )
 
     corpus = _corpus(args)
     if corpus.lemmas is None:
@@ -197,34 +255,63 @@ def run_keywords(args) -> int:
     train_ids = list(corpus.split("train"))
     pre = CaptionPreprocessor.paper_flickr8k()
     pre.fit([c for i in train_ids for c in corpus.lemmas[i]])
-    tok = {i: pre.transform(list(corpus.lemmas[i]), [f"{i}#{m}" for m in
-                                                     range(len(corpus.lemmas[i]))])
-           for i in (*train_ids, *ids)}
+    tok = {
+        i: pre.transform(list(corpus.lemmas[i]), [f"{i}#{m}" for m in range(len(corpus.lemmas[i]))])
+        for i in (*train_ids, *ids)
+    }
     gold = {i: gold_from_annotators(tok[i], i) for i in ids}
     baselines = make_baselines([tok[i] for i in train_ids], alpha=args.alpha)
-    print(f"Keywords (Mason & Charniak 2012) on Flickr 8K {args.split}: {len(ids)} images; gold "
-          f"= content-word lemmas (released lemma file, NLTK stop words removed) of the five "
-          f"captions as five annotators; idf / corpus frequency from {len(train_ids)} training "
-          f"images. 'Document title' does not apply (no title or co-occurring text).\n")
+    print(
+        f"Keywords (Mason & Charniak 2012) on Flickr 8K {args.split}: {len(ids)} images; gold "
+        f"= content-word lemmas (released lemma file, NLTK stop words removed) of the five "
+        f"captions as five annotators; idf / corpus frequency from {len(train_ids)} training "
+        f"images. 'Document title' does not apply (no title or co-occurring text).\n"
+    )
     n, n_mode, modes = mode_diagnostic(gold)
-    print(f"Mode diagnostic: {n_mode} of {n} images have a single most frequent keyword; "
-          f"most common modes: " + ", ".join(f"{w} ({c})" for w, c in modes.most_common(8))
-          + "\n")
+    print(
+        f"Mode diagnostic: {n_mode} of {n} images have a single most frequent keyword; "
+        f"most common modes: " + ", ".join(f"{w} ({c})" for w, c in modes.most_common(8)) + "\n"
+    )
 
     def report(title: str, results) -> None:
         rows = []
         for name, ev in results.items():
             t, s = ev.topk, ev.semeval
-            rows.append([name, 100 * t.mean_precision, 100 * t.mean_recall, 100 * t.f1,
-                         100 * s.best_normal[0], 100 * s.best_mode[0], 100 * s.oot_normal[0],
-                         100 * s.oot_mode[0], s.n_mode_items])
-        _table(title, ["baseline", "P@10", "R@10", "F1", "best", "best-mode", "oot",
-                       "oot-mode", "mode items"], [[r[0], *[float(x) for x in r[1:-1]], r[-1]]
-                                                   for r in rows])
+            rows.append(
+                [
+                    name,
+                    100 * t.mean_precision,
+                    100 * t.mean_recall,
+                    100 * t.f1,
+                    100 * s.best_normal[0],
+                    100 * s.best_mode[0],
+                    100 * s.oot_normal[0],
+                    100 * s.oot_mode[0],
+                    s.n_mode_items,
+                ]
+            )
+        _table(
+            title,
+            [
+                "baseline",
+                "P@10",
+                "R@10",
+                "F1",
+                "best",
+                "best-mode",
+                "oot",
+                "oot-mode",
+                "mode items",
+            ],
+            [[r[0], *[float(x) for x in r[1:-1]], r[-1]] for r in rows],
+        )
 
     loo, skipped = leave_one_out({i: tok[i] for i in ids}, baselines)
-    report(f"Leave-one-out upper bound (4 captions = document, 5th = gold; "
-           f"{skipped} held-out captions without keywords skipped), precision in %:", loo)
+    report(
+        f"Leave-one-out upper bound (4 captions = document, 5th = gold; "
+        f"{skipped} held-out captions without keywords skipped), precision in %:",
+        loo,
+    )
     if args.image_kernel:
         z = np.load(args.image_kernel, allow_pickle=False)
         for key in ("K", "row_ids", "col_ids"):
@@ -241,15 +328,22 @@ def run_keywords(args) -> int:
             if c not in tok:
                 tok[c] = pre.transform(list(corpus.lemmas[c]))
         docs = documents_from_kernel(z["K"], rows, cols, tok, args.neighbours)
-        report(f"Documents = captions of the {args.neighbours} nearest training images by the "
-               f"image kernel ({args.image_kernel}):",
-               run_baselines(gold, {i: docs[i] for i in ids}, baselines))
+        report(
+            f"Documents = captions of the {args.neighbours} nearest training images by the "
+            f"image kernel ({args.image_kernel}):",
+            run_baselines(gold, {i: docs[i] for i in ids}, baselines),
+        )
     else:
-        print("No --image-kernel block given: the nearest-training-image documents need a "
-              "precomputed image-kernel block (test x train); only the random floor is run.\n")
+        print(
+            "No --image-kernel block given: the nearest-training-image documents need a "
+            "precomputed image-kernel block (test x train); only the random floor is run.\n"
+        )
     docs = random_documents(ids, train_ids, tok, args.neighbours, seed=args.seed)
-    report(f"Floor: documents = captions of {args.neighbours} random training images "
-           f"(seed {args.seed}):", run_baselines(gold, docs, baselines))
+    report(
+        f"Floor: documents = captions of {args.neighbours} random training images "
+        f"(seed {args.seed}):",
+        run_baselines(gold, docs, baselines),
+    )
     return 0
 
 

@@ -16,24 +16,59 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     Each is accepted before or after the subcommand.
     """
     g = parser.add_argument_group("common options")
-    g.add_argument("--data-dir", default=argparse.SUPPRESS,
-                   help="folder holding the data sets (default: $KCCA_DATA_DIR)")
-    g.add_argument("--cache-dir", default=argparse.SUPPRESS,
-                   help="folder for cached stages (default: $KCCA_CACHE_DIR or ~/.cache/kcca)")
-    g.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS,
-                   help="compute everything afresh and store nothing")
-    g.add_argument("--seed", type=int, default=argparse.SUPPRESS,
-                   help="seed for every random choice (default 0)")
-    g.add_argument("--jobs", "-j", type=int, default=argparse.SUPPRESS,
-                   help="parallel workers (joblib; -1 = all cores; default 1)")
-    g.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS,
-                   help="no progress bars or info messages")
-    g.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
-                   help="on an error, show the full traceback (default: one message and a fix)")
+    g.add_argument(
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        help="folder holding the data sets (default: $KCCA_DATA_DIR)",
+    )
+    g.add_argument(
+        "--cache-dir",
+        default=argparse.SUPPRESS,
+        help="folder for cached stages (default: $KCCA_CACHE_DIR or ~/.cache/kcca)",
+    )
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="compute everything afresh and store nothing",
+    )
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=argparse.SUPPRESS,
+        help="seed for every random choice (default 0)",
+    )
+    g.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=argparse.SUPPRESS,
+        help="parallel workers (joblib; -1 = all cores; default 1)",
+    )
+    g.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="no progress bars or info messages",
+    )
+    g.add_argument(
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="on an error, show the full traceback (default: one message and a fix)",
+    )
 
 
-DEFAULTS = {"data_dir": None, "cache_dir": None, "no_cache": False, "seed": 0, "jobs": 1,
-            "quiet": False, "verbose": False}
+DEFAULTS = {
+    "data_dir": None,
+    "cache_dir": None,
+    "no_cache": False,
+    "seed": 0,
+    "jobs": 1,
+    "quiet": False,
+    "verbose": False,
+}
 
 
 def subparser(sub, name: str, help: str, func) -> argparse.ArgumentParser:
@@ -63,19 +98,28 @@ def cache_from_args(args: argparse.Namespace) -> Cache:
 def add_experiments_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     """``--experiments DIR`` (``what`` it is searched for) and ``--splits DIR`` (split files
     replacing the released ones), as ``kcca reproduce`` and ``kcca fit-model`` take them."""
-    parser.add_argument("--experiments", default=None,
-                        help=f"{what} (default experiments/hodosh2013 of the source tree, else "
-                             "of the current folder)")
-    parser.add_argument("--splits", default=None,
-                        help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the "
-                             "released splits")
+    parser.add_argument(
+        "--experiments",
+        default=None,
+        help=f"{what} (default experiments/hodosh2013 of the source tree, else "
+        "of the current folder)",
+    )
+    parser.add_argument(
+        "--splits",
+        default=None,
+        help="folder with Flickr_8k.{train,dev,test}Images.txt replacing the released splits",
+    )
 
 
 def add_backend_argument(parser: argparse.ArgumentParser, what: str) -> None:
     """``--backend auto|numpy|cupy`` for the array backend of ``what``."""
-    parser.add_argument("--backend", default="auto", choices=("auto", "numpy", "cupy"),
-                        help=f"array backend of {what} (default auto: cupy on the GPU when one "
-                             "is present, else numpy)")
+    parser.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "numpy", "cupy"),
+        help=f"array backend of {what} (default auto: cupy on the GPU when one "
+        "is present, else numpy)",
+    )
 
 
 def backend_from_args(args: argparse.Namespace) -> str:

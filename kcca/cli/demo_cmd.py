@@ -40,7 +40,7 @@ class DemoRun:
 
     args: argparse.Namespace
     out: Path
-    backend: str = "numpy"       # the concrete array backend of --backend
+    backend: str = "numpy"  # the concrete array backend of --backend
     corpus: Corpus | None = None
     outputs: dict[str, Path] = field(default_factory=dict)
     workspace: Any = None
@@ -61,29 +61,50 @@ def _words(values) -> str:
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "demo", HELP, run)
-    p.add_argument("--out", default="kcca-demo-out",
-                   help="output folder (default ./kcca-demo-out)")
+    p.add_argument("--out", default="kcca-demo-out", help="output folder (default ./kcca-demo-out)")
     add_backend_argument(p, "the kernels and the KCCA solver")
     d = DEMO
-    p.add_argument("--n-train", type=int, default=d.n_train,
-                   help=f"training images (default {d.n_train})")
-    p.add_argument("--n-dev", type=int, default=d.n_dev,
-                   help=f"development images (default {d.n_dev})")
-    p.add_argument("--n-test", type=int, default=d.n_test,
-                   help=f"test images (default {d.n_test})")
-    p.add_argument("--image-size", type=int, default=d.image_size,
-                   help=f"side of the square images in pixels (default {d.image_size})")
-    p.add_argument("--p", type=float, nargs="+", default=list(d.p),
-                   help=f"image kernel powers p searched on dev (default {_words(d.p)})")
-    p.add_argument("--d", type=float, nargs="+", default=list(d.d),
-                   help=f"text diagonal factors d searched on dev (default {_words(d.d)})")
-    p.add_argument("--kappas", type=float, nargs="+", default=list(d.kappas),
-                   help=f"KCCA regularisers (default the paper's {_words(d.kappas)})")
-    p.add_argument("--n-count", type=int, default=d.n_count,
-                   help=f"values of n, geometric from 5 to the training size (default "
-                        f"{d.n_count})")
-    p.add_argument("--sheet", type=int, default=12,
-                   help="images on the contact sheet (default 12)")
+    p.add_argument(
+        "--n-train", type=int, default=d.n_train, help=f"training images (default {d.n_train})"
+    )
+    p.add_argument(
+        "--n-dev", type=int, default=d.n_dev, help=f"development images (default {d.n_dev})"
+    )
+    p.add_argument("--n-test", type=int, default=d.n_test, help=f"test images (default {d.n_test})")
+    p.add_argument(
+        "--image-size",
+        type=int,
+        default=d.image_size,
+        help=f"side of the square images in pixels (default {d.image_size})",
+    )
+    p.add_argument(
+        "--p",
+        type=float,
+        nargs="+",
+        default=list(d.p),
+        help=f"image kernel powers p searched on dev (default {_words(d.p)})",
+    )
+    p.add_argument(
+        "--d",
+        type=float,
+        nargs="+",
+        default=list(d.d),
+        help=f"text diagonal factors d searched on dev (default {_words(d.d)})",
+    )
+    p.add_argument(
+        "--kappas",
+        type=float,
+        nargs="+",
+        default=list(d.kappas),
+        help=f"KCCA regularisers (default the paper's {_words(d.kappas)})",
+    )
+    p.add_argument(
+        "--n-count",
+        type=int,
+        default=d.n_count,
+        help=f"values of n, geometric from 5 to the training size (default {d.n_count})",
+    )
+    p.add_argument("--sheet", type=int, default=12, help="images on the contact sheet (default 12)")
     return p
 
 
@@ -93,8 +114,9 @@ def stage_corpus(run: DemoRun) -> None:
     from kcca.data.demo import make_demo_corpus
 
     a = run.args
-    run.corpus = make_demo_corpus(n_train=a.n_train, n_dev=a.n_dev, n_test=a.n_test,
-                                  image_size=a.image_size, seed=a.seed)
+    run.corpus = make_demo_corpus(
+        n_train=a.n_train, n_dev=a.n_dev, n_test=a.n_test, image_size=a.image_size, seed=a.seed
+    )
 
 
 def corpus_vocabulary(corpus: Corpus) -> set[str]:
@@ -159,15 +181,26 @@ def stage_features(run: DemoRun) -> None:
 
     a = run.args
     assert run.corpus is not None  # stage_corpus ran first
-    run.workspace = Workspace(run.corpus, cache_from_args(a), n_jobs=a.jobs, seed=a.seed,
-                              progress=not a.quiet, backend=run.backend,
-                              image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG))
+    run.workspace = Workspace(
+        run.corpus,
+        cache_from_args(a),
+        n_jobs=a.jobs,
+        seed=a.seed,
+        progress=not a.quiet,
+        backend=run.backend,
+        image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG),
+    )
     t = time.perf_counter()
     res = run.workspace.image_features()
-    words = {k: cb.n_words for k, cb in res.codebooks.items()} if all(
-        hasattr(cb, "n_words") for cb in res.codebooks.values()) else {}
-    run.say(f"image features: {len(res.features)} images ({res.n_cached} cached) in "
-            f"{time.perf_counter() - t:.1f}s" + (f", codebooks {words}" if words else ""))
+    words = (
+        {k: cb.n_words for k, cb in res.codebooks.items()}
+        if all(hasattr(cb, "n_words") for cb in res.codebooks.values())
+        else {}
+    )
+    run.say(
+        f"image features: {len(res.features)} images ({res.n_cached} cached) in "
+        f"{time.perf_counter() - t:.1f}s" + (f", codebooks {words}" if words else "")
+    )
 
 
 def stage_kernels(run: DemoRun) -> None:
@@ -192,10 +225,12 @@ def stage_kcca(run: DemoRun) -> None:
         res = run_system(run.corpus, spec, workspace=run.workspace)
         run.results.append(res)
         g = spec.grid
-        run.say(f"{spec.name}: {len(g.kappas)} kappas x {len(g.n_values())} n for each of "
-                f"{len(g.p) * len(g.d)} (p, d); chose p={res.chosen['p']:g}, "
-                f"d={res.chosen['d']:g} on dev; Borda of 15 models per task "
-                f"({sum(res.timings.values()):.1f}s)")
+        run.say(
+            f"{spec.name}: {len(g.kappas)} kappas x {len(g.n_values())} n for each of "
+            f"{len(g.p) * len(g.d)} (p, d); chose p={res.chosen['p']:g}, "
+            f"d={res.chosen['d']:g} on dev; Borda of 15 models per task "
+            f"({sum(res.timings.values()):.1f}s)"
+        )
 
 
 def chance_levels(n: int, ks=(1, 5, 10)) -> dict[str, float]:
@@ -231,10 +266,13 @@ def stage_metrics(run: DemoRun) -> None:
         run.outputs[f"rankings {res.spec.name}"] = path
     import shlex
 
-    files = " ".join(shlex.quote(str(run.outputs[f"rankings {res.spec.name}"]))
-                     for res in run.results)
-    run.say(f"wrote rankings to {run.out}; next: `kcca evaluate {files} --compare` "
-            "(every metric, each system against the first)")
+    files = " ".join(
+        shlex.quote(str(run.outputs[f"rankings {res.spec.name}"])) for res in run.results
+    )
+    run.say(
+        f"wrote rankings to {run.out}; next: `kcca evaluate {files} --compare` "
+        "(every metric, each system against the first)"
+    )
 
 
 def stage_plot(run: DemoRun) -> None:
@@ -308,20 +346,24 @@ def check_args(args: argparse.Namespace) -> None:
     """Refuse out-of-range options before any work, naming the option, its value and the valid
     range (:class:`kcca.errors.DataError`, printed as ``error:`` / ``fix:``, exit status 2)."""
     counts = (
-        ("--n-train", args.n_train, MIN_TRAIN,
-         "the KCCA grid's smallest n is 5 and the centred training kernels have rank "
-         "n_train - 1; default 400"),
+        (
+            "--n-train",
+            args.n_train,
+            MIN_TRAIN,
+            "the KCCA grid's smallest n is 5 and the centred training kernels have rank "
+            "n_train - 1; default 400",
+        ),
         ("--n-dev", args.n_dev, 1, "dev selection needs a dev pool; default 100"),
         ("--n-test", args.n_test, 1, "the test metrics need a test pool; default 100"),
         ("--image-size", args.image_size, MIN_IMAGE_SIZE, "pixels; default 64"),
-        ("--n-count", args.n_count, 1,
-         "the number of values of n from 5 to --n-train; default 30"),
+        ("--n-count", args.n_count, 1, "the number of values of n from 5 to --n-train; default 30"),
         ("--sheet", args.sheet, 1, "images on the contact sheet; default 12"),
     )
     for option, value, low, why in counts:
         if value < low:
-            raise _bad(option, value, f"an integer >= {low}", f"give {option} {low} or more "
-                       f"({why})")
+            raise _bad(
+                option, value, f"an integer >= {low}", f"give {option} {low} or more ({why})"
+            )
     reals = (
         ("--p", args.p, "> 0", lambda v: v > 0, "--p 2 3 (the paper's image kernel powers)"),
         ("--d", args.d, ">= 1", lambda v: v >= 1, "--d 1 3 8 (the paper's d is in [1, 15])"),
@@ -330,21 +372,29 @@ def check_args(args: argparse.Namespace) -> None:
     for option, values, need, ok, example in reals:
         for v in values:
             if not (math.isfinite(v) and ok(v)):
-                raise DataError(f"{option} values must be finite numbers {need}, got {v:g}",
-                                fix=f"give finite values {need}, e.g. {example}")
+                raise DataError(
+                    f"{option} values must be finite numbers {need}, got {v:g}",
+                    fix=f"give finite values {need}, e.g. {example}",
+                )
     if args.seed < 0:
         raise _bad("--seed", args.seed, "an integer >= 0", "give --seed 0 or a larger integer")
     if args.jobs == 0:
-        raise _bad("--jobs", args.jobs, "a number of workers >= 1, or -1 for all cores",
-                   "give --jobs 1 (the default), a larger number, or -1 for all cores")
+        raise _bad(
+            "--jobs",
+            args.jobs,
+            "a number of workers >= 1, or -1 for all cores",
+            "give --jobs 1 (the default), a larger number, or -1 for all cores",
+        )
     out = Path(args.out)
     for folder in (out, *out.parents):  # the nearest existing path must be a folder
         if folder.exists():
             if not folder.is_dir():
                 what = "names a file" if folder == out else f"lies under the file {str(folder)!r}"
-                raise DataError(f"--out must be a folder (new or existing), but {args.out!r} "
-                                f"{what}", fix="give --out a folder path (the default is "
-                                "kcca-demo-out), or move the file away")
+                raise DataError(
+                    f"--out must be a folder (new or existing), but {args.out!r} {what}",
+                    fix="give --out a folder path (the default is "
+                    "kcca-demo-out), or move the file away",
+                )
             break
 
 

@@ -29,44 +29,76 @@ FORMAT_HELP = (
     "number: the document --output writes) or csv (a header, then one row per system, task, "
     "kind (metric or coverage) and name, with the value and p_vs_first, the --compare "
     "p-value). With json and csv, notes and messages go to stderr; csv does not cover "
-    "--paper-tables")
+    "--paper-tables"
+)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    p = subparser(sub, "evaluate", "Evaluate rankings files (R@k, median rank, S@k, "
-                  "R-precision, expert, BLEU/ROUGE), or print the judgment-only tables "
-                  "beside the paper's values.", run)
-    p.add_argument("rankings", nargs="*", help="rankings files (JSON; see kcca.evaluate."
-                   "rankings_io); the first is the reference for --compare")
-    p.add_argument("--judgments", default=None,
-                   help="folder with ExpertAnnotations.txt and CrowdFlowerAnnotations.txt "
-                   "(default: the corpus's own judgment files)")
-    p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
-                   help="crowd relevance rule (default paper: fraction yes >= 1/2, which "
-                   "reproduces the paper's counts)")
-    p.add_argument("--corpus", default=None, choices=("flickr8k", "demo"),
-                   help="flickr8k (from --data-dir) or demo (the demo corpus the rankings "
-                        "files name, e.g. that of a `kcca demo --n-test ...` run); default: "
-                        "the corpus the files record")
+    p = subparser(
+        sub,
+        "evaluate",
+        "Evaluate rankings files (R@k, median rank, S@k, "
+        "R-precision, expert, BLEU/ROUGE), or print the judgment-only tables "
+        "beside the paper's values.",
+        run,
+    )
+    p.add_argument(
+        "rankings",
+        nargs="*",
+        help="rankings files (JSON; see kcca.evaluate."
+        "rankings_io); the first is the reference for --compare",
+    )
+    p.add_argument(
+        "--judgments",
+        default=None,
+        help="folder with ExpertAnnotations.txt and CrowdFlowerAnnotations.txt "
+        "(default: the corpus's own judgment files)",
+    )
+    p.add_argument(
+        "--relevance",
+        default="paper",
+        choices=("paper", "two-thirds", "majority"),
+        help="crowd relevance rule (default paper: fraction yes >= 1/2, which "
+        "reproduces the paper's counts)",
+    )
+    p.add_argument(
+        "--corpus",
+        default=None,
+        choices=("flickr8k", "demo"),
+        help="flickr8k (from --data-dir) or demo (the demo corpus the rankings "
+        "files name, e.g. that of a `kcca demo --n-test ...` run); default: "
+        "the corpus the files record",
+    )
     p.add_argument("--split", default="test", help="pool the rankings rank (default test)")
-    p.add_argument("--ties", default="last", choices=("last", "first", "mean"),
-                   help="place of the original item among candidates with its score, for R@k "
-                        "and median rank: last (default, every table's rule: ties never favour "
-                        "it), first or mean (how much a system owes to ties; NN systems tie "
-                        "massively; needs rankings that record ties)")
-    p.add_argument("--compare", action="store_true",
-                   help="significance of each system against the first")
-    p.add_argument("--samples", type=int, default=100_000,
-                   help="randomisation test samples (default 100,000)")
-    p.add_argument("--no-bleu-rouge", action="store_true",
-                   help="skip top-1 BLEU/ROUGE (needs NLTK stop words)")
-    p.add_argument("--paper-tables", action="store_true",
-                   help="print Tables 7-10, the BLEU_pre filter statistics and relevance "
-                   "counts beside the paper's values (needs no rankings)")
+    p.add_argument(
+        "--ties",
+        default="last",
+        choices=("last", "first", "mean"),
+        help="place of the original item among candidates with its score, for R@k "
+        "and median rank: last (default, every table's rule: ties never favour "
+        "it), first or mean (how much a system owes to ties; NN systems tie "
+        "massively; needs rankings that record ties)",
+    )
+    p.add_argument(
+        "--compare", action="store_true", help="significance of each system against the first"
+    )
+    p.add_argument(
+        "--samples", type=int, default=100_000, help="randomisation test samples (default 100,000)"
+    )
+    p.add_argument(
+        "--no-bleu-rouge", action="store_true", help="skip top-1 BLEU/ROUGE (needs NLTK stop words)"
+    )
+    p.add_argument(
+        "--paper-tables",
+        action="store_true",
+        help="print Tables 7-10, the BLEU_pre filter statistics and relevance "
+        "counts beside the paper's values (needs no rankings)",
+    )
     p.add_argument("--format", default="text", choices=FORMATS, help=FORMAT_HELP)
     p.add_argument("--output", "-o", default=None, help="write the results as JSON here")
-    p.add_argument("--no-per-query", action="store_true",
-                   help="leave per-query values out of the JSON")
+    p.add_argument(
+        "--no-per-query", action="store_true", help="leave per-query values out of the JSON"
+    )
     return p
 
 
@@ -95,11 +127,14 @@ def _demo_corpus(rankings: list[str], seed: int):
     from kcca.data.demo import demo_corpus_from_name
     from kcca.data.errors import DataError
 
-    names = {n for n in map(_recorded_corpus, rankings) if isinstance(n, str) and
-             n.startswith("demo-")}
+    names = {
+        n for n in map(_recorded_corpus, rankings) if isinstance(n, str) and n.startswith("demo-")
+    }
     if len(names) > 1:
-        raise DataError(f"the rankings files come from different demo corpora: "
-                        f"{', '.join(sorted(names))}; evaluate one corpus at a time")
+        raise DataError(
+            f"the rankings files come from different demo corpora: "
+            f"{', '.join(sorted(names))}; evaluate one corpus at a time"
+        )
     return demo_corpus_from_name(names.pop()) if names else load_corpus("demo", seed=seed)
 
 
@@ -108,8 +143,12 @@ def corpus_name(args: argparse.Namespace) -> str:
     if args.corpus:
         return args.corpus
     names = [_recorded_corpus(p) for p in args.rankings or []]
-    return "demo" if names and all(isinstance(n, str) and (n == "demo" or n.startswith("demo-"))
-                                   for n in names) else "flickr8k"
+    return (
+        "demo"
+        if names
+        and all(isinstance(n, str) and (n == "demo" or n.startswith("demo-")) for n in names)
+        else "flickr8k"
+    )
 
 
 def needs_no_data(args: argparse.Namespace) -> bool:
@@ -118,9 +157,14 @@ def needs_no_data(args: argparse.Namespace) -> bool:
     from kcca.data.paths import DATA_DIR_ENV
     from kcca.evaluate.compact import is_compact
 
-    return (corpus_name(args) == "flickr8k" and not args.paper_tables
-            and bool(args.rankings) and all(map(is_compact, args.rankings))
-            and args.data_dir is None and not os.environ.get(DATA_DIR_ENV))
+    return (
+        corpus_name(args) == "flickr8k"
+        and not args.paper_tables
+        and bool(args.rankings)
+        and all(map(is_compact, args.rankings))
+        and args.data_dir is None
+        and not os.environ.get(DATA_DIR_ENV)
+    )
 
 
 def load_with_judgments(args: argparse.Namespace):
@@ -132,33 +176,48 @@ def load_with_judgments(args: argparse.Namespace):
     if args.corpus == "demo":
         corpus = _demo_corpus(args.rankings or [], args.seed)
     elif args.corpus == "flickr8k":
-        corpus = load_corpus("flickr8k", args.data_dir, images=False,
-                             judgments=args.judgments is None, lemmas=False)
+        corpus = load_corpus(
+            "flickr8k", args.data_dir, images=False, judgments=args.judgments is None, lemmas=False
+        )
     else:
         raise DataError(f"unknown corpus {args.corpus!r} for evaluate: use flickr8k or demo")
     if args.judgments is not None:
-        from kcca.data.flickr8k import CROWD_FILE, EXPERT_FILE, read_crowd_judgments, \
-            read_expert_judgments
+        from kcca.data.flickr8k import (
+            CROWD_FILE,
+            EXPERT_FILE,
+            read_crowd_judgments,
+            read_expert_judgments,
+        )
 
         folder = Path(args.judgments)
         captions = dict(corpus.captions)
         corpus = dataclasses.replace(
-            corpus, expert=read_expert_judgments(folder / EXPERT_FILE, captions),
-            crowd=read_crowd_judgments(folder / CROWD_FILE, captions))
+            corpus,
+            expert=read_expert_judgments(folder / EXPERT_FILE, captions),
+            crowd=read_crowd_judgments(folder / CROWD_FILE, captions),
+        )
     return corpus
 
 
 def run(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
     from kcca.data.errors import DataError
-    from kcca.evaluate.formatting import WIDTH, evaluation_document, jsonable, systems_csv, \
-        systems_text, wrap
+    from kcca.evaluate.formatting import (
+        WIDTH,
+        evaluation_document,
+        jsonable,
+        systems_csv,
+        systems_text,
+        wrap,
+    )
 
     if not args.paper_tables and not args.rankings:
         raise DataError("give one or more rankings files, or --paper-tables")
     if args.format == "csv" and args.paper_tables:
-        raise DataError("--format csv covers rankings files, not --paper-tables",
-                        fix="use --format json (or text) with --paper-tables")
+        raise DataError(
+            "--format csv covers rankings files, not --paper-tables",
+            fix="use --format json (or text) with --paper-tables",
+        )
     text = args.format == "text"
 
     def note(message: str) -> None:  # on stdout beside the text; on stderr beside json / csv
@@ -171,13 +230,15 @@ def run(args: argparse.Namespace) -> int:
         from kcca.paper.judgment_tables import paper_tables_text
 
         assert corpus is not None  # needs_no_data is False with --paper-tables
-        rep = {"relevance_counts": agreement.relevance_counts(corpus, args.split),
-               "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),
-               "table7": agreement.table7_from_paper(),
-               "tables8_9": agreement.tables8_9(corpus, args.split),
-               "table10": agreement.table10(corpus),
-               "random_bleu_rouge": agreement.random_bleu_rouge(corpus, args.split),
-               "expert_alpha": agreement.expert_alpha(corpus)}
+        rep = {
+            "relevance_counts": agreement.relevance_counts(corpus, args.split),
+            "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),
+            "table7": agreement.table7_from_paper(),
+            "tables8_9": agreement.tables8_9(corpus, args.split),
+            "table10": agreement.table10(corpus),
+            "random_bleu_rouge": agreement.random_bleu_rouge(corpus, args.split),
+            "expert_alpha": agreement.expert_alpha(corpus),
+        }
         if text:
             print(paper_tables_text(rep))
         result["paper_tables"] = jsonable(rep)
@@ -188,8 +249,12 @@ def run(args: argparse.Namespace) -> int:
         from kcca.evaluate.compact import is_compact, read_compact
         from kcca.evaluate.system import evaluate_compact
 
-        ctx = EvaluationContext(corpus, args.split, args.relevance,
-                                with_bleu_rouge=not args.no_bleu_rouge and corpus is not None)
+        ctx = EvaluationContext(
+            corpus,
+            args.split,
+            args.relevance,
+            with_bleu_rouge=not args.no_bleu_rouge and corpus is not None,
+        )
         if ctx.with_bleu_rouge:
             from features.text.resources import MissingResourceError
 
@@ -200,34 +265,50 @@ def run(args: argparse.Namespace) -> int:
                 ctx.with_bleu_rouge = False
                 note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
         # without a corpus every file is compact (needs_no_data)
-        evals = [evaluate_compact(read_compact(path), ctx, ties=args.ties) if is_compact(path)
-                 else evaluate_system(
-                     read_rankings(path, corpus.pool(args.split)),  # type: ignore[union-attr]
-                     ctx, ties=args.ties)
-                 for path in args.rankings]
+        evals = [
+            evaluate_compact(read_compact(path), ctx, ties=args.ties)
+            if is_compact(path)
+            else evaluate_system(
+                read_rankings(path, corpus.pool(args.split)),  # type: ignore[union-attr]
+                ctx,
+                ties=args.ties,
+            )
+            for path in args.rankings
+        ]
         if args.ties != "last":
-            note(f"note: R@k and median rank with the original item {args.ties} among "
-                 "candidates of equal score (the tables put it last)")
+            note(
+                f"note: R@k and median rank with the original item {args.ties} among "
+                "candidates of equal score (the tables put it last)"
+            )
         for path, e in zip(args.rankings, evals):
             for message in e.notes if is_compact(path) else []:
                 note(f"note: {e.system}: {message}")
         significance = None
         if args.compare and len(evals) > 1:
-            significance = {e.system: compare_systems(e, evals[0], n_samples=args.samples,
-                                                      seed=args.seed) for e in evals[1:]}
+            significance = {
+                e.system: compare_systems(e, evals[0], n_samples=args.samples, seed=args.seed)
+                for e in evals[1:]
+            }
         rel = ctx.relevance
         if rel is not None:
             assert corpus is not None  # a relevance matrix comes only with a corpus
-            note(f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
-                 f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
-                 "not relevant")
+            note(
+                f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
+                f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
+                "not relevant"
+            )
         if text:
             print(("\n" if rel is not None else "") + systems_text(evals, significance))
         elif args.format == "csv":
             print(systems_csv(evals, significance))
-        result.update(evaluation_document(evals, significance,
-                                          rel.rule.describe() if rel is not None else None,
-                                          per_query=not args.no_per_query))
+        result.update(
+            evaluation_document(
+                evals,
+                significance,
+                rel.rule.describe() if rel is not None else None,
+                per_query=not args.no_per_query,
+            )
+        )
     if args.format == "json":
         print(json.dumps(result, indent=1))
     if args.output:

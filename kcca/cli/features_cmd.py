@@ -13,30 +13,61 @@ import argparse
 import json
 import time
 
-from kcca.cli.common import (add_backend_argument, backend_from_args, cache_from_args,
-                              data_dir_from_args, subparser)
+from kcca.cli.common import (
+    add_backend_argument,
+    backend_from_args,
+    cache_from_args,
+    data_dir_from_args,
+    subparser,
+)
 
 HELP = "extract and cache image features (codebooks, spatial pyramid histograms)"
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "features", HELP, run)
-    p.add_argument("--corpus", choices=("flickr8k", "demo"), default="flickr8k",
-                   help="data set (default flickr8k, read from --data-dir)")
-    p.add_argument("--split", choices=("train", "dev", "test", "all"), default="all",
-                   help="images to extract (default all splits)")
-    p.add_argument("--skip-bad-images", action="store_true",
-                   help="leave unreadable images out and list them (default: stop with an error)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="Dask scheduler address (tcp://host:port): run on that cluster")
+    p.add_argument(
+        "--corpus",
+        choices=("flickr8k", "demo"),
+        default="flickr8k",
+        help="data set (default flickr8k, read from --data-dir)",
+    )
+    p.add_argument(
+        "--split",
+        choices=("train", "dev", "test", "all"),
+        default="all",
+        help="images to extract (default all splits)",
+    )
+    p.add_argument(
+        "--skip-bad-images",
+        action="store_true",
+        help="leave unreadable images out and list them (default: stop with an error)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="Dask scheduler address (tcp://host:port): run on that cluster",
+    )
     add_backend_argument(p, "--gram (numpy: numba on the CPU)")
-    p.add_argument("--gram", action="store_true",
-                   help="also compute and cache the split's pyramid intersection Gram matrix")
+    p.add_argument(
+        "--gram",
+        action="store_true",
+        help="also compute and cache the split's pyramid intersection Gram matrix",
+    )
     p.add_argument("--levels", type=int, default=2, help="pyramid levels L (default 2)")
-    p.add_argument("--codebook-images", type=int, default=200,
-                   help="training images sampled for the codebooks (default 200)")
-    p.add_argument("--points-per-image", type=int, default=1000,
-                   help="descriptor rows sampled per codebook image (default 1000)")
+    p.add_argument(
+        "--codebook-images",
+        type=int,
+        default=200,
+        help="training images sampled for the codebooks (default 200)",
+    )
+    p.add_argument(
+        "--points-per-image",
+        type=int,
+        default=1000,
+        help="descriptor rows sampled per codebook image (default 1000)",
+    )
     p.add_argument("--chunk-size", type=int, default=16, help="images per parallel task")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p
@@ -63,15 +94,30 @@ def run(args: argparse.Namespace) -> int:
         ids = [i for s in ("train", "dev", "test") for i in corpus.split(s)]
     else:
         ids = list(corpus.split(args.split))
-    config = ImageFeatureConfig(levels=args.levels, n_images=args.codebook_images,
-                                points_per_image=args.points_per_image, seed=args.seed)
+    config = ImageFeatureConfig(
+        levels=args.levels,
+        n_images=args.codebook_images,
+        points_per_image=args.points_per_image,
+        seed=args.seed,
+    )
     cache = cache_from_args(args)
-    pipe = ImageFeaturePipeline(corpus, config=config, cache=cache, n_jobs=args.jobs,
-                                chunk_size=args.chunk_size, skip_bad_images=args.skip_bad_images,
-                                scheduler=args.scheduler, progress=not args.quiet)
+    pipe = ImageFeaturePipeline(
+        corpus,
+        config=config,
+        cache=cache,
+        n_jobs=args.jobs,
+        chunk_size=args.chunk_size,
+        skip_bad_images=args.skip_bad_images,
+        scheduler=args.scheduler,
+        progress=not args.quiet,
+    )
     result = pipe.extract(ids)
-    summary = {"corpus": corpus.name, "split": args.split, "requested": len(ids),
-               **result.summary()}
+    summary = {
+        "corpus": corpus.name,
+        "split": args.split,
+        "requested": len(ids),
+        **result.summary(),
+    }
     if args.gram:
         assert backend is not None  # resolved above when --gram
         summary["gram"] = _gram(args, pipe, result, list(result.features), cache, backend)
@@ -89,23 +135,38 @@ def _gram(args, pipe, result, ids, cache, backend: str) -> dict:
 
     from features.kernels.image import PyramidKernel
 
-    kern = PyramidKernel(p=1, levels=args.levels, feature_types=tuple(pipe.feature_types),
-                         backend=backend, n_jobs=args.jobs, progress=not args.quiet)
-    cfg = {"features": pipe.feature_key(), "kernel": kern.name, "params": kern.params,
-           "ids": hashlib.sha256("\n".join(ids).encode()).hexdigest()}
+    kern = PyramidKernel(
+        p=1,
+        levels=args.levels,
+        feature_types=tuple(pipe.feature_types),
+        backend=backend,
+        n_jobs=args.jobs,
+        progress=not args.quiet,
+    )
+    cfg = {
+        "features": pipe.feature_key(),
+        "kernel": kern.name,
+        "params": kern.params,
+        "ids": hashlib.sha256("\n".join(ids).encode()).hexdigest(),
+    }
     t = time.perf_counter()
     items = result.items(ids)
     gram = cache.get_or_compute("image-gram", cfg, lambda: kern.fit(items).gram(items))
-    out = {"shape": list(gram.shape), "seconds": round(time.perf_counter() - t, 3),
-           "backend": backend}
+    out = {
+        "shape": list(gram.shape),
+        "seconds": round(time.perf_counter() - t, 3),
+        "backend": backend,
+    }
     if cache.enabled:
         out["path"] = str(cache.path("image-gram", cfg))
     return out
 
 
 def _print(s: dict) -> None:
-    print(f"image features of {s['corpus']} ({s['split']}): {s['images']} of {s['requested']} "
-          f"images ({s['computed']} computed, {s['cached']} from the cache) in {s['seconds']} s")
+    print(
+        f"image features of {s['corpus']} ({s['split']}): {s['images']} of {s['requested']} "
+        f"images ({s['computed']} computed, {s['cached']} from the cache) in {s['seconds']} s"
+    )
     skipped = {**s["codebook_sample_skipped"], **s["skipped"]}
     if skipped:
         print(f"skipped {len(skipped)} bad image(s):")
@@ -116,6 +177,8 @@ def _print(s: dict) -> None:
     print(f"cache folder: {s['cache_dir'] or '(cache disabled: --no-cache)'}")
     if "gram" in s:
         g = s["gram"]
-        print(f"pyramid Gram {g['shape'][0]} x {g['shape'][1]} on {g['backend']} in "
-              f"{g['seconds']} s" + (f": {g['path']}" if "path" in g else ""))
+        print(
+            f"pyramid Gram {g['shape'][0]} x {g['shape'][1]} on {g['backend']} in "
+            f"{g['seconds']} s" + (f": {g['path']}" if "path" in g else "")
+        )
     print(f"total time: {s['total_seconds']} s")

@@ -16,8 +16,12 @@ import json
 import time
 from typing import Any
 
-from kcca.cli.common import (add_experiments_arguments, cache_from_args, data_dir_from_args,
-                              subparser)
+from kcca.cli.common import (
+    add_experiments_arguments,
+    cache_from_args,
+    data_dir_from_args,
+    subparser,
+)
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -27,27 +31,60 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "fit-model", HELP, run)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--experiment", help="experiment file (.toml / .json) of a KCCA system")
-    what.add_argument("--system", help="a system of --experiments by paper or short name "
-                                       "(e.g. BoW5)")
-    what.add_argument("--demo", action="store_true",
-                      help="the demo system on the embedded demo corpus (kcca demo's settings)")
-    p.add_argument("--out", required=True,
-                   help="model file to write (e.g. bow5.kcca.npz; data only, see "
-                        "kcca/model/file_format.py)")
+    what.add_argument(
+        "--system", help="a system of --experiments by paper or short name (e.g. BoW5)"
+    )
+    what.add_argument(
+        "--demo",
+        action="store_true",
+        help="the demo system on the embedded demo corpus (kcca demo's settings)",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        help="model file to write (e.g. bow5.kcca.npz; data only, see kcca/model/file_format.py)",
+    )
     add_experiments_arguments(p, "folder searched by --system")
-    p.add_argument("--demo-system", default="TRI5", choices=("TRI5", "BoW5"),
-                   help="which demo system with --demo (default TRI5)")
-    p.add_argument("--p", type=float, nargs="+", default=None,
-                   help="override the system's p grid (searched on dev)")
-    p.add_argument("--d", type=float, nargs="+", default=None,
-                   help="override the system's d grid (searched on dev)")
-    p.add_argument("--image-config", default=None,
-                   help="JSON of ImageFeatureConfig fields (default: the paper's codebooks)")
-    p.add_argument("--precision", type=float, default=None,
-                   help="incomplete-Cholesky precision of the solver (default its own)")
-    p.add_argument("--compress", type=int, default=0, choices=range(10), metavar="0-9",
-                   help="deflate the arrays at this level, as np.savez_compressed (default 0: "
-                        "stored, larger file, fastest load)")
+    p.add_argument(
+        "--demo-system",
+        default="TRI5",
+        choices=("TRI5", "BoW5"),
+        help="which demo system with --demo (default TRI5)",
+    )
+    p.add_argument(
+        "--p",
+        type=float,
+        nargs="+",
+        default=None,
+        help="override the system's p grid (searched on dev)",
+    )
+    p.add_argument(
+        "--d",
+        type=float,
+        nargs="+",
+        default=None,
+        help="override the system's d grid (searched on dev)",
+    )
+    p.add_argument(
+        "--image-config",
+        default=None,
+        help="JSON of ImageFeatureConfig fields (default: the paper's codebooks)",
+    )
+    p.add_argument(
+        "--precision",
+        type=float,
+        default=None,
+        help="incomplete-Cholesky precision of the solver (default its own)",
+    )
+    p.add_argument(
+        "--compress",
+        type=int,
+        default=0,
+        choices=range(10),
+        metavar="0-9",
+        help="deflate the arrays at this level, as np.savez_compressed (default 0: "
+        "stored, larger file, fastest load)",
+    )
     return p
 
 
@@ -55,12 +92,18 @@ def _spec(args: argparse.Namespace):
     from kcca.systems import load_spec, load_specs, select_specs
     from kcca.systems.spec import default_experiments_dir
 
-    spec = (load_spec(args.experiment) if args.experiment
-            else select_specs(load_specs(args.experiments or default_experiments_dir()),
-                              [args.system])[0])
+    spec = (
+        load_spec(args.experiment)
+        if args.experiment
+        else select_specs(load_specs(args.experiments or default_experiments_dir()), [args.system])[
+            0
+        ]
+    )
     if args.p or args.d:
-        changes: dict[str, Any] = {**({"p": tuple(args.p)} if args.p else {}),
-                                   **({"d": tuple(args.d)} if args.d else {})}
+        changes: dict[str, Any] = {
+            **({"p": tuple(args.p)} if args.p else {}),
+            **({"d": tuple(args.d)} if args.d else {}),
+        }
         grid = dataclasses.replace(spec.grid, **changes)
         spec = dataclasses.replace(spec, grid=grid)
     return spec
@@ -89,22 +132,34 @@ def run(args: argparse.Namespace) -> int:
             from features.image_features import ImageFeatureConfig
 
             try:
-                image_config = ImageFeatureConfig(**{"seed": args.seed,
-                                                     **json.loads(args.image_config)})
+                image_config = ImageFeatureConfig(
+                    **{"seed": args.seed, **json.loads(args.image_config)}
+                )
             except (json.JSONDecodeError, TypeError) as exc:
                 raise DataError(f"--image-config: {exc}") from None
-    print(f"fitting {spec.label} on {corpus.name} "
-          f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
-          f"test {len(corpus.split('test'))})")
-    model = fit_system(corpus, spec, cache=cache, n_jobs=args.jobs, seed=args.seed,
-                       progress=not args.quiet, image_config=image_config,
-                       precision=args.precision)
+    print(
+        f"fitting {spec.label} on {corpus.name} "
+        f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
+        f"test {len(corpus.split('test'))})"
+    )
+    model = fit_system(
+        corpus,
+        spec,
+        cache=cache,
+        n_jobs=args.jobs,
+        seed=args.seed,
+        progress=not args.quiet,
+        image_config=image_config,
+        precision=args.precision,
+    )
     out = save_model(model, args.out, compress=args.compress)
     print(model.describe())
     for task, m in model.info["test_metrics"].items():
         print(f"  test {task}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
     print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
     size = out.stat().st_size / 2**20
-    print(f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
-          f"query it with `kcca query \"a dog runs on the beach\" --model {out}`")
+    print(
+        f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
+        f'query it with `kcca query "a dog runs on the beach" --model {out}`'
+    )
     return 0

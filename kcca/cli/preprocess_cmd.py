@@ -16,30 +16,63 @@ from kcca.cli.common import cache_from_args, subparser
 def add_parser(sub) -> argparse.ArgumentParser:
     from features.text.presets import PRESETS
 
-    p = subparser(sub, "preprocess", "Preprocess captions (tokenise, compounds, spelling, "
-                  "stop words, lemmas; Section 4.1.1) and print vocabulary statistics.", run)
-    p.add_argument("--corpus", default="flickr8k",
-                   help="flickr8k (from --data-dir), demo, or a JSON split file")
-    p.add_argument("--split", default="train",
-                   help="split whose statistics are printed (the fit is always on train)")
-    p.add_argument("--preset", choices=sorted(PRESETS), default=None,
-                   help="named configuration (default: the corpus's reproduction preset, "
-                   "flickr8k-lemma for Flickr 8K)")
-    p.add_argument("--source", choices=["captions", "lemmas"], default=None,
-                   help="override the preset's caption source")
+    p = subparser(
+        sub,
+        "preprocess",
+        "Preprocess captions (tokenise, compounds, spelling, "
+        "stop words, lemmas; Section 4.1.1) and print vocabulary statistics.",
+        run,
+    )
+    p.add_argument(
+        "--corpus",
+        default="flickr8k",
+        help="flickr8k (from --data-dir), demo, or a JSON split file",
+    )
+    p.add_argument(
+        "--split",
+        default="train",
+        help="split whose statistics are printed (the fit is always on train)",
+    )
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default=None,
+        help="named configuration (default: the corpus's reproduction preset, "
+        "flickr8k-lemma for Flickr 8K)",
+    )
+    p.add_argument(
+        "--source",
+        choices=["captions", "lemmas"],
+        default=None,
+        help="override the preset's caption source",
+    )
     for step in ("spelling", "compounds", "lemmatize"):
         g = p.add_mutually_exclusive_group()
-        g.add_argument(f"--{step}", dest=step, action="store_true", default=None,
-                       help=f"switch {step} on")
+        g.add_argument(
+            f"--{step}", dest=step, action="store_true", default=None, help=f"switch {step} on"
+        )
         g.add_argument(f"--no-{step}", dest=step, action="store_false", help=f"switch {step} off")
     p.add_argument("--no-stop-words", action="store_true", help="keep stop words")
-    p.add_argument("--split-hyphens", action="store_true", default=None,
-                   help="break hyphenated tokens (BLEU/ROUGE pipeline)")
-    p.add_argument("--tagger", choices=["perceptron", "ngram", "none"], default=None,
-                   help="POS tagger for lemmatisation")
+    p.add_argument(
+        "--split-hyphens",
+        action="store_true",
+        default=None,
+        help="break hyphenated tokens (BLEU/ROUGE pipeline)",
+    )
+    p.add_argument(
+        "--tagger",
+        choices=["perceptron", "ngram", "none"],
+        default=None,
+        help="POS tagger for lemmatisation",
+    )
     p.add_argument("--min-count", type=int, default=5, help="vocabulary threshold (default 5)")
-    p.add_argument("--show", type=int, default=20, metavar="N",
-                   help="show N entries of each log and of the most frequent words (-1: all)")
+    p.add_argument(
+        "--show",
+        type=int,
+        default=20,
+        metavar="N",
+        help="show N entries of each log and of the most frequent words (-1: all)",
+    )
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     return p
 
@@ -57,8 +90,7 @@ def _preprocessor(args: argparse.Namespace, corpus_name: str):
     if args.tagger is not None:
         overrides["tagger"] = None if args.tagger == "none" else args.tagger
     overrides["seed"] = args.seed
-    return CaptionPreprocessor.from_preset(args.preset or default_preset(corpus_name),
-                                           **overrides)
+    return CaptionPreprocessor.from_preset(args.preset or default_preset(corpus_name), **overrides)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,24 +108,42 @@ def run(args: argparse.Namespace) -> int:
     n = None if args.show < 0 else args.show
     top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
     if args.json:
-        print(json.dumps({"corpus": corpus.name, "split": args.split, "params": result.params,
-                          "stats": stats, "top_words": top,
-                          "corrections": result.corrections[:n], "merges": result.merges[:n],
-                          "n_corrections": len(result.corrections),
-                          "n_merges": len(result.merges)}, indent=1, default=list))
+        print(
+            json.dumps(
+                {
+                    "corpus": corpus.name,
+                    "split": args.split,
+                    "params": result.params,
+                    "stats": stats,
+                    "top_words": top,
+                    "corrections": result.corrections[:n],
+                    "merges": result.merges[:n],
+                    "n_corrections": len(result.corrections),
+                    "n_merges": len(result.merges),
+                },
+                indent=1,
+                default=list,
+            )
+        )
         return 0
     print(f"corpus {corpus.name}, preset {preset}, fitted on train, statistics of {args.split}")
     print("config: " + ", ".join(f"{k}={v!r}" for k, v in sorted(result.params.items())))
-    print(f"  captions {stats['captions']}, tokens {stats['tokens']}, types {stats['types']}, "
-          f"mean length {stats['mean_length']:.2f}, empty captions {stats['empty_captions']}")
+    print(
+        f"  captions {stats['captions']}, tokens {stats['tokens']}, types {stats['types']}, "
+        f"mean length {stats['mean_length']:.2f}, empty captions {stats['empty_captions']}"
+    )
     print(f"  vocabulary (seen >= {args.min_count} times): {stats['vocabulary']} words")
     print("  most frequent: " + ", ".join(f"{w} {c}" for w, c in top))
-    print(f"spelling corrections on the training captions: {len(result.corrections)} token types "
-          f"({sum(c for _, _, c in result.corrections)} tokens)")
+    print(
+        f"spelling corrections on the training captions: {len(result.corrections)} token types "
+        f"({sum(c for _, _, c in result.corrections)} tokens)"
+    )
     for tok, fix, c in result.corrections[:n]:
         print(f"  {tok} -> {fix}  ({c})")
-    print(f"compound merges on the training captions: {len(result.merges)} variants "
-          f"({sum(c for _, _, c in result.merges)} occurrences)")
+    print(
+        f"compound merges on the training captions: {len(result.merges)} variants "
+        f"({sum(c for _, _, c in result.merges)} occurrences)"
+    )
     for var, canon, c in result.merges[:n]:
         print(f"  {var} -> {canon}  ({c})")
     return 0

@@ -22,12 +22,16 @@ HELP = "rank images for a sentence with a saved model (image search)"
 
 def add_model_option(p: argparse.ArgumentParser) -> None:
     """``--model``, ``--top``, ``--html`` shared by ``kcca query`` and ``kcca annotate``."""
-    p.add_argument("--model", required=True,
-                   help="model file written by `kcca fit-model`, or 'demo' (the demo model, "
-                        "fitted and cached on first use)")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="model file written by `kcca fit-model`, or 'demo' (the demo model, "
+        "fitted and cached on first use)",
+    )
     p.add_argument("--top", type=int, default=10, help="rows to print (default 10)")
-    p.add_argument("--html", default=None,
-                   help="also write a self-contained HTML page (embedded thumbnails)")
+    p.add_argument(
+        "--html", default=None, help="also write a self-contained HTML page (embedded thumbnails)"
+    )
 
 
 def load_model_from_args(args: argparse.Namespace):
@@ -35,11 +39,17 @@ def load_model_from_args(args: argparse.Namespace):
     from kcca.model import resolve_model
 
     t = time.perf_counter()
-    model = resolve_model(args.model, cache=cache_from_args(args), n_jobs=args.jobs,
-                          seed=args.seed, progress=not args.quiet).warm_up()
+    model = resolve_model(
+        args.model,
+        cache=cache_from_args(args),
+        n_jobs=args.jobs,
+        seed=args.seed,
+        progress=not args.quiet,
+    ).warm_up()
     if not args.quiet:
-        print(f"model: {model.describe()} (loaded in {time.perf_counter() - t:.1f}s)",
-              file=sys.stderr)
+        print(
+            f"model: {model.describe()} (loaded in {time.perf_counter() - t:.1f}s)", file=sys.stderr
+        )
     return model
 
 
@@ -47,10 +57,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "query", HELP, run)
     p.add_argument("sentence", nargs="+", help="the query sentence (quote it, or give words)")
     add_model_option(p)
-    p.add_argument("--images", default=None,
-                   help="rank the image files of this folder instead of the model's test pool")
-    p.add_argument("--skip-bad-images", action="store_true",
-                   help="with --images: leave unreadable images out (listed) instead of failing")
+    p.add_argument(
+        "--images",
+        default=None,
+        help="rank the image files of this folder instead of the model's test pool",
+    )
+    p.add_argument(
+        "--skip-bad-images",
+        action="store_true",
+        help="with --images: leave unreadable images out (listed) instead of failing",
+    )
     return p
 
 
@@ -64,29 +80,35 @@ def run(args: argparse.Namespace) -> int:
     pool = model.image_pool
     if args.images:
         t = time.perf_counter()
-        pool = model.image_pool_from_folder(args.images, n_jobs=args.jobs,
-                                            skip_bad=args.skip_bad_images,
-                                            progress=not args.quiet,
-                                            cache=cache_from_args(args))
-        print(f"described {len(pool)} images of {args.images} in "
-              f"{time.perf_counter() - t:.1f}s"
-              + (f" ({len(pool.skipped)} skipped: {', '.join(pool.skipped)})"
-                 if pool.skipped else ""))
+        pool = model.image_pool_from_folder(
+            args.images,
+            n_jobs=args.jobs,
+            skip_bad=args.skip_bad_images,
+            progress=not args.quiet,
+            cache=cache_from_args(args),
+        )
+        print(
+            f"described {len(pool)} images of {args.images} in "
+            f"{time.perf_counter() - t:.1f}s"
+            + (f" ({len(pool.skipped)} skipped: {', '.join(pool.skipped)})" if pool.skipped else "")
+        )
     ranking = model.rank_images(sentence, pool=pool, top=args.top)
-    print(f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"
-          + (f" (not in training, ignored: {' '.join(ranking.unknown)})"
-             if ranking.unknown else ""))
-    print(f"ranked {ranking.pool_size} images of {pool.name} with the Borda count of "
-          f"{len(model.projections.selected['search'])} models in "
-          f"{ranking.seconds * 1000:.1f} ms")
+    print(
+        f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"
+        + (f" (not in training, ignored: {' '.join(ranking.unknown)})" if ranking.unknown else "")
+    )
+    print(
+        f"ranked {ranking.pool_size} images of {pool.name} with the Borda count of "
+        f"{len(model.projections.selected['search'])} models in "
+        f"{ranking.seconds * 1000:.1f} ms"
+    )
     index = {i: k for k, i in enumerate(pool.ids)}
     head = f"{'rank':>4}  {'image':<32} {'Borda':>6} {'cosine':>7}"
     if pool.captions is not None:
         head += "  caption"
     print(head)
     print("-" * len(head))
-    for r, (image_id, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine),
-                                             1):
+    for r, (image_id, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine), 1):
         line = f"{r:>4}  {image_id:<32} {int(pts):>6} {cos:>7.3f}"
         if pool.captions is not None:
             line += "  " + _clip(pool.captions[index[image_id]][0], 70)

@@ -22,23 +22,46 @@ HELP = "write a static HTML report of a run folder (metrics beside the paper, pl
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "report", HELP, run)
-    p.add_argument("run_dir", metavar="RUN_DIR",
-                   help="output folder of `kcca demo --out` or `kcca reproduce --out`")
-    p.add_argument("--output", "-o", default=None,
-                   help="folder for index.html, thumbs/ and plots/ (default RUN_DIR/report)")
-    p.add_argument("--corpus", default=None,
-                   help="corpus of the rankings: flickr8k, demo, demo-TRAIN-DEV-TEST-SIZEpx-"
-                        "sSEED or a JSON split file (default: the name in the rankings files)")
-    p.add_argument("--splits", default=None,
-                   help="split files folder, for rankings made with `kcca reproduce --splits`")
-    p.add_argument("--top-k", type=int, default=10,
-                   help="candidates shown per query (default 10)")
-    p.add_argument("--thumb-size", type=int, default=128,
-                   help="longer side of the JPEG thumbnails in pixels (default 128)")
-    p.add_argument("--embed", action="store_true",
-                   help="inline thumbnails and plots as data URIs (one self-contained file)")
-    p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
-                   help="crowd relevance rule for S@k, R-precision and the marks (default paper)")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN_DIR",
+        help="output folder of `kcca demo --out` or `kcca reproduce --out`",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="folder for index.html, thumbs/ and plots/ (default RUN_DIR/report)",
+    )
+    p.add_argument(
+        "--corpus",
+        default=None,
+        help="corpus of the rankings: flickr8k, demo, demo-TRAIN-DEV-TEST-SIZEpx-"
+        "sSEED or a JSON split file (default: the name in the rankings files)",
+    )
+    p.add_argument(
+        "--splits",
+        default=None,
+        help="split files folder, for rankings made with `kcca reproduce --splits`",
+    )
+    p.add_argument("--top-k", type=int, default=10, help="candidates shown per query (default 10)")
+    p.add_argument(
+        "--thumb-size",
+        type=int,
+        default=128,
+        help="longer side of the JPEG thumbnails in pixels (default 128)",
+    )
+    p.add_argument(
+        "--embed",
+        action="store_true",
+        help="inline thumbnails and plots as data URIs (one self-contained file)",
+    )
+    p.add_argument(
+        "--relevance",
+        default="paper",
+        choices=("paper", "two-thirds", "majority"),
+        help="crowd relevance rule for S@k, R-precision and the marks (default paper)",
+    )
     return p
 
 
@@ -50,9 +73,18 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"--top-k must be at least 1, got {args.top_k}")
     if args.thumb_size < 16:
         raise DataError(f"--thumb-size must be at least 16 pixels, got {args.thumb_size}")
-    path = build_report(args.run_dir, args.output, corpus_name=args.corpus,
-                        data_dir=args.data_dir, splits_dir=args.splits, seed=args.seed,
-                        top_k=args.top_k, thumb_size=args.thumb_size, embed=args.embed,
-                        relevance=args.relevance, progress=not args.quiet)
+    path = build_report(
+        args.run_dir,
+        args.output,
+        corpus_name=args.corpus,
+        data_dir=args.data_dir,
+        splits_dir=args.splits,
+        seed=args.seed,
+        top_k=args.top_k,
+        thumb_size=args.thumb_size,
+        embed=args.embed,
+        relevance=args.relevance,
+        progress=not args.quiet,
+    )
     print(f"wrote report to {path}")
     return 0

@@ -31,8 +31,14 @@ import sys
 import time
 from pathlib import Path
 
-from kcca.cli.common import (add_backend_argument, add_experiments_arguments, backend_from_args,
-                              cache_from_args, data_dir_from_args, subparser)
+from kcca.cli.common import (
+    add_backend_argument,
+    add_experiments_arguments,
+    backend_from_args,
+    cache_from_args,
+    data_dir_from_args,
+    subparser,
+)
 from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -42,49 +48,97 @@ HELP = "run the paper's systems and write every table beside the paper's numbers
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "reproduce", HELP, run)
-    p.add_argument("--tables", default="all",
-                   help="tables to write: 'all' (default) or comma-separated numbers 1-12")
-    p.add_argument("--tables-only", action="store_true",
-                   help="run no system: rebuild the tables and plots from the rankings files "
-                        "already in --rankings-dir")
-    p.add_argument("--systems", nargs="+", default=None,
-                   help="systems to run (paper or short names; default: every system the "
-                        "tables need)")
+    p.add_argument(
+        "--tables",
+        default="all",
+        help="tables to write: 'all' (default) or comma-separated numbers 1-12",
+    )
+    p.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="run no system: rebuild the tables and plots from the rankings files "
+        "already in --rankings-dir",
+    )
+    p.add_argument(
+        "--systems",
+        nargs="+",
+        default=None,
+        help="systems to run (paper or short names; default: every system the tables need)",
+    )
     add_experiments_arguments(p, "folder of experiment files")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler address (tcp://host:port): image features on the "
-                        "cluster, then every system as its own task there (workers must see "
-                        "the data and cache folders at the same paths)")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address (tcp://host:port): image features on the "
+        "cluster, then every system as its own task there (workers must see "
+        "the data and cache folders at the same paths)",
+    )
     p.add_argument("--out", default="results/hodosh2013", help="output folder")
-    p.add_argument("--rankings-dir", default=None,
-                   help="where rankings files go and are read from (default <out>/rankings)")
-    p.add_argument("--relevance", default="paper", choices=("paper", "two-thirds", "majority"),
-                   help="crowd relevance rule for S@k and R-precision (default paper: fraction "
-                        "yes >= 1/2, which reproduces the paper's counts)")
-    p.add_argument("--samples", type=int, default=100_000,
-                   help="randomisation-test samples for the significance markers (default "
-                        "100,000, as the paper)")
+    p.add_argument(
+        "--rankings-dir",
+        default=None,
+        help="where rankings files go and are read from (default <out>/rankings)",
+    )
+    p.add_argument(
+        "--relevance",
+        default="paper",
+        choices=("paper", "two-thirds", "majority"),
+        help="crowd relevance rule for S@k and R-precision (default paper: fraction "
+        "yes >= 1/2, which reproduces the paper's counts)",
+    )
+    p.add_argument(
+        "--samples",
+        type=int,
+        default=100_000,
+        help="randomisation-test samples for the significance markers (default "
+        "100,000, as the paper)",
+    )
     p.add_argument("--no-plots", action="store_true", help="write the tables only")
-    p.add_argument("--force", action="store_true",
-                   help="rewrite the tables of an --out folder that already holds some, by a "
-                        "run of systems or by --tables-only without the data (refused "
-                        "without it)")
-    p.add_argument("--p", type=float, nargs="+", default=None,
-                   help="override every system's p grid (recorded in the header)")
-    p.add_argument("--d", type=float, nargs="+", default=None,
-                   help="override every system's d grid (recorded in the header)")
-    p.add_argument("--image-config", default=None,
-                   help="JSON of ImageFeatureConfig fields for quick runs, e.g. "
-                        "'{\"vocabulary\": {\"color\": 32, \"texture\": 64, \"sift\": 64}}' "
-                        "(default: the paper's codebooks; recorded in the header)")
-    p.add_argument("--search-rank", type=int, default=None,
-                   help="search p and d on dev with factors truncated to this rank, then "
-                        "refit only the chosen pair at full precision (overrides the "
-                        "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
-                        "full precision; 0: full precision; recorded per system)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="rewrite the tables of an --out folder that already holds some, by a "
+        "run of systems or by --tables-only without the data (refused "
+        "without it)",
+    )
+    p.add_argument(
+        "--p",
+        type=float,
+        nargs="+",
+        default=None,
+        help="override every system's p grid (recorded in the header)",
+    )
+    p.add_argument(
+        "--d",
+        type=float,
+        nargs="+",
+        default=None,
+        help="override every system's d grid (recorded in the header)",
+    )
+    p.add_argument(
+        "--image-config",
+        default=None,
+        help="JSON of ImageFeatureConfig fields for quick runs, e.g. "
+        '\'{"vocabulary": {"color": 32, "texture": 64, "sift": 64}}\' '
+        "(default: the paper's codebooks; recorded in the header)",
+    )
+    p.add_argument(
+        "--search-rank",
+        type=int,
+        default=None,
+        help="search p and d on dev with factors truncated to this rank, then "
+        "refit only the chosen pair at full precision (overrides the "
+        "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
+        "full precision; 0: full precision; recorded per system)",
+    )
     add_backend_argument(p, "the kernels and the KCCA solver")
-    p.add_argument("--precision", type=float, default=None,
-                   help="incomplete-Cholesky precision of the solver (default its own)")
+    p.add_argument(
+        "--precision",
+        type=float,
+        default=None,
+        help="incomplete-Cholesky precision of the solver (default its own)",
+    )
     return p
 
 
@@ -97,11 +151,20 @@ def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = T
 
 def git_commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, cwd=Path(__file__).resolve().parents[2], timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10,
-                               cwd=Path(__file__).resolve().parents[2]).stdout.strip()
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+            timeout=10,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=Path(__file__).resolve().parents[2],
+        ).stdout.strip()
         return out.stdout.strip() + (" (with local changes)" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -110,15 +173,18 @@ def git_commit() -> str:
 def machine() -> str:
     import os
 
-    return (f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}, {platform.platform(terse=True)}")
+    return (
+        f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {platform.platform(terse=True)}"
+    )
 
 
 def _with_grid(spec, p, d):
     if p is None and d is None:
         return spec
-    grid = dataclasses.replace(spec.grid, **({"p": tuple(p)} if p else {}),
-                               **({"d": tuple(d)} if d else {}))
+    grid = dataclasses.replace(
+        spec.grid, **({"p": tuple(p)} if p else {}), **({"d": tuple(d)} if d else {})
+    )
     return dataclasses.replace(spec, grid=grid)
 
 
@@ -140,8 +206,9 @@ def _parallel_workers(args: argparse.Namespace, ws) -> int:
 
     if not ws.cache.enabled:
         if args.jobs not in (None, 1):
-            log.info("--no-cache: systems run one after another (workers share work through "
-                     "the cache)")
+            log.info(
+                "--no-cache: systems run one after another (workers share work through the cache)"
+            )
         return 1
     return effective_n_jobs(args.jobs or 1)
 
@@ -168,10 +235,12 @@ def _optional_data_dir(args: argparse.Namespace) -> Path | None:
     return data_dir_from_args(args)
 
 
-def _refuse_overwrite(out: Path, args: argparse.Namespace,
-                      why: str = "this run would rewrite them from the rankings files there",
-                      elsewhere: str = "`--out DIR` (e.g. `--out kcca-reproduce-out`)"
-                      ) -> None:
+def _refuse_overwrite(
+    out: Path,
+    args: argparse.Namespace,
+    why: str = "this run would rewrite them from the rankings files there",
+    elsewhere: str = "`--out DIR` (e.g. `--out kcca-reproduce-out`)",
+) -> None:
     """A run never silently rewrites tables it did not make: refuse an ``--out`` that already
     holds tables unless ``--force`` is given."""
     tables = sorted(p.name for p in out.glob("table*.md")) if out.is_dir() else []
@@ -180,7 +249,8 @@ def _refuse_overwrite(out: Path, args: argparse.Namespace,
         raise DataError(
             f"--out {out} already holds tables ({shown}); {why}",
             fix=f"write elsewhere with {elsewhere}, or add `--force` to rewrite the tables of "
-                f"{out}")
+            f"{out}",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,41 +269,62 @@ def run(args: argparse.Namespace) -> int:
     failed: list[str] = []
     if args.tables_only:
         if not rank_dir.is_dir():
-            raise DataError(f"--tables-only: no rankings folder {rank_dir}",
-                            fix="run systems first (`kcca reproduce --systems BoW5 --out "
-                                f"{shlex.quote(str(out))}`), or give the folder of the results "
-                                "with --rankings-dir DIR")
+            raise DataError(
+                f"--tables-only: no rankings folder {rank_dir}",
+                fix="run systems first (`kcca reproduce --systems BoW5 --out "
+                f"{shlex.quote(str(out))}`), or give the folder of the results "
+                "with --rankings-dir DIR",
+            )
         data_dir = _optional_data_dir(args)
         if data_dir is None:
-            _refuse_overwrite(out, args, "without the data Tables 8-10 and the Random row's "
-                                         "judged columns would be left empty",
-                              f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`")
-        corpus = (load_with_splits(data_dir, args.splits, images=False)
-                  if data_dir is not None else None)
-        run_lines = ["mode: --tables-only (tables rebuilt from the rankings files; each "
-                     "system's run settings are in details.json beside them)"]
+            _refuse_overwrite(
+                out,
+                args,
+                "without the data Tables 8-10 and the Random row's "
+                "judged columns would be left empty",
+                f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`",
+            )
+        corpus = (
+            load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
+        )
+        run_lines = [
+            "mode: --tables-only (tables rebuilt from the rankings files; each "
+            "system's run settings are in details.json beside them)"
+        ]
         if corpus is None:
-            run_lines.append("no corpus data at hand: tables rebuilt from the compact results "
-                             "files (*.ranks.npz); Tables 8-10 and the Random row's judged "
-                             "columns need the data (--data-dir or KCCA_DATA_DIR)")
-            print("note: no corpus data at hand, so the tables are rebuilt from the compact "
-                  "results files; Tables 8-10 and the Random row's judged columns need the "
-                  "data (--data-dir or KCCA_DATA_DIR) and are left empty")
+            run_lines.append(
+                "no corpus data at hand: tables rebuilt from the compact results "
+                "files (*.ranks.npz); Tables 8-10 and the Random row's judged "
+                "columns need the data (--data-dir or KCCA_DATA_DIR)"
+            )
+            print(
+                "note: no corpus data at hand, so the tables are rebuilt from the compact "
+                "results files; Tables 8-10 and the Random row's judged columns need the "
+                "data (--data-dir or KCCA_DATA_DIR) and are left empty"
+            )
     else:
         from kcca.systems import Workspace, load_specs, select_specs
         from kcca.systems.spec import default_experiments_dir
 
         data_dir = data_dir_from_args(args)
         specs = load_specs(args.experiments or default_experiments_dir())
-        needed = args.systems or [s for s in dict.fromkeys(
-            n for t in tables for n in table_systems(t)) if s != "Random"]
+        needed = args.systems or [
+            s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
+        ]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
         corpus = load_with_splits(data_dir, args.splits)
         image_config = _image_config(args)
-        ws = Workspace(corpus, cache_from_args(args), n_jobs=args.jobs, seed=args.seed,
-                       progress=not args.quiet, scheduler=args.scheduler,
-                       image_config=image_config, backend=backend)
+        ws = Workspace(
+            corpus,
+            cache_from_args(args),
+            n_jobs=args.jobs,
+            seed=args.seed,
+            progress=not args.quiet,
+            scheduler=args.scheduler,
+            image_config=image_config,
+            backend=backend,
+        )
         from kcca.systems.run import Execution, SolverSettings, run_systems
 
         if args.scheduler:
@@ -244,17 +335,30 @@ def run(args: argparse.Namespace) -> int:
             executor = "serial"
         stream = sys.stderr if args.quiet else sys.stdout
         failed = run_systems(
-            chosen_specs, corpus, ws, rank_dir,
-            execution=Execution(executor, jobs=args.jobs, scheduler=args.scheduler,
-                                data_dir=data_dir, splits=args.splits,
-                                progress=not args.quiet),
-            solver=SolverSettings(args.precision, args.search_rank), command=_command(),
+            chosen_specs,
+            corpus,
+            ws,
+            rank_dir,
+            execution=Execution(
+                executor,
+                jobs=args.jobs,
+                scheduler=args.scheduler,
+                data_dir=data_dir,
+                splits=args.splits,
+                progress=not args.quiet,
+            ),
+            solver=SolverSettings(args.precision, args.search_rank),
+            command=_command(),
             on_result=lambda line: print(line, file=stream),
-            on_failure=lambda line: print(line, file=sys.stderr))
+            on_failure=lambda line: print(line, file=sys.stderr),
+        )
         from kcca.backend import describe_backend
 
-        grid_note = (f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
-                     if args.p or args.d else "")
+        grid_note = (
+            f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
+            if args.p or args.d
+            else ""
+        )
         run_lines = [
             f"seed: {args.seed}{grid_note}; array backend: {describe_backend(ws.backend)}"
             + (f"; image features: {args.image_config}" if args.image_config else ""),
@@ -265,18 +369,30 @@ def run(args: argparse.Namespace) -> int:
         ]
     header = [
         f"command: `{_command()}`",
-        (f"data: {corpus.name} ("
-         f"{', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
-         f"{', splits from ' + args.splits if args.splits else ''})") if corpus is not None
+        (
+            f"data: {corpus.name} ("
+            f"{', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
+            f"{', splits from ' + args.splits if args.splits else ''})"
+        )
+        if corpus is not None
         else "data: none at hand (compact results files only)",
         f"date: {_now()}",
         f"commit: {git_commit()}",
         f"machine: {machine()}",
         *run_lines,
     ]
-    report = write_report(corpus, rank_dir, out, tables, header, relevance=args.relevance,
-                          n_samples=args.samples, seed=args.seed, plots=not args.no_plots,
-                          progress=not args.quiet)
+    report = write_report(
+        corpus,
+        rank_dir,
+        out,
+        tables,
+        header,
+        relevance=args.relevance,
+        n_samples=args.samples,
+        seed=args.seed,
+        plots=not args.no_plots,
+        progress=not args.quiet,
+    )
     print(describe(report))
     print(f"wrote {len(report.files)} files to {out}")
     return 1 if failed else 0

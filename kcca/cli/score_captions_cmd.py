@@ -24,39 +24,71 @@ METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    p = subparser(sub, "score-captions",
-                  "Score candidate captions with the COCO metrics (BLEU-1..4, ROUGE-L, "
-                  "CIDEr-D, CIDEr, METEOR if pycocoevalcap's Meteor data is installed), or run "
-                  "the human-agreement analysis on Flickr 8K.", run)
+    p = subparser(
+        sub,
+        "score-captions",
+        "Score candidate captions with the COCO metrics (BLEU-1..4, ROUGE-L, "
+        "CIDEr-D, CIDEr, METEOR if pycocoevalcap's Meteor data is installed), or run "
+        "the human-agreement analysis on Flickr 8K.",
+        run,
+    )
     p.add_argument("--references", "-r", help="COCO annotation JSON (reference captions)")
     p.add_argument("--candidates", "-c", help="COCO result JSON: [{image_id, caption}, ...]")
-    p.add_argument("--metrics", default=",".join(METRIC_CHOICES),
-                   help="comma-separated subset of " + ", ".join(METRIC_CHOICES)
-                   + " (default: all; METEOR is reported as unavailable without the Meteor "
-                   "1.5 jar and data of pycocoevalcap 1.2)")
+    p.add_argument(
+        "--metrics",
+        default=",".join(METRIC_CHOICES),
+        help="comma-separated subset of "
+        + ", ".join(METRIC_CHOICES)
+        + " (default: all; METEOR is reported as unavailable without the Meteor "
+        "1.5 jar and data of pycocoevalcap 1.2)",
+    )
     p.add_argument("--no-meteor", action="store_true", help="do not try METEOR")
-    p.add_argument("--meteor-engine", choices=("python", "java"), default="python",
-                   help="METEOR engine: python (default; the jar's numbers without Java, its "
-                   "paraphrase index cached on first use) or java (runs meteor-1.5.jar as "
-                   "pycocoevalcap does; needs Java)")
-    p.add_argument("--no-tokenize", action="store_true",
-                   help="captions are already tokenised (skip the PTB-style tokeniser)")
-    p.add_argument("--allow-empty", action="store_true",
-                   help="score captions with no words after tokenisation (\"\", \"...\") as "
-                   "pycocoevalcap does (an empty candidate scores 0), printing a warning for "
-                   "each; by default they are an error listing them")
-    p.add_argument("--per-item", metavar="OUT.json",
-                   help="write corpus and per-item scores here (default: "
-                   "CANDIDATES.scores.json beside the candidates file)")
+    p.add_argument(
+        "--meteor-engine",
+        choices=("python", "java"),
+        default="python",
+        help="METEOR engine: python (default; the jar's numbers without Java, its "
+        "paraphrase index cached on first use) or java (runs meteor-1.5.jar as "
+        "pycocoevalcap does; needs Java)",
+    )
+    p.add_argument(
+        "--no-tokenize",
+        action="store_true",
+        help="captions are already tokenised (skip the PTB-style tokeniser)",
+    )
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help='score captions with no words after tokenisation ("", "...") as '
+        "pycocoevalcap does (an empty candidate scores 0), printing a warning for "
+        "each; by default they are an error listing them",
+    )
+    p.add_argument(
+        "--per-item",
+        metavar="OUT.json",
+        help="write corpus and per-item scores here (default: "
+        "CANDIDATES.scores.json beside the candidates file)",
+    )
     p.add_argument("--json", action="store_true", help="print the corpus scores as JSON")
     g = p.add_argument_group("human agreement (Chen et al. 2015, Section 4)")
-    g.add_argument("--human-agreement", action="store_true",
-                   help="leave-one-out metric upper bound and word-level human precision / "
-                   "recall on Flickr 8K (from --data-dir)")
-    g.add_argument("--split", default="test", choices=("train", "dev", "test", "all"),
-                   help="Flickr 8K images to use (default: test)")
-    g.add_argument("--vocabulary-size", type=int, default=1000,
-                   help="words for the word-level analysis (default 1000)")
+    g.add_argument(
+        "--human-agreement",
+        action="store_true",
+        help="leave-one-out metric upper bound and word-level human precision / "
+        "recall on Flickr 8K (from --data-dir)",
+    )
+    g.add_argument(
+        "--split",
+        default="test",
+        choices=("train", "dev", "test", "all"),
+        help="Flickr 8K images to use (default: test)",
+    )
+    g.add_argument(
+        "--vocabulary-size",
+        type=int,
+        default=1000,
+        help="words for the word-level analysis (default 1000)",
+    )
     g.add_argument("--plot", metavar="FILE.png", help="precision-recall plot (PNG)")
     g.add_argument("--out", metavar="FILE.json", help="write the full report as JSON")
     return p
@@ -67,8 +99,10 @@ def _metrics(args: argparse.Namespace) -> list[str]:
     :class:`~kcca.errors.UnknownNameError` / :class:`~kcca.errors.DataError` naming it."""
     from kcca.errors import DataError, unknown_name
 
-    fix = (f"give --metrics a comma-separated subset of {','.join(METRIC_CHOICES)} "
-           "(e.g. --metrics bleu,cider), or leave it out for all")
+    fix = (
+        f"give --metrics a comma-separated subset of {','.join(METRIC_CHOICES)} "
+        "(e.g. --metrics bleu,cider), or leave it out for all"
+    )
     names = [m.strip().lower().replace("-", "_") for m in args.metrics.split(",") if m.strip()]
     if not names:
         raise DataError(f"--metrics names no metric: {args.metrics!r}", fix=fix)
@@ -90,34 +124,56 @@ def run(args: argparse.Namespace) -> int:
     if args.human_agreement:
         return _run_human_agreement(args)
     if not args.references or not args.candidates:
-        print("kcca score-captions: error: give --references and --candidates "
-              "(or --human-agreement)", file=sys.stderr)
+        print(
+            "kcca score-captions: error: give --references and --candidates (or --human-agreement)",
+            file=sys.stderr,
+        )
         return 2
     from pathlib import Path
 
-    from kcca.captions.coco_io import (check_id_types, load_coco_references,
-                                       load_coco_results, write_per_item_json)
+    from kcca.captions.coco_io import (
+        check_id_types,
+        load_coco_references,
+        load_coco_results,
+        write_per_item_json,
+    )
 
     refs = load_coco_references(args.references, allow_empty=args.allow_empty)
     cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
     out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
-    write_per_item_json(out, ev.per_item_records(), ev.corpus, {
-        "references": str(args.references), "candidates": str(args.candidates),
-        "n_images": len(ev.ids), "unscored_reference_images": len(ev.unscored_reference_ids),
-        "unavailable": ev.unavailable, "tokenized": ev.tokenized,
-        "empty_candidates": ev.empty_candidate_ids,
-        "empty_references": [list(k) for k in ev.empty_reference_ids],
-        "metric_notes": {"CIDEr-D": "pycocoevalcap's 'CIDEr' (CIDEr-D)",
-                         "CIDEr": "plain CIDEr, Vedantam et al. 2015 eq. 16-18"},
-    })
+    write_per_item_json(
+        out,
+        ev.per_item_records(),
+        ev.corpus,
+        {
+            "references": str(args.references),
+            "candidates": str(args.candidates),
+            "n_images": len(ev.ids),
+            "unscored_reference_images": len(ev.unscored_reference_ids),
+            "unavailable": ev.unavailable,
+            "tokenized": ev.tokenized,
+            "empty_candidates": ev.empty_candidate_ids,
+            "empty_references": [list(k) for k in ev.empty_reference_ids],
+            "metric_notes": {
+                "CIDEr-D": "pycocoevalcap's 'CIDEr' (CIDEr-D)",
+                "CIDEr": "plain CIDEr, Vedantam et al. 2015 eq. 16-18",
+            },
+        },
+    )
     if args.json:
         print(json.dumps({"corpus": ev.corpus, "unavailable": ev.unavailable}, indent=1))
     else:
-        print(f"{len(ev.ids)} images scored"
-              + (f"; {len(ev.unscored_reference_ids)} reference images have no candidate "
-                 "and were not scored" if ev.unscored_reference_ids else ""))
+        print(
+            f"{len(ev.ids)} images scored"
+            + (
+                f"; {len(ev.unscored_reference_ids)} reference images have no candidate "
+                "and were not scored"
+                if ev.unscored_reference_ids
+                else ""
+            )
+        )
         print(ev.table())
         print(f"per-item scores: {out}")
     return 0
@@ -130,26 +186,39 @@ def _evaluate(args, refs: dict, cands: dict):
     from kcca.captions.scorer import EmptyCaptionError
 
     try:
-        ev = evaluate_captions(refs, cands, _metrics(args), tokenize=not args.no_tokenize,
-                               metric_params=_metric_params(args),
-                               allow_empty=args.allow_empty)
+        ev = evaluate_captions(
+            refs,
+            cands,
+            _metrics(args),
+            tokenize=not args.no_tokenize,
+            metric_params=_metric_params(args),
+            allow_empty=args.allow_empty,
+        )
     except EmptyCaptionError as exc:
         files = ([args.candidates] if exc.candidate_ids else []) + (
-            [args.references] if exc.reference_ids else [])
+            [args.references] if exc.reference_ids else []
+        )
         raise EmptyCaptionError(
-            f"{' and '.join(map(str, files))}: {exc}", candidate_ids=exc.candidate_ids,
+            f"{' and '.join(map(str, files))}: {exc}",
+            candidate_ids=exc.candidate_ids,
             reference_ids=exc.reference_ids,
-            fix="give those captions words (a result file with \"...\" or \"\" captions "
-                "usually means a generation bug), or add --allow-empty to score them as "
-                "pycocoevalcap does: an empty candidate scores 0 in every metric") from None
+            fix='give those captions words (a result file with "..." or "" captions '
+            "usually means a generation bug), or add --allow-empty to score them as "
+            "pycocoevalcap does: an empty candidate scores 0 in every metric",
+        ) from None
     after = " after tokenisation" if ev.tokenized else ""
     for i in ev.empty_candidate_ids:
-        print(f"warning: {args.candidates}: candidate caption of image id {i!r} "
-              f"({cands[i]!r:.40}) has no words{after}; scored 0", file=sys.stderr)
+        print(
+            f"warning: {args.candidates}: candidate caption of image id {i!r} "
+            f"({cands[i]!r:.40}) has no words{after}; scored 0",
+            file=sys.stderr,
+        )
     for i, j in ev.empty_reference_ids:
-        print(f"warning: {args.references}: reference caption {j} of image id {i!r} "
-              f"({refs[i][j]!r:.40}) has no words{after}; kept as an empty reference",
-              file=sys.stderr)
+        print(
+            f"warning: {args.references}: reference caption {j} of image id {i!r} "
+            f"({refs[i][j]!r:.40}) has no words{after}; kept as an empty reference",
+            file=sys.stderr,
+        )
     return ev
 
 
@@ -158,10 +227,12 @@ def _run_human_agreement(args) -> int:
     from kcca.cli.common import data_dir_from_args
     from kcca.data.flickr8k import load_flickr8k
 
-    corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False,
-                           lemmas=False)
-    ids = ([i for s in ("train", "dev", "test") for i in corpus.split(s)]
-           if args.split == "all" else list(corpus.split(args.split)))
+    corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False, lemmas=False)
+    ids = (
+        [i for s in ("train", "dev", "test") for i in corpus.split(s)]
+        if args.split == "all"
+        else list(corpus.split(args.split))
+    )
     captions: dict[Hashable, Sequence[str]] = {i: corpus.captions[i] for i in ids}
     rep = human_agreement_report(captions, _metrics(args), args.vocabulary_size, args.plot)
     if args.out:
@@ -170,30 +241,42 @@ def _run_human_agreement(args) -> int:
         write_text_atomic(args.out, json.dumps(rep, indent=1))
     print(f"Human agreement on Flickr 8K {args.split} ({rep['n_images']} images)")
     print(f"NOTE: {rep['note']}")
-    print(f"{'metric':8s}  {'LOO mean':>8s}  {'min..max over 5 rotations':>26s}  "
-          f"{'Chen c5':>7s}  {'Chen c40':>8s}")
+    print(
+        f"{'metric':8s}  {'LOO mean':>8s}  {'min..max over 5 rotations':>26s}  "
+        f"{'Chen c5':>7s}  {'Chen c40':>8s}"
+    )
     for label, v in rep["leave_one_out"].items():
         if "unavailable" in v:
             print(f"{label:8s}  n/a ({v['unavailable']})")
             continue
         chen = CHEN_TABLE_I.get(label)
         chen_txt = f"{chen[0]:7.3f}  {chen[1]:8.3f}" if chen else f"{'-':>7s}  {'-':>8s}"
-        print(f"{label:8s}  {v['mean']:8.3f}  {min(v['per_rotation']):12.3f}.."
-              f"{max(v['per_rotation']):.3f}  {chen_txt}")
+        print(
+            f"{label:8s}  {v['mean']:8.3f}  {min(v['per_rotation']):12.3f}.."
+            f"{max(v['per_rotation']):.3f}  {chen_txt}"
+        )
     w = rep["word_agreement"]
-    print(f"\nWord-level human agreement ({w['vocabulary_size']} most frequent words; "
-          "weighted precision / recall, references averaged over all k-subsets):")
+    print(
+        f"\nWord-level human agreement ({w['vocabulary_size']} most frequent words; "
+        "weighted precision / recall, references averaged over all k-subsets):"
+    )
     for k, pr in w["per_k_all_words"].items():
         print(f"  k = {k}: precision {pr['precision']:.3f}  recall {pr['recall']:.3f}")
-    print(f"  model p/k curve (k = {w['model_fit_k']}): mean |model - empirical| precision "
-          f"over words = {w['model_mean_abs_precision_error']:.3f}")
-    print(f"  precision at human recall (PHR) of the model, all words: "
-          f"{w['phr_model_all_words']:.3f} (empirical human precision "
-          f"{w['human_precision_all_words']:.3f} at recall {w['human_recall_all_words']:.3f})")
+    print(
+        f"  model p/k curve (k = {w['model_fit_k']}): mean |model - empirical| precision "
+        f"over words = {w['model_mean_abs_precision_error']:.3f}"
+    )
+    print(
+        f"  precision at human recall (PHR) of the model, all words: "
+        f"{w['phr_model_all_words']:.3f} (empirical human precision "
+        f"{w['human_precision_all_words']:.3f} at recall {w['human_recall_all_words']:.3f})"
+    )
     print("  most frequent words (recall = p, precision, model precision at that recall):")
     for row in w["words"][:12]:
-        print(f"    {row['word']:10s} R {row['recall']:.3f}  P {row['precision']:.3f}  "
-              f"model {row['model_precision_at_human_recall']:.3f}")
+        print(
+            f"    {row['word']:10s} R {row['recall']:.3f}  P {row['precision']:.3f}  "
+            f"model {row['model_precision_at_human_recall']:.3f}"
+        )
     if args.plot:
         print(f"plot: {args.plot}")
     if args.out:

@@ -13,42 +13,108 @@ import argparse
 
 from kcca.cli.common import subparser
 
-SIMILARITIES = ("lin", "dist-ic", "dist-ext", "dist-avg", "align",
-                "dist-ic+align", "dist-ext+align", "dist-avg+align")
+SIMILARITIES = (
+    "lin",
+    "dist-ic",
+    "dist-ext",
+    "dist-avg",
+    "align",
+    "dist-ic+align",
+    "dist-ext+align",
+    "dist-avg+align",
+)
 
 #: Figure 3 of the paper: similarity -> word -> [(neighbour, value)]
 FIGURE3 = {
-    "align": {"rider": [("biker", .86), ("bicyclist", .82), ("cyclist", .79), ("bmx", .75),
-                        ("bicycler", .73)],
-              "swim": [("retrieve", .56), ("paddle", .54), ("dive", .52), ("come", .38),
-                       ("wade", .31)]},
-    "dist-ic": {"rider": [("bike", .41), ("dirt", .35), ("motocross", .33), ("motorcycle", .33),
-                          ("ride", .33)],
-                "swim": [("pool", .53), ("trunk", .35), ("water", .34), ("dive", .30),
-                         ("goggles", .29)]},
-    "dist-ext": {"rider": [("ride", .21), ("horse", .20), ("race", .19), ("bike", .17),
-                           ("jockey", .16)],
-                 "swim": [("fish", .21), ("water", .18), ("sea", .18), ("pool", .18),
-                          ("beach", .17)]},
-    "lin": {"rider": [("traveler", .94), ("cyclist", .89), ("bicyclist", .89), ("horseman", .84),
-                      ("jockey", .84)],
-            "swim": [("bathe", .85), ("sport", .85), ("football", .77), ("activity", .75),
-                     ("soccer", .73)]},
+    "align": {
+        "rider": [
+            ("biker", 0.86),
+            ("bicyclist", 0.82),
+            ("cyclist", 0.79),
+            ("bmx", 0.75),
+            ("bicycler", 0.73),
+        ],
+        "swim": [
+            ("retrieve", 0.56),
+            ("paddle", 0.54),
+            ("dive", 0.52),
+            ("come", 0.38),
+            ("wade", 0.31),
+        ],
+    },
+    "dist-ic": {
+        "rider": [
+            ("bike", 0.41),
+            ("dirt", 0.35),
+            ("motocross", 0.33),
+            ("motorcycle", 0.33),
+            ("ride", 0.33),
+        ],
+        "swim": [
+            ("pool", 0.53),
+            ("trunk", 0.35),
+            ("water", 0.34),
+            ("dive", 0.30),
+            ("goggles", 0.29),
+        ],
+    },
+    "dist-ext": {
+        "rider": [
+            ("ride", 0.21),
+            ("horse", 0.20),
+            ("race", 0.19),
+            ("bike", 0.17),
+            ("jockey", 0.16),
+        ],
+        "swim": [("fish", 0.21), ("water", 0.18), ("sea", 0.18), ("pool", 0.18), ("beach", 0.17)],
+    },
+    "lin": {
+        "rider": [
+            ("traveler", 0.94),
+            ("cyclist", 0.89),
+            ("bicyclist", 0.89),
+            ("horseman", 0.84),
+            ("jockey", 0.84),
+        ],
+        "swim": [
+            ("bathe", 0.85),
+            ("sport", 0.85),
+            ("football", 0.77),
+            ("activity", 0.75),
+            ("soccer", 0.73),
+        ],
+    },
 }
-FIGURE3_NOTE = {"dist-ext": "paper: D_BNC (British National Corpus); here D_ext (NLTK corpora)",
-                "lin": "paper's Lin column shows eq. 22 similarities (use --values similarity)"}
+FIGURE3_NOTE = {
+    "dist-ext": "paper: D_BNC (British National Corpus); here D_ext (NLTK corpora)",
+    "lin": "paper's Lin column shows eq. 22 similarities (use --values similarity)",
+}
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    p = subparser(sub, "similar-words", "Print the nearest words of WORD under a lexical "
-                  "similarity (word-kernel values, as in Figure 3).", run)
+    p = subparser(
+        sub,
+        "similar-words",
+        "Print the nearest words of WORD under a lexical "
+        "similarity (word-kernel values, as in Figure 3).",
+        run,
+    )
     p.add_argument("word", metavar="WORD", help="a (lemmatised, lower-case) word, e.g. rider")
-    p.add_argument("--similarity", "-s", choices=SIMILARITIES, default="align",
-                   help="which word kernel (default: align)")
+    p.add_argument(
+        "--similarity",
+        "-s",
+        choices=SIMILARITIES,
+        default="align",
+        help="which word kernel (default: align)",
+    )
     p.add_argument("-k", type=int, default=5, help="how many neighbours (default 5)")
-    p.add_argument("--values", choices=("kernel", "similarity"), default="kernel",
-                   help="kernel: cosine word-kernel values (default); similarity: the underlying "
-                   "similarity (eq. 22 for lin, PPMI for dist-ic/dist-ext, eq. 25 for align)")
+    p.add_argument(
+        "--values",
+        choices=("kernel", "similarity"),
+        default="kernel",
+        help="kernel: cosine word-kernel values (default); similarity: the underlying "
+        "similarity (eq. 22 for lin, PPMI for dist-ic/dist-ext, eq. 25 for align)",
+    )
     p.add_argument("--corpus", default="flickr8k", help="flickr8k (default) or demo")
     return p
 
@@ -59,8 +125,10 @@ def _similarity_neighbours(builder, name: str, word: str, k: int) -> list[tuple[
     if name == "lin":
         return builder.similarity("lin").nearest_similar(word, k)
     if name not in ("dist-ic", "dist-ext", "align"):
-        raise SystemExit(f"kcca similar-words: --values similarity needs one of lin, dist-ic, "
-                         f"dist-ext, align (not {name})")
+        raise SystemExit(
+            f"kcca similar-words: --values similarity needs one of lin, dist-ic, "
+            f"dist-ext, align (not {name})"
+        )
     est = builder.similarity(name)
     rows = est.rows_ if name != "align" else est.vocabulary_
     cols = est.columns_ if name != "align" else est.vocabulary_
@@ -80,8 +148,9 @@ def run(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise SystemExit("kcca similar-words: -k must be at least 1")
     corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, images=False)
-    builder = WordKernelBuilder(corpus, WordKernelConfig(seed=args.seed), cache_from_args(args),
-                                progress=not args.quiet)
+    builder = WordKernelBuilder(
+        corpus, WordKernelConfig(seed=args.seed), cache_from_args(args), progress=not args.quiet
+    )
     word = args.word.lower()
     if args.values == "kernel":
         kernel = builder.kernel(args.similarity, threshold=False)
@@ -93,8 +162,9 @@ def run(args: argparse.Namespace) -> int:
     paper = FIGURE3.get(args.similarity, {}).get(word, [])
     print(f"{args.similarity} ({args.values}) neighbours of {word!r}:")
     if not found:
-        print(f"  {word!r} is not in the {args.similarity} vocabulary: it is similar only to "
-              "itself")
+        print(
+            f"  {word!r} is not in the {args.similarity} vocabulary: it is similar only to itself"
+        )
     rows = max(len(neighbours), len(paper) if args.k >= len(paper) else 0)
     if paper:
         print(f"  {'ours':<24s}  {'Figure 3':<20s}")

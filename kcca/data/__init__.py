@@ -7,12 +7,20 @@ from pathlib import Path
 from kcca.data.corpus import Corpus, CrowdJudgment, ExpertJudgment, caption_id
 from kcca.data.errors import DataError, ImageReadError
 
-__all__ = ["Corpus", "CrowdJudgment", "DataError", "ExpertJudgment", "ImageReadError",
-           "caption_id", "load_corpus"]
+__all__ = [
+    "Corpus",
+    "CrowdJudgment",
+    "DataError",
+    "ExpertJudgment",
+    "ImageReadError",
+    "caption_id",
+    "load_corpus",
+]
 
 
-def load_corpus(name: str, data_dir: str | Path | None = None, *, seed: int = 0,
-                images: bool = True, **kwargs) -> Corpus:
+def load_corpus(
+    name: str, data_dir: str | Path | None = None, *, seed: int = 0, images: bool = True, **kwargs
+) -> Corpus:
     """Load a corpus by name: ``"flickr8k"``, ``"demo"``, or the path of a JSON split file.
 
     ``data_dir`` (else ``$KCCA_DATA_DIR``) is needed for Flickr 8K; for a JSON file the

@@ -49,8 +49,13 @@ _CLASHES = {("green", "grass"), ("blue", "sky")}
 TEXTURES = ("plain", "striped", "dotted", "checked")
 SIZE_NAMES = ("small", "large")
 POSITION_NAMES = ("left", "right", "top", "bottom", "centre")
-_CENTRES = {"left": (0.27, 0.5), "right": (0.73, 0.5), "top": (0.5, 0.27),
-            "bottom": (0.5, 0.73), "centre": (0.5, 0.5)}
+_CENTRES = {
+    "left": (0.27, 0.5),
+    "right": (0.73, 0.5),
+    "top": (0.5, 0.27),
+    "bottom": (0.5, 0.73),
+    "centre": (0.5, 0.5),
+}
 _RADII = {"small": 0.12, "large": 0.2}  # fraction of the image side
 _PAIRS = (("left", "right"), ("right", "left"), ("top", "bottom"), ("bottom", "top"))
 
@@ -105,16 +110,18 @@ def random_scene(image_id: str, seed: int, p_two: float = 0.6) -> SceneSpec:
         size = SIZE_NAMES[int(rng.integers(2))]
         cx, cy = _CENTRES[position]
         jitter = rng.uniform(-0.04, 0.04, size=2)
-        objects.append(ObjectSpec(
-            shape=tuple(SHAPES)[int(rng.integers(len(SHAPES)))],
-            colour=colours[int(ci)],
-            texture=TEXTURES[int(rng.integers(len(TEXTURES)))],
-            size=size,
-            position=position,
-            centre=(round(cx + float(jitter[0]), 4), round(cy + float(jitter[1]), 4)),
-            radius=round(_RADII[size] * float(rng.uniform(0.9, 1.1)), 4),
-            angle=round(float(rng.uniform(-15, 15)), 2),
-        ))
+        objects.append(
+            ObjectSpec(
+                shape=tuple(SHAPES)[int(rng.integers(len(SHAPES)))],
+                colour=colours[int(ci)],
+                texture=TEXTURES[int(rng.integers(len(TEXTURES)))],
+                size=size,
+                position=position,
+                centre=(round(cx + float(jitter[0]), 4), round(cy + float(jitter[1]), 4)),
+                radius=round(_RADII[size] * float(rng.uniform(0.9, 1.1)), 4),
+                angle=round(float(rng.uniform(-15, 15)), 2),
+            )
+        )
     return SceneSpec(image_id, seed, background, tuple(objects))
 
 
@@ -147,16 +154,19 @@ def shape_mask(obj: ObjectSpec, side: int) -> np.ndarray:
     mask = np.zeros((side, side), np.uint8)
     pts = _shape_points(obj, side)
     if pts is None:
-        centre = (int(round(obj.centre[0] * side * scale)),
-                  int(round(obj.centre[1] * side * scale)))
+        centre = (
+            int(round(obj.centre[0] * side * scale)),
+            int(round(obj.centre[1] * side * scale)),
+        )
         cv2.circle(mask, centre, int(round(obj.radius * side * scale)), 255, -1, cv2.LINE_AA, shift)
     else:
         cv2.fillPoly(mask, [np.round(pts * scale).astype(np.int32)], 255, cv2.LINE_AA, shift)
     return mask.astype(np.float32) / 255.0
 
 
-def texture_fill(colour: tuple[int, int, int], texture: str, side: int,
-                 rng: np.random.Generator) -> np.ndarray:
+def texture_fill(
+    colour: tuple[int, int, int], texture: str, side: int, rng: np.random.Generator
+) -> np.ndarray:
     """A (side, side, 3) float32 canvas painted with ``colour`` in ``texture``."""
     base = np.array(colour, np.float32)
     fill = np.empty((side, side, 3), np.float32)
@@ -168,7 +178,7 @@ def texture_fill(colour: tuple[int, int, int], texture: str, side: int,
     if texture == "striped":
         theta = np.deg2rad(float(rng.choice([0.0, 45.0, 90.0, 135.0])) + rng.uniform(-10, 10))
         u = xx * np.cos(theta) + yy * np.sin(theta) + rng.uniform(0, period)
-        on = (np.mod(u, period) < period / 2)
+        on = np.mod(u, period) < period / 2
         fill[on] = base * 0.35
     elif texture == "checked":
         ox, oy = rng.uniform(0, period, size=2)
@@ -197,15 +207,30 @@ def background_canvas(name: str, side: int, rng: np.random.Generator) -> np.ndar
             length = rng.uniform(0.03, 0.08) * side
             tilt = rng.uniform(-0.3, 0.3) * length
             shade = base * float(rng.uniform(0.65, 1.3))
-            cv2.line(canvas, (int(x), int(y)), (int(x + tilt), int(y - length)),
-                     tuple(float(v) for v in np.clip(shade, 0, 255)), 1, cv2.LINE_AA)
+            cv2.line(
+                canvas,
+                (int(x), int(y)),
+                (int(x + tilt), int(y - length)),
+                tuple(float(v) for v in np.clip(shade, 0, 255)),
+                1,
+                cv2.LINE_AA,
+            )
     elif name == "sky":
         t = np.linspace(0.0, 1.0, side, dtype=np.float32)[:, None, None]
         canvas[:] = base * (0.85 + 0.25 * t)
         cx, cy = rng.uniform(0.1, 0.9) * side, rng.uniform(0.05, 0.3) * side
         cloud: np.ndarray = np.zeros((side, side), np.float32)
-        cv2.ellipse(cloud, (int(cx), int(cy)), (int(side * 0.18), int(side * 0.06)), 0, 0, 360,
-                    1.0, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            cloud,
+            (int(cx), int(cy)),
+            (int(side * 0.18), int(side * 0.06)),
+            0,
+            0,
+            360,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+        )
         cloud = cv2.GaussianBlur(cloud, (0, 0), side * 0.03)[:, :, None]
         canvas = canvas * (1 - 0.6 * cloud) + 255.0 * 0.6 * cloud
     elif name == "sand":
@@ -241,8 +266,12 @@ class DemoImages:
     (``meaning(caption_id)``); nothing is rendered until an image is asked for.
     """
 
-    def __init__(self, specs: Mapping[str, SceneSpec], image_size: int,
-                 meanings: Mapping[str, tuple[CaptionMeaning, ...]] | None = None):
+    def __init__(
+        self,
+        specs: Mapping[str, SceneSpec],
+        image_size: int,
+        meanings: Mapping[str, tuple[CaptionMeaning, ...]] | None = None,
+    ):
         self.specs = dict(specs)
         self.image_size = int(image_size)
         self.meanings = dict(meanings or {})
@@ -287,8 +316,9 @@ def caption_relevant(meaning: CaptionMeaning, spec: SceneSpec) -> bool:
     return all(mention_matches(m, spec) for m in meaning.mentions)
 
 
-def synthetic_crowd(images: DemoImages, ids: tuple[str, ...], pool_index: int,
-                    judges: int = 3) -> dict[tuple[str, str], CrowdJudgment]:
+def synthetic_crowd(
+    images: DemoImages, ids: tuple[str, ...], pool_index: int, judges: int = 3
+) -> dict[tuple[str, str], CrowdJudgment]:
     """Crowd-style yes/no judgments of every (image, pool caption) pair of ``ids``."""
     out: dict[tuple[str, str], CrowdJudgment] = {}
     for cap_image in ids:
@@ -301,9 +331,14 @@ def synthetic_crowd(images: DemoImages, ids: tuple[str, ...], pool_index: int,
 
 
 # ------------------------------------------------------------------ corpus
-def make_demo_corpus(n_train: int = 600, n_dev: int = 200, n_test: int = 200,
-                     image_size: int = 96, seed: int = 0,
-                     judgments: bool = True) -> Corpus:
+def make_demo_corpus(
+    n_train: int = 600,
+    n_dev: int = 200,
+    n_test: int = 200,
+    image_size: int = 96,
+    seed: int = 0,
+    judgments: bool = True,
+) -> Corpus:
     """Build the demo corpus: ``n_train + n_dev + n_test`` scenes with five captions each.
 
     Image ids are ``demo_00001.png`` ...; images are assigned to the splits by a seeded
@@ -331,24 +366,44 @@ def make_demo_corpus(n_train: int = 600, n_dev: int = 200, n_test: int = 200,
         captions[image_id], meanings[image_id] = scene_captions(spec, caption_rng)
     order = np.random.default_rng([seed, 2]).permutation(total)
     shuffled = [ids[int(k)] for k in order]
-    splits = {"train": tuple(shuffled[:n_train]),
-              "dev": tuple(shuffled[n_train:n_train + n_dev]),
-              "test": tuple(shuffled[n_train + n_dev:])}
+    splits = {
+        "train": tuple(shuffled[:n_train]),
+        "dev": tuple(shuffled[n_train : n_train + n_dev]),
+        "test": tuple(shuffled[n_train + n_dev :]),
+    }
     images = DemoImages(specs, image_size, meanings)
     pool_index = 2
     crowd = synthetic_crowd(images, splits["test"], pool_index) if judgments else None
     notes = (
         f"demo corpus generated from seed {seed}: {total} procedural {image_size}x{image_size} "
         "images, five grammar captions each",
-        "shapes " + ", ".join(SHAPES) + "; colours " + ", ".join(COLOURS)
-        + "; textures " + ", ".join(TEXTURES) + "; backgrounds " + ", ".join(BACKGROUND_RGB),
+        "shapes "
+        + ", ".join(SHAPES)
+        + "; colours "
+        + ", ".join(COLOURS)
+        + "; textures "
+        + ", ".join(TEXTURES)
+        + "; backgrounds "
+        + ", ".join(BACKGROUND_RGB),
         "per-image scene specs: corpus.images.spec(image_id); caption meanings: "
         "corpus.images.meaning(image_id, n)",
-    ) + (("crowd judgments are synthetic: relevant when the image contains every object "
-          "the test-pool caption mentions",) if judgments else ())
-    return Corpus(name=f"demo-{n_train}-{n_dev}-{n_test}-{image_size}px-s{seed}",
-                  captions=captions, splits=splits, images=images,
-                  crowd=crowd, pool_caption_index=pool_index, notes=notes)
+    ) + (
+        (
+            "crowd judgments are synthetic: relevant when the image contains every object "
+            "the test-pool caption mentions",
+        )
+        if judgments
+        else ()
+    )
+    return Corpus(
+        name=f"demo-{n_train}-{n_dev}-{n_test}-{image_size}px-s{seed}",
+        captions=captions,
+        splits=splits,
+        images=images,
+        crowd=crowd,
+        pool_caption_index=pool_index,
+        notes=notes,
+    )
 
 
 _NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(\d+)")
@@ -359,8 +414,9 @@ def demo_corpus_from_name(name: str) -> Corpus:
     which encodes its sizes, image size and seed; rankings files record it)."""
     m = _NAME.fullmatch(name)
     if m is None:
-        raise DataError(f"{name!r} is not a demo corpus name (expected "
-                        "demo-<train>-<dev>-<test>-<size>px-s<seed>)")
+        raise DataError(
+            f"{name!r} is not a demo corpus name (expected "
+            "demo-<train>-<dev>-<test>-<size>px-s<seed>)"
+        )
     n_train, n_dev, n_test, size, seed = (int(v) for v in m.groups())
-    return make_demo_corpus(n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size,
-                            seed=seed)
+    return make_demo_corpus(n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size, seed=seed)

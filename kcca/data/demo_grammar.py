@@ -71,14 +71,24 @@ BACKGROUNDS: dict[str, tuple[str, ...]] = {
 }
 VERBS: tuple[str, ...] = ("is", "sits", "lies", "rests", "stands", "appears")
 PLURAL_VERBS: tuple[str, ...] = ("are", "sit", "lie", "rest", "appear")
-OPENERS: tuple[str, ...] = ("There is", "Here is", "We see", "This picture shows",
-                            "The image shows", "You can see")
-PAIR_OPENERS: tuple[str, ...] = ("Two shapes :", "Two objects :", "A picture of",
-                                 "An image with")
+OPENERS: tuple[str, ...] = (
+    "There is",
+    "Here is",
+    "We see",
+    "This picture shows",
+    "The image shows",
+    "You can see",
+)
+PAIR_OPENERS: tuple[str, ...] = ("Two shapes :", "Two objects :", "A picture of", "An image with")
 
 CONCEPTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "colour": COLOURS, "shape": SHAPES, "size": SIZES, "texture": TEXTURE_ADJ,
-    "position": POSITIONS, "relation": RELATIONS, "background": BACKGROUNDS,
+    "colour": COLOURS,
+    "shape": SHAPES,
+    "size": SIZES,
+    "texture": TEXTURE_ADJ,
+    "position": POSITIONS,
+    "relation": RELATIONS,
+    "background": BACKGROUNDS,
 }
 """Every concept family with its surface forms (``TEXTURE_WITH`` adds texture phrases)."""
 
@@ -140,8 +150,9 @@ def noun_phrase(pick: _Picker, obj, index: int) -> tuple[str, Mention]:
         texture = pick.one(TEXTURE_ADJ[obj.texture]) if pick.coin(0.3) else None
         words = [w for w in (size, texture, colour, shape) if w]
     phrase = f"{_article(words[0])} {' '.join(words)}"
-    mention = Mention(index, obj.colour, obj.shape,
-                      obj.size if size else None, obj.texture if texture else None)
+    mention = Mention(
+        index, obj.colour, obj.shape, obj.size if size else None, obj.texture if texture else None
+    )
     return phrase, mention
 
 
@@ -199,16 +210,20 @@ def two_object_caption(pick: _Picker, spec) -> tuple[str, CaptionMeaning]:
         text = f"{pick.one(OPENERS)} {np_a} {pa} and {np_b} {pb}"
         ma, mb = _with_position(ma, a.position), _with_position(mb, b.position)
     elif template == 3:  # coordination
-        text = f"{np_a} and {np_b} {pick.one(PLURAL_VERBS)} {bg}" if bg else \
-            f"{pick.one(PAIR_OPENERS)} {np_a} and {np_b}"
+        text = (
+            f"{np_a} and {np_b} {pick.one(PLURAL_VERBS)} {bg}"
+            if bg
+            else f"{pick.one(PAIR_OPENERS)} {np_a} and {np_b}"
+        )
     else:  # relation introduced by an opener
         rel = pick.one(RELATIONS[a.position])
         text = f"{pick.one(OPENERS)} {np_a} {rel} {np_b} {bg}"
     return _finish(text), CaptionMeaning((ma, mb), spec.background if bg else None)
 
 
-def scene_captions(spec, rng: np.random.Generator, n: int = 5,
-                   p_partial: float = 0.3) -> tuple[tuple[str, ...], tuple[CaptionMeaning, ...]]:
+def scene_captions(
+    spec, rng: np.random.Generator, n: int = 5, p_partial: float = 0.3
+) -> tuple[tuple[str, ...], tuple[CaptionMeaning, ...]]:
     """``n`` distinct captions (where possible) of a scene, with what each one mentions.
 
     For a two-object scene a caption mentions only one object with probability

@@ -18,8 +18,9 @@ class ImageReadError(DataError):
     def __init__(self, path: str, reason: str, *, fix: str | None = None):
         self.path = str(path)
         self.reason = reason
-        super().__init__(f"cannot read image {self.path}: {reason}",
-                         fix=fix or _image_fix(self.path))
+        super().__init__(
+            f"cannot read image {self.path}: {reason}", fix=fix or _image_fix(self.path)
+        )
 
 
 class ImageFilesError(DataError):
@@ -31,8 +32,14 @@ class ImageFilesError(DataError):
 
     fix = "restore the files named above from the corpus release (see data/README.md)"
 
-    def __init__(self, message: str, problems: dict[str, str], paths: dict[str, str], *,
-                 fix: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        problems: dict[str, str],
+        paths: dict[str, str],
+        *,
+        fix: str | None = None,
+    ):
         self.problems = dict(problems)
         self.paths = dict(paths)
         super().__init__(message, fix=fix)

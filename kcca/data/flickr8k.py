@@ -32,8 +32,7 @@ from kcca.data.corpus import (
 )
 from kcca.data.errors import DataError, ImageFilesError, check_images_command
 from kcca.data.images import ImageFiles, check_image_file
-from kcca.data.lines import (numbered_lines, parse_int, parse_number, require_file,
-                              tab_fields)
+from kcca.data.lines import numbered_lines, parse_int, parse_number, require_file, tab_fields
 
 log = logging.getLogger(__name__)
 
@@ -61,26 +60,31 @@ def read_caption_file(path: Path) -> dict[str, tuple[str, ...]]:
     for number, text in numbered_lines(path):
         cid, sep, caption = text.partition("\t")
         if not sep:
-            raise DataError(f"{path}:{number}: malformed line {text[:80]!r}: expected "
-                            "IMAGE#N<TAB>caption")
+            raise DataError(
+                f"{path}:{number}: malformed line {text[:80]!r}: expected IMAGE#N<TAB>caption"
+            )
         try:
             image_id, index = split_caption_id(cid.strip())
         except DataError as exc:
             raise DataError(f"{path}:{number}: {exc}") from None
         if index in by_image[image_id]:
-            raise DataError(f"{path}:{number}: duplicate caption id {cid!r} "
-                            f"(first seen on line {where[cid]})")
+            raise DataError(
+                f"{path}:{number}: duplicate caption id {cid!r} (first seen on line {where[cid]})"
+            )
         caption = caption.strip()
         if not caption:
-            raise DataError(f"{path}:{number}: caption {cid!r} is empty; remove the line or "
-                            "supply its text")
+            raise DataError(
+                f"{path}:{number}: caption {cid!r} is empty; remove the line or supply its text"
+            )
         by_image[image_id][index] = caption
         where[cid] = number
     out: dict[str, tuple[str, ...]] = {}
     for image_id, texts in by_image.items():
         if sorted(texts) != list(range(len(texts))):
-            raise DataError(f"{path}: captions of {image_id!r} are numbered {sorted(texts)}, "
-                            f"expected #0..#{len(texts) - 1}")
+            raise DataError(
+                f"{path}: captions of {image_id!r} are numbered {sorted(texts)}, "
+                f"expected #0..#{len(texts) - 1}"
+            )
         out[image_id] = tuple(texts[i] for i in range(len(texts)))
     return out
 
@@ -93,18 +97,29 @@ def read_split_file(path: Path, captions: dict[str, tuple[str, ...]]) -> tuple[s
     for number, text in numbered_lines(path):
         image_id = text.strip()
         if image_id in first:
-            raise DataError(f"{path}:{number}: duplicate image id {image_id!r} "
-                            f"(first on line {first[image_id]})")
+            raise DataError(
+                f"{path}:{number}: duplicate image id {image_id!r} "
+                f"(first on line {first[image_id]})"
+            )
         if image_id not in captions:
-            raise DataError(f"{path}:{number}: image {image_id!r} has no captions in "
-                            f"{TOKEN_FILE}: fix the id or add its captions")
+            raise DataError(
+                f"{path}:{number}: image {image_id!r} has no captions in "
+                f"{TOKEN_FILE}: fix the id or add its captions"
+            )
         first[image_id] = number
         ids.append(image_id)
     return tuple(ids)
 
 
-def _check_pair(path: Path, number: int, image_id: str, cid: str,
-                captions: dict[str, tuple[str, ...]], seen: dict, kind: str) -> tuple[str, str]:
+def _check_pair(
+    path: Path,
+    number: int,
+    image_id: str,
+    cid: str,
+    captions: dict[str, tuple[str, ...]],
+    seen: dict,
+    kind: str,
+) -> tuple[str, str]:
     if image_id not in captions:
         raise DataError(f"{path}:{number}: unknown image id {image_id!r} in {kind} judgments")
     try:
@@ -120,8 +135,9 @@ def _check_pair(path: Path, number: int, image_id: str, cid: str,
     return key
 
 
-def read_expert_judgments(path: Path, captions: dict[str, tuple[str, ...]]
-                          ) -> dict[tuple[str, str], ExpertJudgment]:
+def read_expert_judgments(
+    path: Path, captions: dict[str, tuple[str, ...]]
+) -> dict[tuple[str, str], ExpertJudgment]:
     """``ExpertAnnotations.txt``: (image, caption id) -> three graded scores in 1..4."""
     require_file(path, "expert judgment file")
     out: dict[tuple[str, str], ExpertJudgment] = {}
@@ -134,8 +150,9 @@ def read_expert_judgments(path: Path, captions: dict[str, tuple[str, ...]]
     return out
 
 
-def read_crowd_judgments(path: Path, captions: dict[str, tuple[str, ...]]
-                         ) -> dict[tuple[str, str], CrowdJudgment]:
+def read_crowd_judgments(
+    path: Path, captions: dict[str, tuple[str, ...]]
+) -> dict[tuple[str, str], CrowdJudgment]:
     """``CrowdFlowerAnnotations.txt``: (image, caption id) -> yes/no votes.
 
     The fraction column must agree with the vote counts (to 0.01); relevance is computed
@@ -153,15 +170,20 @@ def read_crowd_judgments(path: Path, captions: dict[str, tuple[str, ...]]
         if yes + no == 0:
             raise DataError(f"{path}:{number}: pair {key} has no votes")
         if abs(fraction - yes / (yes + no)) > 0.01:
-            raise DataError(f"{path}:{number}: fraction {fraction} disagrees with "
-                            f"{yes} yes / {no} no")
+            raise DataError(
+                f"{path}:{number}: fraction {fraction} disagrees with {yes} yes / {no} no"
+            )
         out[key] = CrowdJudgment(f[0], f[1], fraction, yes, no)
     return out
 
 
-def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...],
-                optional: list[str] | tuple[str, ...] = (), *,
-                fix: str | None = None) -> dict[str, str]:
+def image_paths(
+    images_dir: Path,
+    ids: list[str] | tuple[str, ...],
+    optional: list[str] | tuple[str, ...] = (),
+    *,
+    fix: str | None = None,
+) -> dict[str, str]:
     """Map each id to its file under ``images_dir``, checked with ``stat`` only: files that
     are missing, broken symbolic links, directories, empty or unreadable are one
     :class:`ImageFilesError` naming each with its reason (``fix`` replaces its default fix).
@@ -169,8 +191,10 @@ def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...],
     ``optional`` ids (captioned images outside the splits) are mapped when their file exists.
     """
     if not images_dir.is_dir():
-        raise DataError(f"image folder {images_dir} does not exist (see data/README.md), or "
-                        "load with images=False for text-only work")
+        raise DataError(
+            f"image folder {images_dir} does not exist (see data/README.md), or "
+            "load with images=False for text-only work"
+        )
     present = {p.name for p in images_dir.iterdir()}
     missing = [i for i in ids if i not in present]
     found = [i for i in ids if i in present] + [i for i in optional if i in present]
@@ -181,20 +205,29 @@ def image_paths(images_dir: Path, ids: list[str] | tuple[str, ...],
     parts = []
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        parts.append(f"{len(missing)} image file(s) of the splits are missing from "
-                     f"{images_dir}: {shown}")
+        parts.append(
+            f"{len(missing)} image file(s) of the splits are missing from {images_dir}: {shown}"
+        )
     if bad:
         shown = "; ".join(f"{i}: {bad[i]}" for i in list(bad)[:20])
-        parts.append(f"{len(bad)} image file(s) in {images_dir} are not usable: {shown}"
-                     + (f"; and {len(bad) - 20} more" if len(bad) > 20 else ""))
+        parts.append(
+            f"{len(bad)} image file(s) in {images_dir} are not usable: {shown}"
+            + (f"; and {len(bad) - 20} more" if len(bad) > 20 else "")
+        )
     problems = {str(images_dir / i): "file not found" for i in missing}
     problems.update({paths[i]: reason for i, reason in bad.items()})
     usable = {i: p for i, p in paths.items() if i not in bad}
     raise ImageFilesError("; ".join(parts), problems, usable, fix=fix)
 
 
-def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool = True,
-                  lemmas: bool = True, pool_caption_index: int = 2) -> Corpus:
+def load_flickr8k(
+    data_dir: str | Path,
+    *,
+    images: bool = True,
+    judgments: bool = True,
+    lemmas: bool = True,
+    pool_caption_index: int = 2,
+) -> Corpus:
     """Load Flickr 8K from ``data_dir/flickr8k`` (or ``data_dir`` itself if it holds ``text/``).
 
     Args:
@@ -210,8 +243,10 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
         root = root / "flickr8k"
     text = root / "text"
     if not text.is_dir():
-        raise DataError(f"no Flickr 8K text folder under {data_dir}: expected "
-                        f"{Path(data_dir) / 'flickr8k' / 'text'} (see data/README.md)")
+        raise DataError(
+            f"no Flickr 8K text folder under {data_dir}: expected "
+            f"{Path(data_dir) / 'flickr8k' / 'text'} (see data/README.md)"
+        )
     captions = read_caption_file(text / TOKEN_FILE)
     splits = {s: read_split_file(text / name, captions) for s, name in SPLIT_FILES.items()}
     lemma_captions = None
@@ -219,8 +254,9 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
         lemma_captions = read_caption_file(text / LEMMA_FILE)
         if set(lemma_captions) != set(captions):
             extra = sorted(set(lemma_captions) ^ set(captions))[:5]
-            raise DataError(f"{text / LEMMA_FILE}: image ids differ from {TOKEN_FILE} "
-                            f"(e.g. {extra})")
+            raise DataError(
+                f"{text / LEMMA_FILE}: image ids differ from {TOKEN_FILE} (e.g. {extra})"
+            )
     split_ids = {i for ids in splits.values() for i in ids}
     unsplit = tuple(sorted(i for i in captions if i not in split_ids))
     notes = [ODD_ID_NOTE] if ODD_ID in captions else []
@@ -233,15 +269,21 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
         for kind, table in (("expert", expert), ("crowd", crowd)):
             bad = [k for k in table if split_caption_id(k[1])[1] != pool_caption_index]
             if bad:
-                notes.append(f"{len(bad)} {kind} pairs use a caption other than "
-                             f"#{pool_caption_index}, e.g. {bad[0]}")
+                notes.append(
+                    f"{len(bad)} {kind} pairs use a caption other than "
+                    f"#{pool_caption_index}, e.g. {bad[0]}"
+                )
     paths = None
     reader = None
     if images:
-        paths = image_paths(root / "images", sorted(split_ids), optional=unsplit,
-                            fix="restore the files named above from the Flickr 8K release "
-                                "(see data/README.md); "
-                                f"`{check_images_command(root)}` lists every bad image file")
+        paths = image_paths(
+            root / "images",
+            sorted(split_ids),
+            optional=unsplit,
+            fix="restore the files named above from the Flickr 8K release "
+            "(see data/README.md); "
+            f"`{check_images_command(root)}` lists every bad image file",
+        )
         reader = ImageFiles(paths)
     return Corpus(
         name="flickr8k",
@@ -255,30 +297,41 @@ def load_flickr8k(data_dir: str | Path, *, images: bool = True, judgments: bool 
         unsplit_image_ids=unsplit,
         notes=tuple(notes),
         image_paths=paths,
-        source_files={"captions": str(text / TOKEN_FILE),
-                      **({"lemmas": str(text / LEMMA_FILE)} if lemmas else {}),
-                      **{f"split:{s}": str(text / name) for s, name in SPLIT_FILES.items()},
-                      **({"expert": str(text / EXPERT_FILE), "crowd": str(text / CROWD_FILE)}
-                         if judgments else {})},
+        source_files={
+            "captions": str(text / TOKEN_FILE),
+            **({"lemmas": str(text / LEMMA_FILE)} if lemmas else {}),
+            **{f"split:{s}": str(text / name) for s, name in SPLIT_FILES.items()},
+            **(
+                {"expert": str(text / EXPERT_FILE), "crowd": str(text / CROWD_FILE)}
+                if judgments
+                else {}
+            ),
+        },
     )
 
 
-def load_flickr8k_with_splits(data_dir: str | Path, splits_dir: str | Path | None, *,
-                              images: bool = True) -> Corpus:
+def load_flickr8k_with_splits(
+    data_dir: str | Path, splits_dir: str | Path | None, *, images: bool = True
+) -> Corpus:
     """Flickr 8K (with judgments), with the three split files of ``splits_dir`` when given
     (``kcca reproduce --splits``: the corpus is named ``flickr8k-splits-<folder>`` and its
     split files enter the cache keys); ``images=False`` (tables only) skips the image files and
     the lemma file."""
     import dataclasses
 
-    corpus = (load_flickr8k(data_dir) if images else
-              load_flickr8k(data_dir, images=False, lemmas=False))
+    corpus = (
+        load_flickr8k(data_dir) if images else load_flickr8k(data_dir, images=False, lemmas=False)
+    )
     if splits_dir is None:
         return corpus
     folder = Path(splits_dir)
-    splits = {s: read_split_file(folder / name, dict(corpus.captions))
-              for s, name in SPLIT_FILES.items()}
-    files = {**(corpus.source_files or {}),
-             **{f"split:{s}": str(folder / name) for s, name in SPLIT_FILES.items()}}
-    return dataclasses.replace(corpus, splits=splits, source_files=files,
-                               name=f"{corpus.name}-splits-{folder.name}")
+    splits = {
+        s: read_split_file(folder / name, dict(corpus.captions)) for s, name in SPLIT_FILES.items()
+    }
+    files = {
+        **(corpus.source_files or {}),
+        **{f"split:{s}": str(folder / name) for s, name in SPLIT_FILES.items()},
+    }
+    return dataclasses.replace(
+        corpus, splits=splits, source_files=files, name=f"{corpus.name}-splits-{folder.name}"
+    )

@@ -37,7 +37,8 @@ _PNG_IEND = b"IEND"
 _DECODER_WARNING = re.compile(
     r"^(Corrupt JPEG data|Premature end of JPEG file|Invalid SOS parameters for sequential JPEG"
     r"|Inconsistent progression sequence|Unknown Adobe color transform"
-    r"|Application transferred too many scanlines|Warning: unknown JFIF revision)")
+    r"|Application transferred too many scanlines|Warning: unknown JFIF revision)"
+)
 #: messages of a decoder that gave up (shown in the reason when decoding failed)
 _DECODER_ERROR = re.compile(r"^(libpng error|Not a JPEG file|Bogus |Corrupt JPEG|Premature end)")
 
@@ -64,8 +65,9 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     arr, messages = _CAPTURE.decode(data)
     if arr is None or arr.size == 0:
         said = [m for m in messages if _DECODER_ERROR.match(m)]
-        raise ImageReadError(str(path), "not a decodable image"
-                             + (f" (decoder: {said[0]})" if said else ""))
+        raise ImageReadError(
+            str(path), "not a decodable image" + (f" (decoder: {said[0]})" if said else "")
+        )
     warnings = [m for m in messages if _DECODER_WARNING.match(m)]
     if warnings:
         more = f" and {len(warnings) - 1} more warning(s)" if len(warnings) > 1 else ""
@@ -119,8 +121,12 @@ class _StderrCapture:
         with self.cond:
             self.waiting_alone += alone
             try:
-                while (self.alone or self.draining or (alone and self.active)
-                       or (not alone and self.waiting_alone)):
+                while (
+                    self.alone
+                    or self.draining
+                    or (alone and self.active)
+                    or (not alone and self.waiting_alone)
+                ):
                     self.cond.wait()
             finally:
                 self.waiting_alone -= alone
@@ -177,8 +183,7 @@ class _StderrCapture:
         text = os.pread(fd, size, 0).decode("utf-8", "replace")
         os.ftruncate(fd, 0)
         os.lseek(fd, 0, os.SEEK_SET)
-        other = "".join(line for line in text.splitlines(keepends=True)
-                        if not _is_decoders(line))
+        other = "".join(line for line in text.splitlines(keepends=True) if not _is_decoders(line))
         if other:
             try:
                 os.write(2, other.encode("utf-8", "replace"))
@@ -266,7 +271,7 @@ def damaged_band(rgb: np.ndarray) -> str | None:
         return None
     h = rgb.shape[0]
     min_run = max(8, int(h * BAND_MIN_FRACTION))
-    row_dev, step_dev = _row_deviations(rgb[h - min_run - 1:])  # most images stop here
+    row_dev, step_dev = _row_deviations(rgb[h - min_run - 1 :])  # most images stop here
     if not ((row_dev[1:] < BAND_FLAT) | (step_dev[1:] < BAND_SMEAR)).all():
         return None
     row_dev, step_dev = _row_deviations(rgb)
@@ -277,14 +282,19 @@ def damaged_band(rgb: np.ndarray) -> str | None:
         return None
     exactness = float(np.median(np.minimum(row_dev[top:], step_dev[top:])))
     level = float(rgb[top:].mean())
-    if (exactness > BAND_EXACT or float(np.median(row_dev[:top])) < BAND_DETAIL
-            or not BAND_CLIPPED[0] <= level <= BAND_CLIPPED[1]):
+    if (
+        exactness > BAND_EXACT
+        or float(np.median(row_dev[:top])) < BAND_DETAIL
+        or not BAND_CLIPPED[0] <= level <= BAND_CLIPPED[1]
+    ):
         return None
     flat = float(np.median(row_dev[top:])) < BAND_FLAT
     kind = "flat" if flat else "each the row above plus a constant (a vertical smear)"
-    return (f"the bottom {run} of {h} rows ({100 * run / h:.0f}%) are {kind}, mean level "
-            f"{level:.0f}, under a detailed picture: part of the image may have been lost in "
-            "decoding")
+    return (
+        f"the bottom {run} of {h} rows ({100 * run / h:.0f}%) are {kind}, mean level "
+        f"{level:.0f}, under a detailed picture: part of the image may have been lost in "
+        "decoding"
+    )
 
 
 def _row_deviations(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -19,8 +19,13 @@ from kcca.data.images import ImageFiles
 from kcca.data.lines import require_file
 from kcca.data.text_files import read_utf8
 
-DEFAULT_SPLIT_MAP = {"train": "train", "val": "dev", "dev": "dev", "test": "test",
-                     "restval": "train"}
+DEFAULT_SPLIT_MAP = {
+    "train": "train",
+    "val": "dev",
+    "dev": "dev",
+    "test": "test",
+    "restval": "train",
+}
 
 
 def _sentence_text(path: Path, where: str, sentence: object) -> str:
@@ -37,9 +42,14 @@ def _sentence_text(path: Path, where: str, sentence: object) -> str:
     return text.strip()
 
 
-def load_json_splits(json_path: str | Path, images_dir: str | Path | None = None, *,
-                     name: str | None = None, split_map: Mapping[str, str] | None = None,
-                     pool_caption_index: int = 2) -> Corpus:
+def load_json_splits(
+    json_path: str | Path,
+    images_dir: str | Path | None = None,
+    *,
+    name: str | None = None,
+    split_map: Mapping[str, str] | None = None,
+    pool_caption_index: int = 2,
+) -> Corpus:
     """Read a JSON split file into a :class:`Corpus`.
 
     Args:
@@ -52,8 +62,9 @@ def load_json_splits(json_path: str | Path, images_dir: str | Path | None = None
     try:
         doc = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                        f"{exc.msg})") from None
+        raise DataError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("images"), list):
         raise DataError(f"{path}: expected an object with an 'images' list")
     mapping = dict(DEFAULT_SPLIT_MAP if split_map is None else split_map)
@@ -73,11 +84,14 @@ def load_json_splits(json_path: str | Path, images_dir: str | Path | None = None
         if not isinstance(sentences, list) or not sentences:
             raise DataError(f"{path}: {where}: needs a non-empty 'sentences' list")
         captions[image_id] = tuple(
-            _sentence_text(path, f"{where} sentence {k}", s) for k, s in enumerate(sentences))
+            _sentence_text(path, f"{where} sentence {k}", s) for k, s in enumerate(sentences)
+        )
         split = item.get("split")
         if split not in mapping:
-            raise DataError(f"{path}: {where}: unknown split {split!r}; known: {sorted(mapping)}"
-                            " (pass split_map to map it)")
+            raise DataError(
+                f"{path}: {where}: unknown split {split!r}; known: {sorted(mapping)}"
+                " (pass split_map to map it)"
+            )
         target = mapping[split]
         if target is not None:
             if target not in splits:

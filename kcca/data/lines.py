@@ -42,8 +42,9 @@ def tab_fields(path: Path, number: int, text: str, n_fields: int, layout: str) -
     return fields
 
 
-def parse_int(path: Path, number: int, value: str, name: str, low: int | None = None,
-              high: int | None = None) -> int:
+def parse_int(
+    path: Path, number: int, value: str, name: str, low: int | None = None, high: int | None = None
+) -> int:
     try:
         out = int(value)
     except ValueError:
@@ -53,8 +54,14 @@ def parse_int(path: Path, number: int, value: str, name: str, low: int | None = 
     return out
 
 
-def parse_number(path: Path, number: int, value: str, name: str, low: float | None = None,
-                 high: float | None = None) -> float:
+def parse_number(
+    path: Path,
+    number: int,
+    value: str,
+    name: str,
+    low: float | None = None,
+    high: float | None = None,
+) -> float:
     """A finite decimal number (``nan`` and ``inf`` are errors) within ``low..high``."""
     try:
         out = float(value)

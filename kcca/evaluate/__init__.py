@@ -31,7 +31,15 @@ from kcca.evaluate.original import (
 from kcca.evaluate.relevance import PRESETS, RelevanceMatrix, RelevanceRule, relevance_matrix
 
 __all__ = [
-    "PRESETS", "PerQuery", "RelevanceMatrix", "RelevanceRule", "median_rank",
-    "original_item_metrics", "original_ranks", "original_ranks_from_scores",
-    "rankings_from_scores", "recall_at_k", "relevance_matrix",
+    "PRESETS",
+    "PerQuery",
+    "RelevanceMatrix",
+    "RelevanceRule",
+    "median_rank",
+    "original_item_metrics",
+    "original_ranks",
+    "original_ranks_from_scores",
+    "rankings_from_scores",
+    "recall_at_k",
+    "relevance_matrix",
 ]

@@ -150,8 +150,9 @@ def _counts(refs: Sequence[Sequence[Sequence[str]]], cands: Sequence[Sequence[st
     return cand, per_ref
 
 
-def bleu_matrix(references: Sequence[Sequence[Sequence[str]]],
-                candidates: Sequence[Sequence[str]]) -> np.ndarray:
+def bleu_matrix(
+    references: Sequence[Sequence[Sequence[str]]], candidates: Sequence[Sequence[str]]
+) -> np.ndarray:
     """Eq. 28 for every (image, candidate) pair: ``out[i, j]`` = BLEU of candidate j for image i.
 
     ``references[i]`` is the list of token lists of image i; ``candidates[j]`` a token list.
@@ -167,8 +168,9 @@ def bleu_matrix(references: Sequence[Sequence[Sequence[str]]],
     return out
 
 
-def rouge_matrix(references: Sequence[Sequence[Sequence[str]]],
-                 candidates: Sequence[Sequence[str]]) -> np.ndarray:
+def rouge_matrix(
+    references: Sequence[Sequence[Sequence[str]]], candidates: Sequence[Sequence[str]]
+) -> np.ndarray:
     """The paper's unigram ROUGE for every (image, candidate) pair (recall against all refs)."""
     cand, per_ref = _counts(references, candidates)
     top = int(cand.max()) if cand.nnz else 0
@@ -179,8 +181,10 @@ def rouge_matrix(references: Sequence[Sequence[Sequence[str]]],
             level_sum = level_sum + _levels(m, t)
         num += (level_sum @ _levels(cand, t).T).toarray()
     # per_ref is never empty (_counts), so the sum is an array, not 0
-    ref_len = sum(np.asarray(m.sum(axis=1)).ravel()  # type: ignore[union-attr]
-                  for m in per_ref).astype(float)
+    ref_len = sum(
+        np.asarray(m.sum(axis=1)).ravel()  # type: ignore[union-attr]
+        for m in per_ref
+    ).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(ref_len[:, None] > 0, num / ref_len[:, None], 0.0)
     return out
@@ -210,9 +214,11 @@ def sentence_rouge(references: Sequence[Sequence[str]], candidate: Sequence[str]
     return sum(min(c[w], n) for r in refs for w, n in r.items()) / den
 
 
-def compute_score(references: Sequence[Sequence[Sequence[str]]],
-                  candidates: Sequence[Sequence[str]], metric: str = "bleu"
-                  ) -> tuple[float, np.ndarray]:
+def compute_score(
+    references: Sequence[Sequence[Sequence[str]]],
+    candidates: Sequence[Sequence[str]],
+    metric: str = "bleu",
+) -> tuple[float, np.ndarray]:
     """pycocoevalcap-style paired scoring: candidate i against references i.
 
     Returns ``(mean of sentence scores, per-item scores)`` (footnote 6: averaged sentence level).
@@ -227,8 +233,9 @@ def compute_score(references: Sequence[Sequence[Sequence[str]]],
 
 
 # ------------------------------------------------------------------ pools and reference sets
-def reference_texts(captions: Sequence[str], kind: str, pool_index: int = 2,
-                    other_index: int | None = None) -> list[str]:
+def reference_texts(
+    captions: Sequence[str], kind: str, pool_index: int = 2, other_index: int | None = None
+) -> list[str]:
     """The reference captions of one image for a reference set of Tables 2, 8 and 9.
 
     ``R5``: all five captions (the pool caption included); ``R1-gold``: the pool caption only;
@@ -245,15 +252,22 @@ def reference_texts(captions: Sequence[str], kind: str, pool_index: int = 2,
     if kind == "R1-other":
         k = other_index if other_index is not None else (0 if pool_index != 0 else 1)
         if k == pool_index or not 0 <= k < len(captions):
-            raise DataError(f"R1-other needs a caption index other than the pool's "
-                            f"#{pool_index} within 0..{len(captions) - 1}, got {k}")
+            raise DataError(
+                f"R1-other needs a caption index other than the pool's "
+                f"#{pool_index} within 0..{len(captions) - 1}, got {k}"
+            )
         return [captions[k]]
     raise DataError(f"unknown reference set {kind!r}; use one of {REFERENCE_SETS}")
 
 
-def pool_score_matrix(corpus, split: str = "test", metric: str = "bleu",
-                      references: str = "R5", preprocessor: Preprocessor | None = None,
-                      other_index: int | None = None) -> np.ndarray:
+def pool_score_matrix(
+    corpus,
+    split: str = "test",
+    metric: str = "bleu",
+    references: str = "R5",
+    preprocessor: Preprocessor | None = None,
+    other_index: int | None = None,
+) -> np.ndarray:
     """BLEU or ROUGE of every (pool image, pool caption) pair of a corpus split.
 
     Default preprocessing: :data:`PLAIN` for BLEU, :data:`ROUGE_STYLE` for ROUGE; pass
@@ -265,8 +279,10 @@ def pool_score_matrix(corpus, split: str = "test", metric: str = "bleu",
     sw = default_stop_words() if prep.remove_stop_words else None
     pool = corpus.pool(split)
     k = corpus.pool_caption_index
-    refs = [[prep(t, sw) for t in reference_texts(corpus.captions[img], references, k,
-                                                  other_index)] for img, _, _ in pool]
+    refs = [
+        [prep(t, sw) for t in reference_texts(corpus.captions[img], references, k, other_index)]
+        for img, _, _ in pool
+    ]
     cands = [prep(text, sw) for _, _, text in pool]
     fn = bleu_matrix if metric == "bleu" else rouge_matrix
     return fn(refs, cands)

@@ -91,9 +91,16 @@ def compact_path(rankings_path: str | Path) -> Path:
     return p.with_name(p.name[: -len(p.suffix)] + SUFFIX if p.suffix else p.name + SUFFIX)
 
 
-def from_rankings(rankings: Rankings, pool: Sequence[tuple[str, str, str]], *, corpus: str,
-                  depth: int = DEPTH, evaluation: "SystemEvaluation | None" = None,
-                  relevance: str = "", judgments: str = "") -> CompactRankings:
+def from_rankings(
+    rankings: Rankings,
+    pool: Sequence[tuple[str, str, str]],
+    *,
+    corpus: str,
+    depth: int = DEPTH,
+    evaluation: "SystemEvaluation | None" = None,
+    relevance: str = "",
+    judgments: str = "",
+) -> CompactRankings:
     """The compact form of full rankings over ``pool`` (``Corpus.pool(split)``).
 
     ``evaluation`` (of the same rankings, by :func:`kcca.evaluate.system.evaluate_system`)
@@ -105,35 +112,60 @@ def from_rankings(rankings: Rankings, pool: Sequence[tuple[str, str, str]], *, c
     for task, r in rankings.tasks.items():
         r = np.asarray(r)
         gold[task] = original_ranks(r).astype(np.int32)
-        top[task] = np.ascontiguousarray(r[:, :min(depth, r.shape[1])]).astype(np.int32)
+        top[task] = np.ascontiguousarray(r[:, : min(depth, r.shape[1])]).astype(np.int32)
         qids[task], cids[task] = pool_ids(list(pool), task)
     full: dict[str, dict[str, np.ndarray]] = {}
     if evaluation is not None:
         for task, metrics in evaluation.metrics.items():
-            full[task] = {k: np.asarray(v.values, dtype=float) for k, v in metrics.items()
-                          if not k.startswith("R@") and k != "median rank"}
+            full[task] = {
+                k: np.asarray(v.values, dtype=float)
+                for k, v in metrics.items()
+                if not k.startswith("R@") and k != "median rank"
+            }
     # ``full`` is non-empty only when ``evaluation`` is given
-    meta = {"relevance": relevance, "judgments": judgments,
+    meta = (
+        {
+            "relevance": relevance,
+            "judgments": judgments,
             "aggregates": evaluation.table(),  # type: ignore[union-attr]
-            "coverage": evaluation.coverage} if full else {}  # type: ignore[union-attr]
-    return CompactRankings(rankings.system, corpus, rankings.split, gold, top, qids, cids,
-                           source=rankings.source, meta=meta, full_metrics=full,
-                           gold_ties={t: np.asarray(v, dtype=np.int32)
-                                      for t, v in rankings.gold_ties.items()})
+            "coverage": evaluation.coverage,  # type: ignore[union-attr]
+        }
+        if full
+        else {}
+    )
+    return CompactRankings(
+        rankings.system,
+        corpus,
+        rankings.split,
+        gold,
+        top,
+        qids,
+        cids,
+        source=rankings.source,
+        meta=meta,
+        full_metrics=full,
+        gold_ties={t: np.asarray(v, dtype=np.int32) for t, v in rankings.gold_ties.items()},
+    )
 
 
 def write_compact(path: str | Path, compact: CompactRankings) -> Path:
     """Write ``compact`` as a data-only ``.npz`` (deflated) through a temporary file."""
     path = Path(path)
-    header: dict = {"format": FORMAT, "version": VERSION, "system": compact.system,
-              "corpus": compact.corpus, "split": compact.split,
-              "tasks": sorted(compact.gold), "depth": compact.depth,
-              "source": Path(compact.source).name if compact.source else "",
-              "relevance": compact.meta.get("relevance", ""),
-              "judgments": compact.meta.get("judgments", ""),
-              "aggregates": compact.meta.get("aggregates", {}),
-              "coverage": compact.meta.get("coverage", {}),
-              "source_digest": compact.meta.get("source_digest", "")}
+    header: dict = {
+        "format": FORMAT,
+        "version": VERSION,
+        "system": compact.system,
+        "corpus": compact.corpus,
+        "split": compact.split,
+        "tasks": sorted(compact.gold),
+        "depth": compact.depth,
+        "source": Path(compact.source).name if compact.source else "",
+        "relevance": compact.meta.get("relevance", ""),
+        "judgments": compact.meta.get("judgments", ""),
+        "aggregates": compact.meta.get("aggregates", {}),
+        "coverage": compact.meta.get("coverage", {}),
+        "source_digest": compact.meta.get("source_digest", ""),
+    }
     arrays: dict[str, np.ndarray] = {"header": np.array(json.dumps(header, sort_keys=True))}
     for task in compact.gold:
         arrays[f"{task}/gold"] = np.asarray(compact.gold[task], dtype=np.int32)
@@ -160,8 +192,10 @@ def read_compact(path: str | Path) -> CompactRankings:
     """Read and validate a compact results file; every problem is a :class:`DataError`
     naming the file."""
     path = Path(path)
-    fix = ("rebuild it from the full rankings file with `kcca reproduce --tables-only "
-           f"--rankings-dir {path.parent}` (the data and the rankings JSON needed)")
+    fix = (
+        "rebuild it from the full rankings file with `kcca reproduce --tables-only "
+        f"--rankings-dir {path.parent}` (the data and the rankings JSON needed)"
+    )
     if not path.is_file():
         raise DataError(f"compact results file {path} does not exist")
     try:
@@ -176,8 +210,11 @@ def read_compact(path: str | Path) -> CompactRankings:
     if header.get("format") != FORMAT:
         raise DataError(f"{path}: format {header.get('format')!r}, expected {FORMAT!r}", fix=fix)
     if header.get("version") != VERSION:
-        raise DataError(f"{path}: compact results version {header.get('version')!r}; this "
-                        f"kcca reads version {VERSION}", fix=fix)
+        raise DataError(
+            f"{path}: compact results version {header.get('version')!r}; this "
+            f"kcca reads version {VERSION}",
+            fix=fix,
+        )
     gold, top, qids, cids, ties = {}, {}, {}, {}, {}
     full: dict[str, dict[str, np.ndarray]] = {}
     for task in header.get("tasks", []):
@@ -191,8 +228,11 @@ def read_compact(path: str | Path) -> CompactRankings:
             raise DataError(f"{path}: task {task} lacks the array {exc}", fix=fix) from None
         n, m = len(q), len(c)
         if g.shape != (n,) or t.ndim != 2 or t.shape[0] != n or not 0 < t.shape[1] <= m:
-            raise DataError(f"{path}: task {task}: shapes gold {g.shape}, top {t.shape} do not "
-                            f"fit {n} queries and {m} candidates", fix=fix)
+            raise DataError(
+                f"{path}: task {task}: shapes gold {g.shape}, top {t.shape} do not "
+                f"fit {n} queries and {m} candidates",
+                fix=fix,
+            )
         if g.size and (g.min() < 1 or g.max() > m):
             raise DataError(f"{path}: task {task}: a gold rank outside 1..{m}", fix=fix)
         if t.size and (t.min() < 0 or t.max() >= m):
@@ -202,40 +242,58 @@ def read_compact(path: str | Path) -> CompactRankings:
         rows = np.arange(n)
         in_top = g <= t.shape[1]
         if not np.all(t[rows[in_top], g[in_top] - 1] == rows[in_top]):
-            raise DataError(f"{path}: task {task}: the top lists disagree with the gold ranks",
-                            fix=fix)
+            raise DataError(
+                f"{path}: task {task}: the top lists disagree with the gold ranks", fix=fix
+            )
         gold[task], top[task], qids[task], cids[task] = g.astype(np.int64), t.astype(np.int64), q, c
         if f"{task}/gold_ties" in arrays:
             tied = arrays[f"{task}/gold_ties"]
-            if tied.shape != (n,) or tied.dtype.kind not in "iu" or \
-                    (n and (tied.min() < 0 or np.any(tied >= g))):
-                raise DataError(f"{path}: task {task}: gold_ties must be {n} counts, each "
-                                "below the original item's rank", fix=fix)
+            if (
+                tied.shape != (n,)
+                or tied.dtype.kind not in "iu"
+                or (n and (tied.min() < 0 or np.any(tied >= g)))
+            ):
+                raise DataError(
+                    f"{path}: task {task}: gold_ties must be {n} counts, each "
+                    "below the original item's rank",
+                    fix=fix,
+                )
             ties[task] = tied.astype(np.int64)
         prefix = f"{task}/metric/"
         for key in [k for k in arrays if k.startswith(prefix)]:
             values = arrays[key]
             if values.shape != (n,) or values.dtype.kind != "f":
-                raise DataError(f"{path}: {key} has shape {values.shape}, expected ({n},)",
-                                fix=fix)
-            full.setdefault(task, {})[key[len(prefix):]] = values
+                raise DataError(f"{path}: {key} has shape {values.shape}, expected ({n},)", fix=fix)
+            full.setdefault(task, {})[key[len(prefix) :]] = values
     if not gold:
         raise DataError(f"{path}: no task in the file", fix=fix)
-    return CompactRankings(str(header.get("system") or path.name[: -len(SUFFIX)]),
-                           str(header.get("corpus", "")), str(header.get("split", "test")),
-                           gold, top, qids, cids, source=str(path), meta=header,
-                           full_metrics=full, gold_ties=ties)
+    return CompactRankings(
+        str(header.get("system") or path.name[: -len(SUFFIX)]),
+        str(header.get("corpus", "")),
+        str(header.get("split", "test")),
+        gold,
+        top,
+        qids,
+        cids,
+        source=str(path),
+        meta=header,
+        full_metrics=full,
+        gold_ties=ties,
+    )
 
 
 def check_pool(compact: CompactRankings, pool: Sequence[tuple[str, str, str]]) -> None:
     """Refuse a compact file made on another pool than ``pool`` (ids compared in order)."""
     for task in compact.gold:
         queries, candidates = pool_ids(list(pool), task)
-        if queries != list(compact.query_ids[task]) or \
-                candidates != list(compact.candidate_ids[task]):
-            raise DataError(f"{compact.source}: its {task} pool is not the corpus's "
-                            f"{compact.split} pool (other ids or order)",
-                            fix="evaluate it on the corpus and splits it was made on")
+        if queries != list(compact.query_ids[task]) or candidates != list(
+            compact.candidate_ids[task]
+        ):
+            raise DataError(
+                f"{compact.source}: its {task} pool is not the corpus's "
+                f"{compact.split} pool (other ids or order)",
+                fix="evaluate it on the corpus and splits it was made on",
+            )
 
 
 def judgments_digest(corpus: "Corpus") -> str:
@@ -243,13 +301,15 @@ def judgments_digest(corpus: "Corpus") -> str:
     the demo's, by its name), recorded with the stored full-ranking metrics."""
     from kcca.fingerprints import files_digest
 
-    files = {role: path for role, path in (corpus.source_files or {}).items()
-             if role in ("expert", "crowd")}
+    files = {
+        role: path
+        for role, path in (corpus.source_files or {}).items()
+        if role in ("expert", "crowd")
+    }
     return files_digest(files)[:16] if files else f"generated:{corpus.name}"
 
 
-def stored_metrics_usable(compact: CompactRankings, rule: str, corpus: "Corpus | None"
-                          ) -> bool:
+def stored_metrics_usable(compact: CompactRankings, rule: str, corpus: "Corpus | None") -> bool:
     """Whether the stored full-ranking metrics hold for relevance ``rule`` and ``corpus``'s
     judgments (without the corpus, the judgments they were computed with are taken as is)."""
     if not compact.full_metrics or compact.meta.get("relevance") != rule:
@@ -257,14 +317,26 @@ def stored_metrics_usable(compact: CompactRankings, rule: str, corpus: "Corpus |
     return corpus is None or compact.meta.get("judgments") == judgments_digest(corpus)
 
 
-def missing_metrics(compact: CompactRankings, relevant_counts: Mapping[str, np.ndarray]
-                    | None = None, *, stored_usable: bool = False) -> list[str]:
+def missing_metrics(
+    compact: CompactRankings,
+    relevant_counts: Mapping[str, np.ndarray] | None = None,
+    *,
+    stored_usable: bool = False,
+) -> list[str]:
     """What the compact file cannot give: the full-ranking metrics (unless stored and usable),
     and R-precision when some query has more relevant items than the depth kept."""
-    out = [] if stored_usable else [
-        "S@k / R-precision condensed", "S@k / R-precision imputed and bound (judging protocol)"]
+    out = (
+        []
+        if stored_usable
+        else [
+            "S@k / R-precision condensed",
+            "S@k / R-precision imputed and bound (judging protocol)",
+        ]
+    )
     for task, counts in (relevant_counts or {}).items():
         if task in compact.top and int(np.max(counts)) > compact.top[task].shape[1]:
-            out.append(f"{task} R-precision (a query has {int(np.max(counts))} relevant "
-                       f"items, more than the {compact.top[task].shape[1]} kept)")
+            out.append(
+                f"{task} R-precision (a query has {int(np.max(counts))} relevant "
+                f"items, more than the {compact.top[task].shape[1]} kept)"
+            )
     return out

@@ -24,7 +24,12 @@ from kcca.data.errors import DataError
 from kcca.evaluate.original import PerQuery, validate_rankings
 
 TABLE1_THRESHOLDS: tuple[Fraction, ...] = (
-    Fraction(4), Fraction(11, 3), Fraction(10, 3), Fraction(3), Fraction(8, 3), Fraction(7, 3),
+    Fraction(4),
+    Fraction(11, 3),
+    Fraction(10, 3),
+    Fraction(3),
+    Fraction(8, 3),
+    Fraction(7, 3),
     Fraction(2),
 )
 
@@ -44,7 +49,7 @@ class ExpertMatrix:
 
     image_ids: tuple[str, ...]
     caption_ids: tuple[str, ...]
-    sums: np.ndarray      # float, NaN where unjudged
+    sums: np.ndarray  # float, NaN where unjudged
     n_judges: np.ndarray  # int, 0 where unjudged
     n_outside_pool: int
 
@@ -64,8 +69,9 @@ class ExpertMatrix:
             return self.judged & (self.sums * t.denominator >= self.n_judges * t.numerator)
 
 
-def expert_matrix(pool: list[tuple[str, str, str]],
-                  expert: Mapping[tuple[str, str], ExpertJudgment]) -> ExpertMatrix:
+def expert_matrix(
+    pool: list[tuple[str, str, str]], expert: Mapping[tuple[str, str], ExpertJudgment]
+) -> ExpertMatrix:
     """Place the expert judgments on the pool grid (image ``i`` x caption ``j``)."""
     image_ids = tuple(p[0] for p in pool)
     caption_ids = tuple(p[1] for p in pool)
@@ -101,13 +107,19 @@ class ExpertResult:
     n_judged: int
 
     def as_dict(self) -> dict:
-        return {"coverage": self.coverage, "n_judged": self.n_judged,
-                "mean": self.mean.aggregate,
-                "cumulative": {k: v.aggregate for k, v in self.cumulative.items()}}
+        return {
+            "coverage": self.coverage,
+            "n_judged": self.n_judged,
+            "mean": self.mean.aggregate,
+            "cumulative": {k: v.aggregate for k, v in self.cumulative.items()},
+        }
 
 
-def expert_metrics(top1: Sequence[int] | np.ndarray, experts: ExpertMatrix,
-                   thresholds: Sequence[Fraction] = TABLE1_THRESHOLDS) -> ExpertResult:
+def expert_metrics(
+    top1: Sequence[int] | np.ndarray,
+    experts: ExpertMatrix,
+    thresholds: Sequence[Fraction] = TABLE1_THRESHOLDS,
+) -> ExpertResult:
     """Expert metrics of the first caption returned per image (annotation).
 
     ``top1[i]`` is the pool index of the caption ranked first for image ``i``
@@ -120,8 +132,9 @@ def expert_metrics(top1: Sequence[int] | np.ndarray, experts: ExpertMatrix,
         raise DataError(f"top1 must be {n_img} integer caption indices, got shape {t1.shape}")
     bad = np.flatnonzero((t1 < 0) | (t1 >= n_cap))
     if bad.size:
-        raise DataError(f"query {int(bad[0])}: caption index {int(t1[bad[0]])} is outside "
-                        f"0..{n_cap - 1}")
+        raise DataError(
+            f"query {int(bad[0])}: caption index {int(t1[bad[0]])} is outside 0..{n_cap - 1}"
+        )
     rows = np.arange(n_img)
     scores = experts.mean[rows, t1]
     judged = ~np.isnan(scores)
@@ -129,15 +142,21 @@ def expert_metrics(top1: Sequence[int] | np.ndarray, experts: ExpertMatrix,
     for t in thresholds:
         hits = experts.at_least(t)[rows, t1].astype(float)
         cumulative[threshold_label(Fraction(t))] = PerQuery(
-            f"expert {threshold_label(Fraction(t))}", hits, 100.0 * float(hits.mean()))
+            f"expert {threshold_label(Fraction(t))}", hits, 100.0 * float(hits.mean())
+        )
     mean = float(np.nanmean(scores)) if judged.any() else float("nan")
-    return ExpertResult(scores, cumulative, PerQuery("expert mean", scores, mean),
-                        float(judged.mean()), int(judged.sum()))
+    return ExpertResult(
+        scores,
+        cumulative,
+        PerQuery("expert mean", scores, mean),
+        float(judged.mean()),
+        int(judged.sum()),
+    )
 
 
-def expert_metrics_from_rankings(rankings: np.ndarray, experts: ExpertMatrix,
-                                 thresholds: Sequence[Fraction] = TABLE1_THRESHOLDS
-                                 ) -> ExpertResult:
+def expert_metrics_from_rankings(
+    rankings: np.ndarray, experts: ExpertMatrix, thresholds: Sequence[Fraction] = TABLE1_THRESHOLDS
+) -> ExpertResult:
     """:func:`expert_metrics` of the annotation rankings' first column."""
     return expert_metrics(validate_rankings(rankings)[:, 0], experts, thresholds)
 
@@ -150,4 +169,3 @@ def random_top1(n_images: int, n_captions: int, seed: int) -> np.ndarray:
     Random row is in ``kcca.paper.numbers``.
     """
     return np.random.default_rng(seed).integers(0, n_captions, size=n_images)
-

@@ -30,8 +30,10 @@ TOTAL_TASK = "both tasks"
 #: metrics printed with two decimals (scores in [0, 1] or on the expert scale); others one
 TWO_DIGITS = ("expert mean", "top-1 BLEU", "top-1 ROUGE")
 CSV_FIELDS = ("system", "task", "kind", "name", "value", "p_vs_first")
-STARS_NOTE = ("stars: difference to the first system (* p<=0.1, ** p<=0.05, *** p<=0.01); "
-              "McNemar for R@k/S@k/expert thresholds, randomisation test otherwise")
+STARS_NOTE = (
+    "stars: difference to the first system (* p<=0.1, ** p<=0.05, *** p<=0.01); "
+    "McNemar for R@k/S@k/expert thresholds, randomisation test otherwise"
+)
 _MAX_NAME = 14  # longest system name shown as a column header; longer ones get a key
 
 
@@ -75,8 +77,9 @@ def _coverage_names(evals: Sequence[SystemEvaluation], task: str) -> list[str]:
     return names
 
 
-def _task_rows(evals: Sequence[SystemEvaluation], task: str,
-               significance: dict | None) -> list[tuple[str, list[str]]]:
+def _task_rows(
+    evals: Sequence[SystemEvaluation], task: str, significance: dict | None
+) -> list[tuple[str, list[str]]]:
     """(label, one cell per system) for the metrics, then the judged coverage, of ``task``."""
     rows = []
     for name in _metric_names(evals, task):
@@ -120,8 +123,9 @@ def _headers(evals: Sequence[SystemEvaluation]) -> tuple[list[str], list[str]]:
     return short, key
 
 
-def _blocks(sections: list[tuple[str, list[tuple[str, list[str]]]]], headers: list[str],
-            width: int) -> list[str]:
+def _blocks(
+    sections: list[tuple[str, list[tuple[str, list[str]]]]], headers: list[str], width: int
+) -> list[str]:
     """Each (title, rows) section as a table, the sections aligned alike, at most ``width``
     characters wide: as many systems side by side as fit, the others in a further table."""
     every = [row for _, rows in sections for row in rows]
@@ -138,21 +142,31 @@ def _blocks(sections: list[tuple[str, list[tuple[str, list[str]]]]], headers: li
     out: list[str] = []
     for title, rows in sections:
         for group in groups:
-            out.append((f"{title:<{label_w}}" +
-                        "".join(f"  {headers[j]:>{col_w[j]}}" for j in group)).rstrip())
+            out.append(
+                (
+                    f"{title:<{label_w}}" + "".join(f"  {headers[j]:>{col_w[j]}}" for j in group)
+                ).rstrip()
+            )
             for label, cells in rows:
-                out.append((f"{label:<{label_w}}" +
-                            "".join(f"  {cells[j]:>{col_w[j]}}" for j in group)).rstrip())
+                out.append(
+                    (
+                        f"{label:<{label_w}}" + "".join(f"  {cells[j]:>{col_w[j]}}" for j in group)
+                    ).rstrip()
+                )
             out.append("")
     return out
 
 
-def systems_text(evals: Sequence[SystemEvaluation], significance: dict | None = None,
-                 width: int = WIDTH) -> str:
+def systems_text(
+    evals: Sequence[SystemEvaluation], significance: dict | None = None, width: int = WIDTH
+) -> str:
     """The metrics of every system, one block per task, in at most ``width`` columns."""
     headers, key = _headers(evals)
-    sections = [(task, _task_rows(evals, task, significance))
-                for task in TASKS if any(task in e.metrics for e in evals)]
+    sections = [
+        (task, _task_rows(evals, task, significance))
+        for task in TASKS
+        if any(task in e.metrics for e in evals)
+    ]
     total = _total_rows(evals)
     if total:
         sections.append((TOTAL_TASK, total))
@@ -169,33 +183,66 @@ def systems_text(evals: Sequence[SystemEvaluation], significance: dict | None = 
 def wrap(text: str, width: int = WIDTH, *, indent: str = "", continuation: str = "  ") -> str:
     """A message line wrapped to ``width`` columns: the first line after ``indent``, the
     continuation lines after ``continuation``."""
-    return "\n".join(textwrap.wrap(text, width, initial_indent=indent,
-                                   subsequent_indent=continuation, break_long_words=False,
-                                   break_on_hyphens=False)) or text
+    return (
+        "\n".join(
+            textwrap.wrap(
+                text,
+                width,
+                initial_indent=indent,
+                subsequent_indent=continuation,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+        or text
+    )
 
 
-def systems_records(evals: Sequence[SystemEvaluation],
-                    significance: dict | None = None) -> list[dict[str, Any]]:
+def systems_records(
+    evals: Sequence[SystemEvaluation], significance: dict | None = None
+) -> list[dict[str, Any]]:
     """One tidy record per (system, task, kind, name) of :data:`CSV_FIELDS`; the value is the
     number itself (None when missing), ``p_vs_first`` the p-value against the first system."""
     records: list[dict[str, Any]] = []
     for idx, e in enumerate(evals):
-        for task in [t for t in TASKS if t in e.metrics] + \
-                [t for t in e.metrics if t not in TASKS]:
+        for task in [t for t in TASKS if t in e.metrics] + [t for t in e.metrics if t not in TASKS]:
             for name, pq in e.metrics[task].items():
                 p = p_value(significance, e.system, task, name) if idx > 0 else None
                 value = None if _missing(pq.aggregate) else float(pq.aggregate)
-                records.append({"system": e.system, "task": task, "kind": "metric",
-                                "name": name, "value": value, "p_vs_first": p})
+                records.append(
+                    {
+                        "system": e.system,
+                        "task": task,
+                        "kind": "metric",
+                        "name": name,
+                        "value": value,
+                        "p_vs_first": p,
+                    }
+                )
             cov = e.coverage.get(task)
             for name, value in (cov if isinstance(cov, dict) else {}).items():
-                records.append({"system": e.system, "task": task, "kind": "coverage",
-                                "name": name, "value": value, "p_vs_first": None})
+                records.append(
+                    {
+                        "system": e.system,
+                        "task": task,
+                        "kind": "coverage",
+                        "name": name,
+                        "value": value,
+                        "p_vs_first": None,
+                    }
+                )
         total = e.coverage.get(TOTAL_KEY)
         if total is not None:
-            records.append({"system": e.system, "task": TOTAL_TASK, "kind": "metric",
-                            "name": TOTAL_KEY, "value": None if _missing(total) else total,
-                            "p_vs_first": None})
+            records.append(
+                {
+                    "system": e.system,
+                    "task": TOTAL_TASK,
+                    "kind": "metric",
+                    "name": TOTAL_KEY,
+                    "value": None if _missing(total) else total,
+                    "p_vs_first": None,
+                }
+            )
     return records
 
 
@@ -209,12 +256,18 @@ def systems_csv(evals: Sequence[SystemEvaluation], significance: dict | None = N
     return buf.getvalue().rstrip("\n")
 
 
-def evaluation_document(evals: Sequence[SystemEvaluation], significance: dict | None,
-                        relevance_rule: str | None, per_query: bool = True) -> dict[str, Any]:
+def evaluation_document(
+    evals: Sequence[SystemEvaluation],
+    significance: dict | None,
+    relevance_rule: str | None,
+    per_query: bool = True,
+) -> dict[str, Any]:
     """The JSON document of an evaluation: the relevance rule, each system's aggregates,
     coverage, notes (and per-query values), and the significance against the first system."""
-    doc: dict[str, Any] = {"relevance_rule": relevance_rule,
-                           "systems": [e.to_json(per_query=per_query) for e in evals]}
+    doc: dict[str, Any] = {
+        "relevance_rule": relevance_rule,
+        "systems": [e.to_json(per_query=per_query) for e in evals],
+    }
     if significance:
         doc["significance_vs_first"] = significance
     return jsonable(doc)
@@ -224,8 +277,10 @@ def jsonable(x: Any) -> Any:
     """Tuples as lists, tuple keys as 'a vs b' strings, NumPy values as Python numbers, NaN
     as None (JSON has no NaN)."""
     if isinstance(x, dict):
-        return {(" vs ".join(map(str, k)) if isinstance(k, tuple) else str(k)): jsonable(v)
-                for k, v in x.items()}
+        return {
+            (" vs ".join(map(str, k)) if isinstance(k, tuple) else str(k)): jsonable(v)
+            for k, v in x.items()
+        }
     if isinstance(x, (list, tuple)):
         return [jsonable(v) for v in x]
     if hasattr(x, "tolist") and type(x).__module__ == "numpy":  # NumPy scalar or array

@@ -31,8 +31,10 @@ def _check(rankings: np.ndarray, relevant: np.ndarray) -> tuple[np.ndarray, np.n
     r = validate_rankings(rankings)
     rel = np.asarray(relevant, dtype=bool)
     if rel.shape != r.shape:
-        raise DataError(f"rankings have shape {r.shape} but the relevance matrix (queries as "
-                        f"rows) has shape {rel.shape}")
+        raise DataError(
+            f"rankings have shape {r.shape} but the relevance matrix (queries as "
+            f"rows) has shape {rel.shape}"
+        )
     return r, rel
 
 
@@ -59,16 +61,19 @@ def r_precision(rankings: np.ndarray, relevant: np.ndarray) -> PerQuery:
     r_i = ordered.sum(axis=1)
     empty = np.flatnonzero(r_i == 0)
     if empty.size:
-        raise DataError(f"query {int(empty[0])} has no relevant item: R-precision is undefined "
-                        "(the original item should always be relevant)")
+        raise DataError(
+            f"query {int(empty[0])} has no relevant item: R-precision is undefined "
+            "(the original item should always be relevant)"
+        )
     cum = np.cumsum(ordered, axis=1)
     hits_at_r = cum[np.arange(len(r_i)), r_i - 1]
     values = hits_at_r / r_i
     return PerQuery("R-precision", values, 100.0 * float(values.mean()))
 
 
-def condensed_success_at_k(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray,
-                           k: int) -> PerQuery:
+def condensed_success_at_k(
+    rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray, k: int
+) -> PerQuery:
     """S@k on condensed lists: a relevant item among the first k *judged* items."""
     if k < 1:
         raise DataError(f"k must be >= 1, got {k}")
@@ -77,21 +82,25 @@ def condensed_success_at_k(rankings: np.ndarray, relevant: np.ndarray, judged: n
     return PerQuery(f"S@{k} condensed", hits, 100.0 * float(hits.mean()))
 
 
-def condensed_r_precision(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
-                          ) -> PerQuery:
+def condensed_r_precision(
+    rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
+) -> PerQuery:
     """R-precision on condensed lists: relevant items among the first r_i judged items."""
     rel, seen = _condensed(rankings, relevant, judged)
     r_i = rel.sum(axis=1)
     empty = np.flatnonzero(r_i == 0)
     if empty.size:
-        raise DataError(f"query {int(empty[0])} has no relevant item: R-precision is undefined "
-                        "(the original item should always be relevant)")
+        raise DataError(
+            f"query {int(empty[0])} has no relevant item: R-precision is undefined "
+            "(the original item should always be relevant)"
+        )
     values = (rel & (seen <= r_i[:, None])).sum(axis=1) / r_i
     return PerQuery("R-precision condensed", values, 100.0 * float(values.mean()))
 
 
-def _condensed(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _condensed(
+    rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Relevance in rank order and, per position, how many judged items are at or above it
     (a relevant pair counts as judged)."""
     rel = relevant_in_order(rankings, relevant)
@@ -104,8 +113,9 @@ def judged_coverage(rankings: np.ndarray, judged: np.ndarray, k: int) -> float:
     return float(relevant_in_order(rankings, judged)[:, :k].mean())
 
 
-def r_precision_coverage(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
-                         ) -> tuple[float, int]:
+def r_precision_coverage(
+    rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray
+) -> tuple[float, int]:
     """Fraction judged of the pairs R-precision looks at, and the deepest rank it reaches."""
     r_i = np.asarray(relevant, dtype=bool).sum(axis=1)
     j = relevant_in_order(rankings, judged)
@@ -113,8 +123,9 @@ def r_precision_coverage(rankings: np.ndarray, relevant: np.ndarray, judged: np.
     return float(j[mask].mean()), int(r_i.max())
 
 
-def judged_metrics(rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray,
-                   ks: Sequence[int] = DEFAULT_KS) -> tuple[dict[str, PerQuery], dict]:
+def judged_metrics(
+    rankings: np.ndarray, relevant: np.ndarray, judged: np.ndarray, ks: Sequence[int] = DEFAULT_KS
+) -> tuple[dict[str, PerQuery], dict]:
     """S@k for each k and R-precision, their condensed variants (``"S@k condensed"``, ``"R-precision
     condensed"``), plus coverage: ``{"top-k judged": ..., ...}``."""
     out = {f"S@{k}": success_at_k(rankings, relevant, k) for k in ks}

@@ -56,28 +56,39 @@ class RelevanceModel:
         return out
 
 
-def _check_matrices(relevant: np.ndarray, judged: np.ndarray, bleu_pre: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check_matrices(
+    relevant: np.ndarray, judged: np.ndarray, bleu_pre: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rel = np.asarray(relevant, dtype=bool)
     jud = np.asarray(judged, dtype=bool)
     pre = np.asarray(bleu_pre, dtype=float)
     if not (rel.shape == jud.shape == pre.shape) or rel.ndim != 2:
-        raise DataError(f"relevance {rel.shape}, judged {jud.shape} and BLEU_pre {pre.shape} "
-                        "must be the same (images x captions) matrix shape")
+        raise DataError(
+            f"relevance {rel.shape}, judged {jud.shape} and BLEU_pre {pre.shape} "
+            "must be the same (images x captions) matrix shape"
+        )
     bad = np.argwhere(~np.isfinite(pre))
     if bad.size:
         i, j = bad[0]
-        raise DataError(f"BLEU_pre of pool pair (image {i}, caption {j}) is {pre[i, j]}: "
-                        "recompute the score matrix (kcca.evaluate.bleu_rouge.pool_score_matrix)")
+        raise DataError(
+            f"BLEU_pre of pool pair (image {i}, caption {j}) is {pre[i, j]}: "
+            "recompute the score matrix (kcca.evaluate.bleu_rouge.pool_score_matrix)"
+        )
     if (rel & ~jud).any():
         i, j = np.argwhere(rel & ~jud)[0]
-        raise DataError(f"pool pair (image {i}, caption {j}) is relevant but not judged: "
-                        "pass the judged matrix of the same RelevanceMatrix")
+        raise DataError(
+            f"pool pair (image {i}, caption {j}) is relevant but not judged: "
+            "pass the judged matrix of the same RelevanceMatrix"
+        )
     return rel, jud, pre
 
 
-def fit_relevance_model(relevant: np.ndarray, judged: np.ndarray, bleu_pre: np.ndarray,
-                        threshold: float = FILTER_THRESHOLD) -> RelevanceModel:
+def fit_relevance_model(
+    relevant: np.ndarray,
+    judged: np.ndarray,
+    bleu_pre: np.ndarray,
+    threshold: float = FILTER_THRESHOLD,
+) -> RelevanceModel:
     """Isotonic P(relevant | BLEU_pre) from the judged non-original pairs passing the filter.
 
     ``relevant`` and ``judged`` are the pool's image x caption matrices (originals on the
@@ -88,8 +99,10 @@ def fit_relevance_model(relevant: np.ndarray, judged: np.ndarray, bleu_pre: np.n
     n = min(rel.shape)
     fit[np.arange(n), np.arange(n)] = False
     if not fit.any():
-        raise DataError(f"no judged pair besides the originals has BLEU_pre >= {threshold}: "
-                        "the relevance model needs crowd judgments (load them with the corpus)")
+        raise DataError(
+            f"no judged pair besides the originals has BLEU_pre >= {threshold}: "
+            "the relevance model needs crowd judgments (load them with the corpus)"
+        )
     x, y = pre[fit], rel[fit].astype(float)
     iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
     iso.fit(x, y)
@@ -104,8 +117,13 @@ def _query_view(matrix: np.ndarray, task: str) -> np.ndarray:
     raise DataError(f"unknown task {task!r}: use 'annotation' or 'search'")
 
 
-def protocol_pairs(rankings: Mapping[str, np.ndarray], judged: np.ndarray, bleu_pre: np.ndarray,
-                   depth: int = JUDGED_DEPTH, threshold: float = FILTER_THRESHOLD) -> np.ndarray:
+def protocol_pairs(
+    rankings: Mapping[str, np.ndarray],
+    judged: np.ndarray,
+    bleu_pre: np.ndarray,
+    depth: int = JUDGED_DEPTH,
+    threshold: float = FILTER_THRESHOLD,
+) -> np.ndarray:
     """Boolean image x caption mask: unjudged pairs in some task's top ``depth`` that pass the
     filter, i.e. the pairs the paper's protocol would have judged for these rankings."""
     jud = np.asarray(judged, dtype=bool)
@@ -132,10 +150,18 @@ def _r_precision_values(ordered_rel: np.ndarray) -> np.ndarray:
     return cum[np.arange(len(r_i)), r_i - 1] / r_i
 
 
-def protocol_metrics(rankings: Mapping[str, np.ndarray], relevant: np.ndarray,
-                     judged: np.ndarray, bleu_pre: np.ndarray, model: RelevanceModel, *,
-                     ks: Sequence[int] = DEFAULT_KS, depth: int = JUDGED_DEPTH,
-                     n_draws: int = 200, seed: int = 0) -> dict[str, dict[str, PerQuery]]:
+def protocol_metrics(
+    rankings: Mapping[str, np.ndarray],
+    relevant: np.ndarray,
+    judged: np.ndarray,
+    bleu_pre: np.ndarray,
+    model: RelevanceModel,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    depth: int = JUDGED_DEPTH,
+    n_draws: int = 200,
+    seed: int = 0,
+) -> dict[str, dict[str, PerQuery]]:
     """S@k and R-precision of ``rankings`` (task -> ``(n_queries, n_candidates)``) under the
     paper's judging protocol: task -> metric -> :class:`PerQuery`.
 
@@ -164,8 +190,9 @@ def protocol_metrics(rankings: Mapping[str, np.ndarray], relevant: np.ndarray,
             if k < 1:
                 raise DataError(f"k must be >= 1, got {k}")
             miss = np.prod(1.0 - np.maximum(base[:, :k], p_ord[:, :k]), axis=1)
-            m[f"S@{k} imputed"] = PerQuery(f"S@{k} imputed", 1.0 - miss,
-                                           100.0 * float((1.0 - miss).mean()))
+            m[f"S@{k} imputed"] = PerQuery(
+                f"S@{k} imputed", 1.0 - miss, 100.0 * float((1.0 - miss).mean())
+            )
             hit = (base[:, :k] | maybe[:, :k]).any(axis=1).astype(float)
             m[f"S@{k} bound"] = PerQuery(f"S@{k} bound", hit, 100.0 * float(hit.mean()))
         # R-precision: only the queries touching a drawn pair change between draws
@@ -174,7 +201,7 @@ def protocol_metrics(rankings: Mapping[str, np.ndarray], relevant: np.ndarray,
         values = _r_precision_values(base)
         if touched.size:
             items = cols if task == "annotation" else rows
-            inverse = np.argsort(r[touched], axis=1)     # candidate -> rank position per query
+            inverse = np.argsort(r[touched], axis=1)  # candidate -> rank position per query
             where = inverse[local, items]
             base_touched = base[touched]
             acc = np.zeros(touched.size)
@@ -184,7 +211,8 @@ def protocol_metrics(rankings: Mapping[str, np.ndarray], relevant: np.ndarray,
                 acc += _r_precision_values(sub)
             values = values.copy()
             values[touched] = acc / n_draws
-        m["R-precision imputed"] = PerQuery("R-precision imputed", values,
-                                            100.0 * float(values.mean()))
+        m["R-precision imputed"] = PerQuery(
+            "R-precision imputed", values, 100.0 * float(values.mean())
+        )
         out[task] = m
     return out

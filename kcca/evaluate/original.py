@@ -43,18 +43,21 @@ class PerQuery:
         return {"name": self.name, "aggregate": self.aggregate, "values": self.values.tolist()}
 
 
-def _gold(n_queries: int, n_candidates: int, gold: Sequence[int] | np.ndarray | None
-          ) -> np.ndarray:
+def _gold(n_queries: int, n_candidates: int, gold: Sequence[int] | np.ndarray | None) -> np.ndarray:
     if gold is None:
         if n_queries != n_candidates:
-            raise DataError(f"{n_queries} queries and {n_candidates} candidates: give the gold "
-                            "index of each query explicitly (the default gold[i] = i needs a "
-                            "square pool)")
+            raise DataError(
+                f"{n_queries} queries and {n_candidates} candidates: give the gold "
+                "index of each query explicitly (the default gold[i] = i needs a "
+                "square pool)"
+            )
         return np.arange(n_queries)
     g = np.asarray(gold)
     if g.shape != (n_queries,) or not np.issubdtype(g.dtype, np.integer):
-        raise DataError(f"gold must be {n_queries} integer candidate indices, got shape "
-                        f"{g.shape} dtype {g.dtype}")
+        raise DataError(
+            f"gold must be {n_queries} integer candidate indices, got shape "
+            f"{g.shape} dtype {g.dtype}"
+        )
     bad = np.flatnonzero((g < 0) | (g >= n_candidates))
     if bad.size:
         q = int(bad[0])
@@ -66,8 +69,9 @@ def _gold(n_queries: int, n_candidates: int, gold: Sequence[int] | np.ndarray | 
 TIE_RULES = ("last", "first", "mean")
 
 
-def original_ranks_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None, *,
-                               ties: str = "last") -> np.ndarray:
+def original_ranks_from_scores(
+    scores: np.ndarray, gold: Sequence[int] | None = None, *, ties: str = "last"
+) -> np.ndarray:
     """1-based rank of each query's gold item.
 
     ``scores`` is ``(n_queries, n_candidates)``, higher is better. NaN scores are an error.
@@ -126,8 +130,9 @@ def rank_candidates(scores: np.ndarray) -> np.ndarray:
     """
     s = np.asarray(scores, dtype=float)
     if s.ndim != 2 or 0 in s.shape:
-        raise DataError(f"scores must be a non-empty (n_queries, n_candidates) array, got "
-                        f"shape {s.shape}")
+        raise DataError(
+            f"scores must be a non-empty (n_queries, n_candidates) array, got shape {s.shape}"
+        )
     order = np.argsort(-s, axis=1)  # unstable (about twice as fast); ties fixed below
     ranked = np.take_along_axis(s, order, axis=1)
     tied = np.flatnonzero((ranked[:, 1:] == ranked[:, :-1]).any(axis=1))
@@ -157,14 +162,16 @@ def validate_rankings(rankings: np.ndarray) -> np.ndarray:
     """Check that each row is a permutation of ``0..n_candidates-1``; errors name query and id."""
     r = np.asarray(rankings)
     if r.ndim != 2 or not np.issubdtype(r.dtype, np.integer):
-        raise DataError(f"rankings must be a 2-d integer array, got shape {r.shape} "
-                        f"dtype {r.dtype}")
+        raise DataError(
+            f"rankings must be a 2-d integer array, got shape {r.shape} dtype {r.dtype}"
+        )
     n = r.shape[1]
     bad = (r < 0) | (r >= n)
     if bad.any():
         q, j = map(int, np.argwhere(bad)[0])
-        raise DataError(f"query {q}: candidate index {int(r[q, j])} at position {j + 1} is "
-                        f"outside 0..{n - 1}")
+        raise DataError(
+            f"query {q}: candidate index {int(r[q, j])} at position {j + 1} is outside 0..{n - 1}"
+        )
     srt = np.sort(r, axis=1)
     dup = srt[:, 1:] == srt[:, :-1]
     if dup.any():
@@ -197,8 +204,7 @@ def median_rank(ranks: np.ndarray) -> PerQuery:
     return PerQuery("median rank", r, float(np.median(r)))
 
 
-def original_item_metrics(ranks: np.ndarray, ks: Sequence[int] = DEFAULT_KS
-                          ) -> dict[str, PerQuery]:
+def original_item_metrics(ranks: np.ndarray, ks: Sequence[int] = DEFAULT_KS) -> dict[str, PerQuery]:
     """R@k for each k and the median rank, keyed by metric name (Tables 3 and 11)."""
     out = {f"R@{k}": recall_at_k(ranks, k) for k in ks}
     out["median rank"] = median_rank(ranks)

@@ -85,8 +85,9 @@ def _no_duplicate_keys(pairs):
     return out
 
 
-def parse_task(where: str, task: str, block: Mapping, pool: list[tuple[str, str, str]]
-               ) -> np.ndarray:
+def parse_task(
+    where: str, task: str, block: Mapping, pool: list[tuple[str, str, str]]
+) -> np.ndarray:
     """Validate one task block against the pool; return rankings in pool order."""
     queries, pool_candidates = pool_ids(pool, task)
     if not isinstance(block, Mapping) or "rankings" not in block:
@@ -124,37 +125,49 @@ def parse_task(where: str, task: str, block: Mapping, pool: list[tuple[str, str,
             raise DataError(f"{where}: {task} query {q!r}: ranking must be a list")
         used = np.zeros(n, dtype=bool)
         if len(ranked) > n:
-            raise DataError(f"{where}: {task} query {q!r}: {len(ranked)} entries for {n} "
-                            "candidates")
+            raise DataError(
+                f"{where}: {task} query {q!r}: {len(ranked)} entries for {n} candidates"
+            )
         j: int | None
         for pos, item in enumerate(ranked):
             if isinstance(item, bool) or not isinstance(item, (int, str)):
-                raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: entry "
-                                f"{item!r} is neither a candidate id nor an index")
+                raise DataError(
+                    f"{where}: {task} query {q!r}, position {pos + 1}: entry "
+                    f"{item!r} is neither a candidate id nor an index"
+                )
             if isinstance(item, int):
                 if not 0 <= item < n:
-                    raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: "
-                                    f"candidate index {item} is outside 0..{n - 1}")
+                    raise DataError(
+                        f"{where}: {task} query {q!r}, position {pos + 1}: "
+                        f"candidate index {item} is outside 0..{n - 1}"
+                    )
                 j = file_to_pool[item]
             else:
                 j = to_pool.get(item)
                 if j is None:
-                    raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: "
-                                    f"candidate {item!r} is not in the pool")
+                    raise DataError(
+                        f"{where}: {task} query {q!r}, position {pos + 1}: "
+                        f"candidate {item!r} is not in the pool"
+                    )
             if used[j]:
-                raise DataError(f"{where}: {task} query {q!r}, position {pos + 1}: candidate "
-                                f"{pool_candidates[j]!r} appears twice")
+                raise DataError(
+                    f"{where}: {task} query {q!r}, position {pos + 1}: candidate "
+                    f"{pool_candidates[j]!r} appears twice"
+                )
             used[j] = True
             out[row, pos] = j
         if len(ranked) < n:
             missing = pool_candidates[int(np.flatnonzero(~used)[0])]
-            raise DataError(f"{where}: {task} query {q!r}: ranking has {len(ranked)} of {n} "
-                            f"candidates; {missing!r} (and maybe others) is missing")
+            raise DataError(
+                f"{where}: {task} query {q!r}: ranking has {len(ranked)} of {n} "
+                f"candidates; {missing!r} (and maybe others) is missing"
+            )
     return out
 
 
-def parse_gold_ties(where: str, task: str, block: Mapping, rankings: np.ndarray,
-                    pool: list[tuple[str, str, str]]) -> np.ndarray | None:
+def parse_gold_ties(
+    where: str, task: str, block: Mapping, rankings: np.ndarray, pool: list[tuple[str, str, str]]
+) -> np.ndarray | None:
     """A task block's ``gold_ties`` as (n_queries,) counts in pool order (None when absent);
     a count must be a whole number below the original item's rank."""
     from kcca.evaluate.original import original_ranks
@@ -172,9 +185,11 @@ def parse_gold_ties(where: str, task: str, block: Mapping, rankings: np.ndarray,
         if q not in row:
             raise DataError(f"{where}: {task} 'gold_ties' query {q!r} is not in the pool")
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < ranks[row[q]]:
-            raise DataError(f"{where}: {task} 'gold_ties' of query {q!r} is {n!r}: it must be "
-                            f"a whole number from 0 to {int(ranks[row[q]]) - 1} (the candidates "
-                            "ranked ahead of the original item)")
+            raise DataError(
+                f"{where}: {task} 'gold_ties' of query {q!r} is {n!r}: it must be "
+                f"a whole number from 0 to {int(ranks[row[q]]) - 1} (the candidates "
+                "ranked ahead of the original item)"
+            )
         out[row[q]] = n
     return out
 
@@ -183,10 +198,12 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     """Read and validate a rankings file against ``pool`` (``Corpus.pool(split)``)."""
     p = Path(path)
     if not p.is_file():
-        raise DataError(f"rankings file {p} does not exist",
-                        fix="check the path; rankings files are written by "
-                            "`kcca reproduce --out DIR` (into DIR/rankings/) and "
-                            "`kcca demo --out DIR`")
+        raise DataError(
+            f"rankings file {p} does not exist",
+            fix="check the path; rankings files are written by "
+            "`kcca reproduce --out DIR` (into DIR/rankings/) and "
+            "`kcca demo --out DIR`",
+        )
     text = read_utf8(p)  # a BOM or a non-UTF-8 byte is named with its own fix
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
@@ -195,7 +212,7 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     except DataError as exc:
         raise DataError(f"{p}: {exc}") from None
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-        raise DataError(f"{p}: not a rankings file (expected \"format\": \"{FORMAT}\")")
+        raise DataError(f'{p}: not a rankings file (expected "format": "{FORMAT}")')
     if data.get("version") != VERSION:
         from kcca.errors import FileVersionError
 
@@ -203,8 +220,9 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
             f"{p}: unsupported rankings version {data.get('version')!r} "
             f"(this reader knows {VERSION})",
             fix="write the rankings again with this version of kcca (re-run the command that "
-                "produced them, e.g. `kcca reproduce` or `kcca demo`), or use the kcca version "
-                "that wrote the file")
+            "produced them, e.g. `kcca reproduce` or `kcca demo`), or use the kcca version "
+            "that wrote the file",
+        )
     tasks = data.get("tasks")
     if not isinstance(tasks, Mapping) or not tasks:
         raise DataError(f"{p}: 'tasks' must hold 'annotation' and/or 'search'")
@@ -214,45 +232,73 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     parsed = {t: parse_task(str(p), t, tasks[t], pool) for t in TASKS if t in tasks}
     ties = {t: parse_gold_ties(str(p), t, tasks[t], parsed[t], pool) for t in parsed}
     meta = {k: v for k, v in data.items() if k not in ("tasks",)}
-    return Rankings(str(data.get("system", p.stem)), str(data.get("split", "test")), parsed,
-                    str(p), meta, {t: v for t, v in ties.items() if v is not None})
+    return Rankings(
+        str(data.get("system", p.stem)),
+        str(data.get("split", "test")),
+        parsed,
+        str(p),
+        meta,
+        {t: v for t, v in ties.items() if v is not None},
+    )
 
 
-def rankings_document(pool: list[tuple[str, str, str]], tasks: Mapping[str, np.ndarray], *,
-                      system: str, corpus: str = "flickr8k", split: str = "test",
-                      gold_ties: Mapping[str, np.ndarray] | None = None) -> dict:
+def rankings_document(
+    pool: list[tuple[str, str, str]],
+    tasks: Mapping[str, np.ndarray],
+    *,
+    system: str,
+    corpus: str = "flickr8k",
+    split: str = "test",
+    gold_ties: Mapping[str, np.ndarray] | None = None,
+) -> dict:
     """The JSON document for integer rankings (rows: pool queries; entries: pool indices);
     ``gold_ties`` per task (n_queries,) counts, written for the queries that have ties."""
-    doc: dict = {"format": FORMAT, "version": VERSION, "system": system, "corpus": corpus,
-                 "split": split, "tasks": {}}
+    doc: dict = {
+        "format": FORMAT,
+        "version": VERSION,
+        "system": system,
+        "corpus": corpus,
+        "split": split,
+        "tasks": {},
+    }
     for task, r in tasks.items():
         queries, cands = pool_ids(pool, task)
         arr = np.asarray(r)
         if arr.shape != (len(queries), len(cands)):
-            raise DataError(f"{task} rankings have shape {arr.shape}, expected "
-                            f"{(len(queries), len(cands))}")
+            raise DataError(
+                f"{task} rankings have shape {arr.shape}, expected {(len(queries), len(cands))}"
+            )
         from kcca.evaluate.original import validate_rankings
 
         validate_rankings(arr)
-        doc["tasks"][task] = {"candidates": cands,
-                              "rankings": {q: [cands[j] for j in row]
-                                           for q, row in zip(queries, arr.tolist())}}
+        doc["tasks"][task] = {
+            "candidates": cands,
+            "rankings": {q: [cands[j] for j in row] for q, row in zip(queries, arr.tolist())},
+        }
         if gold_ties is not None and task in gold_ties:
             counts = np.asarray(gold_ties[task], dtype=np.int64)
             if counts.shape != (len(queries),):
-                raise DataError(f"{task} gold_ties have shape {counts.shape}, expected "
-                                f"({len(queries)},)")
+                raise DataError(
+                    f"{task} gold_ties have shape {counts.shape}, expected ({len(queries)},)"
+                )
             doc["tasks"][task]["gold_ties"] = {q: int(n) for q, n in zip(queries, counts) if n}
     return doc
 
 
-def write_rankings(path: str | Path, pool: list[tuple[str, str, str]],
-                   tasks: Mapping[str, np.ndarray], *, system: str, corpus: str = "flickr8k",
-                   split: str = "test", gold_ties: Mapping[str, np.ndarray] | None = None
-                   ) -> Path:
+def write_rankings(
+    path: str | Path,
+    pool: list[tuple[str, str, str]],
+    tasks: Mapping[str, np.ndarray],
+    *,
+    system: str,
+    corpus: str = "flickr8k",
+    split: str = "test",
+    gold_ties: Mapping[str, np.ndarray] | None = None,
+) -> Path:
     """Write integer rankings as a rankings file (atomically: temp file, then rename)."""
     p = Path(path)
-    doc = rankings_document(pool, tasks, system=system, corpus=corpus, split=split,
-                            gold_ties=gold_ties)
+    doc = rankings_document(
+        pool, tasks, system=system, corpus=corpus, split=split, gold_ties=gold_ties
+    )
     remove_stale_temp_files(p.parent, recursive=False)
     return write_text_atomic(p, json.dumps(doc))

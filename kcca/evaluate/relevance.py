@@ -109,9 +109,11 @@ class RelevanceMatrix:
         return [int((n == k).sum()) for k in range(1, top)] + [int((n >= top).sum())]
 
 
-def relevance_matrix(pool: list[tuple[str, str, str]],
-                     crowd: Mapping[tuple[str, str], CrowdJudgment],
-                     rule: str | RelevanceRule = "paper") -> RelevanceMatrix:
+def relevance_matrix(
+    pool: list[tuple[str, str, str]],
+    crowd: Mapping[tuple[str, str], CrowdJudgment],
+    rule: str | RelevanceRule = "paper",
+) -> RelevanceMatrix:
     """Build the pool's relevance matrix from crowd judgments under ``rule``.
 
     ``pool`` is ``Corpus.pool(split)``: image ``i`` and caption ``i`` form the original pair.
@@ -148,8 +150,9 @@ def relevance_matrix(pool: list[tuple[str, str, str]],
     return RelevanceMatrix(image_ids, caption_ids, relevant, judged, rule, len(rows), outside)
 
 
-def corpus_relevance(corpus: Corpus, split: str = "test", rule: str | RelevanceRule = "paper"
-                     ) -> RelevanceMatrix:
+def corpus_relevance(
+    corpus: Corpus, split: str = "test", rule: str | RelevanceRule = "paper"
+) -> RelevanceMatrix:
     """:func:`relevance_matrix` for ``corpus.pool(split)`` and the corpus's crowd judgments."""
     if corpus.crowd is None:
         raise DataError(f"corpus {corpus.name!r} was loaded without crowd judgments")

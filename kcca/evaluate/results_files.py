@@ -81,10 +81,15 @@ def find_results(folder: str | Path, *, tolerant: bool = False) -> list[ResultsF
         if head is None:
             continue
         compact = compact_path(path)
-        found.append(ResultsFile(path, str(head.get("system") or path.stem),
-                                 str(head.get("corpus") or "flickr8k"),
-                                 str(head.get("split") or "test"),
-                                 compact if compact.is_file() else None))
+        found.append(
+            ResultsFile(
+                path,
+                str(head.get("system") or path.stem),
+                str(head.get("corpus") or "flickr8k"),
+                str(head.get("split") or "test"),
+                compact if compact.is_file() else None,
+            )
+        )
     beside = {f.compact for f in found}
     for path in sorted(folder.glob("*" + SUFFIX)):
         if path in beside:
@@ -94,7 +99,7 @@ def find_results(folder: str | Path, *, tolerant: bool = False) -> list[ResultsF
         except DataError:
             if not tolerant:
                 raise
-            found.append(ResultsFile(path, path.name[:-len(SUFFIX)], "flickr8k", "test", path))
+            found.append(ResultsFile(path, path.name[: -len(SUFFIX)], "flickr8k", "test", path))
             continue
         found.append(ResultsFile(path, c.system, c.corpus or "flickr8k", c.split, path))
     return sorted(found, key=lambda f: f.path)

@@ -30,27 +30,32 @@ from kcca.data.errors import DataError
 # ----------------------------------------------------------------------------- McNemar
 @dataclass(frozen=True)
 class McNemarResult:
-    b: int            # A succeeds, B fails
-    c: int            # B succeeds, A fails
+    b: int  # A succeeds, B fails
+    c: int  # B succeeds, A fails
     statistic: float  # chi-squared value, or min(b, c) for the exact test
     p_value: float
-    method: str       # "exact binomial" or "chi-squared (continuity corrected)"
+    method: str  # "exact binomial" or "chi-squared (continuity corrected)"
     two_sided: bool = True
 
 
 def _paired_bool(a, b) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a), np.asarray(b)
     if x.shape != y.shape or x.ndim != 1:
-        raise DataError(f"paired outcomes must be 1-d arrays of one length, got {x.shape} and "
-                        f"{y.shape}")
+        raise DataError(
+            f"paired outcomes must be 1-d arrays of one length, got {x.shape} and {y.shape}"
+        )
     for name, v in (("a", x), ("b", y)):
         if v.dtype != bool and not np.isin(v, (0, 1)).all():
             raise DataError(f"outcome array {name} must be boolean / 0-1 (per-query hits)")
     return x.astype(bool), y.astype(bool)
 
 
-def mcnemar(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray,
-            method: str = "auto", exact_below: int = 25) -> McNemarResult:
+def mcnemar(
+    a: Sequence[bool] | np.ndarray,
+    b: Sequence[bool] | np.ndarray,
+    method: str = "auto",
+    exact_below: int = 25,
+) -> McNemarResult:
     """Two-sided McNemar test of paired per-query successes of systems A and B.
 
     ``method``: ``"exact"`` (binomial, p = min(1, 2 P[X <= min(b, c)]), X ~ Bin(b + c, 1/2)),
@@ -70,40 +75,43 @@ def mcnemar(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray,
         if n == 0:
             return McNemarResult(nb, nc, 0.0, 1.0, "chi-squared (continuity corrected)")
         stat = (abs(nb - nc) - 1.0) ** 2 / n if abs(nb - nc) >= 1 else 0.0
-        return McNemarResult(nb, nc, stat, float(_st.chi2.sf(stat, 1)),
-                             "chi-squared (continuity corrected)")
+        return McNemarResult(
+            nb, nc, stat, float(_st.chi2.sf(stat, 1)), "chi-squared (continuity corrected)"
+        )
     raise DataError(f"unknown McNemar method {method!r}: use 'auto', 'exact' or 'chi2'")
 
 
 # ------------------------------------------------------------------ randomisation test
 @dataclass(frozen=True)
 class RandomizationResult:
-    observed: float   # statistic(A) - statistic(B)
+    observed: float  # statistic(A) - statistic(B)
     p_value: float
-    n_samples: int    # samples drawn, or 2^n when exact
+    n_samples: int  # samples drawn, or 2^n when exact
     exact: bool
-    statistic: str    # "mean" or "median"
+    statistic: str  # "mean" or "median"
 
 
 def _paired_float(a, b, nan_policy: str) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
-        raise DataError(f"paired scores must be 1-d arrays of one length, got {x.shape} and "
-                        f"{y.shape}")
+        raise DataError(
+            f"paired scores must be 1-d arrays of one length, got {x.shape} and {y.shape}"
+        )
     bad = np.isnan(x) | np.isnan(y)
     if bad.any():
         if nan_policy == "omit":
             x, y = x[~bad], y[~bad]
         else:
-            raise DataError(f"query {int(np.flatnonzero(bad)[0])}: NaN score (unjudged?); pass "
-                            "nan_policy='omit' to test only queries scored for both systems")
+            raise DataError(
+                f"query {int(np.flatnonzero(bad)[0])}: NaN score (unjudged?); pass "
+                "nan_policy='omit' to test only queries scored for both systems"
+            )
     if x.size == 0:
         raise DataError("no paired scores to test")
     return x, y
 
 
-def _stat_of_swaps(x: np.ndarray, y: np.ndarray, swap: np.ndarray, statistic: str
-                   ) -> np.ndarray:
+def _stat_of_swaps(x: np.ndarray, y: np.ndarray, swap: np.ndarray, statistic: str) -> np.ndarray:
     """Statistic of A' - B' for each row of ``swap`` (True: exchange the query's scores)."""
     if statistic == "mean":
         d = x - y
@@ -121,7 +129,7 @@ def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.nd
     statistics are read off the cumulative counts. O(rows * (n + distinct values)).
     """
     values, codes = np.unique(np.concatenate([x, y]), return_inverse=True)
-    cx, cy = codes[: x.size], codes[x.size:]
+    cx, cy = codes[: x.size], codes[x.size :]
     u = values.size
     m, n = swap.shape
     chosen = np.where(swap, cy[None, :], cx[None, :])
@@ -138,9 +146,16 @@ def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.nd
     return median(cum_a) - median(cum_b)
 
 
-def randomization_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
-                       statistic: str = "mean", n_samples: int = 100_000, seed: int = 0,
-                       nan_policy: str = "raise", chunk: int = 4096) -> RandomizationResult:
+def randomization_test(
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    *,
+    statistic: str = "mean",
+    n_samples: int = 100_000,
+    seed: int = 0,
+    nan_policy: str = "raise",
+    chunk: int = 4096,
+) -> RandomizationResult:
     """Fisher's paired randomisation test of per-query scores ``a`` vs ``b`` (two-sided)."""
     if statistic not in ("mean", "median"):
         raise DataError(f"unknown statistic {statistic!r}: use 'mean' or 'median'")
@@ -151,14 +166,15 @@ def randomization_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.
     agg = np.mean if statistic == "mean" else np.median
     observed = float(agg(x) - agg(y))
     tol = 1e-12 * max(1.0, abs(observed))
-    if n < 63 and 2 ** n <= n_samples:  # enumerate every swap pattern: exact
-        total = 2 ** n
+    if n < 63 and 2**n <= n_samples:  # enumerate every swap pattern: exact
+        total = 2**n
         hits = 0
         for start in range(0, total, chunk):
             codes = np.arange(start, min(start + chunk, total), dtype=np.int64)
             swap = ((codes[:, None] >> np.arange(n)) & 1).astype(bool)
-            hits += int((np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol
-                         ).sum())
+            hits += int(
+                (np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol).sum()
+            )
         return RandomizationResult(observed, hits / total, total, True, statistic)
     rng = np.random.default_rng(seed)
     hits = 0
@@ -168,8 +184,7 @@ def randomization_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.
         swap = _random_bits(rng, m, n)
         hits += int((np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol).sum())
         done += m
-    return RandomizationResult(observed, (hits + 1) / (n_samples + 1), n_samples, False,
-                               statistic)
+    return RandomizationResult(observed, (hits + 1) / (n_samples + 1), n_samples, False, statistic)
 
 
 def _random_bits(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
@@ -186,10 +201,11 @@ def cohen_kappa(a: Sequence | np.ndarray, b: Sequence | np.ndarray) -> float:
     """
     x, y = np.asarray(a), np.asarray(b)
     if x.shape != y.shape or x.ndim != 1 or x.size == 0:
-        raise DataError(f"kappa needs two non-empty 1-d labelings of one length, got {x.shape} "
-                        f"and {y.shape}")
+        raise DataError(
+            f"kappa needs two non-empty 1-d labelings of one length, got {x.shape} and {y.shape}"
+        )
     labels, inv = np.unique(np.concatenate([x, y]), return_inverse=True)
-    ix, iy = inv[: x.size], inv[x.size:]
+    ix, iy = inv[: x.size], inv[x.size :]
     k = labels.size
     cm = np.zeros((k, k))
     np.add.at(cm, (ix, iy), 1.0)
@@ -262,8 +278,9 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
 def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise DataError(f"rank correlation needs two 1-d arrays of one length >= 2, got "
-                        f"{x.shape} and {y.shape}")
+        raise DataError(
+            f"rank correlation needs two 1-d arrays of one length >= 2, got {x.shape} and {y.shape}"
+        )
     if np.isnan(x).any() or np.isnan(y).any():
         raise DataError("rank correlation: NaN in the system scores")
     return x, y

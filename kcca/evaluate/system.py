@@ -20,12 +20,16 @@ from kcca.data.errors import DataError
 from kcca.evaluate.expert import ExpertMatrix, ExpertResult, corpus_expert, expert_metrics
 from kcca.evaluate.judged_metrics import judged_metrics, total_r_precision
 from kcca.evaluate.judging_protocol import RelevanceModel, fit_relevance_model, protocol_metrics
-from kcca.evaluate.original import (DEFAULT_KS, PerQuery, original_item_metrics, original_ranks,
-                                    ranks_under_tie_rule)
+from kcca.evaluate.original import (
+    DEFAULT_KS,
+    PerQuery,
+    original_item_metrics,
+    original_ranks,
+    ranks_under_tie_rule,
+)
 from kcca.evaluate.rankings_io import Rankings
 from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
-from kcca.evaluate.statistics import McNemarResult, RandomizationResult, mcnemar, \
-    randomization_test
+from kcca.evaluate.statistics import McNemarResult, RandomizationResult, mcnemar, randomization_test
 
 if TYPE_CHECKING:
     from kcca.evaluate.compact import CompactRankings
@@ -47,15 +51,13 @@ class EvaluationContext:
 
     @property
     def relevance(self) -> RelevanceMatrix | None:
-        if self._relevance is None and self.corpus is not None and \
-                self.corpus.crowd is not None:
+        if self._relevance is None and self.corpus is not None and self.corpus.crowd is not None:
             self._relevance = corpus_relevance(self.corpus, self.split, self.rule)
         return self._relevance
 
     @property
     def expert(self) -> ExpertMatrix | None:
-        if self._expert is None and self.corpus is not None and \
-                self.corpus.expert is not None:
+        if self._expert is None and self.corpus is not None and self.corpus.expert is not None:
             self._expert = corpus_expert(self.corpus, self.split)
         return self._expert
 
@@ -66,8 +68,9 @@ class EvaluationContext:
             from kcca.evaluate.bleu_rouge import ROUGE_STYLE, pool_score_matrix
 
             if metric == "bleu_pre":
-                self._scores[metric] = pool_score_matrix(self.corpus, self.split, "bleu", "R5",
-                                                         ROUGE_STYLE)
+                self._scores[metric] = pool_score_matrix(
+                    self.corpus, self.split, "bleu", "R5", ROUGE_STYLE
+                )
             else:
                 self._scores[metric] = pool_score_matrix(self.corpus, self.split, metric, "R5")
         return self._scores[metric]
@@ -79,12 +82,16 @@ class EvaluationContext:
         if self._protocol is None:
             rel = self.relevance
             if rel is None or not self.with_protocol:
-                self._protocol = (None, "S@k / R-precision under the judging protocol not "
-                                        "computed (no crowd judgments, or switched off)")
+                self._protocol = (
+                    None,
+                    "S@k / R-precision under the judging protocol not "
+                    "computed (no crowd judgments, or switched off)",
+                )
             else:
                 try:
-                    model = fit_relevance_model(rel.relevant, rel.judged,
-                                                self.score_matrix("bleu_pre"))
+                    model = fit_relevance_model(
+                        rel.relevant, rel.judged, self.score_matrix("bleu_pre")
+                    )
                     self._protocol = (model, "")
                 except DataError as e:
                     self._protocol = (None, f"judging protocol not estimated: {e}")
@@ -109,21 +116,31 @@ class SystemEvaluation:
         return {t: {k: v.aggregate for k, v in m.items()} for t, m in self.metrics.items()}
 
     def to_json(self, per_query: bool = True) -> dict:
-        out: dict = {"system": self.system, "aggregates": self.table(),
-                     "coverage": self.coverage, "notes": self.notes}
+        out: dict = {
+            "system": self.system,
+            "aggregates": self.table(),
+            "coverage": self.coverage,
+            "notes": self.notes,
+        }
         if self.expert is not None:
             out["expert"] = self.expert.as_dict()
         if per_query:
             # an object array: NaN -> None (JSON null); the stubs take no None here
-            out["per_query"] = {t: {k: np.where(  # type: ignore[call-overload]
-                                        np.isnan(v.values), None, v.values).tolist()
-                                    for k, v in m.items()} for t, m in self.metrics.items()}
+            out["per_query"] = {
+                t: {
+                    k: np.where(  # type: ignore[call-overload]
+                        np.isnan(v.values), None, v.values
+                    ).tolist()
+                    for k, v in m.items()
+                }
+                for t, m in self.metrics.items()
+            }
         return out
 
 
-def first_caption_metrics(top1: np.ndarray, ctx: EvaluationContext,
-                          metrics: dict[str, PerQuery], coverage: dict[str, Any]
-                          ) -> ExpertResult | None:
+def first_caption_metrics(
+    top1: np.ndarray, ctx: EvaluationContext, metrics: dict[str, PerQuery], coverage: dict[str, Any]
+) -> ExpertResult | None:
     """Annotation metrics of the caption ranked first for each image (``top1``, pool indices):
     the expert scores (Tables 1-2, with their coverage) when the corpus has expert judgments,
     and top-1 BLEU / ROUGE when ``ctx.with_bleu_rouge``; added to ``metrics``."""
@@ -138,29 +155,38 @@ def first_caption_metrics(top1: np.ndarray, ctx: EvaluationContext,
         rows = np.arange(len(top1))
         for metric in ("bleu", "rouge"):
             vals = ctx.score_matrix(metric)[rows, top1]
-            metrics[f"top-1 {metric.upper()}"] = PerQuery(f"top-1 {metric.upper()}", vals,
-                                                          float(vals.mean()))
+            metrics[f"top-1 {metric.upper()}"] = PerQuery(
+                f"top-1 {metric.upper()}", vals, float(vals.mean())
+            )
     return expert_result
 
 
-def gold_ranks(ranks: np.ndarray, gold_ties: Mapping[str, np.ndarray], task: str,
-               source: str, ties: str = "last") -> np.ndarray:
+def gold_ranks(
+    ranks: np.ndarray,
+    gold_ties: Mapping[str, np.ndarray],
+    task: str,
+    source: str,
+    ties: str = "last",
+) -> np.ndarray:
     """The original items' ranks under tie rule ``ties`` (``kcca.evaluate.original``), from
     ranks stored under ``"last"`` and the recorded ``gold_ties``; another rule without a
     record of ties is an error naming the file."""
     if ties == "last":
         return ranks
     if task not in gold_ties:
-        raise DataError(f"{source}: its {task} rankings hold no record of score ties, so the "
-                        f"original item cannot be moved to the {ties} place of its tie",
-                        fix="leave out --ties (the tables' rule: ties never favour the original "
-                            "item), or write the rankings again with `kcca reproduce`, which "
-                            "records the ties")
+        raise DataError(
+            f"{source}: its {task} rankings hold no record of score ties, so the "
+            f"original item cannot be moved to the {ties} place of its tie",
+            fix="leave out --ties (the tables' rule: ties never favour the original "
+            "item), or write the rankings again with `kcca reproduce`, which "
+            "records the ties",
+        )
     return ranks_under_tie_rule(ranks, gold_ties[task], ties)
 
 
-def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
-                    ks: Sequence[int] = DEFAULT_KS, ties: str = "last") -> SystemEvaluation:
+def evaluate_system(
+    rankings: Rankings, ctx: EvaluationContext, ks: Sequence[int] = DEFAULT_KS, ties: str = "last"
+) -> SystemEvaluation:
     """All metrics of one system over ``ctx``'s pool (rankings from ``read_rankings``);
     ``ties`` the place of the original item among equal scores for R@k and median rank
     (``"last"``, the tables' rule; ``"first"`` or ``"mean"`` need recorded ties)."""
@@ -172,8 +198,11 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
     if rel is None:
         notes.append("no crowd judgments: S@k and R-precision not computed")
     for task, r in rankings.tasks.items():
-        m = dict(original_item_metrics(gold_ranks(original_ranks(r), rankings.gold_ties, task,
-                                                  rankings.source, ties), ks))
+        m = dict(
+            original_item_metrics(
+                gold_ranks(original_ranks(r), rankings.gold_ties, task, rankings.source, ties), ks
+            )
+        )
         if rel is not None:
             relevant, judged = rel.for_task(task)
             jm, cov = judged_metrics(r, relevant, judged, ks)
@@ -189,26 +218,37 @@ def evaluate_system(rankings: Rankings, ctx: EvaluationContext,
         if model is None:
             notes.append(ctx.protocol_note)
         else:
-            est = protocol_metrics(rankings.tasks, rel.relevant, rel.judged,
-                                   ctx.score_matrix("bleu_pre"), model, ks=ks)
+            est = protocol_metrics(
+                rankings.tasks, rel.relevant, rel.judged, ctx.score_matrix("bleu_pre"), model, ks=ks
+            )
             for task, extra in est.items():
                 metrics[task].update(extra)
     if rel is not None and {"annotation", "search"} <= set(metrics):
-        total = (metrics["annotation"]["R-precision"].aggregate
-                 + metrics["search"]["R-precision"].aggregate) / 2.0
+        total = (
+            metrics["annotation"]["R-precision"].aggregate
+            + metrics["search"]["R-precision"].aggregate
+        ) / 2.0
         coverage["R-precision total (Table 5)"] = total
     return SystemEvaluation(rankings.system, metrics, coverage, expert_result, notes)
 
 
-def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
-                     ks: Sequence[int] = DEFAULT_KS, ties: str = "last") -> SystemEvaluation:
+def evaluate_compact(
+    compact: "CompactRankings",
+    ctx: EvaluationContext,
+    ks: Sequence[int] = DEFAULT_KS,
+    ties: str = "last",
+) -> SystemEvaluation:
     """What :func:`evaluate_system` computes, from compact results
     (:mod:`kcca.evaluate.compact`): R@k and median rank from the stored gold ranks; with the
     corpus's judgments (``ctx.corpus`` not None) S@k for k up to the depth kept, R-precision
     when the depth covers every query's relevant items, the expert scores and BLEU/ROUGE of
     the first caption. The metrics that need the whole ranking are listed in the notes."""
-    from kcca.evaluate.compact import FULL_RANKING_SUFFIXES, check_pool, missing_metrics, \
-        stored_metrics_usable
+    from kcca.evaluate.compact import (
+        FULL_RANKING_SUFFIXES,
+        check_pool,
+        missing_metrics,
+        stored_metrics_usable,
+    )
 
     metrics: dict[str, dict[str, PerQuery]] = {}
     coverage: dict[str, Any] = {}
@@ -222,8 +262,11 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
     for task, gold in compact.gold.items():
         top = compact.top[task]
         rows = np.arange(top.shape[0])
-        m = dict(original_item_metrics(gold_ranks(gold, compact.gold_ties, task, compact.source,
-                                                  ties), ks))
+        m = dict(
+            original_item_metrics(
+                gold_ranks(gold, compact.gold_ties, task, compact.source, ties), ks
+            )
+        )
         if rel is not None:
             relevant, judged = rel.for_task(task)
             ordered = np.take_along_axis(np.asarray(relevant, bool), top, axis=1)
@@ -247,29 +290,42 @@ def evaluate_compact(compact: "CompactRankings", ctx: EvaluationContext,
             expert_result = first_caption_metrics(top[:, 0], ctx, m, coverage)
         if stored:  # what the top of the ranking cannot give (all judged metrics without data)
             aggregates = compact.meta.get("aggregates", {}).get(task, {})
-            m.update({k: PerQuery(k, v, float(aggregates.get(k, np.nan)))
-                      for k, v in compact.full_metrics.get(task, {}).items()
-                      if k not in m and (ctx.corpus is None or k.endswith(FULL_RANKING_SUFFIXES))})
+            m.update(
+                {
+                    k: PerQuery(k, v, float(aggregates.get(k, np.nan)))
+                    for k, v in compact.full_metrics.get(task, {}).items()
+                    if k not in m and (ctx.corpus is None or k.endswith(FULL_RANKING_SUFFIXES))
+                }
+            )
         metrics[task] = m
     if all("R-precision" in metrics.get(t, {}) for t in ("annotation", "search")):
         coverage["R-precision total (Table 5)"] = total_r_precision(
-            metrics["annotation"]["R-precision"], metrics["search"]["R-precision"])
+            metrics["annotation"]["R-precision"], metrics["search"]["R-precision"]
+        )
     if ctx.corpus is None and stored:
-        coverage = {k: (dict(sorted(v.items(), key=_coverage_order)) if isinstance(v, dict)
-                        else v)
-                    for k, v in compact.meta.get("coverage", {}).items()}
-    notes = [f"{compact.source}: compact results (gold ranks and the top {compact.depth} per "
-             "query" + ("; the full-ranking metrics as stored when it was written"
-                        if stored else "") + ")"]
+        coverage = {
+            k: (dict(sorted(v.items(), key=_coverage_order)) if isinstance(v, dict) else v)
+            for k, v in compact.meta.get("coverage", {}).items()
+        }
+    notes = [
+        f"{compact.source}: compact results (gold ranks and the top {compact.depth} per "
+        "query"
+        + ("; the full-ranking metrics as stored when it was written" if stored else "")
+        + ")"
+    ]
     missing = missing_metrics(compact, counts, stored_usable=stored)
     if missing:
         notes.append("not computable from the compact results: " + "; ".join(missing))
     if ctx.corpus is None and not stored:
-        notes.append("no corpus data: S@k, R-precision, expert and BLEU/ROUGE need the "
-                     "judgments and captions (set --data-dir or KCCA_DATA_DIR)")
+        notes.append(
+            "no corpus data: S@k, R-precision, expert and BLEU/ROUGE need the "
+            "judgments and captions (set --data-dir or KCCA_DATA_DIR)"
+        )
     elif ctx.corpus is None:
-        notes.append("no corpus data: BLEU/ROUGE of the first caption need the captions (set "
-                     "--data-dir or KCCA_DATA_DIR)")
+        notes.append(
+            "no corpus data: BLEU/ROUGE of the first caption need the captions (set "
+            "--data-dir or KCCA_DATA_DIR)"
+        )
     return SystemEvaluation(compact.system, metrics, coverage, expert_result, notes)
 
 
@@ -289,8 +345,9 @@ def _coverage_order(item: tuple[str, object]) -> tuple[int, int, str]:
 BINARY_PREFIXES = ("R@", "S@", "expert =", "expert >=")
 
 
-def compare_systems(a: SystemEvaluation, b: SystemEvaluation, *, n_samples: int = 100_000,
-                    seed: int = 0) -> dict:
+def compare_systems(
+    a: SystemEvaluation, b: SystemEvaluation, *, n_samples: int = 100_000, seed: int = 0
+) -> dict:
     """Paired significance of every shared metric: task -> metric -> {test, p, ...}."""
     out: dict = {}
     for task in a.metrics:
@@ -302,21 +359,36 @@ def compare_systems(a: SystemEvaluation, b: SystemEvaluation, *, n_samples: int 
             if pb is None:
                 continue
             if pa.values.shape != pb.values.shape:
-                raise DataError(f"{task} {name}: {a.system} has {pa.values.size} queries, "
-                                f"{b.system} {pb.values.size}")
+                raise DataError(
+                    f"{task} {name}: {a.system} has {pa.values.size} queries, "
+                    f"{b.system} {pb.values.size}"
+                )
             res: McNemarResult | RandomizationResult
             if name.startswith(BINARY_PREFIXES) and not name.endswith(" imputed"):
                 res = mcnemar(pa.values.astype(bool), pb.values.astype(bool))
-                out[task][name] = {"test": f"McNemar, {res.method}, two-sided",
-                                   "p": res.p_value, "b": res.b, "c": res.c}
+                out[task][name] = {
+                    "test": f"McNemar, {res.method}, two-sided",
+                    "p": res.p_value,
+                    "b": res.b,
+                    "c": res.c,
+                }
             else:
                 stat = "median" if name == "median rank" else "mean"
-                res = randomization_test(pa.values, pb.values, statistic=stat,
-                                         n_samples=n_samples, seed=seed, nan_policy="omit")
-                out[task][name] = {"test": f"randomisation ({stat} difference, "
-                                           f"{'exact' if res.exact else res.n_samples}"
-                                           " samples, two-sided)",
-                                   "p": res.p_value, "observed": res.observed}
+                res = randomization_test(
+                    pa.values,
+                    pb.values,
+                    statistic=stat,
+                    n_samples=n_samples,
+                    seed=seed,
+                    nan_policy="omit",
+                )
+                out[task][name] = {
+                    "test": f"randomisation ({stat} difference, "
+                    f"{'exact' if res.exact else res.n_samples}"
+                    " samples, two-sided)",
+                    "p": res.p_value,
+                    "observed": res.observed,
+                }
     return out
 
 

@@ -16,9 +16,30 @@
 
 from kcca.model.build import demo_model, fit_system, resolve_model
 from kcca.model.encoders import QueryError
-from kcca.model.saved import (FORMAT_VERSION, CaptionPool, FittedSystem, ImagePool,
-                              ModelFormatError, Ranking, load_model, read_header, save_model)
+from kcca.model.saved import (
+    FORMAT_VERSION,
+    CaptionPool,
+    FittedSystem,
+    ImagePool,
+    ModelFormatError,
+    Ranking,
+    load_model,
+    read_header,
+    save_model,
+)
 
-__all__ = ["FORMAT_VERSION", "CaptionPool", "FittedSystem", "ImagePool", "ModelFormatError",
-           "QueryError", "Ranking", "demo_model", "fit_system", "load_model", "read_header",
-           "resolve_model", "save_model"]
+__all__ = [
+    "FORMAT_VERSION",
+    "CaptionPool",
+    "FittedSystem",
+    "ImagePool",
+    "ModelFormatError",
+    "QueryError",
+    "Ranking",
+    "demo_model",
+    "fit_system",
+    "load_model",
+    "read_header",
+    "resolve_model",
+    "save_model",
+]

@@ -23,10 +23,22 @@ from typing import Any
 from kcca.cache import Cache, config_key
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError
-from kcca.model.encoders import (ImageEncoder, TextEncoder, query_preprocessor,
-                                 slim_image_kernel, spec_dict)
-from kcca.model.saved import (FORMAT_VERSION, CaptionPool, FittedSystem, ImagePool,
-                              ModelFormatError, load_model, save_model)
+from kcca.model.encoders import (
+    ImageEncoder,
+    TextEncoder,
+    query_preprocessor,
+    slim_image_kernel,
+    spec_dict,
+)
+from kcca.model.saved import (
+    FORMAT_VERSION,
+    CaptionPool,
+    FittedSystem,
+    ImagePool,
+    ModelFormatError,
+    load_model,
+    save_model,
+)
 from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
@@ -37,10 +49,19 @@ MODEL_SUFFIX = ".kcca.npz"
 DEMO_SYSTEM = "TRI5"
 
 
-def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
-               cache: Cache | None = None, n_jobs: int = 1, seed: int = 0,
-               progress: bool = True, image_config: Any = None,
-               precision: float | None = None, result: Any = None) -> FittedSystem:
+def fit_system(
+    corpus: Corpus,
+    spec: SystemSpec,
+    *,
+    workspace: Any = None,
+    cache: Cache | None = None,
+    n_jobs: int = 1,
+    seed: int = 0,
+    progress: bool = True,
+    image_config: Any = None,
+    precision: float | None = None,
+    result: Any = None,
+) -> FittedSystem:
     """Fit ``spec`` (a KCCA system) on ``corpus`` and return the fitted system.
 
     ``workspace`` (a :class:`kcca.systems.Workspace`) shares cached features and kernel blocks
@@ -51,10 +72,18 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
     from kcca.systems.runner import run_system
 
     if spec.model != "kcca":
-        raise DataError(f"system {spec.label!r} is a nearest-neighbour system (model = "
-                        f"{spec.model!r}): only KCCA systems can be saved as models")
-    ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
-                                progress=progress, image_config=image_config)
+        raise DataError(
+            f"system {spec.label!r} is a nearest-neighbour system (model = "
+            f"{spec.model!r}): only KCCA systems can be saved as models"
+        )
+    ws = workspace or Workspace(
+        corpus,
+        cache or Cache(None),
+        n_jobs=n_jobs,
+        seed=seed,
+        progress=progress,
+        image_config=image_config,
+    )
     timings: dict[str, float] = {}
     t = time.perf_counter()
     if result is None or result.models is None:
@@ -73,21 +102,41 @@ def fit_system(corpus: Corpus, spec: SystemSpec, *, workspace: Any = None,
     timings["text kernel state"] = time.perf_counter() - t
 
     test_ids = list(corpus.split("test"))
-    image_pool = ImagePool(test_ids, projections.project_x(image.test), f"{corpus.name} test",
-                           _pool_source(corpus, test_ids),
-                           [tuple(corpus.captions[i]) for i in test_ids])
+    image_pool = ImagePool(
+        test_ids,
+        projections.project_x(image.test),
+        f"{corpus.name} test",
+        _pool_source(corpus, test_ids),
+        [tuple(corpus.captions[i]) for i in test_ids],
+    )
     pool = corpus.pool("test")
     test_tokens = ws.text_items(spec.preprocessing)["test"]
-    caption_pool = CaptionPool([cid for _, cid, _ in pool], [text for _, _, text in pool],
-                               projections.project_y(text.test),
-                               f"{corpus.name} test (caption #{corpus.pool_caption_index})",
-                               [i for i, _, _ in pool], [list(t) for t in test_tokens])
-    info = {"timings": {k: round(v, 2) for k, v in timings.items()},
-            "test_metrics": result.table(), "n_train": len(corpus.split("train")),
-            "n_directions": projections.n_directions,
-            "query_preprocessing": text_encoder.note}
-    return FittedSystem(spec, corpus.name, dict(chosen), image_encoder, text_encoder,
-                        projections, image_pool, caption_pool, info)
+    caption_pool = CaptionPool(
+        [cid for _, cid, _ in pool],
+        [text for _, _, text in pool],
+        projections.project_y(text.test),
+        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
+        [i for i, _, _ in pool],
+        [list(t) for t in test_tokens],
+    )
+    info = {
+        "timings": {k: round(v, 2) for k, v in timings.items()},
+        "test_metrics": result.table(),
+        "n_train": len(corpus.split("train")),
+        "n_directions": projections.n_directions,
+        "query_preprocessing": text_encoder.note,
+    }
+    return FittedSystem(
+        spec,
+        corpus.name,
+        dict(chosen),
+        image_encoder,
+        text_encoder,
+        projections,
+        image_pool,
+        caption_pool,
+        info,
+    )
 
 
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
@@ -98,10 +147,12 @@ def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     item_type = getattr(probe, "item_type", None)
     if item_type in ("image-pixels", "image-mixture"):
         what = "reads pixels" if item_type == "image-pixels" else "mixes other kernels"
-        raise DataError(f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} {what}; "
-                        "saved models support feature-based image kernels only",
-                        fix="fit a system whose image kernel is pyramid or histogram, or "
-                            "evaluate this one with kcca reproduce --experiments")
+        raise DataError(
+            f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} {what}; "
+            "saved models support feature-based image kernels only",
+            fix="fit a system whose image kernel is pyramid or histogram, or "
+            "evaluate this one with kcca reproduce --experiments",
+        )
     power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
     pipeline = ws.image_pipeline()
     codebooks = pipeline.fit_codebooks()
@@ -114,10 +165,13 @@ def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     sizes = {(int(r.height), int(r.width)) for r in records}
     return ImageEncoder(
         feature_configs={n: _feature_config(ft) for n, ft in pipeline.feature_types.items()},
-        codebooks=dict(codebooks), levels=int(pipeline.config.levels),
+        codebooks=dict(codebooks),
+        levels=int(pipeline.config.levels),
         image_size=sizes.pop() if len(sizes) == 1 else None,
-        config=spec_dict(pipeline.config), kernel=slim_image_kernel(kernel, train_ids),
-        train_ids=train_ids)
+        config=spec_dict(pipeline.config),
+        kernel=slim_image_kernel(kernel, train_ids),
+        train_ids=train_ids,
+    )
 
 
 def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
@@ -138,8 +192,9 @@ def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
     if "progress" in kernel.get_params(deep=False):
         kernel.set_params(progress=False)
     vocab = frozenset(w for item in items for cap in item for w in cap)
-    return TextEncoder(preset, pre, training.get_params()["source"], kernel, vocab, note,
-                       n_train=len(items))
+    return TextEncoder(
+        preset, pre, training.get_params()["source"], kernel, vocab, note, n_train=len(items)
+    )
 
 
 def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
@@ -165,16 +220,27 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
 
     system = overrides.pop("system", DEMO_SYSTEM)
     args = DemoSettings(**overrides)
-    corpus = make_demo_corpus(n_train=args.n_train, n_dev=args.n_dev, n_test=args.n_test,
-                              image_size=args.image_size, seed=args.seed)
+    corpus = make_demo_corpus(
+        n_train=args.n_train,
+        n_dev=args.n_dev,
+        n_test=args.n_test,
+        image_size=args.image_size,
+        seed=args.seed,
+    )
     specs = {s.name: s for s in demo_systems(args, args.n_train)}
     if system not in specs:
         raise DataError(f"unknown demo system {system!r}; the demo has {sorted(specs)}")
     return specs[system], corpus, ImageFeatureConfig(seed=args.seed, **DEMO_IMAGE_CONFIG)
 
 
-def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = False,
-               refit: bool = False, **overrides: Any) -> FittedSystem:
+def demo_model(
+    cache: Cache | None = None,
+    *,
+    n_jobs: int = 1,
+    progress: bool = False,
+    refit: bool = False,
+    **overrides: Any,
+) -> FittedSystem:
     """The demo model (``kcca demo``'s settings; ``overrides`` such as ``seed``, ``n_test``),
     fitted once and stored in ``cache`` as a model file (stage ``fitted-model``;
     ``info["file"]`` names the file); a cached file that cannot be read is refitted."""
@@ -182,8 +248,13 @@ def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = 
 
     cache = cache or Cache(None)
     spec, corpus, image_config = demo_spec_and_corpus(**dict(overrides))
-    key = {"format_version": FORMAT_VERSION, "kcca": __version__, "corpus": corpus.name,
-           "spec": spec.as_dict(), "image_config": spec_dict(image_config)}
+    key = {
+        "format_version": FORMAT_VERSION,
+        "kcca": __version__,
+        "corpus": corpus.name,
+        "spec": spec.as_dict(),
+        "image_config": spec_dict(image_config),
+    }
     path = None
     if cache.enabled:
         assert cache.root is not None  # enabled means a root
@@ -195,8 +266,15 @@ def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = 
                 return model
             except ModelFormatError as exc:
                 log.warning("refitting the demo model: %s", exc)
-    model = fit_system(corpus, spec, cache=cache, n_jobs=n_jobs, seed=image_config.seed,
-                       progress=progress, image_config=image_config)
+    model = fit_system(
+        corpus,
+        spec,
+        cache=cache,
+        n_jobs=n_jobs,
+        seed=image_config.seed,
+        progress=progress,
+        image_config=image_config,
+    )
     if path is not None:
         save_model(model, path)
         model.info["file"] = str(path)  # where it lies (``info`` as saved has no path)
@@ -204,8 +282,9 @@ def demo_model(cache: Cache | None = None, *, n_jobs: int = 1, progress: bool = 
     return model
 
 
-def resolve_model(name: str, *, cache: Cache | None = None, n_jobs: int = 1, seed: int = 0,
-                  progress: bool = False) -> FittedSystem:
+def resolve_model(
+    name: str, *, cache: Cache | None = None, n_jobs: int = 1, seed: int = 0, progress: bool = False
+) -> FittedSystem:
     """``"demo"``: :func:`demo_model` (fitted and cached on first use); else a model file
     (``cache`` keeps state rebuilt on load, e.g. a POS tagger)."""
     if name == "demo":

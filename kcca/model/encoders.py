@@ -40,8 +40,10 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 class QueryError(DataError):
     """A query the model cannot score (empty, no known word, unreadable image)."""
 
-    fix = ("change the query: a sentence with words of the training captions, readable image "
-           "files (see the message)")
+    fix = (
+        "change the query: a sentence with words of the training captions, readable image "
+        "files (see the message)"
+    )
 
 
 def _jsonable(value: Any) -> Any:
@@ -74,8 +76,7 @@ def resize_to(image: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
 
     image = np.asarray(image)
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        raise QueryError(f"expected an RGB uint8 image (H, W, 3), got {image.dtype} "
-                         f"{image.shape}")
+        raise QueryError(f"expected an RGB uint8 image (H, W, 3), got {image.dtype} {image.shape}")
     if size is None or tuple(image.shape[:2]) == tuple(size):
         return np.ascontiguousarray(image)
     return cv2.resize(image, (size[1], size[0]), interpolation=cv2.INTER_AREA)
@@ -110,17 +111,27 @@ class ImageEncoder:
         out = {}
         for name, saved in self.feature_configs.items():
             if name not in installed:
-                raise DataError(f"this model uses image feature type {name!r}, which this kcca "
-                                "does not provide: refit the model (kcca fit-model)")
+                raise DataError(
+                    f"this model uses image feature type {name!r}, which this kcca "
+                    "does not provide: refit the model (kcca fit-model)"
+                )
             if _jsonable(_feature_config(installed[name])) != _jsonable(saved):
-                raise DataError(f"the {name} descriptor changed since this model was fitted "
-                                "(its config differs): refit the model (kcca fit-model)")
+                raise DataError(
+                    f"the {name} descriptor changed since this model was fitted "
+                    "(its config differs): refit the model (kcca fit-model)"
+                )
             out[name] = installed[name]
         return out
 
-    def features(self, source: Any, ids: Sequence[str], *, n_jobs: int = 1,
-                 skip_bad: bool = False, progress: bool = False
-                 ) -> tuple[list[Any], dict[str, str]]:
+    def features(
+        self,
+        source: Any,
+        ids: Sequence[str],
+        *,
+        n_jobs: int = 1,
+        skip_bad: bool = False,
+        progress: bool = False,
+    ) -> tuple[list[Any], dict[str, str]]:
         """Pyramid records of ``ids`` read from ``source`` (resized to the training size).
 
         Returns ``(records, skipped)``; a bad image raises naming the file unless ``skip_bad``
@@ -136,15 +147,17 @@ class ImageEncoder:
         types = self.feature_types()
         images = ResizedImages(source, self.image_size)
         ids = list(ids)
-        chunks = [ids[i:i + 16] for i in range(0, len(ids), 16)]
+        chunks = [ids[i : i + 16] for i in range(0, len(ids), 16)]
         if n_jobs == 1 or len(chunks) <= 1:
-            results = [_features_chunk(images, c, types, self.codebooks, self.levels)
-                       for c in tqdm(chunks, desc="image features", unit="chunk",
-                                     disable=not progress)]
+            results = [
+                _features_chunk(images, c, types, self.codebooks, self.levels)
+                for c in tqdm(chunks, desc="image features", unit="chunk", disable=not progress)
+            ]
         else:
             results = worker_parallel(n_jobs=n_jobs)(
                 delayed(_features_chunk)(images, c, types, self.codebooks, self.levels)
-                for c in chunks)
+                for c in chunks
+            )
         records, skipped = [], {}
         for res in results:
             for item in res:
@@ -163,16 +176,25 @@ class ImageEncoder:
         codebook centres, levels, image size): the cache key of records of new images."""
         import hashlib
 
-        h = hashlib.sha256(json.dumps([_jsonable(self.feature_configs), self.levels,
-                                       self.image_size], sort_keys=True).encode())
+        h = hashlib.sha256(
+            json.dumps(
+                [_jsonable(self.feature_configs), self.levels, self.image_size], sort_keys=True
+            ).encode()
+        )
         for name in sorted(self.codebooks):
             h.update(name.encode())
             h.update(np.ascontiguousarray(self.codebooks[name].cluster_centers_).tobytes())
         return h.hexdigest()[:20]
 
-    def cached_features(self, paths: Mapping[str, str], cache: Any, *, n_jobs: int = 1,
-                        skip_bad: bool = False, progress: bool = False
-                        ) -> tuple[list[Any], dict[str, str]]:
+    def cached_features(
+        self,
+        paths: Mapping[str, str],
+        cache: Any,
+        *,
+        n_jobs: int = 1,
+        skip_bad: bool = False,
+        progress: bool = False,
+    ) -> tuple[list[Any], dict[str, str]]:
         """:meth:`features` of image files (id -> path), each record kept in ``cache`` (an
         enabled :class:`kcca.cache.Cache`, stage :data:`QUERY_IMAGE_STAGE`) under the encoder's
         fingerprint and the file's path, size and modification time: a second query on the
@@ -185,13 +207,25 @@ class ImageEncoder:
         for image_id, path in paths.items():
             f = Path(path).resolve()
             st = f.stat()
-            configs[image_id] = {"encoder": key, "file": str(f), "size": st.st_size,
-                                 "mtime_ns": st.st_mtime_ns}
-        found = {i: cache.load(QUERY_IMAGE_STAGE, c) for i, c in configs.items()
-                 if cache.has(QUERY_IMAGE_STAGE, c)}
+            configs[image_id] = {
+                "encoder": key,
+                "file": str(f),
+                "size": st.st_size,
+                "mtime_ns": st.st_mtime_ns,
+            }
+        found = {
+            i: cache.load(QUERY_IMAGE_STAGE, c)
+            for i, c in configs.items()
+            if cache.has(QUERY_IMAGE_STAGE, c)
+        }
         todo = [i for i in paths if i not in found]
-        new, skipped = self.features(ImageFiles({i: paths[i] for i in todo}), todo,
-                                     n_jobs=n_jobs, skip_bad=skip_bad, progress=progress)
+        new, skipped = self.features(
+            ImageFiles({i: paths[i] for i in todo}),
+            todo,
+            n_jobs=n_jobs,
+            skip_bad=skip_bad,
+            progress=progress,
+        )
         for record in new:
             found[record.image_id] = record
             cache.save(QUERY_IMAGE_STAGE, configs[record.image_id], record)
@@ -206,11 +240,15 @@ class ImageEncoder:
             kernel.set_params(n_jobs=n_jobs)
         return np.asarray(kernel.gram(list(records)), dtype=np.float64)
 
-    def encode(self, images: Mapping[str, np.ndarray] | Sequence[np.ndarray],
-               n_jobs: int = 1) -> np.ndarray:
+    def encode(
+        self, images: Mapping[str, np.ndarray] | Sequence[np.ndarray], n_jobs: int = 1
+    ) -> np.ndarray:
         """Kernel rows of RGB arrays (a list, or a mapping id -> array)."""
-        source = dict(images) if isinstance(images, Mapping) else {
-            f"image-{i}": im for i, im in enumerate(images)}
+        source = (
+            dict(images)
+            if isinstance(images, Mapping)
+            else {f"image-{i}": im for i, im in enumerate(images)}
+        )
         records, _ = self.features(source, list(source), n_jobs=n_jobs)
         return self.block(records, n_jobs=n_jobs)
 
@@ -233,8 +271,7 @@ def folder_images(folder: str | Path) -> dict[str, str]:
     root = Path(folder)
     if not root.is_dir():
         raise QueryError(f"image folder {root} does not exist or is not a folder")
-    files = sorted(p for p in root.iterdir()
-                   if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+    files = sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
     if not files:
         raise QueryError(f"no image files ({', '.join(IMAGE_SUFFIXES)}) in {root}")
     return {p.name: str(p) for p in files}
@@ -266,8 +303,7 @@ class TextEncoder:
         if not isinstance(sentence, str):
             raise QueryError(f"a query must be a string, got {type(sentence).__name__}")
         if not sentence.strip():
-            raise QueryError("the query is empty: give a sentence, e.g. "
-                             "\"a dog runs on the beach\"")
+            raise QueryError('the query is empty: give a sentence, e.g. "a dog runs on the beach"')
         return list(self.preprocessor.process_tokens(self._tokenize(sentence)))
 
     def warm_up(self) -> None:
@@ -278,8 +314,9 @@ class TextEncoder:
         from features.text.tokenize import tokenize
 
         p = self.preprocessor
-        return tokenize(sentence, method=p.tokenizer, lowercase=p.lowercase,
-                        drop_punctuation=p.drop_punctuation)
+        return tokenize(
+            sentence, method=p.tokenizer, lowercase=p.lowercase, drop_punctuation=p.drop_punctuation
+        )
 
     def check_query(self, sentence: str) -> tuple[list[str], list[str]]:
         """``(tokens, unknown tokens)`` of a query; :class:`QueryError` when nothing is left
@@ -289,13 +326,15 @@ class TextEncoder:
             raise QueryError(
                 f"the query {sentence!r} has no words left after preprocessing (stop words "
                 f"and punctuation are removed; preset {self.preset!r}): use content words, "
-                "e.g. \"a dog runs on the beach\"")
+                'e.g. "a dog runs on the beach"'
+            )
         unknown = [t for t in tokens if t not in self.vocabulary]
         if len(unknown) == len(tokens):
             raise QueryError(
                 f"none of the words of {sentence!r} ({', '.join(tokens)}) occurs in the "
                 f"model's {self.n_train} training items ({len(self.vocabulary)} word types): "
-                "the model cannot place it; use words of the training captions")
+                "the model cannot place it; use words of the training captions"
+            )
         return tokens, unknown
 
     def block(self, token_lists: Sequence[Sequence[str]]) -> np.ndarray:
@@ -327,15 +366,21 @@ def query_preprocessor(preprocessor: Any, seed: int = 0) -> tuple[Any, str]:
         return preprocessor, f"as the training captions (tokenizer {params['tokenizer']})"
     from features.text.pipeline import CaptionPreprocessor
 
-    q = dict(params, source="captions", tokenizer="treebank", lemmatize=True, tagger="ngram",
-             seed=seed)
-    return (CaptionPreprocessor(**q),
-            "training captions are the released lemma file; queries are lemmatised with "
-            "WordNet under an n-gram POS tag (Brown)")
+    q = dict(
+        params, source="captions", tokenizer="treebank", lemmatize=True, tagger="ngram", seed=seed
+    )
+    return (
+        CaptionPreprocessor(**q),
+        "training captions are the released lemma file; queries are lemmatised with "
+        "WordNet under an n-gram POS tag (Brown)",
+    )
 
 
 def spec_dict(obj: Any) -> dict:
     """A dataclass as a plain dict (for configs stored in the model)."""
     # configs are dataclass instances, never dataclass classes
-    return (dataclasses.asdict(obj)  # type: ignore[arg-type]
-            if dataclasses.is_dataclass(obj) else dict(obj))
+    return (
+        dataclasses.asdict(obj)  # type: ignore[arg-type]
+        if dataclasses.is_dataclass(obj)
+        else dict(obj)
+    )

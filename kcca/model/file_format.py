@@ -50,24 +50,41 @@ MAX_HEADER_BYTES = 1 << 24
 DTYPE_KINDS = "biufcSU"
 
 #: the only classes a model file may hold, as ``module:name``
-ALLOWED = frozenset({
-    "kcca.model.saved:FittedSystem", "kcca.systems.fitted:Projections",
-    "kcca.model.saved:ImagePool", "kcca.model.saved:CaptionPool",
-    "kcca.model.encoders:ImageEncoder", "kcca.model.encoders:TextEncoder",
-    "kcca.systems.spec:SystemSpec", "kcca.systems.spec:KernelSpec", "kcca.systems.spec:GridSpec",
-    "kcca.data.images:ImageFiles", "kcca.data.demo:DemoImages", "kcca.data.demo:SceneSpec",
-    "kcca.data.demo:ObjectSpec", "kcca.data.demo_grammar:CaptionMeaning",
-    "kcca.data.demo_grammar:Mention",
-    "features.codebook:Codebook",
-    "features.kernels.image:HistogramKernel", "features.kernels.image:PyramidKernel",
-    "features.text.bow_kernel:BowKernel", "features.text.trigram_kernel:TrigramKernel",
-    "features.text.tagrank_kernel:TagRankKernel", "features.text.tagrank_kernel:_SentenceSet",
-    "features.text.idf:Idf", "features.text.word_kernel:WordKernel",
-    "features.text.soft_trigram:SoftSequenceSet", "features.text.soft_trigram:CompiledItem",
-    "features.text.soft_trigram:WordIds",
-    "features.text.pipeline:CaptionPreprocessor", "features.text.compounds:CompoundNormalizer",
-    "features.text.spelling:SpellingCorrector", "features.text.lemmatize:WordNetLemmatizer",
-})
+ALLOWED = frozenset(
+    {
+        "kcca.model.saved:FittedSystem",
+        "kcca.systems.fitted:Projections",
+        "kcca.model.saved:ImagePool",
+        "kcca.model.saved:CaptionPool",
+        "kcca.model.encoders:ImageEncoder",
+        "kcca.model.encoders:TextEncoder",
+        "kcca.systems.spec:SystemSpec",
+        "kcca.systems.spec:KernelSpec",
+        "kcca.systems.spec:GridSpec",
+        "kcca.data.images:ImageFiles",
+        "kcca.data.demo:DemoImages",
+        "kcca.data.demo:SceneSpec",
+        "kcca.data.demo:ObjectSpec",
+        "kcca.data.demo_grammar:CaptionMeaning",
+        "kcca.data.demo_grammar:Mention",
+        "features.codebook:Codebook",
+        "features.kernels.image:HistogramKernel",
+        "features.kernels.image:PyramidKernel",
+        "features.text.bow_kernel:BowKernel",
+        "features.text.trigram_kernel:TrigramKernel",
+        "features.text.tagrank_kernel:TagRankKernel",
+        "features.text.tagrank_kernel:_SentenceSet",
+        "features.text.idf:Idf",
+        "features.text.word_kernel:WordKernel",
+        "features.text.soft_trigram:SoftSequenceSet",
+        "features.text.soft_trigram:CompiledItem",
+        "features.text.soft_trigram:WordIds",
+        "features.text.pipeline:CaptionPreprocessor",
+        "features.text.compounds:CompoundNormalizer",
+        "features.text.spelling:SpellingCorrector",
+        "features.text.lemmatize:WordNetLemmatizer",
+    }
+)
 #: classes that moved since files of this format version were written: old name -> new name
 MOVED = {"kcca.model.saved:Projections": "kcca.systems.fitted:Projections"}
 #: attributes not stored but rebuilt on load: class -> {attribute: rebuilder name}
@@ -77,8 +94,19 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _MEMBER = re.compile(r"arr_[0-9]+\.npy")
 #: first bytes of a pickle (protocol 2+), or of joblib's compressed files (zlib, gzip, bz2,
 #: xz, lzma, lz4): the old format, never unpickled here
-_OLD_MAGICS = (b"\x80", b"x\x01", b"x\x5e", b"x\x9c", b"x\xda", b"ZF", b"\x1f\x8b", b"BZh",
-               b"\xfd7zXZ", b"\x5d\x00\x00", b"\x04\x22\x4d\x18")
+_OLD_MAGICS = (
+    b"\x80",
+    b"x\x01",
+    b"x\x5e",
+    b"x\x9c",
+    b"x\xda",
+    b"ZF",
+    b"\x1f\x8b",
+    b"BZh",
+    b"\xfd7zXZ",
+    b"\x5d\x00\x00",
+    b"\x04\x22\x4d\x18",
+)
 
 
 class ModelFormatError(FileVersionError):
@@ -105,9 +133,14 @@ _REBUILDERS: dict[str, Callable[[Any, Any], Any]] = {"pos-tagger": _pos_tagger}
 def refit_fix(path: str | Path, header: Mapping[str, Any] | None = None) -> str:
     """The command that refits a model (only options of ``kcca fit-model``)."""
     p = Path(path)
-    out = p.name[:-len(p.suffix)] if p.suffix in (".joblib", ".pkl", ".pickle") else p.name
-    out = shlex.quote(str(p.with_name(out if out.endswith(".kcca.npz") else out + ".kcca.npz")
-                          if not p.name.endswith(".kcca.npz") else p))
+    out = p.name[: -len(p.suffix)] if p.suffix in (".joblib", ".pkl", ".pickle") else p.name
+    out = shlex.quote(
+        str(
+            p.with_name(out if out.endswith(".kcca.npz") else out + ".kcca.npz")
+            if not p.name.endswith(".kcca.npz")
+            else p
+        )
+    )
     spec = (header or {}).get("spec") if isinstance(header, Mapping) else None
     corpus = str((header or {}).get("corpus", "")) if isinstance(header, Mapping) else ""
     name = None
@@ -115,20 +148,27 @@ def refit_fix(path: str | Path, header: Mapping[str, Any] | None = None) -> str:
         name = spec.get("short_name") or spec.get("name")
     demo = "`kcca query TEXT --model demo` refits the demo model itself"
     if name in ("TRI5", "BoW5") and corpus.startswith("demo"):
-        return (f"refit it with this kcca: `kcca fit-model --demo --demo-system {name} "
-                f"--out {out}`; {demo}")
+        return (
+            f"refit it with this kcca: `kcca fit-model --demo --demo-system {name} "
+            f"--out {out}`; {demo}"
+        )
     if isinstance(name, str) and name:
-        return (f"refit it with this kcca: `kcca fit-model --system {shlex.quote(name)} "
-                f"--out {out}`, or `kcca fit-model --experiment FILE --out {out}` with the "
-                "experiment file it came from")
-    return (f"refit it with this kcca, naming the system it was fitted with: "
-            f"`kcca fit-model --system BoW5 --out {out}`, "
-            f"`kcca fit-model --experiment FILE --out {out}` or "
-            f"`kcca fit-model --demo --out {out}`; {demo}")
+        return (
+            f"refit it with this kcca: `kcca fit-model --system {shlex.quote(name)} "
+            f"--out {out}`, or `kcca fit-model --experiment FILE --out {out}` with the "
+            "experiment file it came from"
+        )
+    return (
+        f"refit it with this kcca, naming the system it was fitted with: "
+        f"`kcca fit-model --system BoW5 --out {out}`, "
+        f"`kcca fit-model --experiment FILE --out {out}` or "
+        f"`kcca fit-model --demo --out {out}`; {demo}"
+    )
 
 
-def _error(path: Path, message: str, header: Mapping[str, Any] | None = None, *,
-           damaged: bool = False) -> ModelFormatError:
+def _error(
+    path: Path, message: str, header: Mapping[str, Any] | None = None, *, damaged: bool = False
+) -> ModelFormatError:
     fix = refit_fix(path, header)
     if damaged:
         fix = "copy the file again from its source, or " + fix
@@ -207,11 +247,15 @@ class _Encoder:
         if t is dict:
             if all(type(k) is str and not k.startswith("$") for k in x):
                 return {k: enc(v, f"{path}[{k!r}]") for k, v in x.items()}
-            return {"$items": [[enc(k, f"{path}.key"), enc(v, f"{path}[{k!r}]")]
-                               for k, v in x.items()]}
+            return {
+                "$items": [[enc(k, f"{path}.key"), enc(v, f"{path}[{k!r}]")] for k, v in x.items()]
+            }
         if t is Counter:
-            return {"$counter": [[enc(k, f"{path}.key"), enc(v, f"{path}[{k!r}]")]
-                                 for k, v in x.items()]}
+            return {
+                "$counter": [
+                    [enc(k, f"{path}.key"), enc(v, f"{path}[{k!r}]")] for k, v in x.items()
+                ]
+            }
         if t in (set, frozenset):
             try:
                 values = sorted(x)
@@ -219,10 +263,14 @@ class _Encoder:
                 values = list(x)
             return {f"${t.__name__}": [enc(v, f"{path}[]") for v in values]}
         if t.__module__.startswith("scipy.sparse") and t.__name__ == "csr_matrix":
-            return {"$csr": {"data": self.array(x.data, path + ".data"),
-                             "indices": self.array(x.indices, path + ".indices"),
-                             "indptr": self.array(x.indptr, path + ".indptr"),
-                             "shape": [int(n) for n in x.shape]}}
+            return {
+                "$csr": {
+                    "data": self.array(x.data, path + ".data"),
+                    "indices": self.array(x.indices, path + ".indices"),
+                    "indptr": self.array(x.indptr, path + ".indptr"),
+                    "shape": [int(n) for n in x.shape],
+                }
+            }
         name = _class_name(t)
         try:
             allowed = _resolve(name) is t
@@ -233,7 +281,8 @@ class _Encoder:
                 f"{path}: a {name.replace(':', '.')} cannot be stored in a model file (only "
                 "the classes of kcca.model.file_format.ALLOWED)",
                 fix="fit a system whose kernels are built in (kernels of plug-ins cannot be "
-                    "saved as model files); evaluate other systems with kcca reproduce")
+                "saved as model files); evaluate other systems with kcca reproduce",
+            )
         state = _state(x)
         for attr, kind in REBUILT.get(name, {}).items():
             if state.get(attr) is not None:
@@ -241,10 +290,8 @@ class _Encoder:
         out = {}
         for k, v in state.items():
             if type(k) is not str or k.startswith("$"):
-                raise DataError(f"{path}: {name} has an attribute name {k!r} that cannot be "
-                                "stored")
-            out[k] = ({"$rebuild": v.kind} if isinstance(v, _Rebuild)
-                      else enc(v, f"{path}.{k}"))
+                raise DataError(f"{path}: {name} has an attribute name {k!r} that cannot be stored")
+            out[k] = {"$rebuild": v.kind} if isinstance(v, _Rebuild) else enc(v, f"{path}.{k}")
         return {"$object": name, "$state": out}
 
     def array(self, a: np.ndarray, path: str) -> Any:
@@ -252,8 +299,10 @@ class _Encoder:
         if ref is not None:
             return ref
         if a.dtype.kind not in DTYPE_KINDS or a.dtype.fields is not None:
-            raise DataError(f"{path}: an array of dtype {a.dtype} cannot be stored in a model "
-                            "file (numbers, booleans and strings only)")
+            raise DataError(
+                f"{path}: an array of dtype {a.dtype} cannot be stored in a model "
+                "file (numbers, booleans and strings only)"
+            )
         if a.nbytes <= SMALL_BYTES and a.flags.c_contiguous and a.dtype.kind in "biuf":
             key = a.dtype.str
             start = self.pool_size.get(key, 0)
@@ -282,8 +331,9 @@ class _Encoder:
 class _Decoder:
     """A JSON tree (``object_hook``) -> Python values, with only allowed classes."""
 
-    def __init__(self, arrays: Mapping[str, np.ndarray], pools: Mapping[str, str],
-                 cache: Any) -> None:
+    def __init__(
+        self, arrays: Mapping[str, np.ndarray], pools: Mapping[str, str], cache: Any
+    ) -> None:
         self.arrays = arrays
         self.pools = {k: arrays[v] for k, v in pools.items()}
         self.cache = cache
@@ -317,8 +367,11 @@ class _Decoder:
         if tag == "$scalar":
             dtype, v = _list(value, tag)
             dt = np.dtype(_str(dtype, tag))
-            if dt.kind not in "biufU" or type(v) not in (bool, int, float, str) \
-                    or (dt.kind == "U") != (type(v) is str):
+            if (
+                dt.kind not in "biufU"
+                or type(v) not in (bool, int, float, str)
+                or (dt.kind == "U") != (type(v) is str)
+            ):
                 raise ValueError(f"bad numpy scalar {value!r}")
             return dt.type(v)
         if tag == "$dtype":
@@ -329,11 +382,12 @@ class _Decoder:
         if tag == "$csr":
             import scipy.sparse as sp
 
-            if not isinstance(value, dict) or set(value) != {"data", "indices", "indptr",
-                                                               "shape"}:
+            if not isinstance(value, dict) or set(value) != {"data", "indices", "indptr", "shape"}:
                 raise ValueError("malformed $csr node")
-            return sp.csr_matrix((value["data"], value["indices"], value["indptr"]),
-                                 shape=tuple(int(n) for n in _list(value["shape"], tag)))
+            return sp.csr_matrix(
+                (value["data"], value["indices"], value["indptr"]),
+                shape=tuple(int(n) for n in _list(value["shape"], tag)),
+            )
         if tag == "$rebuild":
             if value not in _REBUILDERS:
                 raise ValueError(f"unknown rebuilt state {value!r}")
@@ -349,13 +403,16 @@ class _Decoder:
         key, start, shape = _list(ref, "$array")
         pool = self.pools.get(key)
         shape = tuple(_list(shape, "$array"))
-        if pool is None or type(start) is not int or not all(type(n) is int and n >= 0
-                                                             for n in shape):
+        if (
+            pool is None
+            or type(start) is not int
+            or not all(type(n) is int and n >= 0 for n in shape)
+        ):
             raise ValueError(f"bad pooled array reference {ref!r}")
         size = int(np.prod(shape, dtype=np.int64))
         if start < 0 or start + size > pool.shape[0]:
             raise ValueError(f"pooled array reference {ref!r} is out of range")
-        return pool[start:start + size].reshape(shape).copy()
+        return pool[start : start + size].reshape(shape).copy()
 
     def instance(self, name: Any, state: Any) -> Any:
         try:
@@ -427,12 +484,12 @@ def _buffer(a: np.ndarray) -> tuple[str, Any]:
     return "C", np.ascontiguousarray(a).data
 
 
-def content_hash(header: Mapping[str, Any], tree: bytes,
-                 arrays: Mapping[str, np.ndarray]) -> str:
+def content_hash(header: Mapping[str, Any], tree: bytes, arrays: Mapping[str, np.ndarray]) -> str:
     """sha256 of the header (less ``sha256``), the tree's JSON bytes and every array."""
     h = hashlib.sha256()
-    h.update(json.dumps({k: v for k, v in header.items() if k != "sha256"},
-                        sort_keys=True).encode())
+    h.update(
+        json.dumps({k: v for k, v in header.items() if k != "sha256"}, sort_keys=True).encode()
+    )
     h.update(b"\0")
     h.update(tree)
     for name in sorted(arrays):
@@ -458,8 +515,9 @@ def write(path: str | Path, header: Mapping[str, Any], obj: Any, *, compress: in
     level = int(compress) if compress else None
 
     def dump(tmp: str) -> None:
-        with zipfile.ZipFile(tmp, "w", compression=method, compresslevel=level,
-                             allowZip64=True) as zf:
+        with zipfile.ZipFile(
+            tmp, "w", compression=method, compresslevel=level, allowZip64=True
+        ) as zf:
             zf.writestr(HEADER, json.dumps(head, indent=1, sort_keys=True))
             zf.writestr(TREE, tree)
             for name, a in arrays.items():
@@ -476,8 +534,11 @@ def _sniff(path: Path) -> None:
     if start.startswith(_ZIP_MAGIC):
         return
     if start.startswith(_OLD_MAGICS):
-        raise _error(path, "a model in the old joblib/pickle format; this kcca "
-                     f"{__version__} reads data-only model files and never unpickles one")
+        raise _error(
+            path,
+            "a model in the old joblib/pickle format; this kcca "
+            f"{__version__} reads data-only model files and never unpickles one",
+        )
     if not start:
         raise _error(path, "the file is empty: not a kcca model file")
     raise _error(path, "not a kcca model file (no zip archive)")
@@ -485,16 +546,21 @@ def _sniff(path: Path) -> None:
 
 def _open(path: Path) -> Any:
     if not path.is_file():
-        raise DataError(f"model file {path} does not exist",
-                        fix="fit one with `kcca fit-model --system BoW5 --out "
-                            f"{shlex.quote(str(path))}`, or use the demo model: "
-                            "`kcca query TEXT --model demo`")
+        raise DataError(
+            f"model file {path} does not exist",
+            fix="fit one with `kcca fit-model --system BoW5 --out "
+            f"{shlex.quote(str(path))}`, or use the demo model: "
+            "`kcca query TEXT --model demo`",
+        )
     _sniff(path)
     try:
         return np.load(path, allow_pickle=False)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise _error(path, f"truncated or damaged zip archive ({exc}): not a complete kcca "
-                     "model file", damaged=True) from None
+        raise _error(
+            path,
+            f"truncated or damaged zip archive ({exc}): not a complete kcca model file",
+            damaged=True,
+        ) from None
 
 
 def _header(path: Path, npz: Any) -> dict[str, Any]:
@@ -508,15 +574,20 @@ def _header(path: Path, npz: Any) -> dict[str, Any]:
         raw = npz.zip.read(HEADER)
         header = json.loads(raw.decode("utf-8"))
     except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
-        raise _error(path, f"unreadable {HEADER} ({exc}): damaged or not a kcca model "
-                     "file") from None
+        raise _error(
+            path, f"unreadable {HEADER} ({exc}): damaged or not a kcca model file"
+        ) from None
     if not isinstance(header, dict) or header.get("magic") != MAGIC:
         raise _error(path, "not a kcca model file (wrong magic in its header)")
     found = header.get("format_version")
     if found != FORMAT_VERSION:
-        raise _error(path, f"a kcca model of format version {found!r} (written by kcca "
-                     f"{header.get('kcca_version', '?')}); this kcca {__version__} reads "
-                     f"format version {FORMAT_VERSION}: refit the model", header)
+        raise _error(
+            path,
+            f"a kcca model of format version {found!r} (written by kcca "
+            f"{header.get('kcca_version', '?')}); this kcca {__version__} reads "
+            f"format version {FORMAT_VERSION}: refit the model",
+            header,
+        )
     return header
 
 
@@ -538,8 +609,7 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
         header = _header(path, npz)
         try:
             members = npz.zip.namelist()
-            odd = [m for m in members if m not in (HEADER, TREE)
-                   and not _MEMBER.fullmatch(m)]
+            odd = [m for m in members if m not in (HEADER, TREE) and not _MEMBER.fullmatch(m)]
             if odd or TREE not in members:
                 raise ValueError(f"unexpected members {odd[:3]}" if odd else f"no {TREE}")
             tree = npz.zip.read(TREE)
@@ -552,28 +622,35 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
                     raise ValueError(f"member {m} is not an array of numbers or strings")
                 arrays[m[:-4]] = a
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as exc:
-            raise _error(path, f"damaged or truncated model file ({exc})", header,
-                         damaged=True) from None
+            raise _error(
+                path, f"damaged or truncated model file ({exc})", header, damaged=True
+            ) from None
     if content_hash(header, tree, arrays) != header.get("sha256"):
-        raise _error(path, "the content does not match the hash in its header: the file "
-                     "was damaged or modified after it was written", header, damaged=True)
+        raise _error(
+            path,
+            "the content does not match the hash in its header: the file "
+            "was damaged or modified after it was written",
+            header,
+            damaged=True,
+        )
     try:
         pools = header.get("pools")
         if not isinstance(pools, dict) or not all(
-                isinstance(v, str) and v in arrays and arrays[v].ndim == 1
-                and arrays[v].dtype.str == k for k, v in pools.items()):
+            isinstance(v, str) and v in arrays and arrays[v].ndim == 1 and arrays[v].dtype.str == k
+            for k, v in pools.items()
+        ):
             raise ValueError("bad pool table in the header")
         dec = _Decoder(arrays, pools, cache)
         obj = _without_gc(lambda: json.loads(tree.decode("utf-8"), object_hook=dec.hook))
     except UnknownClassError as exc:
-        raise _error(path, f"refused: it names the class {str(exc)!r}, which a kcca model "
-                     "file may not hold (only kcca.model.file_format.ALLOWED)",
-                     header) from None
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError,
-            RecursionError) as exc:
-        raise _error(path, f"malformed model tree ({type(exc).__name__}: {exc})",
-                     header) from None
+        raise _error(
+            path,
+            f"refused: it names the class {str(exc)!r}, which a kcca model "
+            "file may not hold (only kcca.model.file_format.ALLOWED)",
+            header,
+        ) from None
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        raise _error(path, f"malformed model tree ({type(exc).__name__}: {exc})", header) from None
     if dec.pending:
-        raise _error(path, "malformed model tree (state to rebuild outside its object)",
-                     header)
+        raise _error(path, "malformed model tree (state to rebuild outside its object)", header)
     return header, obj

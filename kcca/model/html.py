@@ -27,10 +27,12 @@ def data_uri(image: np.ndarray | None, size: int = THUMB) -> str | None:
     h, w = image.shape[:2]
     scale = size / max(h, w)
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_NEAREST
-    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
-                       interpolation=interp)
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR),
-                           [cv2.IMWRITE_JPEG_QUALITY, 85])
+    small = cv2.resize(
+        image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=interp
+    )
+    ok, buf = cv2.imencode(
+        ".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85]
+    )
     if not ok:
         return None
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
@@ -54,15 +56,22 @@ ul{margin:0;padding-left:1.1em}
 """
 
 
-def page(title: str, intro: str, head: Sequence[str], rows: Sequence[Sequence[str]],
-         query_image: str | None = None) -> str:
+def page(
+    title: str,
+    intro: str,
+    head: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    query_image: str | None = None,
+) -> str:
     """An HTML document: a title, an intro (HTML), an optional query image, a table."""
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
     body = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
     q = f'<div class="query">{query_image}</div>' if query_image else ""
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}"
-            f"</title><style>{_STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
-            f"{intro}\n{q}\n<table><tr>{cells}</tr>\n{body}\n</table></body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}'
+        f"</title><style>{_STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
+        f"{intro}\n{q}\n<table><tr>{cells}</tr>\n{body}\n</table></body></html>\n"
+    )
 
 
 def search_page(model: Any, ranking: Any, pool: Any) -> str:
@@ -72,21 +81,39 @@ def search_page(model: Any, ranking: Any, pool: Any) -> str:
     for r, (image_id, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine), 1):
         caps = ""
         if pool.captions is not None:
-            caps = "<ul>" + "".join(f"<li>{html.escape(c)}</li>"
-                                    for c in pool.captions[index[image_id]]) + "</ul>"
-        rows.append([f'<span class="num">{r}</span>', _img(data_uri(pool.image(image_id)),
-                                                            image_id),
-                     html.escape(image_id), f'<span class="num">{int(pts)}</span>',
-                     f'<span class="num">{cos:.3f}</span>', caps])
-    intro = (f'<p class="meta">model: {html.escape(model.describe())}<br>'
-             f"pool: {html.escape(pool.name)} ({len(pool)} images)<br>"
-             f"tokens: {html.escape(' '.join(ranking.tokens))}"
-             + (f"; not in training: {html.escape(' '.join(ranking.unknown))}"
-                if ranking.unknown else "")
-             + f"<br>Borda count over {len(model.projections.selected['search'])} models "
-             f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>")
-    return page(f"Image search: {ranking.query}", intro,
-                ["rank", "image", "id", "Borda points", "mean cosine", "captions"], rows)
+            caps = (
+                "<ul>"
+                + "".join(f"<li>{html.escape(c)}</li>" for c in pool.captions[index[image_id]])
+                + "</ul>"
+            )
+        rows.append(
+            [
+                f'<span class="num">{r}</span>',
+                _img(data_uri(pool.image(image_id)), image_id),
+                html.escape(image_id),
+                f'<span class="num">{int(pts)}</span>',
+                f'<span class="num">{cos:.3f}</span>',
+                caps,
+            ]
+        )
+    intro = (
+        f'<p class="meta">model: {html.escape(model.describe())}<br>'
+        f"pool: {html.escape(pool.name)} ({len(pool)} images)<br>"
+        f"tokens: {html.escape(' '.join(ranking.tokens))}"
+        + (
+            f"; not in training: {html.escape(' '.join(ranking.unknown))}"
+            if ranking.unknown
+            else ""
+        )
+        + f"<br>Borda count over {len(model.projections.selected['search'])} models "
+        f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>"
+    )
+    return page(
+        f"Image search: {ranking.query}",
+        intro,
+        ["rank", "image", "id", "Borda points", "mean cosine", "captions"],
+        rows,
+    )
 
 
 def annotation_page(model: Any, ranking: Any, pool: Any, image: np.ndarray | None) -> str:
@@ -100,16 +127,29 @@ def annotation_page(model: Any, ranking: Any, pool: Any, image: np.ndarray | Non
         thumb = ""
         if image_id is not None and source is not None:
             thumb = _img(data_uri(model.image_pool.image(image_id)), image_id)
-        rows.append([f'<span class="num">{r}</span>', html.escape(pool.texts[k]),
-                     html.escape(cid), f'<span class="num">{int(pts)}</span>',
-                     f'<span class="num">{cos:.3f}</span>', thumb])
-    intro = (f'<p class="meta">model: {html.escape(model.describe())}<br>'
-             f"caption pool: {html.escape(pool.name)} ({len(pool)} captions)<br>"
-             f"Borda count over {len(model.projections.selected['annotation'])} models "
-             f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>")
-    return page(f"Image annotation: {Path(ranking.query).name}", intro,
-                ["rank", "caption", "id", "Borda points", "mean cosine", "image described"],
-                rows, _img(data_uri(image, 240), ranking.query))
+        rows.append(
+            [
+                f'<span class="num">{r}</span>',
+                html.escape(pool.texts[k]),
+                html.escape(cid),
+                f'<span class="num">{int(pts)}</span>',
+                f'<span class="num">{cos:.3f}</span>',
+                thumb,
+            ]
+        )
+    intro = (
+        f'<p class="meta">model: {html.escape(model.describe())}<br>'
+        f"caption pool: {html.escape(pool.name)} ({len(pool)} captions)<br>"
+        f"Borda count over {len(model.projections.selected['annotation'])} models "
+        f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>"
+    )
+    return page(
+        f"Image annotation: {Path(ranking.query).name}",
+        intro,
+        ["rank", "caption", "id", "Borda points", "mean cosine", "image described"],
+        rows,
+        _img(data_uri(image, 240), ranking.query),
+    )
 
 
 def write(path: str | Path, text: str) -> Path:

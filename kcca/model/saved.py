@@ -34,9 +34,20 @@ from kcca.model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
 from kcca.systems.fitted import Projections
 from kcca.systems.spec import SystemSpec
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "ModelFormatError", "FittedSystem", "Projections",
-           "ImagePool", "CaptionPool", "Ranking", "save_model", "load_model", "read_header",
-           "header_of"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAGIC",
+    "ModelFormatError",
+    "FittedSystem",
+    "Projections",
+    "ImagePool",
+    "CaptionPool",
+    "Ranking",
+    "save_model",
+    "load_model",
+    "read_header",
+    "header_of",
+]
 
 
 # ------------------------------------------------------------------------ pools
@@ -125,9 +136,15 @@ class FittedSystem:
     info: dict[str, Any] = field(default_factory=dict)
 
     # ------------------------------------------------------------- pools
-    def image_pool_from_folder(self, folder: str | Path, *, n_jobs: int = 1,
-                               skip_bad: bool = False, progress: bool = False,
-                               cache: Any = None) -> ImagePool:
+    def image_pool_from_folder(
+        self,
+        folder: str | Path,
+        *,
+        n_jobs: int = 1,
+        skip_bad: bool = False,
+        progress: bool = False,
+        cache: Any = None,
+    ) -> ImagePool:
         """Every image file of ``folder``, described with the saved codebooks and projected.
 
         With an enabled ``cache`` (:class:`kcca.cache.Cache`) each file's description is kept
@@ -138,32 +155,49 @@ class FittedSystem:
 
         paths = folder_images(folder)
         if cache is None or not cache.enabled:
-            return self.image_pool_from_source(ImageFiles(paths), list(paths), name=str(folder),
-                                               n_jobs=n_jobs, skip_bad=skip_bad,
-                                               progress=progress)
-        records, skipped = self.image.cached_features(paths, cache, n_jobs=n_jobs,
-                                                      skip_bad=skip_bad, progress=progress)
+            return self.image_pool_from_source(
+                ImageFiles(paths),
+                list(paths),
+                name=str(folder),
+                n_jobs=n_jobs,
+                skip_bad=skip_bad,
+                progress=progress,
+            )
+        records, skipped = self.image.cached_features(
+            paths, cache, n_jobs=n_jobs, skip_bad=skip_bad, progress=progress
+        )
         return self._pool_of_records(records, skipped, ImageFiles(paths), str(folder), n_jobs)
 
-    def image_pool_from_source(self, source: Any, ids: Sequence[str], *, name: str = "images",
-                               n_jobs: int = 1, skip_bad: bool = False,
-                               progress: bool = False) -> ImagePool:
+    def image_pool_from_source(
+        self,
+        source: Any,
+        ids: Sequence[str],
+        *,
+        name: str = "images",
+        n_jobs: int = 1,
+        skip_bad: bool = False,
+        progress: bool = False,
+    ) -> ImagePool:
         """Images of ``ids`` read from ``source`` (callable id -> RGB, or a mapping)."""
-        records, skipped = self.image.features(source, ids, n_jobs=n_jobs, skip_bad=skip_bad,
-                                               progress=progress)
+        records, skipped = self.image.features(
+            source, ids, n_jobs=n_jobs, skip_bad=skip_bad, progress=progress
+        )
         return self._pool_of_records(records, skipped, source, name, n_jobs)
 
-    def _pool_of_records(self, records: Sequence[Any], skipped: dict[str, str], source: Any,
-                         name: str, n_jobs: int) -> ImagePool:
+    def _pool_of_records(
+        self, records: Sequence[Any], skipped: dict[str, str], source: Any, name: str, n_jobs: int
+    ) -> ImagePool:
         if not records:
             raise QueryError(f"no readable image in {name} ({len(skipped)} skipped)")
         K = self.image.block(records, n_jobs=n_jobs)
         shown = source if not isinstance(source, Mapping) else dict(source).__getitem__
-        return ImagePool([r.image_id for r in records], self.projections.project_x(K), name,
-                         shown, None, skipped)
+        return ImagePool(
+            [r.image_id for r in records], self.projections.project_x(K), name, shown, None, skipped
+        )
 
-    def caption_pool_from_texts(self, texts: Sequence[str], ids: Sequence[str] | None = None,
-                                *, name: str = "captions") -> CaptionPool:
+    def caption_pool_from_texts(
+        self, texts: Sequence[str], ids: Sequence[str] | None = None, *, name: str = "captions"
+    ) -> CaptionPool:
         """Free captions (one per entry), preprocessed as the training captions and projected."""
         texts = [t for t in texts]
         if not texts:
@@ -171,8 +205,9 @@ class FittedSystem:
         ids = list(ids) if ids is not None else [f"caption-{i + 1}" for i in range(len(texts))]
         tokens = [self.text.tokens(t) if t.strip() else [] for t in texts]
         K = self.text.block(tokens)
-        return CaptionPool(ids, list(texts), self.projections.project_y(K), name,
-                           [None] * len(texts), tokens)
+        return CaptionPool(
+            ids, list(texts), self.projections.project_y(K), name, [None] * len(texts), tokens
+        )
 
     def caption_pool_from_file(self, path: str | Path) -> CaptionPool:
         """One caption per non-empty line of a UTF-8 text file (``ID<TAB>caption`` also read)."""
@@ -202,8 +237,9 @@ class FittedSystem:
         return self
 
     # ------------------------------------------------------------- ranking
-    def rank_images(self, sentence: str, pool: ImagePool | None = None,
-                    top: int | None = None) -> Ranking:
+    def rank_images(
+        self, sentence: str, pool: ImagePool | None = None, top: int | None = None
+    ) -> Ranking:
         """Image search (eq. 1): rank ``pool`` (default the test pool) for a sentence."""
         t = time.perf_counter()
         pool = pool or self.image_pool
@@ -212,14 +248,19 @@ class FittedSystem:
         if not np.any(K):
             raise QueryError(
                 f"the query {sentence!r} ({', '.join(tokens)}) has kernel value 0 with every "
-                "training item: the model cannot place it; use words of the training captions")
+                "training item: the model cannot place it; use words of the training captions"
+            )
         zy = self.projections.project_y(K)
         r = self._rank("search", sentence, zy, pool.projections, pool.ids, top, t)
         r.tokens, r.unknown = tokens, unknown
         return r
 
-    def rank_captions(self, image: np.ndarray | str | Path, pool: CaptionPool | None = None,
-                      top: int | None = None) -> Ranking:
+    def rank_captions(
+        self,
+        image: np.ndarray | str | Path,
+        pool: CaptionPool | None = None,
+        top: int | None = None,
+    ) -> Ranking:
         """Image annotation (eq. 1): rank ``pool`` (default the test pool's captions) for an
         image (an RGB uint8 array or an image file)."""
         from kcca.data.images import read_image
@@ -234,22 +275,38 @@ class FittedSystem:
         zx = self.projections.project_x(self.image.block(records))
         return self._rank("annotation", name, zx, pool.projections, pool.ids, top, t)
 
-    def _rank(self, task: str, query: str, q: Mapping[float, np.ndarray],
-              c: Mapping[float, np.ndarray], ids: Sequence[str], top: int | None,
-              start: float) -> Ranking:
+    def _rank(
+        self,
+        task: str,
+        query: str,
+        q: Mapping[float, np.ndarray],
+        c: Mapping[float, np.ndarray],
+        ids: Sequence[str],
+        top: int | None,
+        start: float,
+    ) -> Ranking:
         from kcca.borda import borda_from_scores
 
         scores = self.projections.scores(task, q, c)
         res = borda_from_scores(scores)
         order = res.ranking[0]
         if top is not None:
-            order = order[:max(0, int(top))]
+            order = order[: max(0, int(top))]
         mean_cos = np.mean([s[0] for s in scores], axis=0)
-        return Ranking(task, query, order, [ids[i] for i in order], res.points[0][order],
-                       mean_cos[order], len(ids), seconds=time.perf_counter() - start)
+        return Ranking(
+            task,
+            query,
+            order,
+            [ids[i] for i in order],
+            res.points[0][order],
+            mean_cos[order],
+            len(ids),
+            seconds=time.perf_counter() - start,
+        )
 
-    def rank_pool(self, task: str, queries: Mapping[float, np.ndarray],
-                  candidates: Mapping[float, np.ndarray]) -> np.ndarray:
+    def rank_pool(
+        self, task: str, queries: Mapping[float, np.ndarray], candidates: Mapping[float, np.ndarray]
+    ) -> np.ndarray:
         """(n_queries, n_candidates) Borda rankings of projected queries (as run_system)."""
         from kcca.borda import borda_from_scores
 
@@ -263,10 +320,12 @@ class FittedSystem:
     def describe(self) -> str:
         """One line: system, corpus, p, d, models, sizes."""
         sel = self.projections.selected
-        return (f"{self.spec.label} fitted on {self.corpus} (train {self.projections.n_train}; "
-                f"p={self.projections.p:g}, d={self.projections.d:g}; "
-                + ", ".join(f"{len(v)} {k} models" for k, v in sel.items())
-                + f"; test pool {len(self.image_pool)} images / {len(self.caption_pool)} captions)")
+        return (
+            f"{self.spec.label} fitted on {self.corpus} (train {self.projections.n_train}; "
+            f"p={self.projections.p:g}, d={self.projections.d:g}; "
+            + ", ".join(f"{len(v)} {k} models" for k, v in sel.items())
+            + f"; test pool {len(self.image_pool)} images / {len(self.caption_pool)} captions)"
+        )
 
 
 def header_of(model: FittedSystem) -> dict[str, Any]:
@@ -275,12 +334,19 @@ def header_of(model: FittedSystem) -> dict[str, Any]:
     import scipy
     import sklearn
 
-    return {"kcca_version": __version__,
-            "created": _dt.datetime.now().isoformat(timespec="seconds"),
-            "spec": model.spec.as_dict(), "corpus": model.corpus,
-            "chosen": {k: v for k, v in model.chosen.items() if k != "selected"},
-            "libraries": {"numpy": np.__version__, "scipy": scipy.__version__,
-                          "scikit-learn": sklearn.__version__, "nltk": nltk.__version__}}
+    return {
+        "kcca_version": __version__,
+        "created": _dt.datetime.now().isoformat(timespec="seconds"),
+        "spec": model.spec.as_dict(),
+        "corpus": model.corpus,
+        "chosen": {k: v for k, v in model.chosen.items() if k != "selected"},
+        "libraries": {
+            "numpy": np.__version__,
+            "scipy": scipy.__version__,
+            "scikit-learn": sklearn.__version__,
+            "nltk": nltk.__version__,
+        },
+    }
 
 
 def save_model(model: FittedSystem, path: str | Path, compress: int = 0) -> Path:
@@ -312,6 +378,8 @@ def load_model(path: str | Path, cache: Any = None) -> FittedSystem:
     """
     header, model = file_format.read(path, cache=cache)
     if not isinstance(model, FittedSystem):
-        raise ModelFormatError(f"{path}: the header is a model's but the body is not",
-                               fix=file_format.refit_fix(path, header))
+        raise ModelFormatError(
+            f"{path}: the header is a model's but the body is not",
+            fix=file_format.refit_fix(path, header),
+        )
     return model

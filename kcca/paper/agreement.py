@@ -38,7 +38,7 @@ def table7_from_paper() -> dict:
     """Table 7 recomputed from the paper's Tables 11-12:
     {(human, automatic): {task: (rho, tau)}}."""
     out: dict = {}
-    for (human, auto) in P.TABLE7:
+    for human, auto in P.TABLE7:
         out[(human, auto)] = {}
         for task in ("annotation", "search"):
             h = [P.TABLE12[s][task][human] for s in P.SYSTEMS]
@@ -47,8 +47,9 @@ def table7_from_paper() -> dict:
     return out
 
 
-def system_rank_correlations(human: Sequence[float], automatic: Sequence[float]
-                             ) -> tuple[float, float]:
+def system_rank_correlations(
+    human: Sequence[float], automatic: Sequence[float]
+) -> tuple[float, float]:
     """(Spearman rho, Kendall tau-b) between two metrics' scores of the same systems."""
     return spearman_rho(human, automatic), kendall_tau_b(human, automatic)
 
@@ -84,14 +85,31 @@ def tables8_9(corpus: Corpus, split: str = "test", other_index: int | None = Non
     _, rows, cols, sums, n = _expert_pairs(corpus, split)
     out = {}
     for refs, spec in P.TABLE8_9.items():
-        scores = {m: pool_score_matrix(corpus, split, m, refs,
-                                       PLAIN if m == "bleu" else ROUGE_STYLE,
-                                       other_index=other_index)[rows, cols]
-                  for m in ("bleu", "rouge")}
-        kappa = [[cohen_kappa(_at_least(sums, n, te), scores[m] >= th - 1e-12)
-                  for m, th in spec["columns"]] for te in P.EXPERT_ROWS]
-        out[refs] = {"columns": spec["columns"], "rows": P.EXPERT_ROW_LABELS,
-                     "kappa": kappa, "paper": spec["kappa"], "n_pairs": int(rows.size)}
+        scores = {
+            m: pool_score_matrix(
+                corpus,
+                split,
+                m,
+                refs,
+                PLAIN if m == "bleu" else ROUGE_STYLE,
+                other_index=other_index,
+            )[rows, cols]
+            for m in ("bleu", "rouge")
+        }
+        kappa = [
+            [
+                cohen_kappa(_at_least(sums, n, te), scores[m] >= th - 1e-12)
+                for m, th in spec["columns"]
+            ]
+            for te in P.EXPERT_ROWS
+        ]
+        out[refs] = {
+            "columns": spec["columns"],
+            "rows": P.EXPERT_ROW_LABELS,
+            "kappa": kappa,
+            "paper": spec["kappa"],
+            "n_pairs": int(rows.size),
+        }
     return out
 
 
@@ -123,8 +141,12 @@ def table10(corpus: Corpus, lay_threshold_b: Fraction = Fraction(2, 3)) -> dict:
     a = []
     for te in P.EXPERT_ROWS:
         expert_rel = _at_least(sums, n, te)
-        a.append([cohen_kappa(expert_rel, yes * tl.denominator >= votes * tl.numerator)
-                  for tl in P.TABLE10A_COLUMNS])
+        a.append(
+            [
+                cohen_kappa(expert_rel, yes * tl.denominator >= votes * tl.numerator)
+                for tl in P.TABLE10A_COLUMNS
+            ]
+        )
     lay = yes * lay_threshold_b.denominator >= votes * lay_threshold_b.numerator
     b = []
     for te in P.EXPERT_ROWS:
@@ -134,15 +156,25 @@ def table10(corpus: Corpus, lay_threshold_b: Fraction = Fraction(2, 3)) -> dict:
         rec = tp / ex.sum() if ex.any() else float("nan")
         f1 = 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
         b.append((prec, rec, f1))
-    return {"rows": P.EXPERT_ROW_LABELS, "columns": P.TABLE10A_COLUMN_LABELS, "kappa": a,
-            "paper": P.TABLE10A, "prf": b, "lay_threshold_b": str(lay_threshold_b),
-            "n_pairs": int(sums.size), "n_crowd_judged": int(judged.sum())}
+    return {
+        "rows": P.EXPERT_ROW_LABELS,
+        "columns": P.TABLE10A_COLUMN_LABELS,
+        "kappa": a,
+        "paper": P.TABLE10A,
+        "prf": b,
+        "lay_threshold_b": str(lay_threshold_b),
+        "n_pairs": int(sums.size),
+        "n_crowd_judged": int(judged.sum()),
+    }
 
 
 # ------------------------------------------------------------------ BLEU_pre filter
-def bleu_pre_filter(corpus: Corpus, split: str = "test",
-                    thresholds: Sequence[float] = (0.25, 0.26),
-                    plain_thresholds: Sequence[float] = (0.330, 0.3334)) -> dict:
+def bleu_pre_filter(
+    corpus: Corpus,
+    split: str = "test",
+    thresholds: Sequence[float] = (0.25, 0.26),
+    plain_thresholds: Sequence[float] = (0.330, 0.3334),
+) -> dict:
     """Section 4.3.2's filter: BLEU_pre (stemmed, stop words removed, R5) >= threshold.
 
     For each threshold: % of all pool pairs removed, % of expert pairs >= 8/3 and >= 3 lost,
@@ -177,10 +209,13 @@ def bleu_pre_filter(corpus: Corpus, split: str = "test",
                 out["% of those majority no"] = 100.0 * float((cno[gone] > cyes[gone]).mean())
         return out
 
-    return {"bleu_pre": {th: stats(pre, th) for th in thresholds},
-            "bleu_pre nonzero %": 100.0 * float((pre > 0).mean()),
-            "plain_bleu": {th: stats(plain, th) for th in plain_thresholds},
-            "n_pairs": int(pre.size), "n_expert": int(rows.size)}
+    return {
+        "bleu_pre": {th: stats(pre, th) for th in thresholds},
+        "bleu_pre nonzero %": 100.0 * float((pre > 0).mean()),
+        "plain_bleu": {th: stats(plain, th) for th in plain_thresholds},
+        "n_pairs": int(pre.size),
+        "n_expert": int(rows.size),
+    }
 
 
 def random_bleu_rouge(corpus: Corpus, split: str = "test") -> dict:
@@ -189,8 +224,7 @@ def random_bleu_rouge(corpus: Corpus, split: str = "test") -> dict:
     A uniformly random first caption has expected score equal to the mean of the score
     matrix (R5 references; plain BLEU, stemmed stop-word-free ROUGE). No judgments needed.
     """
-    return {m: float(pool_score_matrix(corpus, split, m, "R5").mean())
-            for m in ("bleu", "rouge")}
+    return {m: float(pool_score_matrix(corpus, split, m, "R5").mean()) for m in ("bleu", "rouge")}
 
 
 # -------------------------------------------------------------------- counts and alpha
@@ -199,10 +233,14 @@ def relevance_counts(corpus: Corpus, split: str = "test") -> dict:
     out = {}
     for name in PRESETS:
         m = corpus_relevance(corpus, split, name)
-        out[name] = {"added": m.n_added, "rule": m.rule.describe(),
-                     "captions (relevant images)": m.count_histogram("search"),
-                     "images (relevant captions)": m.count_histogram("annotation"),
-                     "judged pairs": m.n_judged_pairs, "outside pool": m.n_outside_pool}
+        out[name] = {
+            "added": m.n_added,
+            "rule": m.rule.describe(),
+            "captions (relevant images)": m.count_histogram("search"),
+            "images (relevant captions)": m.count_histogram("annotation"),
+            "judged pairs": m.n_judged_pairs,
+            "outside pool": m.n_outside_pool,
+        }
     return out
 
 

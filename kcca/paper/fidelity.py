@@ -36,12 +36,18 @@ RECALLS = ("R@1", "R@5", "R@10")
 SUCCESS = ("S@1", "S@5", "S@10")
 TRI5SEM = SECTION4_NAMES["TRI5SEM"]
 #: (table, task, metric) where the paper's TRI5SEM is the best system
-TRI5SEM_BEST = (("11", "annotation", "R@1"), ("11", "annotation", "R@5"),
-                ("11", "annotation", "R@10"), ("11", "annotation", "median rank"),
-                ("11", "search", "R@10"),
-                ("12", "annotation", "S@5"), ("12", "annotation", "S@10"),
-                ("12", "annotation", "R-precision"), ("12", "search", "S@10"),
-                ("12", "search", "R-precision"))
+TRI5SEM_BEST = (
+    ("11", "annotation", "R@1"),
+    ("11", "annotation", "R@5"),
+    ("11", "annotation", "R@10"),
+    ("11", "annotation", "median rank"),
+    ("11", "search", "R@10"),
+    ("12", "annotation", "S@5"),
+    ("12", "annotation", "S@10"),
+    ("12", "annotation", "R-precision"),
+    ("12", "search", "S@10"),
+    ("12", "search", "R-precision"),
+)
 
 
 @dataclass
@@ -76,8 +82,17 @@ def present_systems(values: Values) -> list[str]:
     return [s for s in SYSTEMS if s in values]
 
 
-def _within(values: Values, systems: list[str], table: str, metrics: tuple[str, ...],
-            ok, label: str, target: str, name: str, ours_suffix: str = "") -> Check:
+def _within(
+    values: Values,
+    systems: list[str],
+    table: str,
+    metrics: tuple[str, ...],
+    ok,
+    label: str,
+    target: str,
+    name: str,
+    ours_suffix: str = "",
+) -> Check:
     """Cells where ``ok(ours, paper)``; ours read as ``metric + ours_suffix`` (the condensed
     variants are compared with the paper's plain metric)."""
     hits = total = 0
@@ -94,12 +109,12 @@ def _within(values: Values, systems: list[str], table: str, metrics: tuple[str, 
                     hits += 1
                 else:
                     misses.append(f"{s} {task} {m}{ours_suffix} {ours:g} ({paper:g})")
-    return Check(name, target, f"{hits} of {total} {label}", (hits == total) if total else None,
-                 misses)
+    return Check(
+        name, target, f"{hits} of {total} {label}", (hits == total) if total else None, misses
+    )
 
 
-def _spearman(values: Values, systems: list[str], metric: str, target: float, who: str
-              ) -> Check:
+def _spearman(values: Values, systems: list[str], metric: str, target: float, who: str) -> Check:
     parts: list[str] = []
     ok: list[bool | None] = []
     for task in TASKS:
@@ -131,19 +146,29 @@ def _nn_below_kcca(values: Values, systems: list[str]) -> Check:
             continue
         # every key is present, so get never gives None
         top_nn, low_kc = max(nn, key=nn.get), min(kc, key=kc.get)  # type: ignore[arg-type]
-        parts.append(f"{task}: best NN {top_nn} {nn[top_nn]:g} vs worst KCCA {low_kc} "
-                     f"{kc[low_kc]:g}")
+        parts.append(
+            f"{task}: best NN {top_nn} {nn[top_nn]:g} vs worst KCCA {low_kc} {kc[low_kc]:g}"
+        )
         ok.append(nn[top_nn] < kc[low_kc])
         if nn[top_nn] >= kc[low_kc]:
             misses.append(f"{task}: {top_nn} {nn[top_nn]:g} >= {low_kc} {kc[low_kc]:g}")
-    return Check("every NN system below every KCCA system on R@10", "both tasks",
-                 "; ".join(parts), None if None in ok else all(ok), misses)
+    return Check(
+        "every NN system below every KCCA system on R@10",
+        "both tasks",
+        "; ".join(parts),
+        None if None in ok else all(ok),
+        misses,
+    )
 
 
 def _tri5sem_best(values: Values, systems: list[str]) -> Check:
     if TRI5SEM not in values:
-        return Check("TRI5SEM best or within 1 of the best where the paper's is best",
-                     "10 cells", "TRI5SEM not run", None)
+        return Check(
+            "TRI5SEM best or within 1 of the best where the paper's is best",
+            "10 cells",
+            "TRI5SEM not run",
+            None,
+        )
     hits, misses, total = 0, [], 0
     for table, task, metric in TRI5SEM_BEST:
         raw = {s: _get(values, s, task, metric) for s in systems}
@@ -158,17 +183,27 @@ def _tri5sem_best(values: Values, systems: list[str]) -> Check:
         if gap <= 1.0 + 1e-9:
             hits += 1
         else:
-            misses.append(f"Table {table} {task} {metric}: TRI5SEM {scores[TRI5SEM]:g}, best "
-                          f"{best} {scores[best]:g}")
-    return Check("TRI5SEM best or within 1 of the best where the paper's is best",
-                 f"{len(TRI5SEM_BEST)} cells", f"{hits} of {total} cells",
-                 (hits == total) if total else None, misses)
+            misses.append(
+                f"Table {table} {task} {metric}: TRI5SEM {scores[TRI5SEM]:g}, best "
+                f"{best} {scores[best]:g}"
+            )
+    return Check(
+        "TRI5SEM best or within 1 of the best where the paper's is best",
+        f"{len(TRI5SEM_BEST)} cells",
+        f"{hits} of {total} cells",
+        (hits == total) if total else None,
+        misses,
+    )
 
 
 def _beyond(values: Values) -> Check:
     if TRI5SEM not in values:
-        return Check("beyond the paper: TRI5SEM at or above the paper's TRI5SEM",
-                     "R@1/5/10 >=, median <=", "TRI5SEM not run", None)
+        return Check(
+            "beyond the paper: TRI5SEM at or above the paper's TRI5SEM",
+            "R@1/5/10 >=, median <=",
+            "TRI5SEM not run",
+            None,
+        )
     hits, misses, total = 0, [], 0
     for task in TASKS:
         for m in RECALLS + ("median rank",):
@@ -180,9 +215,13 @@ def _beyond(values: Values) -> Check:
             hits += good
             if not good:
                 misses.append(f"{task} {m} {ours:g} ({paper:g})")
-    return Check("beyond the paper: TRI5SEM at or above the paper's TRI5SEM",
-                 "R@1/5/10 >=, median <=", f"{hits} of {total} cells",
-                 (hits == total) if total else None, misses)
+    return Check(
+        "beyond the paper: TRI5SEM at or above the paper's TRI5SEM",
+        "R@1/5/10 >=, median <=",
+        f"{hits} of {total} cells",
+        (hits == total) if total else None,
+        misses,
+    )
 
 
 def within_3(ours: float, paper: float) -> bool:
@@ -195,26 +234,72 @@ def fidelity_checks(values: Values) -> list[Check]:
     systems = present_systems(values)
     kcca = [s for s in systems if not is_nn(s)]
     return [
-        _within(values, systems, "11", RECALLS, within_3,
-                "cells within 3 points", "|ours - paper| <= 3", "Table 11 R@1/5/10"),
-        _within(values, systems, "11", ("median rank",),
-                lambda a, b: abs(a - b) <= 0.25 * b + 1e-9, "cells within 25 %",
-                "|ours - paper| <= 25 % of paper", "Table 11 median rank"),
-        _within(values, systems, "12", SUCCESS, within_3,
-                "cells within 3 points", "|ours - paper| <= 3",
-                "Table 12 S@1/5/10 (unjudged = not relevant)"),
-        _within(values, systems, "12", SUCCESS, within_3, "cells within 3 points",
-                "|ours - paper| <= 3", "Table 12 S@1/5/10 on condensed lists (judged pairs "
-                "only; information)", ours_suffix=" condensed"),
-        _within(values, systems, "12", SUCCESS, within_3, "cells within 3 points",
-                "|ours - paper| <= 3", "Table 12 S@1/5/10 under the paper's judging protocol "
-                "(unjudged top-10 pairs passing BLEU_pre >= 0.25 imputed; information)",
-                ours_suffix=" imputed"),
+        _within(
+            values,
+            systems,
+            "11",
+            RECALLS,
+            within_3,
+            "cells within 3 points",
+            "|ours - paper| <= 3",
+            "Table 11 R@1/5/10",
+        ),
+        _within(
+            values,
+            systems,
+            "11",
+            ("median rank",),
+            lambda a, b: abs(a - b) <= 0.25 * b + 1e-9,
+            "cells within 25 %",
+            "|ours - paper| <= 25 % of paper",
+            "Table 11 median rank",
+        ),
+        _within(
+            values,
+            systems,
+            "12",
+            SUCCESS,
+            within_3,
+            "cells within 3 points",
+            "|ours - paper| <= 3",
+            "Table 12 S@1/5/10 (unjudged = not relevant)",
+        ),
+        _within(
+            values,
+            systems,
+            "12",
+            SUCCESS,
+            within_3,
+            "cells within 3 points",
+            "|ours - paper| <= 3",
+            "Table 12 S@1/5/10 on condensed lists (judged pairs only; information)",
+            ours_suffix=" condensed",
+        ),
+        _within(
+            values,
+            systems,
+            "12",
+            SUCCESS,
+            within_3,
+            "cells within 3 points",
+            "|ours - paper| <= 3",
+            "Table 12 S@1/5/10 under the paper's judging protocol "
+            "(unjudged top-10 pairs passing BLEU_pre >= 0.25 imputed; information)",
+            ours_suffix=" imputed",
+        ),
         # a cell above our bound misses whatever the crowd would say about our unjudged pairs
-        _within(values, systems, "12", SUCCESS, lambda ours, paper: paper <= ours + 3.0 + 1e-9,
-                "cells", "every cell", "Table 12 paper's S@k at most our judging-protocol "
-                "bound + 3 (information: cells above it miss whatever our unjudged pairs are)",
-                ours_suffix=" bound"),
+        _within(
+            values,
+            systems,
+            "12",
+            SUCCESS,
+            lambda ours, paper: paper <= ours + 3.0 + 1e-9,
+            "cells",
+            "every cell",
+            "Table 12 paper's S@k at most our judging-protocol "
+            "bound + 3 (information: cells above it miss whatever our unjudged pairs are)",
+            ours_suffix=" bound",
+        ),
         _bracket(values, systems),
         _spearman(values, systems, "R@10", 0.8, "all systems"),
         _spearman(values, systems, "median rank", 0.8, "all systems"),
@@ -244,9 +329,13 @@ def _bracket(values: Values, systems: list[str]) -> Check:
                     hits += 1
                 else:
                     misses.append(f"{s} {task} {m} [{lo:g}, {hi:g}] ({paper:g})")
-    return Check("Table 12 paper's S@k / R-precision inside [ours, ours condensed] +- 3 "
-                 "(information)", "every cell", f"{hits} of {total} cells",
-                 (hits == total) if total else None, misses)
+    return Check(
+        "Table 12 paper's S@k / R-precision inside [ours, ours condensed] +- 3 (information)",
+        "every cell",
+        f"{hits} of {total} cells",
+        (hits == total) if total else None,
+        misses,
+    )
 
 
 def to_markdown(checks: list[Check], header: list[str], systems: list[str]) -> str:
@@ -259,8 +348,7 @@ def to_markdown(checks: list[Check], header: list[str], systems: list[str]) -> s
     lines += [f"| {c.name} | {c.target} | {c.measured} | {mark[c.passed]} |" for c in checks]
     for c in checks:
         if c.misses:
-            lines += ["", f"## {c.name}: {len(c.misses)} miss(es)", "",
-                      "ours (paper):", ""]
+            lines += ["", f"## {c.name}: {len(c.misses)} miss(es)", "", "ours (paper):", ""]
             lines += [f"- {m}" for m in c.misses]
     return "\n".join(lines) + "\n"
 

@@ -16,15 +16,45 @@ from fractions import Fraction
 from typing import Any
 
 SYSTEMS: tuple[str, ...] = (
-    "NN5_F1", "NN5_F1^idf", "NN5_BoW5", "NN5_TRI(best)", "BoW1", "TRI1", "BoW5^HISTO", "BoW5",
-    "BoW5^idf", "BoW5^sqrtidf", "TAGRANK", "TRI5^HISTO", "TRI5", "TRI5_Lin", "TRI5_D(BNC)",
-    "TRI5_D(ic)", "TRI5_D(BNC+ic)", "TRI5_A", "TRI5_A,D(BNC)", "TRI5_A,D(ic)",
-    "TRI5_A,D(BNC+ic)", "TRI5^sqrtidf", "TRI5^sqrtidf_D(BNC)", "TRI5^sqrtidf_D(ic)",
-    "TRI5^sqrtidf_D(BNC+ic)", "TRI5^sqrtidf_A", "TRI5^sqrtidf_A,D(BNC)", "TRI5^sqrtidf_A,D(ic)",
-    "TRI5^sqrtidf,HISTO_A,D(BNC+ic)", "TRI5^sqrtidf_A,D(BNC+ic)",
+    "NN5_F1",
+    "NN5_F1^idf",
+    "NN5_BoW5",
+    "NN5_TRI(best)",
+    "BoW1",
+    "TRI1",
+    "BoW5^HISTO",
+    "BoW5",
+    "BoW5^idf",
+    "BoW5^sqrtidf",
+    "TAGRANK",
+    "TRI5^HISTO",
+    "TRI5",
+    "TRI5_Lin",
+    "TRI5_D(BNC)",
+    "TRI5_D(ic)",
+    "TRI5_D(BNC+ic)",
+    "TRI5_A",
+    "TRI5_A,D(BNC)",
+    "TRI5_A,D(ic)",
+    "TRI5_A,D(BNC+ic)",
+    "TRI5^sqrtidf",
+    "TRI5^sqrtidf_D(BNC)",
+    "TRI5^sqrtidf_D(ic)",
+    "TRI5^sqrtidf_D(BNC+ic)",
+    "TRI5^sqrtidf_A",
+    "TRI5^sqrtidf_A,D(BNC)",
+    "TRI5^sqrtidf_A,D(ic)",
+    "TRI5^sqrtidf,HISTO_A,D(BNC+ic)",
+    "TRI5^sqrtidf_A,D(BNC+ic)",
 )
-SECTION4_NAMES = {"NN": "NN5_F1^idf", "BoW1": "BoW1", "BoW5": "BoW5", "TAGRANK": "TAGRANK",
-                  "TRI5": "TRI5", "TRI5SEM": "TRI5^sqrtidf_A,D(BNC+ic)"}
+SECTION4_NAMES = {
+    "NN": "NN5_F1^idf",
+    "BoW1": "BoW1",
+    "BoW5": "BoW5",
+    "TAGRANK": "TAGRANK",
+    "TRI5": "TRI5",
+    "TRI5SEM": "TRI5^sqrtidf_A,D(BNC+ic)",
+}
 
 # Table 11: annotation R@1 R@5 R@10 median | search R@1 R@5 R@10 median (one row per SYSTEMS)
 _TABLE11 = """
@@ -99,8 +129,13 @@ _T12_COLS = ("S@1", "S@5", "S@10", "R-precision")
 def _parse(block: str, cols: tuple[str, ...]) -> dict[str, dict[str, dict[str, float]]]:
     rows = [list(map(float, line.split())) for line in block.strip().splitlines()]
     assert len(rows) == len(SYSTEMS) and all(len(r) == 2 * len(cols) for r in rows)
-    return {name: {"annotation": dict(zip(cols, r[: len(cols)])),
-                   "search": dict(zip(cols, r[len(cols):]))} for name, r in zip(SYSTEMS, rows)}
+    return {
+        name: {
+            "annotation": dict(zip(cols, r[: len(cols)])),
+            "search": dict(zip(cols, r[len(cols) :])),
+        }
+        for name, r in zip(SYSTEMS, rows)
+    }
 
 
 TABLE11 = _parse(_TABLE11, _T11_COLS)
@@ -131,69 +166,120 @@ TABLE1 = {
     "TRI5SEM": (11.0, 13.3, 15.7, 23.0, 28.1, 36.9, 53.0),
 }
 TABLE2 = {  # expert, BLEU, ROUGE (R5 references)
-    "Random": (1.22, 0.31, 0.04), "NN": (1.57, 0.35, 0.11), "BoW1": (1.90, 0.43, 0.14),
-    "BoW5": (1.98, 0.46, 0.15), "TAGRANK": (1.99, 0.46, 0.15), "TRI5SEM": (2.08, 0.48, 0.17),
+    "Random": (1.22, 0.31, 0.04),
+    "NN": (1.57, 0.35, 0.11),
+    "BoW1": (1.90, 0.43, 0.14),
+    "BoW5": (1.98, 0.46, 0.15),
+    "TAGRANK": (1.99, 0.46, 0.15),
+    "TRI5SEM": (2.08, 0.48, 0.17),
 }
 # Table 5: R-precision annotation, search, total
-TABLE5 = {"NN": (5.2, 3.8, 4.5), "BoW1": (10.7, 9.6, 10.1), "BoW5": (11.1, 10.5, 10.8),
-          "TAGRANK": (11.7, 10.5, 11.1), "TRI5": (11.6, 11.0, 11.3),
-          "TRI5SEM": (13.7, 13.4, 13.5)}
+TABLE5 = {
+    "NN": (5.2, 3.8, 4.5),
+    "BoW1": (10.7, 9.6, 10.1),
+    "BoW5": (11.1, 10.5, 10.8),
+    "TAGRANK": (11.7, 10.5, 11.1),
+    "TRI5": (11.6, 11.0, 11.3),
+    "TRI5SEM": (13.7, 13.4, 13.5),
+}
 
 # Tables 8-9: Cohen's kappa, rows = expert thresholds, columns = (metric, threshold).
-EXPERT_ROWS: tuple[Fraction, ...] = (Fraction(4), Fraction(11, 3), Fraction(10, 3), Fraction(3),
-                                     Fraction(8, 3))
+EXPERT_ROWS: tuple[Fraction, ...] = (
+    Fraction(4),
+    Fraction(11, 3),
+    Fraction(10, 3),
+    Fraction(3),
+    Fraction(8, 3),
+)
 EXPERT_ROW_LABELS = ("=4.0", ">=3.6", ">=3.3", ">=3.0", ">=2.6")
 #: refs -> {"columns": ((metric, threshold), ...), "kappa": rows of kappas}
 TABLE8_9: dict[str, dict[str, tuple]] = {
     "R5": {
-        "columns": (("bleu", 0.9), ("bleu", 0.8), ("bleu", 0.7),
-                    ("rouge", 0.4), ("rouge", 0.3), ("rouge", 0.2)),
-        "kappa": ((0.72, 0.70, 0.59, 0.54, 0.47, 0.29),
-                  (0.71, 0.72, 0.61, 0.54, 0.50, 0.33),
-                  (0.64, 0.67, 0.63, 0.50, 0.50, 0.37),
-                  (0.45, 0.54, 0.57, 0.45, 0.54, 0.49),
-                  (0.35, 0.45, 0.51, 0.38, 0.51, 0.53)),
+        "columns": (
+            ("bleu", 0.9),
+            ("bleu", 0.8),
+            ("bleu", 0.7),
+            ("rouge", 0.4),
+            ("rouge", 0.3),
+            ("rouge", 0.2),
+        ),
+        "kappa": (
+            (0.72, 0.70, 0.59, 0.54, 0.47, 0.29),
+            (0.71, 0.72, 0.61, 0.54, 0.50, 0.33),
+            (0.64, 0.67, 0.63, 0.50, 0.50, 0.37),
+            (0.45, 0.54, 0.57, 0.45, 0.54, 0.49),
+            (0.35, 0.45, 0.51, 0.38, 0.51, 0.53),
+        ),
     },
     "R1-gold": {
-        "columns": (("bleu", 0.8), ("bleu", 0.6), ("bleu", 0.5),
-                    ("rouge", 0.9), ("rouge", 0.7), ("rouge", 0.3)),
-        "kappa": ((0.71, 0.70, 0.52, 0.69, 0.67, 0.35),
-                  (0.68, 0.68, 0.56, 0.65, 0.64, 0.39),
-                  (0.60, 0.59, 0.56, 0.57, 0.56, 0.40),
-                  (0.41, 0.42, 0.48, 0.39, 0.40, 0.45),
-                  (0.32, 0.32, 0.42, 0.30, 0.32, 0.43)),
+        "columns": (
+            ("bleu", 0.8),
+            ("bleu", 0.6),
+            ("bleu", 0.5),
+            ("rouge", 0.9),
+            ("rouge", 0.7),
+            ("rouge", 0.3),
+        ),
+        "kappa": (
+            (0.71, 0.70, 0.52, 0.69, 0.67, 0.35),
+            (0.68, 0.68, 0.56, 0.65, 0.64, 0.39),
+            (0.60, 0.59, 0.56, 0.57, 0.56, 0.40),
+            (0.41, 0.42, 0.48, 0.39, 0.40, 0.45),
+            (0.32, 0.32, 0.42, 0.30, 0.32, 0.43),
+        ),
     },
     "R4": {
-        "columns": (("bleu", 0.7), ("bleu", 0.6), ("bleu", 0.5),
-                    ("rouge", 0.4), ("rouge", 0.3), ("rouge", 0.2)),
-        "kappa": ((0.50, 0.40, 0.23, 0.44, 0.40, 0.26),
-                  (0.51, 0.43, 0.28, 0.43, 0.43, 0.30),
-                  (0.52, 0.46, 0.32, 0.40, 0.44, 0.34),
-                  (0.47, 0.48, 0.41, 0.39, 0.50, 0.47),
-                  (0.41, 0.47, 0.44, 0.33, 0.48, 0.51)),
+        "columns": (
+            ("bleu", 0.7),
+            ("bleu", 0.6),
+            ("bleu", 0.5),
+            ("rouge", 0.4),
+            ("rouge", 0.3),
+            ("rouge", 0.2),
+        ),
+        "kappa": (
+            (0.50, 0.40, 0.23, 0.44, 0.40, 0.26),
+            (0.51, 0.43, 0.28, 0.43, 0.43, 0.30),
+            (0.52, 0.46, 0.32, 0.40, 0.44, 0.34),
+            (0.47, 0.48, 0.41, 0.39, 0.50, 0.47),
+            (0.41, 0.47, 0.44, 0.33, 0.48, 0.51),
+        ),
     },
     "R1-other": {
-        "columns": (("bleu", 0.5), ("bleu", 0.4), ("bleu", 0.3),
-                    ("rouge", 0.4), ("rouge", 0.3), ("rouge", 0.2)),
-        "kappa": ((0.33, 0.27, 0.16, 0.33, 0.30, 0.18),
-                  (0.34, 0.29, 0.19, 0.34, 0.32, 0.21),
-                  (0.34, 0.32, 0.22, 0.35, 0.35, 0.24),
-                  (0.32, 0.36, 0.29, 0.39, 0.42, 0.34),
-                  (0.30, 0.35, 0.31, 0.37, 0.41, 0.38)),
+        "columns": (
+            ("bleu", 0.5),
+            ("bleu", 0.4),
+            ("bleu", 0.3),
+            ("rouge", 0.4),
+            ("rouge", 0.3),
+            ("rouge", 0.2),
+        ),
+        "kappa": (
+            (0.33, 0.27, 0.16, 0.33, 0.30, 0.18),
+            (0.34, 0.29, 0.19, 0.34, 0.32, 0.21),
+            (0.34, 0.32, 0.22, 0.35, 0.35, 0.24),
+            (0.32, 0.36, 0.29, 0.39, 0.42, 0.34),
+            (0.30, 0.35, 0.31, 0.37, 0.41, 0.38),
+        ),
     },
 }
 # Table 10(a): kappa of crowd (fraction yes = 1.0, >= 0.6, >= 0.3) vs expert thresholds.
 TABLE10A_COLUMNS = (Fraction(1), Fraction(3, 5), Fraction(3, 10))
 TABLE10A_COLUMN_LABELS = ("=1.0", ">=0.6", ">=0.3")
-TABLE10A = ((0.75, 0.69, 0.49), (0.78, 0.76, 0.57), (0.74, 0.79, 0.65), (0.56, 0.71, 0.74),
-            (0.45, 0.62, 0.73))
+TABLE10A = (
+    (0.75, 0.69, 0.49),
+    (0.78, 0.76, 0.57),
+    (0.74, 0.79, 0.65),
+    (0.56, 0.71, 0.74),
+    (0.45, 0.62, 0.73),
+)
 
 # Section 4.3.2: relevance counts (paper rule) and the BLEU_pre filter.
 RELEVANCE_COUNTS: dict[str, Any] = {
     "added": 2031,
-    "search": (446, 202, 100, 252),          # captions with 1 / 2 / 3 / 4+ relevant images
+    "search": (446, 202, 100, 252),  # captions with 1 / 2 / 3 / 4+ relevant images
     "annotation_printed": (331, 202, 100, 317),  # typo: sums to 950
-    "annotation": (331, 228, 124, 317),      # from the released file (docs/paper-notes.md)
+    "annotation": (331, 228, 124, 317),  # from the released file (docs/paper-notes.md)
 }
 BLEU_PRE_FILTER = {
     # threshold: (% of 10^6 test pairs removed, % lost of expert >= 8/3, % lost of expert >= 3)

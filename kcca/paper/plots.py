@@ -38,9 +38,13 @@ def _colors(n: int):
     return [cmap(i % cmap.N) for i in range(n)]
 
 
-def recall_curves(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Path, *,
-                  paper: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
-                  k_max: int = 100) -> Path:
+def recall_curves(
+    ranks: Mapping[str, Mapping[str, np.ndarray]],
+    path: str | Path,
+    *,
+    paper: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+    k_max: int = 100,
+) -> Path:
     """R@k (percent) for k = 1..``k_max``, one panel per task; paper R@1/5/10 as markers."""
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
@@ -55,7 +59,7 @@ def recall_curves(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Pat
             r = np.asarray(r)
             n = r.size
             # R@k for every k at once: cumulative histogram of the ranks
-            counts = np.bincount(np.minimum(r, k_max + 1), minlength=k_max + 2)[1:k_max + 1]
+            counts = np.bincount(np.minimum(r, k_max + 1), minlength=k_max + 2)[1 : k_max + 1]
             ax.plot(k, 100.0 * np.cumsum(counts) / r.size, color=color, label=label)
             pv = (paper or {}).get(label, {}).get(task, {})
             pts = [(kk, pv[f"R@{kk}"]) for kk in (1, 5, 10) if pv.get(f"R@{kk}") is not None]
@@ -76,14 +80,12 @@ def recall_curves(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Pat
     return _save(fig, path)
 
 
-def gold_rank_distribution(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Path
-                           ) -> Path:
+def gold_rank_distribution(ranks: Mapping[str, Mapping[str, np.ndarray]], path: str | Path) -> Path:
     """Histogram (log bins) and CDF of the original item's rank per system and task."""
     plt = _pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     colors = _colors(max(1, len(ranks)))
-    n_max = max((np.asarray(r).max() for pt in ranks.values() for r in pt.values()),
-                default=1)
+    n_max = max((np.asarray(r).max() for pt in ranks.values() for r in pt.values()), default=1)
     bins = np.unique(np.round(np.geomspace(1, max(2, n_max) + 1, 25)).astype(int))
     for col, task in enumerate(TASKS):
         h_ax, c_ax = axes[0, col], axes[1, col]
@@ -93,8 +95,12 @@ def gold_rank_distribution(ranks: Mapping[str, Mapping[str, np.ndarray]], path: 
                 continue
             r = np.sort(np.asarray(r))
             counts, edges = np.histogram(r, bins=bins)
-            h_ax.stairs(100.0 * counts / r.size, edges, color=color,
-                        label=f"{label} (median {np.median(r):g})")
+            h_ax.stairs(
+                100.0 * counts / r.size,
+                edges,
+                color=color,
+                label=f"{label} (median {np.median(r):g})",
+            )
             c_ax.plot(r, 100.0 * np.arange(1, r.size + 1) / r.size, color=color, label=label)
         for ax in (h_ax, c_ax):
             ax.set_xscale("log")
@@ -109,8 +115,14 @@ def gold_rank_distribution(ranks: Mapping[str, Mapping[str, np.ndarray]], path: 
     return _save(fig, path)
 
 
-def table6_heatmap(ours: np.ndarray, paper: np.ndarray, path: str | Path, *,
-                   rows: tuple[str, ...], columns: tuple[str, ...]) -> Path:
+def table6_heatmap(
+    ours: np.ndarray,
+    paper: np.ndarray,
+    path: str | Path,
+    *,
+    rows: tuple[str, ...],
+    columns: tuple[str, ...],
+) -> Path:
     """Heat maps of Table 6: ``ours`` / ``paper`` are (2 tasks, rows, columns), NaN = absent."""
     plt = _pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
@@ -124,9 +136,15 @@ def table6_heatmap(ours: np.ndarray, paper: np.ndarray, path: str | Path, *,
             for i in range(len(rows)):
                 for j in range(len(columns)):
                     v = grid[t, i, j]
-                    ax.text(j, i, "not run" if np.isnan(v) else f"{v:.1f}", ha="center",
-                            va="center", fontsize=9,
-                            color="black" if np.isnan(v) or v > (vmin + vmax) / 2 else "white")
+                    ax.text(
+                        j,
+                        i,
+                        "not run" if np.isnan(v) else f"{v:.1f}",
+                        ha="center",
+                        va="center",
+                        fontsize=9,
+                        color="black" if np.isnan(v) or v > (vmin + vmax) / 2 else "white",
+                    )
             ax.set_xticks(range(len(columns)), columns)
             ax.set_yticks(range(len(rows)), rows)
             ax.set_title(f"{name}: image {task}, R-precision")
@@ -136,11 +154,14 @@ def table6_heatmap(ours: np.ndarray, paper: np.ndarray, path: str | Path, *,
     return _save(fig, path)
 
 
-def ours_vs_paper(cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, ...]]]],
-                  path: str | Path, *, nn: set[str] | frozenset[str] = frozenset(),
-                  metrics: tuple[str, ...] = ("R@1", "R@5", "R@10", "median rank"),
-                  title: str = "Table 11, ours against the paper's (one point per system "
-                               "and task)") -> Path:
+def ours_vs_paper(
+    cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, ...]]]],
+    path: str | Path,
+    *,
+    nn: set[str] | frozenset[str] = frozenset(),
+    metrics: tuple[str, ...] = ("R@1", "R@5", "R@10", "median rank"),
+    title: str = "Table 11, ours against the paper's (one point per system and task)",
+) -> Path:
     """Scatter of ours (y) against the paper's (x), one panel per metric (default Table 11's
     R@1, R@5, R@10 and median rank), both tasks; the diagonal and the fidelity band (+-3
     points, +-25 % for the median rank) are drawn; NN systems are hollow markers.
@@ -153,13 +174,21 @@ def ours_vs_paper(cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, ...
     axes = axes[0]
     style = {"annotation": ("o", "tab:blue"), "search": ("s", "tab:orange")}
     for ax, metric in zip(axes, metrics):
-        pts = [(v[metric][1], v[metric][0], s, task) for s, tasks in cells.items()
-               for task, v in tasks.items() if metric in v]
+        pts = [
+            (v[metric][1], v[metric][0], s, task)
+            for s, tasks in cells.items()
+            for task, v in tasks.items()
+            if metric in v
+        ]
         if not pts:
             ax.set_visible(False)
             continue
-        spans = [(v[metric][1], *v[metric][2:4], task) for s, tasks in cells.items()
-                 for task, v in tasks.items() if metric in v and len(v[metric]) == 4]
+        spans = [
+            (v[metric][1], *v[metric][2:4], task)
+            for s, tasks in cells.items()
+            for task, v in tasks.items()
+            if metric in v and len(v[metric]) == 4
+        ]
         lo = min(min(p[0], p[1]) for p in pts)
         hi = max(max(p[0], p[1]) for p in pts)
         pad = 0.08 * (hi - lo or 1.0)
@@ -172,21 +201,32 @@ def ours_vs_paper(cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, ...
         for task, (_, color) in style.items():
             sel = [p for p in spans if p[3] == task]
             if sel:
-                ax.vlines([p[0] for p in sel], [p[1] for p in sel], [p[2] for p in sel],
-                          color=color, alpha=0.35, lw=1.5)
+                ax.vlines(
+                    [p[0] for p in sel],
+                    [p[1] for p in sel],
+                    [p[2] for p in sel],
+                    color=color,
+                    alpha=0.35,
+                    lw=1.5,
+                )
         for task, (marker, color) in style.items():
             for hollow in (False, True):
                 sel = [p for p in pts if p[3] == task and (p[2] in nn) == hollow]
                 if sel:
-                    ax.scatter([p[0] for p in sel], [p[1] for p in sel], marker=marker, s=28,
-                               facecolors="none" if hollow else color, edgecolors=color,
-                               label=f"{task}{' (NN)' if hollow else ''}")
+                    ax.scatter(
+                        [p[0] for p in sel],
+                        [p[1] for p in sel],
+                        marker=marker,
+                        s=28,
+                        facecolors="none" if hollow else color,
+                        edgecolors=color,
+                        label=f"{task}{' (NN)' if hollow else ''}",
+                    )
         if metric == "median rank":  # NN medians sit far from the KCCA ones
             from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
             lim = (0.8 * lo, 1.25 * hi)
-            ticks = [t for t in (10, 20, 30, 50, 100, 200, 300, 500, 1000)
-                     if lim[0] <= t <= lim[1]]
+            ticks = [t for t in (10, 20, 30, 50, 100, 200, 300, 500, 1000) if lim[0] <= t <= lim[1]]
             ax.set_xscale("log")
             ax.set_yscale("log")
             for axis in (ax.xaxis, ax.yaxis):

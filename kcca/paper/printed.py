@@ -44,9 +44,12 @@ TABLE1_MARKERS = {
 }
 # Table 2 superscripts: expert, BLEU, ROUGE (Fisher's randomisation test)
 TABLE2_MARKERS = {
-    "Random": ("***", "***", "***"), "NN": ("***", "***", "***"),
-    "BoW1": ("***", "***", "***"), "BoW5": ("***", "*", "***"),
-    "TAGRANK": ("***", "**", "***"), "TRI5SEM": ("", "", ""),
+    "Random": ("***", "***", "***"),
+    "NN": ("***", "***", "***"),
+    "BoW1": ("***", "***", "***"),
+    "BoW5": ("***", "*", "***"),
+    "TAGRANK": ("***", "**", "***"),
+    "TRI5SEM": ("", "", ""),
 }
 
 # Table 3 as printed: annotation R@1 R@5 R@10 median | search R@1 R@5 R@10 median, with
@@ -79,9 +82,11 @@ def _parse_printed(block: str, cols: tuple[str, ...]) -> dict:
         name, *cells = line.split()
         assert len(cells) == 2 * len(cols), line
         values = [float(c.rstrip("*")) for c in cells]
-        marks = [c[len(c.rstrip("*")):] for c in cells]
-        out[name] = {task: {m: (values[i + off], marks[i + off]) for i, m in enumerate(cols)}
-                     for task, off in (("annotation", 0), ("search", len(cols)))}
+        marks = [c[len(c.rstrip("*")) :] for c in cells]
+        out[name] = {
+            task: {m: (values[i + off], marks[i + off]) for i, m in enumerate(cols)}
+            for task, off in (("annotation", 0), ("search", len(cols)))
+        }
     return out
 
 
@@ -97,19 +102,34 @@ TABLE6_SYSTEMS = (
     ("TRI5", "TRI5^sqrtidf", "TRI5_A", "TRI5^sqrtidf_A"),
     ("TRI5_D(BNC)", "TRI5^sqrtidf_D(BNC)", "TRI5_A,D(BNC)", "TRI5^sqrtidf_A,D(BNC)"),
     ("TRI5_D(ic)", "TRI5^sqrtidf_D(ic)", "TRI5_A,D(ic)", "TRI5^sqrtidf_A,D(ic)"),
-    ("TRI5_D(BNC+ic)", "TRI5^sqrtidf_D(BNC+ic)", "TRI5_A,D(BNC+ic)",
-     "TRI5^sqrtidf_A,D(BNC+ic)"),
+    ("TRI5_D(BNC+ic)", "TRI5^sqrtidf_D(BNC+ic)", "TRI5_A,D(BNC+ic)", "TRI5^sqrtidf_A,D(BNC+ic)"),
 )
 # printed (annotation, superscript, search, superscript) per cell; None = not in the text
 TABLE6_PRINTED = (
-    ((11.6, "", 11.0, ""), (12.5, "ii", 11.3, ""), (13.4, "aaa", 12.3, "aa"),
-     (13.4, "a", None, None)),
-    ((12.7, "dd", 12.1, "dd"), (12.9, "", 12.2, "ddd"), (13.2, "", 12.8, "a"),
-     (12.9, "", None, None)),
-    ((12.7, "dd", 12.8, "ddd"), (12.8, "", 13.1, "ddd"), (13.0, "", 12.8, ""),
-     (13.3, "", None, None)),
-    ((12.5, "dd", 12.7, "ddd"), (13.3, "d", 13.0, "ddd"), (13.4, "aa", 13.2, "dd"),
-     (13.7, "", 13.4, None)),
+    (
+        (11.6, "", 11.0, ""),
+        (12.5, "ii", 11.3, ""),
+        (13.4, "aaa", 12.3, "aa"),
+        (13.4, "a", None, None),
+    ),
+    (
+        (12.7, "dd", 12.1, "dd"),
+        (12.9, "", 12.2, "ddd"),
+        (13.2, "", 12.8, "a"),
+        (12.9, "", None, None),
+    ),
+    (
+        (12.7, "dd", 12.8, "ddd"),
+        (12.8, "", 13.1, "ddd"),
+        (13.0, "", 12.8, ""),
+        (13.3, "", None, None),
+    ),
+    (
+        (12.5, "dd", 12.7, "ddd"),
+        (13.3, "d", 13.0, "ddd"),
+        (13.4, "aa", 13.2, "dd"),
+        (13.7, "", 13.4, None),
+    ),
 )
 
 
@@ -143,8 +163,11 @@ def table6_comparisons(row: int, col: int) -> list[tuple[str, int, int]]:
 
 
 # Table 10(b) cells quoted in Section 4.3.2 (crowd >= 0.66 against expert thresholds; fractions)
-TABLE10B_QUOTED = {("=4.0", "recall"): 0.986, (">=3.6", "recall"): 0.950,
-                   (">=2.6", "precision"): 0.947}  # precision: "at least 94.7%"
+TABLE10B_QUOTED = {
+    ("=4.0", "recall"): 0.986,
+    (">=3.6", "recall"): 0.950,
+    (">=2.6", "precision"): 0.947,
+}  # precision: "at least 94.7%"
 
 
 def section4_name(short: str) -> str:

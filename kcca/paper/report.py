@@ -34,16 +34,24 @@ from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
 from kcca.evaluate.rankings_io import Rankings, read_rankings
 from kcca.evaluate.results_files import find_results
-from kcca.evaluate.system import EvaluationContext, SystemEvaluation, compare_systems, \
-    evaluate_system
+from kcca.evaluate.system import (
+    EvaluationContext,
+    SystemEvaluation,
+    compare_systems,
+    evaluate_system,
+)
 from kcca.paper import tables as T
 from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
 
 log = logging.getLogger(__name__)
 
-PLOTS = {"recall": "recall_at_k.png", "ranks": "gold_rank_distribution.png",
-         "table6": "table6_heatmap.png", "fidelity": "ours_vs_paper.png",
-         "table12": "table12_ours_vs_paper.png"}
+PLOTS = {
+    "recall": "recall_at_k.png",
+    "ranks": "gold_rank_distribution.png",
+    "table6": "table6_heatmap.png",
+    "fidelity": "ours_vs_paper.png",
+    "table12": "table12_ours_vs_paper.png",
+}
 
 
 @dataclass
@@ -114,8 +122,10 @@ def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
         for d in new:
             merged[paper_name(str(d["system"]))] = d
         order = {s: i for i, s in enumerate(SYSTEMS)}
-        data = sorted(merged.values(), key=lambda d: (order.get(paper_name(d["system"]), 99),
-                                                      str(d["system"])))
+        data = sorted(
+            merged.values(),
+            key=lambda d: (order.get(paper_name(d["system"]), 99), str(d["system"])),
+        )
         write_text_atomic(path, json.dumps(data, indent=1, default=str))
     return path
 
@@ -155,11 +165,17 @@ def run_text(entry: dict) -> str:
     grid = (entry.get("spec") or {}).get("grid") or {}
     extra = []
     if "p" in (entry.get("chosen") or {}) and grid.get("p") and grid.get("d"):
-        extra.append("searched p in {" + ", ".join(f"{v:g}" for v in grid["p"]) + "}, d in {"
-                     + ", ".join(f"{v:g}" for v in grid["d"]) + "}")
+        extra.append(
+            "searched p in {"
+            + ", ".join(f"{v:g}" for v in grid["p"])
+            + "}, d in {"
+            + ", ".join(f"{v:g}" for v in grid["d"])
+            + "}"
+        )
     if entry.get("command"):
-        extra.append(f"run by `{entry['command']}`" + (f" on {entry['date']}"
-                                                       if entry.get("date") else ""))
+        extra.append(
+            f"run by `{entry['command']}`" + (f" on {entry['date']}" if entry.get("date") else "")
+        )
     return text + (f" ({'; '.join(extra)})" if extra and text else "")
 
 
@@ -177,20 +193,29 @@ def header_runs(entries: dict[str, dict], chosen: dict[str, str]) -> list[str]:
             commands.setdefault(e["command"], []).append(T.short_name(s))
             if e.get("date"):
                 dates.setdefault(e["command"], []).append(str(e["date"]))
-    lines = ["chosen on dev (frozen): " + ("; ".join(
-        f"{k}: {', '.join(v)}" for k, v in settings.items()) or "n/a")]
+    lines = [
+        "chosen on dev (frozen): "
+        + ("; ".join(f"{k}: {', '.join(v)}" for k, v in settings.items()) or "n/a")
+    ]
     if commands:
+
         def when(cmd: str) -> str:
             d = sorted(dates.get(cmd, []))
             return "" if not d else f" on {d[0]}" if d[0] == d[-1] else f" {d[0]} to {d[-1]}"
-        lines.append("run by: " + "; ".join(f"`{cmd}`{when(cmd)} ({len(v)}): {', '.join(v)}"
-                                            for cmd, v in commands.items()))
+
+        lines.append(
+            "run by: "
+            + "; ".join(
+                f"`{cmd}`{when(cmd)} ({len(v)}): {', '.join(v)}" for cmd, v in commands.items()
+            )
+        )
     return lines
 
 
 # ------------------------------------------------------------------------ evaluation
-def _system_data(name: str, rankings: dict[str, np.ndarray], ctx: EvaluationContext,
-                 source: str = "") -> SystemData:
+def _system_data(
+    name: str, rankings: dict[str, np.ndarray], ctx: EvaluationContext, source: str = ""
+) -> SystemData:
     ev = evaluate_system(Rankings(name, ctx.split, rankings), ctx)
     ranks = {t: original_ranks(r) for t, r in rankings.items()}
     return SystemData(name, ev, ranks, source)
@@ -202,8 +227,9 @@ def random_rankings(n: int, seed: int) -> dict[str, np.ndarray]:
     return {t: rng.permuted(np.tile(np.arange(n), (n, 1)), axis=1) for t in T.TASKS}
 
 
-def load_systems(files: dict[str, Path], ctx: EvaluationContext, progress: bool = False
-                 ) -> tuple[dict[str, SystemData], list[str]]:
+def load_systems(
+    files: dict[str, Path], ctx: EvaluationContext, progress: bool = False
+) -> tuple[dict[str, SystemData], list[str]]:
     """Read and evaluate each results file (rankings JSON or compact ``.ranks.npz``);
     unreadable ones are skipped with a reason. With the corpus at hand, the compact form of
     each rankings file is written beside it (:func:`write_compact_beside`)."""
@@ -233,12 +259,18 @@ def load_systems(files: dict[str, Path], ctx: EvaluationContext, progress: bool 
     return out, skipped
 
 
-def write_compact_beside(path: Path, rankings: Rankings, evaluation: SystemEvaluation,
-                         ctx: EvaluationContext) -> Path | None:
+def write_compact_beside(
+    path: Path, rankings: Rankings, evaluation: SystemEvaluation, ctx: EvaluationContext
+) -> Path | None:
     """Write ``<SYSTEM>.ranks.npz`` beside a rankings file, unless one made from the same
     rankings file (by content) under the same relevance rule and judgments is there."""
-    from kcca.evaluate.compact import compact_path, from_rankings, judgments_digest, \
-        read_compact, write_compact
+    from kcca.evaluate.compact import (
+        compact_path,
+        from_rankings,
+        judgments_digest,
+        read_compact,
+        write_compact,
+    )
     from kcca.fingerprints import file_digest
 
     assert ctx.corpus is not None  # load_systems calls this only with the corpus at hand
@@ -252,15 +284,30 @@ def write_compact_beside(path: Path, rankings: Rankings, evaluation: SystemEvalu
         except DataError:  # damaged: written anew
             old = None
         stored = old.meta.get("aggregates", {}) if old is not None else {}
-        if old is not None and (old.meta.get("source_digest"), old.meta.get("relevance"),
-                                old.meta.get("judgments")) == (digest, rule, judgments) and \
-                all(set(metrics) <= set(stored.get(task, ()))
-                    for task, metrics in evaluation.table().items()):
+        if (
+            old is not None
+            and (
+                old.meta.get("source_digest"),
+                old.meta.get("relevance"),
+                old.meta.get("judgments"),
+            )
+            == (digest, rule, judgments)
+            and all(
+                set(metrics) <= set(stored.get(task, ()))
+                for task, metrics in evaluation.table().items()
+            )
+        ):
             return None
-    compact = from_rankings(Rankings(rankings.system, rankings.split, rankings.tasks, str(path),
-                                     gold_ties=rankings.gold_ties),
-                            ctx.corpus.pool(ctx.split), corpus=ctx.corpus.name,
-                            evaluation=evaluation, relevance=rule, judgments=judgments)
+    compact = from_rankings(
+        Rankings(
+            rankings.system, rankings.split, rankings.tasks, str(path), gold_ties=rankings.gold_ties
+        ),
+        ctx.corpus.pool(ctx.split),
+        corpus=ctx.corpus.name,
+        evaluation=evaluation,
+        relevance=rule,
+        judgments=judgments,
+    )
     compact.meta["source_digest"] = digest
     return write_compact(target, compact)
 
@@ -287,9 +334,13 @@ def values_of(data: dict[str, SystemData]) -> dict[str, dict[str, dict[str, floa
     return out
 
 
-def pvalues_for(data: dict[str, SystemData], comparisons: Sequence[tuple[str, str, str, str]],
-                *, n_samples: int, seed: int) -> dict[tuple[str, str, str, str],
-                                                        tuple[float, str]]:
+def pvalues_for(
+    data: dict[str, SystemData],
+    comparisons: Sequence[tuple[str, str, str, str]],
+    *,
+    n_samples: int,
+    seed: int,
+) -> dict[tuple[str, str, str, str], tuple[float, str]]:
     """p-values of the pairs, with the paper's test per metric (``compare_systems``)."""
     out = {}
     for key in dict.fromkeys(comparisons):
@@ -311,9 +362,16 @@ def pvalues_for(data: dict[str, SystemData], comparisons: Sequence[tuple[str, st
 
 
 # ---------------------------------------------------------------------------- tables
-def build_tables(tables: Sequence[str], data: dict[str, SystemData], corpus: Corpus | None,
-                 *, split: str = "test", n_samples: int = 100_000, seed: int = 0,
-                 random: SystemData | None = None) -> dict[str, T.TableResult]:
+def build_tables(
+    tables: Sequence[str],
+    data: dict[str, SystemData],
+    corpus: Corpus | None,
+    *,
+    split: str = "test",
+    n_samples: int = 100_000,
+    seed: int = 0,
+    random: SystemData | None = None,
+) -> dict[str, T.TableResult]:
     """Every requested table from evaluated systems (and the corpus's judgments for 8-10)."""
     from kcca.paper import agreement
 
@@ -331,44 +389,53 @@ def build_tables(tables: Sequence[str], data: dict[str, SystemData], corpus: Cor
     crowd = corpus is not None and corpus.crowd is not None
     for t in tables:
         if t in ("1", "2", "3", "4", "5", "11", "12"):
-            vals = values if t in ("1", "2") else {k: v for k, v in values.items()
-                                                   if k != T.RANDOM}
+            vals = values if t in ("1", "2") else {k: v for k, v in values.items() if k != T.RANDOM}
             res = T.system_table(t, vals, pvalues)
         elif t == "6":
             res = T.table6(values, pvalues)
         elif t == "7":
-            res = T.table7({k: v for k, v in values.items() if k != T.RANDOM},
-                           agreement.table7_from_paper())
+            res = T.table7(
+                {k: v for k, v in values.items() if k != T.RANDOM}, agreement.table7_from_paper()
+            )
         elif t in ("8", "9", "10"):
             res = _judgment_table(t, corpus, split, expert, crowd, cache)
         else:
             raise ValueError(f"unknown table {t!r}")
         need = T.NEEDS.get(t, "")
         if corpus is None and t in ("8", "9", "10"):
-            res.notes = [f"needs the {need or 'judgment'} files of the corpus (no data at hand: "
-                         "set --data-dir or KCCA_DATA_DIR)"]
+            res.notes = [
+                f"needs the {need or 'judgment'} files of the corpus (no data at hand: "
+                "set --data-dir or KCCA_DATA_DIR)"
+            ]
         elif corpus is None and need:
-            res.notes.append(f"no corpus data at hand: the {need} columns hold what the "
-                             "compact results files stored"
-                             + ("; the Random row's need the data" if t in ("1", "2") else ""))
+            res.notes.append(
+                f"no corpus data at hand: the {need} columns hold what the "
+                "compact results files stored"
+                + ("; the Random row's need the data" if t in ("1", "2") else "")
+            )
         elif ("expert" in need and not expert) or ("crowd" in need and not crowd):
             res.notes.append(f"the corpus has no {need} judgments: those columns are empty")
         if t in ("1", "2") and random is not None:
-            res.notes.append("Random: one uniform random permutation per query (seeded); its "
-                             "first captions are mostly unjudged by the experts (see the "
-                             "coverage column), so its expert numbers are lower bounds and "
-                             "its mean is over the few judged pairs")
+            res.notes.append(
+                "Random: one uniform random permutation per query (seeded); its "
+                "first captions are mostly unjudged by the experts (see the "
+                "coverage column), so its expert numbers are lower bounds and "
+                "its mean is over the few judged pairs"
+            )
         if t in ("1", "2"):
-            res.notes.append("expert judgments (ExpertAnnotations.txt) cover the pairs the "
-                             "paper's systems returned; our first captions that were not "
-                             "judged count as below every threshold (Table 1) and are left out "
-                             "of the mean (Table 2): compare with the coverage column")
+            res.notes.append(
+                "expert judgments (ExpertAnnotations.txt) cover the pairs the "
+                "paper's systems returned; our first captions that were not "
+                "judged count as below every threshold (Table 1) and are left out "
+                "of the mean (Table 2): compare with the coverage column"
+            )
         out[t] = res
     return out
 
 
-def _judgment_table(t: str, corpus: Corpus | None, split: str, expert: bool, crowd: bool,
-                    cache: dict) -> T.TableResult:
+def _judgment_table(
+    t: str, corpus: Corpus | None, split: str, expert: bool, crowd: bool, cache: dict
+) -> T.TableResult:
     """Tables 8-10 from the judgment files alone (``kcca.paper.agreement``)."""
     from kcca.paper import agreement
 
@@ -386,8 +453,9 @@ def _judgment_table(t: str, corpus: Corpus | None, split: str, expert: bool, cro
         return T.TableResult(t, [], notes=[f"not computed: {exc}"])
 
 
-def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequence[str]
-           ) -> list[Path]:
+def _plots(
+    out: Path, data: dict[str, SystemData], values: dict, tables: Sequence[str]
+) -> list[Path]:
     from kcca.paper import printed as PP
     from kcca.paper import plots
 
@@ -401,17 +469,24 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
         ranks = {T.short_name(s): data[s].ranks for s in chosen}
         paper = {T.short_name(s): TABLE11[s] for s in chosen if s in TABLE11}
         files.append(plots.recall_curves(ranks, out / PLOTS["recall"], paper=paper))
-        every = {T.short_name(s): data[s].ranks
-                 for s in [*[s for s in SYSTEMS if s in data], *[s for s in data
-                                                                 if s not in SYSTEMS]]}
+        every = {
+            T.short_name(s): data[s].ranks
+            for s in [*[s for s in SYSTEMS if s in data], *[s for s in data if s not in SYSTEMS]]
+        }
         files.append(plots.gold_rank_distribution(every, out / PLOTS["ranks"]))
     if "11" in tables:
-        cells = {T.short_name(s): {task: {m: (values[s][task][m], TABLE11[s][task][m])
-                                          for m in T.METRICS
-                                          if m in values[s].get(task, {})
-                                          and m in TABLE11[s].get(task, {})}
-                                   for task in T.TASKS}
-                 for s in SYSTEMS if s in values and s in TABLE11}
+        cells = {
+            T.short_name(s): {
+                task: {
+                    m: (values[s][task][m], TABLE11[s][task][m])
+                    for m in T.METRICS
+                    if m in values[s].get(task, {}) and m in TABLE11[s].get(task, {})
+                }
+                for task in T.TASKS
+            }
+            for s in SYSTEMS
+            if s in values and s in TABLE11
+        }
         if cells:
             files.append(plots.ours_vs_paper(cells, out / PLOTS["fidelity"], nn=nn))
     if "12" in tables:
@@ -423,12 +498,22 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
                 for m in T.S_METRICS:
                     if m in paper and all(k in v for k in (m, f"{m} imputed", f"{m} bound")):
                         cells.setdefault(T.short_name(s), {}).setdefault(task, {})[m] = (
-                            v[f"{m} imputed"], paper[m], v[m], v[f"{m} bound"])
+                            v[f"{m} imputed"],
+                            paper[m],
+                            v[m],
+                            v[f"{m} bound"],
+                        )
         if cells:
-            files.append(plots.ours_vs_paper(
-                cells, out / PLOTS["table12"], nn=nn, metrics=T.S_METRICS,
-                title="Table 12 under the paper's judging protocol: imputed S@k against the "
-                      "paper's (bars: counted S@k to the protocol's bound)"))
+            files.append(
+                plots.ours_vs_paper(
+                    cells,
+                    out / PLOTS["table12"],
+                    nn=nn,
+                    metrics=T.S_METRICS,
+                    title="Table 12 under the paper's judging protocol: imputed S@k against the "
+                    "paper's (bars: counted S@k to the protocol's bound)",
+                )
+            )
     if "6" in tables:
         shape = (2, len(PP.TABLE6_ROWS), len(PP.TABLE6_COLUMNS))
         ours, paper = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -439,8 +524,11 @@ def _plots(out: Path, data: dict[str, SystemData], values: dict, tables: Sequenc
                     if v is not None:
                         ours[ti, r, c] = v
                     paper[ti, r, c] = PP.table6_paper(r, c, task)[0]
-        files.append(plots.table6_heatmap(ours, paper, out / PLOTS["table6"],
-                                          rows=PP.TABLE6_ROWS, columns=PP.TABLE6_COLUMNS))
+        files.append(
+            plots.table6_heatmap(
+                ours, paper, out / PLOTS["table6"], rows=PP.TABLE6_ROWS, columns=PP.TABLE6_COLUMNS
+            )
+        )
     return files
 
 
@@ -456,11 +544,22 @@ def _plots_of(table: str) -> list[str]:
     return []
 
 
-def write_report(corpus: Corpus | None, rankings_dir: str | Path, out: str | Path,
-                 tables: Sequence[str], header: Sequence[str], *, relevance: str = "paper",
-                 split: str = "test", n_samples: int = 100_000, seed: int = 0,
-                 plots: bool = True, bleu_rouge: bool = True, progress: bool = False,
-                 extra_chosen: dict[str, str] | None = None) -> Report:
+def write_report(
+    corpus: Corpus | None,
+    rankings_dir: str | Path,
+    out: str | Path,
+    tables: Sequence[str],
+    header: Sequence[str],
+    *,
+    relevance: str = "paper",
+    split: str = "test",
+    n_samples: int = 100_000,
+    seed: int = 0,
+    plots: bool = True,
+    bleu_rouge: bool = True,
+    progress: bool = False,
+    extra_chosen: dict[str, str] | None = None,
+) -> Report:
     """Evaluate every rankings file of ``rankings_dir`` and write the tables (and plots).
 
     Without the corpus (``corpus=None``: no data at hand) only compact results files are read,
@@ -481,27 +580,38 @@ def write_report(corpus: Corpus | None, rankings_dir: str | Path, out: str | Pat
             notes.append(f"BLEU/ROUGE not computed ({exc})")
     data, skipped = load_systems(files, ctx, progress)
     random = None
-    n = len(corpus.pool(split)) if corpus is not None else \
-        next((len(d.ranks[t]) for d in data.values() for t in d.ranks), 0)
+    n = (
+        len(corpus.pool(split))
+        if corpus is not None
+        else next((len(d.ranks[t]) for d in data.values() for t in d.ranks), 0)
+    )
     if {"1", "2"} & set(tables) and n:
         random = _system_data(T.RANDOM, random_rankings(n, seed), ctx, f"seed {seed}")
-    results = build_tables(tables, data, corpus, split=split, n_samples=n_samples, seed=seed,
-                           random=random)
+    results = build_tables(
+        tables, data, corpus, split=split, n_samples=n_samples, seed=seed, random=random
+    )
     details = read_details(rankings_dir)
     chosen = {s: chosen_text(details.get(s, {}).get("chosen")) for s in data}
     chosen.update(extra_chosen or {})
     chosen = {s: c for s, c in chosen.items() if c}
     rel = ctx.relevance
     head = list(header)
-    head.append("relevance rule: " + (f"{rel.rule.describe()} ({rel.n_added:,} pairs added to "
-                                      f"the {n:,} originals; unjudged "
-                                      "pairs count as not relevant)" if rel is not None else
-                                      f"{relevance} (the corpus has no crowd judgments)"
-                                      if corpus is not None else
-                                      f"{relevance}, as stored in the compact results files "
-                                      "(no corpus data at hand)"))
-    head.append(f"rankings: {Path(rankings_dir)} ({len(data)} system(s): "
-                f"{', '.join(T.short_name(s) for s in data) or 'none'})")
+    head.append(
+        "relevance rule: "
+        + (
+            f"{rel.rule.describe()} ({rel.n_added:,} pairs added to "
+            f"the {n:,} originals; unjudged "
+            "pairs count as not relevant)"
+            if rel is not None
+            else f"{relevance} (the corpus has no crowd judgments)"
+            if corpus is not None
+            else f"{relevance}, as stored in the compact results files (no corpus data at hand)"
+        )
+    )
+    head.append(
+        f"rankings: {Path(rankings_dir)} ({len(data)} system(s): "
+        f"{', '.join(T.short_name(s) for s in data) or 'none'})"
+    )
     head += header_runs({s: details.get(s, {}) for s in chosen}, chosen)
     head.append(f"significance: {n_samples:,} randomisation samples, seed {seed}")
     if skipped:
@@ -523,8 +633,15 @@ def write_report(corpus: Corpus | None, rankings_dir: str | Path, out: str | Pat
     for t in tables:
         res = results[t]
         write_text_atomic(out / f"table{t}.csv", T.to_csv(res.rows))
-        md = T.to_markdown(t, res.rows, head, short_chosen, res.notes, res.missing,
-                           [p for p in _plots_of(t) if p in drawn])
+        md = T.to_markdown(
+            t,
+            res.rows,
+            head,
+            short_chosen,
+            res.notes,
+            res.missing,
+            [p for p in _plots_of(t) if p in drawn],
+        )
         write_text_atomic(out / f"table{t}.md", md)
         written += [out / f"table{t}.md", out / f"table{t}.csv"]
     return Report(results, written + plot_files, list(data), skipped)
@@ -550,7 +667,8 @@ def describe(report: Report) -> str:
     lines = []
     for t, res in report.tables.items():
         filled = len({r.system for r in res.rows})
-        lines.append(f"table {t}: {len(res.rows)} cells, {filled} row group(s)"
-                     + (f", {len(res.missing)} system(s) not run" if res.missing else ""))
+        lines.append(
+            f"table {t}: {len(res.rows)} cells, {filled} row group(s)"
+            + (f", {len(res.missing)} system(s) not run" if res.missing else "")
+        )
     return "\n".join(lines)
-

@@ -55,16 +55,30 @@ IMPUTED = tuple(f"{m} imputed" for m in S_METRICS + ("R-precision",))
 BOUND = tuple(f"{m} bound" for m in S_METRICS)
 #: suffixes of the Table 12 estimates, compared with the paper's plain metric
 ESTIMATE_SUFFIXES = (" condensed", " imputed", " bound")
-CSV_COLUMNS = ("table", "system", "task", "metric", "ours", "paper", "ours_sig", "paper_sig",
-               "p_value", "test")
+CSV_COLUMNS = (
+    "table",
+    "system",
+    "task",
+    "metric",
+    "ours",
+    "paper",
+    "ours_sig",
+    "paper_sig",
+    "p_value",
+    "test",
+)
 EXPERT_METRICS = tuple(f"expert {c}" for c in P.TABLE1_COLUMNS)
 TABLE2_METRICS = ("expert mean", "top-1 BLEU", "top-1 ROUGE")
 RANDOM = "Random"
 REFERENCE = SECTION4_NAMES["TRI5SEM"]
 #: judged-coverage entries of ``values`` (percent), shown beside the metrics they qualify
-COVERAGE = {"expert": "expert-judged top-1 (%)", "top-1": "judged top-1 (%)",
-            "top-5": "judged top-5 (%)", "top-10": "judged top-10 (%)",
-            "R-precision": "judged to depth R (%)"}
+COVERAGE = {
+    "expert": "expert-judged top-1 (%)",
+    "top-1": "judged top-1 (%)",
+    "top-5": "judged top-5 (%)",
+    "top-10": "judged top-10 (%)",
+    "R-precision": "judged to depth R (%)",
+}
 TABLE7_PAIRS = tuple(P.TABLE7)
 
 TITLES = {
@@ -85,15 +99,25 @@ TESTS = {
     "1": "McNemar (two-sided) against TRI5SEM",
     "2": "Fisher's randomisation test (difference of means, two-sided) against TRI5SEM",
     "3": "McNemar for R@k, randomisation test (difference of medians) for the median rank, "
-         "against TRI5SEM",
+    "against TRI5SEM",
     "4": "McNemar (two-sided) against TRI5SEM",
     "5": "Fisher's randomisation test (difference of means) against TRI5SEM; the Total column "
-         "has no test",
+    "has no test",
     "6": "Fisher's randomisation test (difference of means) between the model with and without "
-         "the added feature",
+    "the added feature",
 }
-NEEDS = {"1": "expert", "2": "expert", "4": "crowd", "5": "crowd", "6": "crowd", "7": "crowd",
-         "8": "expert", "9": "expert", "10": "crowd+expert", "12": "crowd"}
+NEEDS = {
+    "1": "expert",
+    "2": "expert",
+    "4": "crowd",
+    "5": "crowd",
+    "6": "crowd",
+    "7": "crowd",
+    "8": "expert",
+    "9": "expert",
+    "10": "crowd+expert",
+    "12": "crowd",
+}
 
 
 @dataclass(frozen=True)
@@ -155,14 +179,14 @@ def parse_tables(text: str) -> list[str]:
     tables = [t.strip() for t in text.split(",") if t.strip()]
     for t in tables:
         if t not in TABLES:
-            raise ValueError(f"table {t!r} is not in the paper; use one of {', '.join(TABLES)} "
-                             "or 'all'")
+            raise ValueError(
+                f"table {t!r} is not in the paper; use one of {', '.join(TABLES)} or 'all'"
+            )
     return tables
 
 
 # ------------------------------------------------------------------------ paper values
-def paper_value(table: str, system: str, task: str, metric: str
-                ) -> tuple[float | None, str | None]:
+def paper_value(table: str, system: str, task: str, metric: str) -> tuple[float | None, str | None]:
     """(value, superscript) printed by the paper for a cell; (None, "") when not printed."""
     s = short_name(system)
     i: int | None
@@ -210,15 +234,27 @@ def table_layout(table: str) -> tuple[list[str], list[tuple[str, str]]]:
     elif table in ("3", "11"):
         cols = [(t, m) for t in TASKS for m in METRICS]
     elif table == "4":
-        cols = [(t, m) for t in TASKS for m in S_METRICS + tuple(
-            COVERAGE[f"top-{k}"] for k in (1, 5, 10))]
+        cols = [
+            (t, m)
+            for t in TASKS
+            for m in S_METRICS + tuple(COVERAGE[f"top-{k}"] for k in (1, 5, 10))
+        ]
     elif table == "5":
-        cols = [("annotation", "R-precision"), ("search", "R-precision"),
-                ("total", "R-precision")] + [(t, COVERAGE["R-precision"]) for t in TASKS]
+        cols = [
+            ("annotation", "R-precision"),
+            ("search", "R-precision"),
+            ("total", "R-precision"),
+        ] + [(t, COVERAGE["R-precision"]) for t in TASKS]
     elif table == "12":
-        cols = [(t, m) for t in TASKS for m in S_METRICS + ("R-precision",
-                                                            COVERAGE["R-precision"])
-                + IMPUTED + BOUND + CONDENSED]
+        cols = [
+            (t, m)
+            for t in TASKS
+            for m in S_METRICS
+            + ("R-precision", COVERAGE["R-precision"])
+            + IMPUTED
+            + BOUND
+            + CONDENSED
+        ]
     else:
         raise ValueError(f"table {table} has no system x metric layout")
     return systems, cols
@@ -228,8 +264,7 @@ def _is_coverage(metric: str) -> bool:
     return metric in COVERAGE.values()
 
 
-def needed_comparisons(table: str, present: Sequence[str]
-                       ) -> list[tuple[str, str, str, str]]:
+def needed_comparisons(table: str, present: Sequence[str]) -> list[tuple[str, str, str, str]]:
     """(system, other, task, metric) pairs whose p-values the table's markers need.
 
     Tables 1-5: every present system against TRI5SEM (when TRI5SEM is present); Table 6: each
@@ -295,16 +330,30 @@ def system_table(table: str, values: Values, pvalues: PValues | None = None) -> 
             hit = None if table in ("11", "12") else pvalues.get((s, REFERENCE, task, metric))
             if hit is not None:
                 sig, pv, test = stars(hit[0]), _fmt_p(hit[0]), hit[1]
-            rows.append(Row(table, display_name(s, table), task, metric, ours, paper, sig,
-                            paper_sig, pv, test))
+            rows.append(
+                Row(
+                    table,
+                    display_name(s, table),
+                    task,
+                    metric,
+                    ours,
+                    paper,
+                    sig,
+                    paper_sig,
+                    pv,
+                    test,
+                )
+            )
     missing = [display_name(s, table) for s in systems if s not in values]
     notes = []
     if table in TESTS:
         if REFERENCE in values:
             notes.append(f"significance (ours): {TESTS[table]}")
         else:
-            notes.append("significance (ours): none, TRI5SEM (the reference of every marker "
-                         "in this table) has not been run")
+            notes.append(
+                "significance (ours): none, TRI5SEM (the reference of every marker "
+                "in this table) has not been run"
+            )
     return TableResult(table, rows, missing, notes)
 
 
@@ -332,21 +381,34 @@ def table6(values: Values, pvalues: PValues | None = None) -> TableResult:
                         base = _get(values, other, task, "R-precision")
                         worse = ours is not None and base is not None and ours < base
                         marks.append(("-" if worse else "") + letter * level)
-                rows.append(Row("6", s, task, "R-precision", ours, paper, " ".join(marks),
-                                paper_sig, "; ".join(ps), "; ".join(sorted(tests))))
+                rows.append(
+                    Row(
+                        "6",
+                        s,
+                        task,
+                        "R-precision",
+                        ours,
+                        paper,
+                        " ".join(marks),
+                        paper_sig,
+                        "; ".join(ps),
+                        "; ".join(sorted(tests)),
+                    )
+                )
     missing = [s for row in PP.TABLE6_SYSTEMS for s in row if s not in values]
-    notes = [f"significance (ours): {TESTS['6']}; markers: i = +IDF, a = +alignment, "
-             "d = +distributional (one letter p <= 0.1, two p <= 0.05, three p <= 0.01); a "
-             "leading '-' marks a significant decrease",
-             "paper: the +Align&IDF search cells are missing from the paper's text except "
-             "TRI5SEM's; their values are Table 12's (same systems), their superscripts unknown "
-             "('?'); the text of Section 4.3.4 swaps annotation and search for TRI5SEM and "
-             "TRI5^sqrtidf"]
+    notes = [
+        f"significance (ours): {TESTS['6']}; markers: i = +IDF, a = +alignment, "
+        "d = +distributional (one letter p <= 0.1, two p <= 0.05, three p <= 0.01); a "
+        "leading '-' marks a significant decrease",
+        "paper: the +Align&IDF search cells are missing from the paper's text except "
+        "TRI5SEM's; their values are Table 12's (same systems), their superscripts unknown "
+        "('?'); the text of Section 4.3.4 swaps annotation and search for TRI5SEM and "
+        "TRI5^sqrtidf",
+    ]
     return TableResult("6", rows, missing, notes)
 
 
-def table7(values: Values, from_paper: Mapping | None = None, min_systems: int = 3
-           ) -> TableResult:
+def table7(values: Values, from_paper: Mapping | None = None, min_systems: int = 3) -> TableResult:
     """Table 7 over the systems run (>= ``min_systems`` with both metrics), and, when given,
     recomputed from the paper's Tables 11-12 (``agreement.table7_from_paper()``)."""
     from kcca.evaluate.statistics import kendall_tau_b, spearman_rho
@@ -354,10 +416,14 @@ def table7(values: Values, from_paper: Mapping | None = None, min_systems: int =
     rows: list[Row] = []
     notes: list[str] = []
     present = [s for s in SYSTEMS if s in values]
-    for (human, auto) in TABLE7_PAIRS:
+    for human, auto in TABLE7_PAIRS:
         for task in TASKS:
-            sys_ok = [s for s in present if _get(values, s, task, human) is not None
-                      and _get(values, s, task, auto) is not None]
+            sys_ok = [
+                s
+                for s in present
+                if _get(values, s, task, human) is not None
+                and _get(values, s, task, auto) is not None
+            ]
             rho = tau = None
             if len(sys_ok) >= min_systems:
                 h = [_get(values, s, task, human) for s in sys_ok]
@@ -372,16 +438,36 @@ def table7(values: Values, from_paper: Mapping | None = None, min_systems: int =
             rows.append(Row("7", label, task, f"tau {human} vs {auto}", tau, ptau))
             if from_paper is not None:
                 frho, ftau = from_paper[(human, auto)][task]
-                rows.append(Row("7", "paper's Tables 11-12 (n=30)", task,
-                                f"rho {human} vs {auto}", frho, prho))
-                rows.append(Row("7", "paper's Tables 11-12 (n=30)", task,
-                                f"tau {human} vs {auto}", ftau, ptau))
+                rows.append(
+                    Row(
+                        "7",
+                        "paper's Tables 11-12 (n=30)",
+                        task,
+                        f"rho {human} vs {auto}",
+                        frho,
+                        prho,
+                    )
+                )
+                rows.append(
+                    Row(
+                        "7",
+                        "paper's Tables 11-12 (n=30)",
+                        task,
+                        f"tau {human} vs {auto}",
+                        ftau,
+                        ptau,
+                    )
+                )
     if len(present) < min_systems:
-        notes.append(f"ours: {len(present)} system(s) run; correlations need at least "
-                     f"{min_systems} (the paper's use all 30)")
-    notes.append("Spearman rho and Kendall tau-b of the systems' scores (ties share ranks); "
-                 "'paper's Tables 11-12' recomputes the correlations from the paper's own "
-                 "printed numbers, a check of the statistics code")
+        notes.append(
+            f"ours: {len(present)} system(s) run; correlations need at least "
+            f"{min_systems} (the paper's use all 30)"
+        )
+    notes.append(
+        "Spearman rho and Kendall tau-b of the systems' scores (ties share ranks); "
+        "'paper's Tables 11-12' recomputes the correlations from the paper's own "
+        "printed numbers, a check of the statistics code"
+    )
     missing = [s for s in SYSTEMS if s not in values]
     return TableResult("7", rows, missing, notes)
 
@@ -393,11 +479,20 @@ def tables8_9(result: Mapping) -> dict[str, TableResult]:
         table = "8" if refs in ("R5", "R1-gold") else "9"
         for i, label in enumerate(t["rows"]):
             for j, (metric, th) in enumerate(t["columns"]):
-                out[table].rows.append(Row(table, refs, f"expert {label}",
-                                           f"{metric.upper()}>={th:g}", float(t["kappa"][i][j]),
-                                           float(t["paper"][i][j])))
-        out[table].notes.append(f"{refs}: {t['n_pairs']} expert-judged test pairs; Cohen's "
-                                "kappa of the binarised scores")
+                out[table].rows.append(
+                    Row(
+                        table,
+                        refs,
+                        f"expert {label}",
+                        f"{metric.upper()}>={th:g}",
+                        float(t["kappa"][i][j]),
+                        float(t["paper"][i][j]),
+                    )
+                )
+        out[table].notes.append(
+            f"{refs}: {t['n_pairs']} expert-judged test pairs; Cohen's "
+            "kappa of the binarised scores"
+        )
     return out
 
 
@@ -406,17 +501,35 @@ def table10(result: Mapping) -> TableResult:
     rows: list[Row] = []
     for i, label in enumerate(result["rows"]):
         for j, col in enumerate(result["columns"]):
-            rows.append(Row("10", "(a) kappa", f"expert {label}", f"crowd {col}",
-                            float(result["kappa"][i][j]), float(result["paper"][i][j])))
+            rows.append(
+                Row(
+                    "10",
+                    "(a) kappa",
+                    f"expert {label}",
+                    f"crowd {col}",
+                    float(result["kappa"][i][j]),
+                    float(result["paper"][i][j]),
+                )
+            )
     for i, label in enumerate(result["rows"]):
         for k, name in enumerate(("precision", "recall", "F1")):
             paper = PP.TABLE10B_QUOTED.get((label, name))
-            rows.append(Row("10", f"(b) crowd >= {result['lay_threshold_b']}",
-                            f"expert {label}", name, float(result["prf"][i][k]), paper))
-    notes = [f"{result['n_pairs']} expert pairs, {result['n_crowd_judged']} of them judged by "
-             "the crowd; the others count as not relevant (this reproduces the printed kappas)",
-             "(b): the paper's cells are not in its text; the three quoted in Section 4.3.2 are "
-             "given (precision at >=2.6 is printed as 'at least 94.7%')"]
+            rows.append(
+                Row(
+                    "10",
+                    f"(b) crowd >= {result['lay_threshold_b']}",
+                    f"expert {label}",
+                    name,
+                    float(result["prf"][i][k]),
+                    paper,
+                )
+            )
+    notes = [
+        f"{result['n_pairs']} expert pairs, {result['n_crowd_judged']} of them judged by "
+        "the crowd; the others count as not relevant (this reproduces the printed kappas)",
+        "(b): the paper's cells are not in its text; the three quoted in Section 4.3.2 are "
+        "given (precision at >=2.6 is printed as 'at least 94.7%')",
+    ]
     return TableResult("10", rows, [], notes)
 
 
@@ -445,10 +558,20 @@ def to_csv(table_rows: Sequence[Row]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in table_rows:
-        w.writerow([r.table, r.system, r.task, r.metric, _num(r.ours, csv_digits(r.table,
-                                                                                r.metric)),
-                    "" if r.paper is None else f"{r.paper:g}", r.ours_sig,
-                    "?" if r.paper_sig is None else r.paper_sig, r.p_value, r.test])
+        w.writerow(
+            [
+                r.table,
+                r.system,
+                r.task,
+                r.metric,
+                _num(r.ours, csv_digits(r.table, r.metric)),
+                "" if r.paper is None else f"{r.paper:g}",
+                r.ours_sig,
+                "?" if r.paper_sig is None else r.paper_sig,
+                r.p_value,
+                r.test,
+            ]
+        )
     return buf.getvalue()
 
 
@@ -468,8 +591,13 @@ def _digits_md(table: str, metric: str) -> int:
     return 2 if metric in TABLE2_METRICS else 1
 
 
-def _cell(ours: float | None, paper: float | None, digits: int = 1, ours_sig: str = "",
-          paper_sig: str | None = "") -> str:
+def _cell(
+    ours: float | None,
+    paper: float | None,
+    digits: int = 1,
+    ours_sig: str = "",
+    paper_sig: str | None = "",
+) -> str:
     o = "-" if ours is None else f"{ours:.{digits}f}{_marker_md(ours_sig)}"
     if paper is None:
         return o
@@ -484,9 +612,15 @@ def _row_cell(r: Row | None) -> str:
     return _cell(r.ours, r.paper, _digits_md(r.table, r.metric), r.ours_sig, r.paper_sig)
 
 
-def _grid(row_keys: Sequence[str], col_keys: Sequence[str], headers: Sequence[str],
-          cell: Callable[[str, str], str], first: str = "system",
-          extra: Callable[[str], str] | None = None, extra_header: str = "") -> list[str]:
+def _grid(
+    row_keys: Sequence[str],
+    col_keys: Sequence[str],
+    headers: Sequence[str],
+    cell: Callable[[str, str], str],
+    first: str = "system",
+    extra: Callable[[str], str] | None = None,
+    extra_header: str = "",
+) -> list[str]:
     head = [first, *headers] + ([extra_header] if extra else [])
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for rk in row_keys:
@@ -505,7 +639,7 @@ def _short_metric(m: str) -> str:
     if m in _HEADERS:
         return _HEADERS[m]
     if m in EXPERT_METRICS:
-        return m[len("expert "):]
+        return m[len("expert ") :]
     return m.replace(" (%)", " %")
 
 
@@ -516,17 +650,30 @@ def _sections(table: str, cols: list[tuple[str, str]]) -> list[tuple[str, list[t
         return [("", cols)]
     if table != "12":
         return [(f"Image {t}", [c for c in cols if c[0] == t]) for t in TASKS]
-    groups = (("", lambda m: not m.endswith(ESTIMATE_SUFFIXES)),
-              (": the paper's judging protocol (estimates)",
-               lambda m: m.endswith((" imputed", " bound"))),
-              (": condensed lists", lambda m: m.endswith(" condensed")))
-    return [(f"Image {t}{title}", [c for c in cols if c[0] == t and keep(c[1])])
-            for t in TASKS for title, keep in groups]
+    groups = (
+        ("", lambda m: not m.endswith(ESTIMATE_SUFFIXES)),
+        (
+            ": the paper's judging protocol (estimates)",
+            lambda m: m.endswith((" imputed", " bound")),
+        ),
+        (": condensed lists", lambda m: m.endswith(" condensed")),
+    )
+    return [
+        (f"Image {t}{title}", [c for c in cols if c[0] == t and keep(c[1])])
+        for t in TASKS
+        for title, keep in groups
+    ]
 
 
-def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
-                chosen: Mapping[str, str], notes: Sequence[str] = (),
-                missing: Sequence[str] = (), plots: Sequence[str] = ()) -> str:
+def to_markdown(
+    table: str,
+    table_rows: Sequence[Row],
+    header: Sequence[str],
+    chosen: Mapping[str, str],
+    notes: Sequence[str] = (),
+    missing: Sequence[str] = (),
+    plots: Sequence[str] = (),
+) -> str:
     """A Markdown page: the header lines, notes, then the table(s); ``ours (paper)`` cells."""
     lines = [f"# Hodosh et al. (2013) {TITLES[table]}", ""]
     lines += [f"- {h}" for h in header]
@@ -545,13 +692,17 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
             if title:
                 lines += [f"## {title}", ""]
             if table == "5":
-                headers = [t if not _is_coverage(m) else f"{t} {_short_metric(m)}"
-                           for t, m in sec]
+                headers = [t if not _is_coverage(m) else f"{t} {_short_metric(m)}" for t, m in sec]
             else:
                 headers = [_short_metric(m) for _, m in sec]
-            lines += _grid(systems, [f"{t}\x00{m}" for t, m in sec], headers,
-                           lambda s, ck: _row_cell(by.get((s, *ck.split("\x00")))),
-                           extra=pd, extra_header="p, d (dev)")
+            lines += _grid(
+                systems,
+                [f"{t}\x00{m}" for t, m in sec],
+                headers,
+                lambda s, ck: _row_cell(by.get((s, *ck.split("\x00")))),
+                extra=pd,
+                extra_header="p, d (dev)",
+            )
             lines.append("")
     elif table == "6":
         for task in TASKS:
@@ -566,19 +717,25 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
                     return f"- ({paper:g}{_marker_md(mark)})"
                 return _row_cell(r)
 
-            lines += _grid(PP.TABLE6_ROWS, PP.TABLE6_COLUMNS, PP.TABLE6_COLUMNS, cell6,
-                           first="")
+            lines += _grid(PP.TABLE6_ROWS, PP.TABLE6_COLUMNS, PP.TABLE6_COLUMNS, cell6, first="")
             lines.append("")
     elif table == "7":
         for s in systems:
             lines += [f"## {s}", ""]
             pairs = [f"{h} vs {a}" for h, a in TABLE7_PAIRS]
             cols = [f"{st}\x00{t}" for t in TASKS for st in ("rho", "tau")]
-            lines += _grid(pairs, cols, [f"{t} {st}" for t in TASKS for st in ("rho", "tau")],
-                           # mypy cannot type a lambda with a default argument
-                           lambda pr, ck, s=s: _row_cell(by.get(  # type: ignore[misc]
-                               (s, ck.split("\x00")[1], f"{ck.split(chr(0))[0]} {pr}"))),
-                           first="human vs automatic")
+            lines += _grid(
+                pairs,
+                cols,
+                [f"{t} {st}" for t in TASKS for st in ("rho", "tau")],
+                # mypy cannot type a lambda with a default argument
+                lambda pr, ck, s=s: _row_cell(
+                    by.get(  # type: ignore[misc]
+                        (s, ck.split("\x00")[1], f"{ck.split(chr(0))[0]} {pr}")
+                    )
+                ),
+                first="human vs automatic",
+            )
             lines.append("")
     else:  # 8, 9, 10
         for s in systems:
@@ -586,9 +743,13 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
             sub = [r for r in table_rows if r.system == s]
             rks = list(dict.fromkeys(r.task for r in sub))
             cks = list(dict.fromkeys(r.metric for r in sub))
-            lines += _grid(rks, cks, cks,
-                           lambda rk, ck, s=s: _row_cell(by.get((s, rk, ck))),  # type: ignore[misc]
-                           first="")
+            lines += _grid(
+                rks,
+                cks,
+                cks,
+                lambda rk, ck, s=s: _row_cell(by.get((s, rk, ck))),  # type: ignore[misc]
+                first="",
+            )
             lines.append("")
     for p in plots:
         lines += [f"![{p}]({p})", ""]
@@ -597,23 +758,29 @@ def to_markdown(table: str, table_rows: Sequence[Row], header: Sequence[str],
 
 def _legend(table: str) -> str:
     if table in ("1", "2", "3", "4", "5", "11", "12"):
-        base = ("Cells: ours (paper). R@k, S@k, expert thresholds and R-precision in percent "
-                "(higher is better); median rank (lower is better); 'judged' columns: the "
-                "percentage of our returned pairs that have a judgment (unjudged pairs count as "
-                "not relevant / below every threshold, so our numbers are lower bounds).")
+        base = (
+            "Cells: ours (paper). R@k, S@k, expert thresholds and R-precision in percent "
+            "(higher is better); median rank (lower is better); 'judged' columns: the "
+            "percentage of our returned pairs that have a judgment (unjudged pairs count as "
+            "not relevant / below every threshold, so our numbers are lower bounds)."
+        )
         if table == "12":
-            base += (" 'imputed' / 'bound' columns: the paper's judging protocol applied to our "
-                     "rankings (it judged each system's top 10, only the pairs with BLEU_pre >= "
-                     "0.25, the others counting as not relevant): our unjudged top-10 pairs that "
-                     "pass the filter are imputed from the judged pairs of the same BLEU_pre "
-                     "(expected S@k and R-precision), or all counted relevant (bound: the most "
-                     "the protocol could give our rankings). 'condensed' columns: the same "
-                     "metric with the unjudged pairs removed from each ranking (Sakai 2007), an "
-                     "estimate from the judged pairs alone. The paper's value is repeated beside "
-                     "each.")
+            base += (
+                " 'imputed' / 'bound' columns: the paper's judging protocol applied to our "
+                "rankings (it judged each system's top 10, only the pairs with BLEU_pre >= "
+                "0.25, the others counting as not relevant): our unjudged top-10 pairs that "
+                "pass the filter are imputed from the judged pairs of the same BLEU_pre "
+                "(expected S@k and R-precision), or all counted relevant (bound: the most "
+                "the protocol could give our rankings). 'condensed' columns: the same "
+                "metric with the unjudged pairs removed from each ranking (Sakai 2007), an "
+                "estimate from the judged pairs alone. The paper's value is repeated beside "
+                "each."
+            )
         if table in ("1", "2", "3", "4", "5"):
-            base += (" Superscripts: difference to TRI5SEM, \\* p <= 0.1, \\*\\* p <= 0.05, "
-                     "\\*\\*\\* p <= 0.01.")
+            base += (
+                " Superscripts: difference to TRI5SEM, \\* p <= 0.1, \\*\\* p <= 0.05, "
+                "\\*\\*\\* p <= 0.01."
+            )
         return base
     if table == "6":
         return "Cells: ours<sup>markers</sup> (paper<sup>markers</sup>); R-precision in percent."

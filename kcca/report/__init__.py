@@ -22,11 +22,21 @@ from kcca.errors import DataFolderNotGiven
 __all__ = ["build_report"]
 
 
-def build_report(run_dir: str | Path, out_dir: str | Path | None = None, *,
-                 corpus: Corpus | None = None, corpus_name: str | None = None,
-                 data_dir: str | Path | None = None, splits_dir: str | Path | None = None,
-                 seed: int = 0, top_k: int = 10, thumb_size: int = 128, embed: bool = False,
-                 relevance: str = "paper", progress: bool = False) -> Path:
+def build_report(
+    run_dir: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    corpus: Corpus | None = None,
+    corpus_name: str | None = None,
+    data_dir: str | Path | None = None,
+    splits_dir: str | Path | None = None,
+    seed: int = 0,
+    top_k: int = 10,
+    thumb_size: int = 128,
+    embed: bool = False,
+    relevance: str = "paper",
+    progress: bool = False,
+) -> Path:
     """Write ``out_dir/index.html`` (default ``run_dir/report``) and return its path.
 
     The corpus is ``corpus`` when given, else rebuilt from ``corpus_name`` or from the name
@@ -48,23 +58,28 @@ def build_report(run_dir: str | Path, out_dir: str | Path | None = None, *,
     run = scan_run_folder(root, exclude=out / "plots" if same else out)
     if corpus is None:
         try:
-            corpus = load_run_corpus(corpus_name or run.corpus_name, data_dir=data_dir,
-                                     seed=seed, splits_dir=splits_dir)
+            corpus = load_run_corpus(
+                corpus_name or run.corpus_name, data_dir=data_dir, seed=seed, splits_dir=splits_dir
+            )
         except DataFolderNotGiven:
             if not all(r.compact is not None for r in run.rankings):
                 raise
             warn_without_data(progress)
     data = gather(run, corpus, top_k=top_k, relevance=relevance, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
-    thumbs = (write_thumbnails(data.image_ids, corpus.load_image, out, size=thumb_size,
-                               embed=embed, progress=progress)
-              if corpus is not None else [""] * len(data.image_ids))
+    thumbs = (
+        write_thumbnails(
+            data.image_ids, corpus.load_image, out, size=thumb_size, embed=embed, progress=progress
+        )
+        if corpus is not None
+        else [""] * len(data.image_ids)
+    )
     plots = copy_plots(data.plots, root, out, embed=embed)
-    page = render_page(data, thumbs, plots,
-                       generated=_dt.datetime.now().isoformat(timespec="seconds"))
+    page = render_page(
+        data, thumbs, plots, generated=_dt.datetime.now().isoformat(timespec="seconds")
+    )
     path = out / "index.html"
     return write_text_atomic(path, page)
-
 
 
 def warn_without_data(enabled: bool = True) -> None:
@@ -72,6 +87,9 @@ def warn_without_data(enabled: bool = True) -> None:
     import sys
 
     if enabled:
-        print("note: no data folder (--data-dir or $KCCA_DATA_DIR): the report shows ids "
-              "instead of captions and images, without judgment marks; data/README.md says "
-              "how to get the data", file=sys.stderr)
+        print(
+            "note: no data folder (--data-dir or $KCCA_DATA_DIR): the report shows ids "
+            "instead of captions and images, without judgment marks; data/README.md says "
+            "how to get the data",
+            file=sys.stderr,
+        )

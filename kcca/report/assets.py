@@ -44,18 +44,28 @@ def thumbnail_jpeg(rgb: np.ndarray, size: int = 128, quality: int = 80) -> bytes
     h, w = img.shape[:2]
     scale = size / max(h, w)
     if scale < 1:
-        img = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
-                         interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_RGB2BGR),
-                           [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+        img = cv2.resize(
+            img, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+        )
+    ok, buf = cv2.imencode(
+        ".jpg",
+        cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_RGB2BGR),
+        [cv2.IMWRITE_JPEG_QUALITY, int(quality)],
+    )
     if not ok:
         raise DataError("could not encode a JPEG thumbnail")
     return buf.tobytes()
 
 
-def write_thumbnails(image_ids: Iterable[str], load: Callable[[str], np.ndarray], out_dir: Path,
-                     *, size: int = 128, embed: bool = False, progress: bool = False
-                     ) -> list[str]:
+def write_thumbnails(
+    image_ids: Iterable[str],
+    load: Callable[[str], np.ndarray],
+    out_dir: Path,
+    *,
+    size: int = 128,
+    embed: bool = False,
+    progress: bool = False,
+) -> list[str]:
     """One thumbnail per id: its relative URL under ``out_dir`` (``thumbs/...``) or data URI."""
     ids = list(image_ids)
     folder = out_dir / "thumbs"
@@ -69,16 +79,16 @@ def write_thumbnails(image_ids: Iterable[str], load: Callable[[str], np.ndarray]
         else:
             name = safe_name(image_id, ".jpg")
             # mypy cannot type a lambda with a default argument
-            atomic_write(folder / name,
-                         lambda tmp, data=data: Path(tmp).write_bytes(data))  # type: ignore[misc]
+            atomic_write(folder / name, lambda tmp, data=data: Path(tmp).write_bytes(data))  # type: ignore[misc]
             urls.append(f"thumbs/{name}")
         if progress and (n + 1) % 200 == 0:
             print(f"report: {n + 1} of {len(ids)} thumbnails")
     return urls
 
 
-def copy_plots(plots: Iterable[Path], run_dir: Path, out_dir: Path, *, embed: bool = False
-               ) -> list[tuple[str, str]]:
+def copy_plots(
+    plots: Iterable[Path], run_dir: Path, out_dir: Path, *, embed: bool = False
+) -> list[tuple[str, str]]:
     """(title, URL) per plot: copied to ``out_dir/plots`` (or inlined) under a safe name."""
     out = []
     taken: set[str] = set()
@@ -95,8 +105,7 @@ def copy_plots(plots: Iterable[Path], run_dir: Path, out_dir: Path, *, embed: bo
             name = "_" + name
         taken.add(name)
         (out_dir / "plots").mkdir(parents=True, exist_ok=True)
-        atomic_write(out_dir / "plots" / name,
-                     lambda tmp, src=path: shutil.copyfile(src, tmp))  # type: ignore[misc]
+        atomic_write(out_dir / "plots" / name, lambda tmp, src=path: shutil.copyfile(src, tmp))  # type: ignore[misc]
         out.append((rel, f"plots/{name}"))
     return out
 

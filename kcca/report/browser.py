@@ -42,8 +42,9 @@ def unavailable() -> str | None:
     return None
 
 
-def headless_chromium(width: int = 1400, height: int = 1000, *, binary: str | None = None,
-                      driver: str | None = None) -> Any:
+def headless_chromium(
+    width: int = 1400, height: int = 1000, *, binary: str | None = None, driver: str | None = None
+) -> Any:
     """A Selenium ``webdriver.Chrome`` on the system Chromium, headless, ``width x height``."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -54,9 +55,16 @@ def headless_chromium(width: int = 1400, height: int = 1000, *, binary: str | No
         raise RuntimeError(unavailable() or "no Chromium / chromedriver")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--hide-scrollbars", "--no-first-run", "--disable-extensions",
-                f"--window-size={width},{height}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--no-first-run",
+        "--disable-extensions",
+        f"--window-size={width},{height}",
+    ):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
@@ -68,22 +76,31 @@ def open_report(drv: Any, page: str | Path, timeout: float = 30.0) -> None:
     while time.monotonic() < end:
         done = drv.execute_script(
             "return document.readyState === 'complete' && document.body.dataset.ready === '1'"
-            " && Array.from(document.images).every(function (i) { return i.complete; });")
+            " && Array.from(document.images).every(function (i) { return i.complete; });"
+        )
         if done:
             return
         time.sleep(0.1)
     raise TimeoutError(f"{page}: the report did not finish loading in {timeout:.0f}s")
 
 
-def screenshot(page: str | Path, png: str | Path, *, width: int = 1400, height: int = 1000,
-               scroll_to: str | None = None) -> Path:
+def screenshot(
+    page: str | Path,
+    png: str | Path,
+    *,
+    width: int = 1400,
+    height: int = 1000,
+    scroll_to: str | None = None,
+) -> Path:
     """Save a PNG of ``page`` in a ``width x height`` window (optionally scrolled to a CSS id)."""
     drv = headless_chromium(width, height)
     try:
         open_report(drv, page)
         if scroll_to:
-            drv.execute_script("var e = document.getElementById(arguments[0]);"
-                               " if (e) { e.scrollIntoView(); }", scroll_to)
+            drv.execute_script(
+                "var e = document.getElementById(arguments[0]); if (e) { e.scrollIntoView(); }",
+                scroll_to,
+            )
         out = Path(png)
         out.parent.mkdir(parents=True, exist_ok=True)
         if not drv.save_screenshot(str(out)):

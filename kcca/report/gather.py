@@ -25,8 +25,14 @@ from kcca.report.rundir import RunFolder, read_table_csv, table_header_lines
 
 #: Summary columns in order; "higher" says which direction is better.
 METRICS: tuple[tuple[str, bool], ...] = (
-    ("R@1", True), ("R@5", True), ("R@10", True), ("median rank", False),
-    ("S@1", True), ("S@5", True), ("S@10", True), ("R-precision", True),
+    ("R@1", True),
+    ("R@5", True),
+    ("R@10", True),
+    ("median rank", False),
+    ("S@1", True),
+    ("S@5", True),
+    ("S@10", True),
+    ("R-precision", True),
     ("expert mean", True),
 )
 HIGHER_IS_BETTER = dict(METRICS)
@@ -41,8 +47,8 @@ class SystemData:
     paper_name: str | None
     metrics: dict[str, dict[str, float]]
     paper: dict[str, dict[str, float]]
-    top: dict[str, np.ndarray]         # task -> (n_queries, k) candidate indices
-    gold_rank: dict[str, np.ndarray]   # task -> (n_queries,) 1-based rank of the original
+    top: dict[str, np.ndarray]  # task -> (n_queries, k) candidate indices
+    gold_rank: dict[str, np.ndarray]  # task -> (n_queries,) 1-based rank of the original
     chosen: str = ""
     coverage: dict[str, Any] = field(default_factory=dict)
 
@@ -66,9 +72,9 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     run_notes: list[str] = field(default_factory=list)
     plots: list[Path] = field(default_factory=list)
-    judgment_source: str = ""          # where the judgments come from (:mod:`kcca.report.legend`)
+    judgment_source: str = ""  # where the judgments come from (:mod:`kcca.report.legend`)
     synthetic_judgments: bool = False
-    with_data: bool = True             # False: made from compact results, ids for captions
+    with_data: bool = True  # False: made from compact results, ids for captions
 
 
 def paper_name(system: str) -> str | None:
@@ -126,8 +132,13 @@ def _unique(name: str, taken: set[str]) -> str:
     return out
 
 
-def judgments_for(corpus: Corpus, image_ids: list[str], caption_ids: list[str],
-                  pairs: set[tuple[int, int]], rule: str) -> dict[tuple[int, int], dict]:
+def judgments_for(
+    corpus: Corpus,
+    image_ids: list[str],
+    caption_ids: list[str],
+    pairs: set[tuple[int, int]],
+    rule: str,
+) -> dict[tuple[int, int], dict]:
     """Crowd votes (relevant under ``rule``) and expert scores of pool pairs ``(i, j)``."""
     rel_rule = get_rule(rule)
     out: dict[tuple[int, int], dict] = {}
@@ -150,21 +161,32 @@ def _coverage_notes(s: SystemData) -> list[str]:
     out = []
     for task in TASKS:
         cov = s.coverage.get(task) or {}
-        values = [(k, cov[f"top-{k} judged"]) for k in KS
-                  if isinstance(cov.get(f"top-{k} judged"), (int, float))]
+        values = [
+            (k, cov[f"top-{k} judged"])
+            for k in KS
+            if isinstance(cov.get(f"top-{k} judged"), (int, float))
+        ]
         judged = [f"top-{k} {100 * v:.0f} %" for k, v in values]
         if judged and any(v < 1 for _, v in values):
             imputed = [s.metrics.get(task, {}).get(f"S@{k} imputed") for k in KS]
-            protocol = ("; under the paper's judging protocol (BLEU_pre filter, the rest "
-                        "imputed) S@1/5/10 would be " + " / ".join(f"{v:.1f}" for v in imputed)
-                        if all(isinstance(v, (int, float)) for v in imputed) else "")
-            out.append(f"{s.name}, {task}: crowd-judged pairs among the results: "
-                       + ", ".join(judged) + " (S@k and R-precision count unjudged pairs as "
-                       f"not relevant{protocol})")
+            protocol = (
+                "; under the paper's judging protocol (BLEU_pre filter, the rest "
+                "imputed) S@1/5/10 would be " + " / ".join(f"{v:.1f}" for v in imputed)
+                if all(isinstance(v, (int, float)) for v in imputed)
+                else ""
+            )
+            out.append(
+                f"{s.name}, {task}: crowd-judged pairs among the results: "
+                + ", ".join(judged)
+                + " (S@k and R-precision count unjudged pairs as "
+                f"not relevant{protocol})"
+            )
         expert = cov.get("top-1 expert judged")
         if isinstance(expert, (int, float)) and expert < 1:
-            out.append(f"{s.name}: the expert mean is over the {100 * expert:.0f} % of top-1 "
-                       "captions that the experts judged")
+            out.append(
+                f"{s.name}: the expert mean is over the {100 * expert:.0f} % of top-1 "
+                "captions that the experts judged"
+            )
     return out
 
 
@@ -187,8 +209,10 @@ def _table_notes(run: RunFolder, systems: list[SystemData]) -> list[str]:
                 continue
             try:
                 if abs(float(written) - value) > 0.051:
-                    notes.append(f"{path.name}: {row['system']} {row['task']} {row['metric']} "
-                                 f"is {written} there but {value:.2f} from the rankings file")
+                    notes.append(
+                        f"{path.name}: {row['system']} {row['task']} {row['metric']} "
+                        f"is {written} there but {value:.2f} from the rankings file"
+                    )
             except ValueError:
                 continue
     return notes
@@ -202,13 +226,21 @@ def _pool_ids(run: RunFolder, compacts) -> tuple[list[str], list[str]]:
         if "annotation" in c.query_ids:
             return list(c.query_ids["annotation"]), list(c.candidate_ids["annotation"])
         return list(c.candidate_ids["search"]), list(c.query_ids["search"])
-    raise DataError(f"{run.root}: the rankings files need the corpus they rank (set --data-dir "
-                    "or KCCA_DATA_DIR); without it a report reads compact results files "
-                    "(*.ranks.npz, written by kcca reproduce), and there are none")
+    raise DataError(
+        f"{run.root}: the rankings files need the corpus they rank (set --data-dir "
+        "or KCCA_DATA_DIR); without it a report reads compact results files "
+        "(*.ranks.npz, written by kcca reproduce), and there are none"
+    )
 
 
-def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance: str = "paper",
-           progress: bool = False) -> ReportData:
+def gather(
+    run: RunFolder,
+    corpus: Corpus | None,
+    *,
+    top_k: int = 10,
+    relevance: str = "paper",
+    progress: bool = False,
+) -> ReportData:
     """Read, validate and evaluate every rankings file of ``run`` against ``corpus``.
 
     ``corpus=None`` (no data): every system is read from its compact results file (gold
@@ -224,8 +256,11 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
     split = run.split
     # the compact results files this report reads (each read once): every system's without
     # the corpus, those of systems without a rankings file with it
-    compacts = {e.path: read_compact(e.compact) for e in run.rankings
-                if e.compact is not None and (corpus is None or e.is_compact)}
+    compacts = {
+        e.path: read_compact(e.compact)
+        for e in run.rankings
+        if e.compact is not None and (corpus is None or e.is_compact)
+    }
     if corpus is not None:
         pool = corpus.pool(split)
         image_ids = [p[0] for p in pool]
@@ -254,16 +289,20 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
         else:
             ck = compacts.get(entry.path)
             if ck is None:
-                raise DataError(f"{entry.path}: without the corpus's data a report reads the "
-                                "compact results file beside it, and there is none",
-                                fix=f"kcca report {run.root} --data-dir DATA_DIR")
+                raise DataError(
+                    f"{entry.path}: without the corpus's data a report reads the "
+                    "compact results file beside it, and there is none",
+                    fix=f"kcca report {run.root} --data-dir DATA_DIR",
+                )
             if corpus is None:
                 for task in ck.gold:
                     queries = image_ids if task == "annotation" else caption_ids
                     if list(ck.query_ids[task]) != queries:
-                        raise DataError(f"{entry.compact}: its pool differs from that of "
-                                        f"{run.rankings[0].compact} (other ids or order)",
-                                        fix="keep the results of one pool in one folder")
+                        raise DataError(
+                            f"{entry.compact}: its pool differs from that of "
+                            f"{run.rankings[0].compact} (other ids or order)",
+                            fix="keep the results of one pool in one folder",
+                        )
             else:
                 check_pool(ck, pool)
             ev = evaluate_compact(ck, ctx)
@@ -272,9 +311,15 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
             golds = dict(ck.gold)
         table = ev.table()
         # the summary's metrics, and the judging-protocol S@k its coverage note quotes
-        metrics = {t: {m: float(v) for m, v in table.get(t, {}).items()
-                       if m in HIGHER_IS_BETTER or m.endswith(" imputed")}
-                   for t in TASKS if t in table}
+        metrics = {
+            t: {
+                m: float(v)
+                for m, v in table.get(t, {}).items()
+                if m in HIGHER_IS_BETTER or m.endswith(" imputed")
+            }
+            for t in TASKS
+            if t in table
+        }
         top, gold = {}, {}
         for task in tops:
             top[task] = np.ascontiguousarray(tops[task])
@@ -282,38 +327,66 @@ def gather(run: RunFolder, corpus: Corpus | None, *, top_k: int = 10, relevance:
             for q, row in enumerate(top[task].tolist()):
                 pairs.update((q, j) if task == "annotation" else (j, q) for j in row)
         name = _unique(system, taken)
-        systems.append(SystemData(
-            name=name, source=str(entry.path), paper_name=paper_name(system),
-            metrics=metrics, paper=paper_numbers(system) if has_paper else {},
-            top=top, gold_rank=gold, chosen=_chosen_text(run.details, system),
-            coverage=ev.coverage))
+        systems.append(
+            SystemData(
+                name=name,
+                source=str(entry.path),
+                paper_name=paper_name(system),
+                metrics=metrics,
+                paper=paper_numbers(system) if has_paper else {},
+                top=top,
+                gold_rank=gold,
+                chosen=_chosen_text(run.details, system),
+                coverage=ev.coverage,
+            )
+        )
     rel = ctx.relevance
     notes = []
     if corpus is None:
-        notes.append("made without the data: captions are shown by id, images by name, with "
-                     "no judgment marks; the metrics are those stored in the compact results "
-                     "files. With the data folder (data/README.md), `kcca report "
-                     f"{run.root} --data-dir DATA_DIR` shows captions, thumbnails and marks")
+        notes.append(
+            "made without the data: captions are shown by id, images by name, with "
+            "no judgment marks; the metrics are those stored in the compact results "
+            "files. With the data folder (data/README.md), `kcca report "
+            f"{run.root} --data-dir DATA_DIR` shows captions, thumbnails and marks"
+        )
     elif rel is None:
         notes.append("no crowd judgments for this corpus: S@k and R-precision are not shown")
     if not has_paper:
-        notes.append(f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
-                     f"the {split} pool of corpus {corpus_name!r}, so they are not shown")
+        notes.append(
+            f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
+            f"the {split} pool of corpus {corpus_name!r}, so they are not shown"
+        )
     for s in systems:
         notes.extend(_coverage_notes(s))
     notes.extend(_table_notes(run, systems))
     run_notes = table_header_lines(run.tables_md[0]) if run.tables_md else []
     source, synthetic = judgment_source(corpus) if corpus is not None else ("", False)
     rule = rel.rule.describe() if rel is not None else None
-    if corpus is None and any(c.full_metrics and c.meta.get("relevance") == relevance
-                              for c in compacts.values()):
+    if corpus is None and any(
+        c.full_metrics and c.meta.get("relevance") == relevance for c in compacts.values()
+    ):
         rule = get_rule(relevance).describe()  # the stored judged metrics' rule
     return ReportData(
-        run_dir=run.root, corpus_name=corpus_name, split=split, image_ids=image_ids,
-        caption_ids=caption_ids, captions=captions, systems=systems, top_k=k,
-        chance=chance_levels(n), relevance_rule=rule,
-        judgments=(judgments_for(corpus, image_ids, caption_ids, pairs, relevance)
-                   if corpus is not None else {}),
-        has_paper=has_paper, notes=notes, run_notes=run_notes, plots=list(run.plots),
-        judgment_source=source, synthetic_judgments=synthetic, with_data=corpus is not None)
-
+        run_dir=run.root,
+        corpus_name=corpus_name,
+        split=split,
+        image_ids=image_ids,
+        caption_ids=caption_ids,
+        captions=captions,
+        systems=systems,
+        top_k=k,
+        chance=chance_levels(n),
+        relevance_rule=rule,
+        judgments=(
+            judgments_for(corpus, image_ids, caption_ids, pairs, relevance)
+            if corpus is not None
+            else {}
+        ),
+        has_paper=has_paper,
+        notes=notes,
+        run_notes=run_notes,
+        plots=list(run.plots),
+        judgment_source=source,
+        synthetic_judgments=synthetic,
+        with_data=corpus is not None,
+    )

@@ -15,33 +15,37 @@ from typing import Sequence
 
 from kcca.data.corpus import Corpus
 
-ORIGINAL = ("original item (annotation: the caption written for the query image; search: "
-            "the image the query caption was written for)")
+ORIGINAL = (
+    "original item (annotation: the caption written for the query image; search: "
+    "the image the query caption was written for)"
+)
 
 #: one line per metric family, in the summary's column order
 DEFINITIONS: dict[str, str] = {
     "R@k": f"recall at k: the percentage of queries whose {ORIGINAL} is among the top k "
-           "results (Section 4.3.1).",
+    "results (Section 4.3.1).",
     "median rank": "the median over queries of the rank of the original item (1 = first; for "
-                   "an even number of queries the mean of the two middle ranks); lower is "
-                   "better.",
+    "an even number of queries the mean of the two middle ranks); lower is "
+    "better.",
     "S@k": "success rate at k: the percentage of queries with at least one relevant item "
-           "among the top k (Section 4.3.3).",
+    "among the top k (Section 4.3.3).",
     "R-precision": "for a query with R relevant items (its original included), the "
-                   "percentage of relevant items among its top R results, averaged over "
-                   "queries; relevance as for S@k (Section 4.3.3).",
+    "percentage of relevant items among its top R results, averaged over "
+    "queries; relevance as for S@k (Section 4.3.3).",
     "expert mean": "image annotation only: the mean expert score (1-4, the mean of three "
-                   "judges' scores) of the caption ranked first, over the images whose first "
-                   "caption was judged (Table 2).",
+    "judges' scores) of the caption ranked first, over the images whose first "
+    "caption was judged (Table 2).",
     "chance": "the expected value for a random ranking of the N candidates: R@k = 100 k / N, "
-              "median rank (N + 1) / 2.",
+    "median rank (N + 1) / 2.",
 }
 
 
-SYNTHETIC = ("synthetic, not human: generated from the demo grammar. A test-pool caption is "
-             "relevant to an image when the image contains every object the caption mentions, "
-             "with the attributes it names (each pair gets 3 of 3 simulated yes votes, or "
-             "none); there are no expert scores.")
+SYNTHETIC = (
+    "synthetic, not human: generated from the demo grammar. A test-pool caption is "
+    "relevant to an image when the image contains every object the caption mentions, "
+    "with the attributes it names (each pair gets 3 of 3 simulated yes votes, or "
+    "none); there are no expert scores."
+)
 
 
 def metric_family(metric: str) -> str:
@@ -62,8 +66,10 @@ def judgment_source(corpus: Corpus) -> tuple[str, bool]:
     if corpus.crowd is not None:
         kinds.append("crowd yes/no votes" + (" (CrowdFlowerAnnotations.txt)" if flickr else ""))
     if corpus.expert is not None:
-        kinds.append("expert scores, three judges on a 1-4 scale"
-                     + (" (ExpertAnnotations.txt)" if flickr else ""))
+        kinds.append(
+            "expert scores, three judges on a 1-4 scale"
+            + (" (ExpertAnnotations.txt)" if flickr else "")
+        )
     if not kinds:
         return f"none in corpus {name!r}: R@k and the median rank need none.", False
     if flickr:
@@ -86,7 +92,9 @@ def legend_html(metrics: Sequence[str], relevance_rule: str | None = None) -> st
             continue
         if family == "S@k":
             rule = f" ({relevance_rule})" if relevance_rule else ""
-            text += (f" Relevance comes from the crowd votes under the relevance rule{rule}; "
-                     "the original always counts as relevant, an unjudged pair as not.")
+            text += (
+                f" Relevance comes from the crowd votes under the relevance rule{rule}; "
+                "the original always counts as relevant, an unjudged pair as not."
+            )
         rows.append(f"<dt>{escape(family)}</dt><dd>{escape(text)}</dd>")
     return f'<dl class="metrics">{"".join(rows)}</dl>' if rows else ""

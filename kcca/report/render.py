@@ -18,8 +18,10 @@ from kcca.report.assets import static_text
 from kcca.report.gather import METRICS, ReportData
 from kcca.report.legend import judgments_html, legend_html
 
-TASK_TITLES = {"annotation": "Image annotation (query images, ranked captions)",
-               "search": "Image search (query captions, ranked images)"}
+TASK_TITLES = {
+    "annotation": "Image annotation (query images, ranked captions)",
+    "search": "Image search (query captions, ranked images)",
+}
 
 
 def fmt(metric: str, value: float | None) -> str:
@@ -66,14 +68,18 @@ def summary_html(data: ReportData) -> str:
     the judgments' source above them, the shown metrics' definitions below."""
     parts = []
     if data.has_paper:
-        parts.append('<p class="legend">Cells: ours, below it the paper\'s value and the '
-                     'difference. <span class="better">better than the paper</span>'
-                     '<span class="worse">worse</span><span class="close">within 5 %</span>'
-                     'R@k, S@k, R-precision in percent (higher is better); median rank '
-                     '(lower is better).</p>')
+        parts.append(
+            '<p class="legend">Cells: ours, below it the paper\'s value and the '
+            'difference. <span class="better">better than the paper</span>'
+            '<span class="worse">worse</span><span class="close">within 5 %</span>'
+            "R@k, S@k, R-precision in percent (higher is better); median rank "
+            "(lower is better).</p>"
+        )
     else:
-        parts.append('<p class="legend">R@k, S@k, R-precision in percent (higher is better); '
-                     'median rank (lower is better).</p>')
+        parts.append(
+            '<p class="legend">R@k, S@k, R-precision in percent (higher is better); '
+            "median rank (lower is better).</p>"
+        )
     if data.judgment_source:
         parts.append(judgments_html(data.judgment_source))
     show_chosen = any(s.chosen for s in data.systems)
@@ -91,20 +97,29 @@ def summary_html(data: ReportData) -> str:
             name = escape(s.name)
             if s.paper_name and s.paper_name != s.name:
                 name += f' <span class="paper">{escape(s.paper_name)}</span>'
-            cells = "".join(_cell(m, s.metrics[task].get(m), paper.get(m), data.has_paper)
-                            for m in cols)
+            cells = "".join(
+                _cell(m, s.metrics[task].get(m), paper.get(m), data.has_paper) for m in cols
+            )
             chosen = f"<td>{escape(s.chosen)}</td>" if show_chosen else ""
-            rows.append(f'<tr data-system="{escape(s.name)}"><td class="name">{name}</td>'
-                        f"{chosen}{cells}</tr>")
-        chance = "".join(f"<td>{escape(fmt(m, data.chance.get(m)))}</td>" if m in data.chance
-                         else "<td></td>" for m in cols)
-        rows.append(f'<tr class="chance"><td class="name">chance</td>'
-                    f'{"<td></td>" if show_chosen else ""}{chance}</tr>')
-        chosen_head = '<th>p, d (dev)</th>' if show_chosen else ""
-        parts.append(f"<h3>{escape(TASK_TITLES[task])}</h3>"
-                     f'<table class="summary" id="summary-{task}"><thead><tr>'
-                     f'<th class="name">system</th>{chosen_head}{head}</tr></thead>'
-                     f"<tbody>{''.join(rows)}</tbody></table>")
+            rows.append(
+                f'<tr data-system="{escape(s.name)}"><td class="name">{name}</td>'
+                f"{chosen}{cells}</tr>"
+            )
+        chance = "".join(
+            f"<td>{escape(fmt(m, data.chance.get(m)))}</td>" if m in data.chance else "<td></td>"
+            for m in cols
+        )
+        rows.append(
+            f'<tr class="chance"><td class="name">chance</td>'
+            f"{'<td></td>' if show_chosen else ''}{chance}</tr>"
+        )
+        chosen_head = "<th>p, d (dev)</th>" if show_chosen else ""
+        parts.append(
+            f"<h3>{escape(TASK_TITLES[task])}</h3>"
+            f'<table class="summary" id="summary-{task}"><thead><tr>'
+            f'<th class="name">system</th>{chosen_head}{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
     parts.append(legend_html(shown, data.relevance_rule))
     return "\n".join(parts)
 
@@ -112,9 +127,12 @@ def summary_html(data: ReportData) -> str:
 def plots_html(plots: Sequence[tuple[str, str]]) -> str:
     if not plots:
         return '<p class="notes">No plots (*.png) in the run folder.</p>'
-    figs = "".join(f'<figure><a href="{escape(url)}"><img src="{escape(url)}" '
-                   f'alt="{escape(title)}"></a>'
-                   f"<figcaption>{escape(title)}</figcaption></figure>" for title, url in plots)
+    figs = "".join(
+        f'<figure><a href="{escape(url)}"><img src="{escape(url)}" '
+        f'alt="{escape(title)}"></a>'
+        f"<figcaption>{escape(title)}</figcaption></figure>"
+        for title, url in plots
+    )
     return f'<div class="plots">{figs}</div>'
 
 
@@ -134,8 +152,9 @@ def browser_html(data: ReportData, task: str) -> str:
         '<span class="count"></span></div>'
         f'<table class="queries" id="queries-{task}"><thead><tr><th>query</th>'
         f"<th>{escape(cand.format(k=data.top_k))} of the chosen system</th></tr></thead>"
-        '<tbody></tbody></table>'
-        '<button type="button" class="more">show more</button></section>')
+        "<tbody></tbody></table>"
+        '<button type="button" class="more">show more</button></section>'
+    )
 
 
 def page_data(data: ReportData, thumbs: Sequence[str]) -> dict[str, Any]:
@@ -156,17 +175,29 @@ def page_data(data: ReportData, thumbs: Sequence[str]) -> dict[str, Any]:
         if "expert" in jd:
             item["e"] = [int(v) for v in jd["expert"]]
         judgments[f"{i},{j}"] = item
-    return {"n": len(data.image_ids), "k": data.top_k, "images": data.image_ids,
-            "captionIds": data.caption_ids, "captions": data.captions, "thumbs": list(thumbs),
-            "systems": systems, "judgments": judgments,
-            "relevanceRule": data.relevance_rule or "no crowd judgments"}
+    return {
+        "n": len(data.image_ids),
+        "k": data.top_k,
+        "images": data.image_ids,
+        "captionIds": data.caption_ids,
+        "captions": data.captions,
+        "thumbs": list(thumbs),
+        "systems": systems,
+        "judgments": judgments,
+        "relevanceRule": data.relevance_rule or "no crowd judgments",
+    }
 
 
 def script_json(obj: Any) -> str:
     """JSON safe inside ``<script>``: ``<``, ``>``, ``&`` (and U+2028/9) as ``\\uXXXX``."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    for ch, rep in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for ch, rep in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(ch, rep)
     return text
 
@@ -175,26 +206,44 @@ def script_json(obj: Any) -> str:
 MAX_OPEN_NOTES = 6
 
 
+def _run_notes_html(run_notes: str) -> str:
+    """The folded "How the run was made" list (nothing when there are no run notes)."""
+    if not run_notes:
+        return ""
+    return (
+        '<details><summary>How the run was made</summary><ul class="notes">'
+        f"{run_notes}</ul></details>"
+    )
+
+
 def _notes_html(items: str, count: int) -> str:
     """The summary's notes: a list, folded into a ``<details>`` when there are many."""
     if not count:
         return ""
     if count <= MAX_OPEN_NOTES:
         return f'<ul class="notes">{items}</ul>'
-    return (f'<details class="notes"><summary>Judged coverage and other notes ({count})'
-            f'</summary><ul class="notes">{items}</ul></details>')
+    return (
+        f'<details class="notes"><summary>Judged coverage and other notes ({count})'
+        f'</summary><ul class="notes">{items}</ul></details>'
+    )
 
 
-def render_page(data: ReportData, thumbs: Sequence[str], plots: Sequence[tuple[str, str]],
-                *, generated: str = "") -> str:
+def render_page(
+    data: ReportData,
+    thumbs: Sequence[str],
+    plots: Sequence[tuple[str, str]],
+    *,
+    generated: str = "",
+) -> str:
     """The whole page as one string."""
     title = f"kcca report: {data.run_dir.name or data.run_dir}"
     n = len(data.image_ids)
-    options = "".join(f'<option value="{k}">{escape(s.name)}</option>'
-                      for k, s in enumerate(data.systems))
+    options = "".join(
+        f'<option value="{k}">{escape(s.name)}</option>' for k, s in enumerate(data.systems)
+    )
     notes = "".join(f"<li>{escape(t)}</li>" for t in data.notes)
     run_notes = "".join(f"<li>{escape(t)}</li>" for t in data.run_notes)
-    rule = (f"; crowd relevance {escape(data.relevance_rule)}" if data.relevance_rule else "")
+    rule = f"; crowd relevance {escape(data.relevance_rule)}" if data.relevance_rule else ""
     votes = "synthetic crowd votes" if data.synthetic_judgments else "crowd votes"
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -218,8 +267,7 @@ captions){rule}.{(" Generated " + escape(generated) + ".") if generated else ""}
 <main>
 <section id="summary"><h2>Summary: rank of the original item and judged relevance (test)</h2>
 {_notes_html(notes, len(data.notes))}
-{f'<details><summary>How the run was made</summary><ul class="notes">{run_notes}</ul></details>'
- if run_notes else ""}
+{_run_notes_html(run_notes)}
 {summary_html(data)}
 </section>
 <section id="plots"><h2>Plots</h2>

@@ -64,29 +64,38 @@ def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFold
     Errors name the folder and say how to make a run folder.
     """
     root = Path(run_dir)
-    fix = (f"give the --out folder of `kcca demo --out {root}` or `kcca reproduce --out "
-           f"{root}` (e.g. results/hodosh2013)")
+    fix = (
+        f"give the --out folder of `kcca demo --out {root}` or `kcca reproduce --out "
+        f"{root}` (e.g. results/hodosh2013)"
+    )
     if not root.exists():
         raise DataError(f"run folder {root} does not exist: {fix}")
     if not root.is_dir():
         raise DataError(f"{root} is not a folder: {fix}")
     rankings = find_rankings(root)
     if not rankings:
-        looked = (f"looked for *.json and rankings/*.json with \"format\": \"{FORMAT}\", and "
-                  "*.ranks.npz")
+        looked = f'looked for *.json and rankings/*.json with "format": "{FORMAT}", and *.ranks.npz'
         if any(root.glob("table*.md")):  # a results folder: never suggest writing a demo into it
-            raise DataError(f"no rankings files in {root} ({looked}), only tables: remake "
-                            "them with the data (this rewrites the tables too)",
-                            fix=f"kcca reproduce --out {root} --force")
-        raise DataError(f"no rankings files in {root} ({looked}): make a run there with "
-                        f"`kcca demo --out {root}` or, with the data, `kcca reproduce --out "
-                        f"{root}`", fix=f"kcca demo --out {root}")
+            raise DataError(
+                f"no rankings files in {root} ({looked}), only tables: remake "
+                "them with the data (this rewrites the tables too)",
+                fix=f"kcca reproduce --out {root} --force",
+            )
+        raise DataError(
+            f"no rankings files in {root} ({looked}): make a run there with "
+            f"`kcca demo --out {root}` or, with the data, `kcca reproduce --out "
+            f"{root}`",
+            fix=f"kcca demo --out {root}",
+        )
     pools = {(r.corpus, r.split) for r in rankings}
     if len(pools) > 1:
-        listed = "; ".join(f"{r.path.name}: corpus {r.corpus!r}, split {r.split!r}"
-                           for r in rankings)
-        raise DataError(f"rankings files in {root} rank different pools ({listed}): put the "
-                        "runs of one corpus and split in their own folder")
+        listed = "; ".join(
+            f"{r.path.name}: corpus {r.corpus!r}, split {r.split!r}" for r in rankings
+        )
+        raise DataError(
+            f"rankings files in {root} rank different pools ({listed}): put the "
+            "runs of one corpus and split in their own folder"
+        )
     excluded = exclude.resolve() if exclude is not None else None
 
     def keep(p: Path) -> bool:
@@ -102,8 +111,14 @@ def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFold
                 continue
             if isinstance(data, list):
                 details.extend(d for d in data if isinstance(d, dict))
-    return RunFolder(root, rankings, plots, sorted(root.glob("table*.csv")),
-                     sorted(root.glob("table*.md")), details)
+    return RunFolder(
+        root,
+        rankings,
+        plots,
+        sorted(root.glob("table*.csv")),
+        sorted(root.glob("table*.md")),
+        details,
+    )
 
 
 def read_table_csv(path: Path) -> list[dict[str, str]]:
@@ -123,8 +138,13 @@ def table_header_lines(path: Path) -> list[str]:
     return lines
 
 
-def load_run_corpus(name: str, *, data_dir: str | Path | None = None, seed: int = 0,
-                    splits_dir: str | Path | None = None) -> Corpus:
+def load_run_corpus(
+    name: str,
+    *,
+    data_dir: str | Path | None = None,
+    seed: int = 0,
+    splits_dir: str | Path | None = None,
+) -> Corpus:
     """The corpus a rankings file names: Flickr 8K, a demo corpus, or a JSON split file.
 
     ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED`` is regenerated from its sizes and seed (plain
@@ -139,15 +159,18 @@ def load_run_corpus(name: str, *, data_dir: str | Path | None = None, seed: int 
         from kcca.data.demo import make_demo_corpus
 
         n_train, n_dev, n_test, size, s = map(int, m.groups())
-        return make_demo_corpus(n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size,
-                                seed=s)
+        return make_demo_corpus(
+            n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size, seed=s
+        )
     if name == "demo":
         return load_corpus("demo", seed=seed)
     if name == "flickr8k" or name.startswith("flickr8k-splits-"):
         if name != "flickr8k" and splits_dir is None:
-            raise DataError(f"the rankings rank corpus {name!r} (Flickr 8K with replaced "
-                            "splits): pass --splits with the folder given to `kcca reproduce "
-                            "--splits`")
+            raise DataError(
+                f"the rankings rank corpus {name!r} (Flickr 8K with replaced "
+                "splits): pass --splits with the folder given to `kcca reproduce "
+                "--splits`"
+            )
         from kcca.data.paths import resolve_data_dir
 
         root = resolve_data_dir(data_dir)
@@ -158,5 +181,7 @@ def load_run_corpus(name: str, *, data_dir: str | Path | None = None, seed: int 
         return load_corpus("flickr8k", root, lemmas=False)
     if name.endswith(".json"):
         return load_corpus(name)
-    raise DataError(f"rankings name corpus {name!r}, which the report cannot rebuild: pass "
-                    "--corpus flickr8k, demo, or a JSON split file")
+    raise DataError(
+        f"rankings name corpus {name!r}, which the report cannot rebuild: pass "
+        "--corpus flickr8k, demo, or a JSON split file"
+    )

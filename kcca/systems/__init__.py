@@ -19,6 +19,18 @@ from kcca.systems.registry import check_names, make_any_kernel
 from kcca.systems.runner import SystemResult, run_system
 from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec, load_spec, load_specs, select_specs
 
-__all__ = ["Blocks", "GridSpec", "KernelSpec", "Projections", "SystemResult", "SystemSpec",
-           "Workspace", "check_names", "load_spec", "load_specs", "make_any_kernel", "run_system",
-           "select_specs"]
+__all__ = [
+    "Blocks",
+    "GridSpec",
+    "KernelSpec",
+    "Projections",
+    "SystemResult",
+    "SystemSpec",
+    "Workspace",
+    "check_names",
+    "load_spec",
+    "load_specs",
+    "make_any_kernel",
+    "run_system",
+    "select_specs",
+]

@@ -171,9 +171,13 @@ class Workspace:
             from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
 
             self._pipeline = ImageFeaturePipeline(
-                self.corpus, self.image_config or ImageFeatureConfig(seed=self.seed),
-                cache=self.cache, n_jobs=self.n_jobs, scheduler=self.scheduler,
-                progress=self.progress)
+                self.corpus,
+                self.image_config or ImageFeatureConfig(seed=self.seed),
+                cache=self.cache,
+                n_jobs=self.n_jobs,
+                scheduler=self.scheduler,
+                progress=self.progress,
+            )
         return self._pipeline
 
     def image_features(self):
@@ -196,9 +200,13 @@ class Workspace:
         if item_type == "image-mixture":
             return self._mixture_blocks(spec, kernel)
         pixels = item_type == "image-pixels"
-        key = {"version": VERSION, "corpus": self.image_fingerprint, "kernel": spec.name,
-               "params": _kernel_params(kernel),
-               "features": "pixels" if pixels else self.image_pipeline().feature_key()}
+        key = {
+            "version": VERSION,
+            "corpus": self.image_fingerprint,
+            "kernel": spec.name,
+            "params": _kernel_params(kernel),
+            "features": "pixels" if pixels else self.image_pipeline().feature_key(),
+        }
 
         def compute() -> dict[str, np.ndarray]:
             if pixels:
@@ -207,21 +215,27 @@ class Workspace:
                 feats = self.image_features()
                 items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
             taken = kernel.get_params()
-            k = spec.build(**power, **({"n_jobs": self.n_jobs} if "n_jobs" in taken else {}),
-                           **({"backend": self.backend} if "backend" in taken else {}),
-                           **({"progress": self.progress} if pixels and "progress" in taken
-                              else {}))
+            k = spec.build(
+                **power,
+                **({"n_jobs": self.n_jobs} if "n_jobs" in taken else {}),
+                **({"backend": self.backend} if "backend" in taken else {}),
+                **({"progress": self.progress} if pixels and "progress" in taken else {}),
+            )
             k.fit(items["train"])
-            return {"train": k.gram(items["train"]), "dev": k.gram(items["dev"]),
-                    "test": k.gram(items["test"])}
+            return {
+                "train": k.gram(items["train"]),
+                "dev": k.gram(items["dev"]),
+                "test": k.gram(items["test"]),
+            }
 
         blocks = self._blocks(IMAGE_STAGE, key, compute, image_inputs(self.corpus))
         if not getattr(kernel, "positive_semidefinite", True):
             blocks = dataclasses.replace(blocks, psd=False)
         # the systems of a run share the image kernel: its KCCA factors go to the disk cache
         # too, so worker processes and later runs load them instead of factorising again
-        self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
-                                  self.cache, blocks.inputs)
+        self.factor_cache.persist(
+            blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)}, self.cache, blocks.inputs
+        )
         return blocks
 
     def _mixture_blocks(self, spec: KernelSpec, kernel: Any) -> Blocks:
@@ -229,40 +243,64 @@ class Workspace:
         own), averaged with the part weights (:mod:`features.kernels.mixture`)."""
         from features.kernels.mixture import check_parts
 
-        parts = [self.image_blocks(KernelSpec(q["name"], q["params"]))
-                 for q in check_parts(kernel.parts)]
-        key = {"version": VERSION, "corpus": self.image_fingerprint, "kernel": spec.name,
-               "params": _kernel_params(kernel), "parts": [config_key(b.key) for b in parts]}
-        blocks = self._blocks(IMAGE_STAGE, key, lambda: {
-            s: kernel.combine([b[s] for b in parts]) for s in SPLITS}, image_inputs(self.corpus))
+        parts = [
+            self.image_blocks(KernelSpec(q["name"], q["params"])) for q in check_parts(kernel.parts)
+        ]
+        key = {
+            "version": VERSION,
+            "corpus": self.image_fingerprint,
+            "kernel": spec.name,
+            "params": _kernel_params(kernel),
+            "parts": [config_key(b.key) for b in parts],
+        }
+        blocks = self._blocks(
+            IMAGE_STAGE,
+            key,
+            lambda: {s: kernel.combine([b[s] for b in parts]) for s in SPLITS},
+            image_inputs(self.corpus),
+        )
         if not (getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts)):
             blocks = dataclasses.replace(blocks, psd=False)
-        self.factor_cache.persist(blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)},
-                                  self.cache, blocks.inputs)
+        self.factor_cache.persist(
+            blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)}, self.cache, blocks.inputs
+        )
         return blocks
 
     def image_factor(self, spec: KernelSpec, p: float, precision: float | None = None) -> None:
         """Compute (or load) the KCCA factor of ``spec``'s training block raised to the image
         power ``p`` now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it."""
-        self.factor_cache.prefactor(self.image_blocks(spec).train, view="Kx", power=p,
-                                    precision=precision, backend=self.backend)
+        self.factor_cache.prefactor(
+            self.image_blocks(spec).train,
+            view="Kx",
+            power=p,
+            precision=precision,
+            backend=self.backend,
+        )
 
-    def nn_text_blocks(self, spec: Any, candidate: KernelSpec,
-                       splits: tuple[str, ...] = ("dev", "test")) -> Blocks:
+    def nn_text_blocks(
+        self, spec: Any, candidate: KernelSpec, splits: tuple[str, ...] = ("dev", "test")
+    ) -> Blocks:
         """Blocks of one of an NN system's candidate text kernels (a candidate may name its
         own word kernel in its params; else the system's is used)."""
         params = dict(candidate.params)
         word_kernel = params.pop("word_kernel", None)
-        return self.text_blocks(KernelSpec(candidate.name, params), spec.preprocessing,
-                                word_kernel or spec.word_kernel, splits=splits)
+        return self.text_blocks(
+            KernelSpec(candidate.name, params),
+            spec.preprocessing,
+            word_kernel or spec.word_kernel,
+            splits=splits,
+        )
 
     # ------------------------------------------------------------------- text side
     def preprocessor(self, preset: str):
         from features.text.pipeline import CaptionPreprocessor, default_preset
 
         name = default_preset(self.corpus.name) if preset == "auto" else preset
-        return CaptionPreprocessor.from_preset(name, seed=self.seed) if name in _presets() \
+        return (
+            CaptionPreprocessor.from_preset(name, seed=self.seed)
+            if name in _presets()
             else _custom_preset(name, self.seed)
+        )
 
     def tokens(self, preset: str):
         """The corpus preprocessed with ``preset`` (cached by ``preprocess_corpus``)."""
@@ -270,15 +308,17 @@ class Workspace:
         if memo not in self._memo:
             from features.text.corpus_tokens import preprocess_corpus
 
-            self._memo[memo] = preprocess_corpus(self.corpus, self.preprocessor(preset),
-                                                 cache=self.cache, progress=self.progress)
+            self._memo[memo] = preprocess_corpus(
+                self.corpus, self.preprocessor(preset), cache=self.cache, progress=self.progress
+            )
         return self._memo[memo]
 
     def text_items(self, preset: str) -> dict[str, list]:
         """Training items (5 captions per image) and the dev/test pools (caption #2)."""
         pre = self.tokens(preset)
-        out: dict[str, list] = {"train": [list(map(list, pre.tokens[i]))
-                                          for i in self.corpus.split("train")]}
+        out: dict[str, list] = {
+            "train": [list(map(list, pre.tokens[i])) for i in self.corpus.split("train")]
+        }
         for split in ("dev", "test"):
             out[split] = [list(pre.caption_tokens(cid)) for _, cid, _ in self.corpus.pool(split)]
         return out
@@ -289,8 +329,12 @@ class Workspace:
             from features.text.word_kernels import WordKernelConfig, build_word_kernel
 
             self._memo[memo] = build_word_kernel(
-                name, self.corpus, WordKernelConfig(seed=self.seed),
-                cache=self.cache, progress=self.progress)
+                name,
+                self.corpus,
+                WordKernelConfig(seed=self.seed),
+                cache=self.cache,
+                progress=self.progress,
+            )
         return self._memo[memo]
 
     def text_kernel(self, spec: KernelSpec, word_kernel: str | None = None):
@@ -310,16 +354,26 @@ class Workspace:
             extra["word_kernel"] = self.word_kernel(word_kernel)
         return spec.build(**extra)
 
-    def text_blocks(self, spec: KernelSpec, preset: str, word_kernel: str | None = None,
-                    splits: tuple[str, ...] = SPLITS) -> Blocks:
+    def text_blocks(
+        self,
+        spec: KernelSpec,
+        preset: str,
+        word_kernel: str | None = None,
+        splits: tuple[str, ...] = SPLITS,
+    ) -> Blocks:
         """Blocks of a text kernel; ``splits`` may leave out ``train`` (NN needs none)."""
         kernel = self.text_kernel(spec, word_kernel)
         sources = self.text_sources(preset, word_kernel)
-        base = {"version": VERSION, "corpus": self.text_fingerprint(sources), "kernel": spec.name,
-                "params": _kernel_params(kernel),
-                "preprocess": self.preprocessor(preset).config(),
-                "word_kernel": None if word_kernel is None else {
-                    "name": word_kernel, "config": _wk_config(self.seed)}}
+        base = {
+            "version": VERSION,
+            "corpus": self.text_fingerprint(sources),
+            "kernel": spec.name,
+            "params": _kernel_params(kernel),
+            "preprocess": self.preprocessor(preset).config(),
+            "word_kernel": None
+            if word_kernel is None
+            else {"name": word_kernel, "config": _wk_config(self.seed)},
+        }
         inputs = list(text_inputs(self.corpus, sources).values())
         fitted: dict[str, Any] = {}
 
@@ -332,6 +386,7 @@ class Workspace:
 
         out = {}
         for split in splits:
+
             def compute(split=split) -> np.ndarray:
                 k, items = fitted_kernel()
                 if split == "train":
@@ -340,8 +395,14 @@ class Workspace:
 
             out[split] = self._block(TEXT_STAGE, {**base, "block": split}, compute, inputs)
         empty = np.zeros((0, 0))
-        return Blocks(out.get("train", empty), out["dev"], out["test"], base, tuple(inputs),
-                      psd=bool(getattr(kernel, "positive_semidefinite", True)))
+        return Blocks(
+            out.get("train", empty),
+            out["dev"],
+            out["test"],
+            base,
+            tuple(inputs),
+            psd=bool(getattr(kernel, "positive_semidefinite", True)),
+        )
 
     def release_text_blocks(self) -> None:
         """Forget the text blocks held in memory (they stay in the disk cache): a run over
@@ -354,16 +415,16 @@ class Workspace:
     def _block(self, stage: str, key: dict, compute, inputs: Sequence[str] = ()) -> np.ndarray:
         memo = (stage, config_key(key))
         if memo not in self._memo:
-            self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute,
-                                                                    inputs))
+            self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute, inputs))
         return self._memo[memo]
 
     def _blocks(self, stage: str, key: dict, compute, inputs: Sequence[str] = ()) -> Blocks:
         memo = (stage, config_key(key))
         if memo not in self._memo:
             value = self.cache.get_or_compute(stage, key, compute, inputs)
-            self._memo[memo] = Blocks(value["train"], value["dev"], value["test"], key,
-                                      tuple(inputs))
+            self._memo[memo] = Blocks(
+                value["train"], value["dev"], value["test"], key, tuple(inputs)
+            )
         return self._memo[memo]
 
 
@@ -391,11 +452,39 @@ def _presets() -> dict:
 
 #: presets defined here for corpora without NLTK data (the demo): no tagger, no WordNet
 LOCAL_PRESETS: dict[str, dict[str, Any]] = {
-    "demo": dict(source="captions", tokenizer="whitespace", spelling=False, compounds=False,
-                 stop_words=("a", "an", "the", "of", "to", "and", "with", "that", "this",
-                             "than", "we", "you", "is", "are", "there", "its", "it", "in",
-                             "on", "at", "by", "its", "some"),
-                 lemmatize=False, tagger=None),
+    "demo": dict(
+        source="captions",
+        tokenizer="whitespace",
+        spelling=False,
+        compounds=False,
+        stop_words=(
+            "a",
+            "an",
+            "the",
+            "of",
+            "to",
+            "and",
+            "with",
+            "that",
+            "this",
+            "than",
+            "we",
+            "you",
+            "is",
+            "are",
+            "there",
+            "its",
+            "it",
+            "in",
+            "on",
+            "at",
+            "by",
+            "its",
+            "some",
+        ),
+        lemmatize=False,
+        tagger=None,
+    ),
 }
 
 
@@ -403,8 +492,10 @@ def _custom_preset(name: str, seed: int):
     from features.text.pipeline import CaptionPreprocessor
 
     if name not in LOCAL_PRESETS:
-        raise ValueError(f"unknown preprocessing preset {name!r}: use one of "
-                         f"{sorted(_presets()) + sorted(LOCAL_PRESETS)}")
+        raise ValueError(
+            f"unknown preprocessing preset {name!r}: use one of "
+            f"{sorted(_presets()) + sorted(LOCAL_PRESETS)}"
+        )
     return CaptionPreprocessor(**LOCAL_PRESETS[name], seed=seed)
 
 

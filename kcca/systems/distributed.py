@@ -71,13 +71,24 @@ def run_system_task(spec, cfg: TaskConfig) -> dict:
 
         use_search_path(cfg.nltk_path)
     corpus = _corpus(cfg.data_dir, cfg.splits_dir)
-    ws = Workspace(corpus, Cache(cfg.cache_dir), n_jobs=cfg.n_jobs, seed=cfg.seed,
-                   progress=False, image_config=cfg.image_config, backend=cfg.backend)
-    res = run_system(corpus, spec, workspace=ws, precision=cfg.precision,
-                     search_rank=cfg.search_rank)
-    return {"details": res.to_json(), "table": res.table(),
-            "rankings": {t: np.asarray(r, dtype=np.int32) for t, r in res.rankings.items()},
-            "gold_ties": {t: np.asarray(v, dtype=np.int32) for t, v in res.gold_ties.items()}}
+    ws = Workspace(
+        corpus,
+        Cache(cfg.cache_dir),
+        n_jobs=cfg.n_jobs,
+        seed=cfg.seed,
+        progress=False,
+        image_config=cfg.image_config,
+        backend=cfg.backend,
+    )
+    res = run_system(
+        corpus, spec, workspace=ws, precision=cfg.precision, search_rank=cfg.search_rank
+    )
+    return {
+        "details": res.to_json(),
+        "table": res.table(),
+        "rankings": {t: np.asarray(r, dtype=np.int32) for t, r in res.rankings.items()},
+        "gold_ties": {t: np.asarray(v, dtype=np.int32) for t, v in res.gold_ties.items()},
+    }
 
 
 def client_for(address: str):
@@ -85,17 +96,22 @@ def client_for(address: str):
     try:
         from distributed import Client
     except ImportError:
-        raise DataError("--scheduler needs dask.distributed: pip install 'dask[distributed]'"
-                        ) from None
+        raise DataError(
+            "--scheduler needs dask.distributed: pip install 'dask[distributed]'"
+        ) from None
     try:
         return Client(address, timeout="30s")
     except (OSError, TimeoutError) as exc:
         raise DataError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
-def run_systems_on_cluster(address: str, specs: Sequence, cfg: TaskConfig, *,
-                           on_done: Callable[[Any, dict], None] | None = None
-                           ) -> tuple[dict[str, dict], dict[str, str]]:
+def run_systems_on_cluster(
+    address: str,
+    specs: Sequence,
+    cfg: TaskConfig,
+    *,
+    on_done: Callable[[Any, dict], None] | None = None,
+) -> tuple[dict[str, dict], dict[str, str]]:
     """Submit every system, collect results as they finish.
 
     Returns ``(results by system name, errors by system name)``; ``on_done(spec, result)`` is
@@ -107,9 +123,12 @@ def run_systems_on_cluster(address: str, specs: Sequence, cfg: TaskConfig, *,
     cfg = with_client_nltk_path(cfg)
     client = client_for(address)
     try:
-        futures = {client.submit(run_system_task, spec, cfg, pure=False,
-                                 key=f"kcca-system-{i}-{spec.label}"): spec
-                   for i, spec in enumerate(specs)}
+        futures = {
+            client.submit(
+                run_system_task, spec, cfg, pure=False, key=f"kcca-system-{i}-{spec.label}"
+            ): spec
+            for i, spec in enumerate(specs)
+        }
         results: dict[str, dict] = {}
         errors: dict[str, str] = {}
         for fut in as_completed(list(futures)):

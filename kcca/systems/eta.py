@@ -21,8 +21,13 @@ class RemainingTime:
     ``clock`` is injectable for tests (default :func:`time.perf_counter`).
     """
 
-    def __init__(self, total: int, *, cached_below: float = 15.0,
-                 clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self,
+        total: int,
+        *,
+        cached_below: float = 15.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
         if isinstance(total, bool) or int(total) != total or total < 0:
             raise ValueError(f"total must be a non-negative integer, got {total!r}")
         self.total = int(total)

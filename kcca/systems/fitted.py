@@ -38,8 +38,7 @@ class Projections:
     n_directions: int | None = None
 
     @classmethod
-    def from_grid(cls, grid: Any, selected: Mapping[str, list[tuple[float, int]]]
-                  ) -> "Projections":
+    def from_grid(cls, grid: Any, selected: Mapping[str, list[tuple[float, int]]]) -> "Projections":
         """The ``selected`` models (task -> (kappa, n)) of a fitted
         :class:`kcca.solver.KCCAGrid`, as dense directions on the host (same numbers)."""
         from kcca.backend import to_numpy
@@ -47,8 +46,9 @@ class Projections:
         def host(a: Any) -> np.ndarray:
             return np.ascontiguousarray(np.asarray(to_numpy(a), dtype=np.float64))
 
-        chosen = {task: [(float(k), int(n)) for k, n in models]
-                  for task, models in selected.items()}
+        chosen = {
+            task: [(float(k), int(n)) for k, n in models] for task, models in selected.items()
+        }
         kappas = sorted({k for models in chosen.values() for k, _ in models})
         xw, xo, yw, yo = {}, {}, {}, {}
         for k in kappas:
@@ -56,8 +56,9 @@ class Projections:
             est = grid.model(k, width)
             xw[k], xo[k] = host(est.x_weights_), host(est.x_offset_)
             yw[k], yo[k] = host(est.y_weights_), host(est.y_offset_)
-        return cls(float(grid.power_x), float(grid.diag_y), chosen, xw, xo, yw, yo,
-                   int(grid.n_directions_))
+        return cls(
+            float(grid.power_x), float(grid.diag_y), chosen, xw, xo, yw, yo, int(grid.n_directions_)
+        )
 
     @property
     def n_train(self) -> int:
@@ -67,7 +68,7 @@ class Projections:
         """Image projections of a raw (n_new, n_train) image-kernel block (``p`` applied here)."""
         K = self._check(K, "image")
         if self.p != 1:
-            K = K ** self.p
+            K = K**self.p
         return {k: K @ W - self.x_offset[k] for k, W in self.x_weights.items()}
 
     def project_y(self, K: np.ndarray) -> dict[float, np.ndarray]:
@@ -81,10 +82,12 @@ class Projections:
             raise ValueError(f"{what}-kernel block must be (n_new, {self.n_train}), got {K.shape}")
         return K
 
-    def scores(self, task: str, queries: Mapping[float, np.ndarray],
-               candidates: Mapping[float, np.ndarray]) -> list[np.ndarray]:
+    def scores(
+        self, task: str, queries: Mapping[float, np.ndarray], candidates: Mapping[float, np.ndarray]
+    ) -> list[np.ndarray]:
         """Cosine scores (eq. 4) of each selected model of ``task``: (n_queries, n_candidates)."""
         from kcca.scoring import cosine_scores
 
-        return [cosine_scores(queries[k][:, :n], candidates[k][:, :n])
-                for k, n in self.selected[task]]
+        return [
+            cosine_scores(queries[k][:, :n], candidates[k][:, :n]) for k, n in self.selected[task]
+        ]

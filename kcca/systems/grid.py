@@ -43,8 +43,9 @@ class DevOutcome:
 
     @property
     def criterion(self) -> float:
-        return float(sum(recall_at_k(r, k).aggregate
-                         for r in self.borda_dev_ranks.values() for k in KS))
+        return float(
+            sum(recall_at_k(r, k).aggregate for r in self.borda_dev_ranks.values() for k in KS)
+        )
 
     @property
     def median_sum(self) -> float:
@@ -54,20 +55,36 @@ class DevOutcome:
         return (-self.criterion, self.median_sum, self.p, self.d)
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"p": self.p, "d": self.d, "criterion": round(self.criterion, 3),
-                               "n_directions": self.n_directions}
+        out: dict[str, Any] = {
+            "p": self.p,
+            "d": self.d,
+            "criterion": round(self.criterion, 3),
+            "n_directions": self.n_directions,
+        }
         for task, r in self.borda_dev_ranks.items():
-            out[task] = {**{f"R@{k}": round(recall_at_k(r, k).aggregate, 2) for k in KS},
-                         "median rank": median_rank(r).aggregate,
-                         "models": [list(s) for s in self.selected[task]]}
+            out[task] = {
+                **{f"R@{k}": round(recall_at_k(r, k).aggregate, 2) for k in KS},
+                "median rank": median_rank(r).aggregate,
+                "models": [list(s) for s in self.selected[task]],
+            }
         return out
 
 
-def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequence[float],
-             n_values: Sequence[int] | np.ndarray, precision: float | None = None,
-             progress: bool = False, factor_cache: FactorCache | None = None,
-             rank: int | None = None, backend: str = "numpy",
-             indefinite: str = "raise") -> KCCAGrid:
+def fit_grid(
+    Kx: np.ndarray,
+    Ky: np.ndarray,
+    *,
+    p: float,
+    d: float,
+    kappas: Sequence[float],
+    n_values: Sequence[int] | np.ndarray,
+    precision: float | None = None,
+    progress: bool = False,
+    factor_cache: FactorCache | None = None,
+    rank: int | None = None,
+    backend: str = "numpy",
+    indefinite: str = "raise",
+) -> KCCAGrid:
     """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel)
     on the array ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``; :mod:`kcca.backend`).
 
@@ -76,9 +93,18 @@ def fit_grid(Kx: np.ndarray, Ky: np.ndarray, *, p: float, d: float, kappas: Sequ
     ``indefinite="psd-part"`` for kernels not PSD in theory (:func:`indefinite_rule`).
     """
     kw: dict[str, Any] = {} if precision is None else {"precision": precision}
-    return KCCAGrid(kappas=tuple(kappas), n_components=list(n_values), power_x=p, diag_y=d,
-                    progress=progress, factor_cache=factor_cache, rank=rank, backend=backend,
-                    indefinite=indefinite, **kw).fit(Kx, Ky)
+    return KCCAGrid(
+        kappas=tuple(kappas),
+        n_components=list(n_values),
+        power_x=p,
+        diag_y=d,
+        progress=progress,
+        factor_cache=factor_cache,
+        rank=rank,
+        backend=backend,
+        indefinite=indefinite,
+        **kw,
+    ).fit(Kx, Ky)
 
 
 def indefinite_rule(*blocks: Any) -> str:
@@ -88,8 +114,13 @@ def indefinite_rule(*blocks: Any) -> str:
     return "raise" if all(getattr(b, "psd", True) for b in blocks) else "psd-part"
 
 
-def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
-                 settings: Sequence[tuple[float, int]]) -> list[np.ndarray]:
+def model_scores(
+    grid: KCCAGrid,
+    Kx_new: np.ndarray,
+    Ky_new: np.ndarray,
+    task: str,
+    settings: Sequence[tuple[float, int]],
+) -> list[np.ndarray]:
     """Cosine scores (eq. 4) of each (kappa, n) setting: (n_queries, n_candidates) each."""
     zx, zy = grid.transform_x(Kx_new), grid.transform_y(Ky_new)
     out = []
@@ -100,21 +131,36 @@ def model_scores(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: s
     return out
 
 
-def borda_rankings(grid: KCCAGrid, Kx_new: np.ndarray, Ky_new: np.ndarray, task: str,
-                   settings: Sequence[tuple[float, int]]) -> np.ndarray:
+def borda_rankings(
+    grid: KCCAGrid,
+    Kx_new: np.ndarray,
+    Ky_new: np.ndarray,
+    task: str,
+    settings: Sequence[tuple[float, int]],
+) -> np.ndarray:
     """Borda aggregate (Sec. 4.1.3) of the rankings of ``settings`` on a pool: (nq, nc) indices."""
     return borda_from_scores(model_scores(grid, Kx_new, Ky_new, task, settings)).ranking
 
 
-def dev_outcome(grid: KCCAGrid, Kx_dev: np.ndarray, Ky_dev: np.ndarray, *, p: float, d: float,
-                per_criterion: int = 5, tasks: Sequence[str] = TASKS,
-                progress: bool = False) -> DevOutcome:
+def dev_outcome(
+    grid: KCCAGrid,
+    Kx_dev: np.ndarray,
+    Ky_dev: np.ndarray,
+    *,
+    p: float,
+    d: float,
+    per_criterion: int = 5,
+    tasks: Sequence[str] = TASKS,
+    progress: bool = False,
+) -> DevOutcome:
     """Dev ranks of every grid model, the selected models and their dev Borda ranks."""
     dev_ranks, selected, borda = {}, {}, {}
     for task in tasks:
         ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task, progress=progress)
-        chosen = cast("list[tuple[float, int]]",  # the settings are the keys of ranks
-                      [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)])
+        chosen = cast(
+            "list[tuple[float, int]]",  # the settings are the keys of ranks
+            [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)],
+        )
         ranking = borda_rankings(grid, Kx_dev, Ky_dev, task, chosen)
         dev_ranks[task] = {k: v.astype(np.int32) for k, v in ranks.items()}
         selected[task] = chosen

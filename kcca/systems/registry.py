@@ -34,9 +34,11 @@ def make_any_kernel(name: str, **params: Any):
     try:
         return cls(**params)
     except TypeError as exc:
-        raise DataError(f"kernel {name!r} does not take these parameters {params}: {exc}",
-                        fix=f"give only the parameters of {cls.__module__}.{cls.__qualname__}"
-                            " (its constructor arguments)") from None
+        raise DataError(
+            f"kernel {name!r} does not take these parameters {params}: {exc}",
+            fix=f"give only the parameters of {cls.__module__}.{cls.__qualname__}"
+            " (its constructor arguments)",
+        ) from None
 
 
 def is_image_kernel(name: str) -> bool:
@@ -55,8 +57,10 @@ def check_names(spec) -> list[str]:
     problems = []
     known = set(available_kernels())
     if spec.image_kernel.name not in known or not is_image_kernel(spec.image_kernel.name):
-        problems.append(f"image kernel {spec.image_kernel.name!r} is not one of {IMAGE_KERNELS}"
-                        " or a registered kernel with an image item_type")
+        problems.append(
+            f"image kernel {spec.image_kernel.name!r} is not one of {IMAGE_KERNELS}"
+            " or a registered kernel with an image item_type"
+        )
     for k in spec.candidate_text_kernels:
         params = dict(k.params)
         wk = params.pop("word_kernel", None)  # an NN candidate's own word kernel (by name)

@@ -50,8 +50,9 @@ class Execution:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got "
-                             f"{self.executor!r}")
+            raise ValueError(
+                f"executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -108,11 +109,18 @@ def shared_image_blocks(specs: Sequence[Any], ws: Any, precision: float | None =
             ws.image_factor(seen[name], p, precision)
 
 
-def run_systems(specs: Sequence[Any], corpus: Any, ws: Any, rank_dir: str | Path, *,
-                execution: Execution = Execution(),
-                solver: SolverSettings = SolverSettings(), command: str = "",
-                on_result: Callable[[str], None] = print,
-                on_failure: Callable[[str], None] | None = None) -> list[str]:
+def run_systems(
+    specs: Sequence[Any],
+    corpus: Any,
+    ws: Any,
+    rank_dir: str | Path,
+    *,
+    execution: Execution = Execution(),
+    solver: SolverSettings = SolverSettings(),
+    command: str = "",
+    on_result: Callable[[str], None] = print,
+    on_failure: Callable[[str], None] | None = None,
+) -> list[str]:
     """Run ``specs`` on ``corpus`` in workspace ``ws``, writing each system's rankings and run
     details to ``rank_dir``; returns the names of the systems that failed (a failed system
     does not stop the others on the parallel executors). ``command`` is recorded with each
@@ -120,8 +128,9 @@ def run_systems(specs: Sequence[Any], corpus: Any, ws: Any, rank_dir: str | Path
     ``on_result``) the failures."""
     rank_dir = Path(rank_dir)
     rank_dir.mkdir(parents=True, exist_ok=True)
-    run = {"serial": _run_serially, "processes": _run_on_processes,
-           "dask": _run_on_cluster}[execution.executor]
+    run = {"serial": _run_serially, "processes": _run_on_processes, "dask": _run_on_cluster}[
+        execution.executor
+    ]
     say = _Say(on_result, on_failure or on_result)
     return run(list(specs), corpus, ws, rank_dir, execution, solver, command, say)
 
@@ -135,8 +144,16 @@ class _Say:
         self.result(line)
 
 
-def _run_serially(specs, corpus, ws, rank_dir: Path, execution: Execution,
-                  solver: SolverSettings, command: str, say) -> list[str]:
+def _run_serially(
+    specs,
+    corpus,
+    ws,
+    rank_dir: Path,
+    execution: Execution,
+    solver: SolverSettings,
+    command: str,
+    say,
+) -> list[str]:
     from tqdm.auto import tqdm
 
     from kcca.paper.report import chosen_text, merge_details
@@ -149,25 +166,39 @@ def _run_serially(specs, corpus, ws, rank_dir: Path, execution: Execution,
     bar = tqdm(specs, desc="systems", unit="system", disable=not execution.progress)
     for spec in bar:
         bar.set_postfix_str(spec.label)
-        res = run_system(corpus, spec, workspace=ws, precision=solver.precision,
-                         search_rank=solver.search_rank)
+        res = run_system(
+            corpus, spec, workspace=ws, precision=solver.precision, search_rank=solver.search_rank
+        )
         ws.release_text_blocks()  # one system's text kernel in memory at a time
         res.write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus)
         merge_details(rank_dir, [{**res.to_json(), "command": command, "date": now()}])
         for stage, secs in res.timings.items():
             stages[stage] = stages.get(stage, 0.0) + secs
         eta.done(sum(res.timings.values()))
-        say(summary_line(spec.label, chosen_text(res.chosen), res.table(),
-                         sum(res.timings.values()))
-            + f" [{stages_text(res.timings)}]; {eta.text()}")
+        say(
+            summary_line(
+                spec.label, chosen_text(res.chosen), res.table(), sum(res.timings.values())
+            )
+            + f" [{stages_text(res.timings)}]; {eta.text()}"
+        )
     if specs:
-        say(f"stage timings over {len(specs)} system(s): {stages_text(stages)}; "
-            f"total {time.perf_counter() - start:.0f}s")
+        say(
+            f"stage timings over {len(specs)} system(s): {stages_text(stages)}; "
+            f"total {time.perf_counter() - start:.0f}s"
+        )
     return []
 
 
-def _run_on_processes(specs, corpus, ws, rank_dir: Path, execution: Execution,
-                      solver: SolverSettings, command: str, say) -> list[str]:
+def _run_on_processes(
+    specs,
+    corpus,
+    ws,
+    rank_dir: Path,
+    execution: Execution,
+    solver: SolverSettings,
+    command: str,
+    say,
+) -> list[str]:
     from joblib import delayed, effective_n_jobs
     from tqdm.auto import tqdm
 
@@ -179,23 +210,31 @@ def _run_on_processes(specs, corpus, ws, rank_dir: Path, execution: Execution,
     workers = min(effective_n_jobs(execution.jobs), len(specs))
     threads = max(1, (os.cpu_count() or 1) // workers)
     shared_image_blocks(specs, ws, solver.precision)
-    cfg = TaskConfig(str(execution.data_dir), execution.splits, str(ws.cache.root),
-                     seed=ws.seed, n_jobs=1, image_config=ws.image_config,
-                     precision=solver.precision, search_rank=solver.search_rank,
-                     backend=ws.backend)
-    say(f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS "
-        f"thread(s) each")
+    cfg = TaskConfig(
+        str(execution.data_dir),
+        execution.splits,
+        str(ws.cache.root),
+        seed=ws.seed,
+        n_jobs=1,
+        image_config=ws.image_config,
+        precision=solver.precision,
+        search_rank=solver.search_rank,
+        backend=ws.backend,
+    )
+    say(
+        f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS thread(s) each"
+    )
     start = time.perf_counter()
     eta = RemainingTime(len(specs))
     stages: dict[str, float] = {}
     failed: list[str] = []
     jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
     bar = tqdm(total=len(specs), desc="systems", unit="system", disable=not execution.progress)
-    for spec, res, err in worker_parallel(n_jobs=workers, backend="loky",
-                                          return_as="generator_unordered")(jobs):
+    for spec, res, err in worker_parallel(
+        n_jobs=workers, backend="loky", return_as="generator_unordered"
+    )(jobs):
         bar.update(1)
-        eta.done(0.0 if err is not None else
-                 sum(res["details"].get("timings", {}).values()))
+        eta.done(0.0 if err is not None else sum(res["details"].get("timings", {}).values()))
         if err is not None:
             say.failure(f"{spec.label}: failed: {err}")
             failed.append(spec.name)
@@ -204,24 +243,39 @@ def _run_on_processes(specs, corpus, ws, rank_dir: Path, execution: Execution,
         timings = res["details"].get("timings", {})
         for stage, secs in timings.items():
             stages[stage] = stages.get(stage, 0.0) + secs
-        say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"],
-                         sum(timings.values()))
-            + f" [{stages_text(timings)}]; {eta.text()}")
+        say(
+            summary_line(
+                spec.label,
+                chosen_text(res["details"].get("chosen")),
+                res["table"],
+                sum(timings.values()),
+            )
+            + f" [{stages_text(timings)}]; {eta.text()}"
+        )
     bar.close()
-    say(f"stage timings over {len(specs)} system(s), summed over workers: "
-        f"{stages_text(stages)}; wall {time.perf_counter() - start:.0f}s")
+    say(
+        f"stage timings over {len(specs)} system(s), summed over workers: "
+        f"{stages_text(stages)}; wall {time.perf_counter() - start:.0f}s"
+    )
     return failed
 
 
-def record_task_result(spec: Any, res: dict, corpus: Any, rank_dir: Path, command: str,
-                       **extra: Any) -> None:
+def record_task_result(
+    spec: Any, res: dict, corpus: Any, rank_dir: Path, command: str, **extra: Any
+) -> None:
     """Write a worker's rankings file and merge its run details (plus ``extra``)."""
     from kcca.evaluate.rankings_io import write_rankings
     from kcca.paper.report import merge_details
 
-    write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus.pool("test"),
-                   res["rankings"], system=spec.name, corpus=corpus.name, split="test",
-                   gold_ties=res.get("gold_ties"))
+    write_rankings(
+        rank_dir / f"{slug(spec.name)}.json",
+        corpus.pool("test"),
+        res["rankings"],
+        system=spec.name,
+        corpus=corpus.name,
+        split="test",
+        gold_ties=res.get("gold_ties"),
+    )
     merge_details(rank_dir, [{**res["details"], "command": command, "date": now(), **extra}])
 
 
@@ -238,26 +292,44 @@ def _system_task(spec, cfg, threads: int):
         return spec, None, f"{type(exc).__name__}: {exc}"
 
 
-def _run_on_cluster(specs, corpus, ws, rank_dir: Path, execution: Execution,
-                    solver: SolverSettings, command: str, say) -> list[str]:
+def _run_on_cluster(
+    specs,
+    corpus,
+    ws,
+    rank_dir: Path,
+    execution: Execution,
+    solver: SolverSettings,
+    command: str,
+    say,
+) -> list[str]:
     from kcca.paper.report import chosen_text
     from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
 
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
         shared_image_blocks(specs, ws, solver.precision)
-    cfg = TaskConfig(str(execution.data_dir), execution.splits,
-                     str(ws.cache.root) if ws.cache.enabled else None, seed=ws.seed,
-                     n_jobs=execution.jobs, image_config=ws.image_config,
-                     precision=solver.precision, search_rank=solver.search_rank,
-                     backend=ws.backend)
+    cfg = TaskConfig(
+        str(execution.data_dir),
+        execution.splits,
+        str(ws.cache.root) if ws.cache.enabled else None,
+        seed=ws.seed,
+        n_jobs=execution.jobs,
+        image_config=ws.image_config,
+        precision=solver.precision,
+        search_rank=solver.search_rank,
+        backend=ws.backend,
+    )
 
     def done(spec, res: dict) -> None:
         record_task_result(spec, res, corpus, rank_dir, command, scheduler=execution.scheduler)
         say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"]))
 
     # the dask executor comes with a scheduler address (kcca reproduce --scheduler)
-    _, errors = run_systems_on_cluster(execution.scheduler,  # type: ignore[arg-type]
-                                       specs, cfg, on_done=done)
+    _, errors = run_systems_on_cluster(
+        execution.scheduler,  # type: ignore[arg-type]
+        specs,
+        cfg,
+        on_done=done,
+    )
     for name, err in errors.items():
         say.failure(f"{name}: failed on the cluster: {err}")
     return list(errors)

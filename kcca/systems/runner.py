@@ -38,8 +38,14 @@ from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_s
 from kcca.names import KS, TASKS
 from kcca.systems.blocks import Blocks, Workspace
 from kcca.systems.fitted import Projections
-from kcca.systems.grid import (DevOutcome, borda_rankings, choose, dev_outcome, fit_grid,
-                               indefinite_rule)
+from kcca.systems.grid import (
+    DevOutcome,
+    borda_rankings,
+    choose,
+    dev_outcome,
+    fit_grid,
+    indefinite_rule,
+)
 from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
@@ -80,22 +86,46 @@ class SystemResult:
 
     def write_rankings(self, path: str | Path, corpus: Corpus, split: str = "test") -> Path:
         """The rankings file read by ``kcca evaluate`` (:mod:`kcca.evaluate.rankings_io`)."""
-        return write_rankings(path, corpus.pool(split), self.rankings, system=self.spec.name,
-                              corpus=corpus.name, split=split, gold_ties=self.gold_ties)
+        return write_rankings(
+            path,
+            corpus.pool(split),
+            self.rankings,
+            system=self.spec.name,
+            corpus=corpus.name,
+            split=split,
+            gold_ties=self.gold_ties,
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"system": self.spec.name, "short_name": self.spec.short_name,
-                "corpus": self.corpus, "chosen": self.chosen, "metrics": self.table(),
-                "coverage": self.evaluation.coverage, "dev": self.dev,
-                "timings": {k: round(v, 2) for k, v in self.timings.items()},
-                "spec": self.spec.as_dict()}
+        return {
+            "system": self.spec.name,
+            "short_name": self.spec.short_name,
+            "corpus": self.corpus,
+            "chosen": self.chosen,
+            "metrics": self.table(),
+            "coverage": self.evaluation.coverage,
+            "dev": self.dev,
+            "timings": {k: round(v, 2) for k, v in self.timings.items()},
+            "spec": self.spec.as_dict(),
+        }
 
 
-def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, n_jobs: int = 1,
-               seed: int = 0, progress: bool = True, workspace: Workspace | None = None,
-               image_config: Any = None, precision: float | None = None,
-               with_bleu_rouge: bool = False, search_rank: int | None = None,
-               backend: str = "numpy", keep_models: bool = False) -> SystemResult:
+def run_system(
+    corpus: Corpus,
+    spec: SystemSpec,
+    *,
+    cache: Cache | None = None,
+    n_jobs: int = 1,
+    seed: int = 0,
+    progress: bool = True,
+    workspace: Workspace | None = None,
+    image_config: Any = None,
+    precision: float | None = None,
+    with_bleu_rouge: bool = False,
+    search_rank: int | None = None,
+    backend: str = "numpy",
+    keep_models: bool = False,
+) -> SystemResult:
     """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
 
     ``workspace`` shares features, tokens and kernel blocks between systems of one run (it
@@ -108,8 +138,15 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
     :func:`kcca.model.fit_system` saves; a KCCA grid whose test rankings came from the cache
     is fitted again for them, with the run's factor cache and backend).
     """
-    ws = workspace or Workspace(corpus, cache or Cache(None), n_jobs=n_jobs, seed=seed,
-                                progress=progress, image_config=image_config, backend=backend)
+    ws = workspace or Workspace(
+        corpus,
+        cache or Cache(None),
+        n_jobs=n_jobs,
+        seed=seed,
+        progress=progress,
+        image_config=image_config,
+        backend=backend,
+    )
     if ws.corpus is not corpus:
         raise ValueError("the workspace was made for another corpus object")
     timings: dict[str, float] = {}
@@ -121,33 +158,52 @@ def run_system(corpus: Corpus, spec: SystemSpec, *, cache: Cache | None = None, 
         rankings, chosen, dev, gold_ties = _run_nn(ws, spec, image, timings)
     else:
         rankings, chosen, dev, models = _run_kcca(
-            ws, spec, image, timings, precision,
+            ws,
+            spec,
+            image,
+            timings,
+            precision,
             spec.grid.search_rank if search_rank is None else (search_rank or None),
-            keep_models=keep_models)
+            keep_models=keep_models,
+        )
         gold_ties = {task: np.zeros(len(r), dtype=np.int64) for task, r in rankings.items()}
     t = time.perf_counter()
     ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
-    evaluation = evaluate_system(Rankings(spec.name, "test", rankings, gold_ties=gold_ties),
-                                 ctx, KS)
+    evaluation = evaluate_system(
+        Rankings(spec.name, "test", rankings, gold_ties=gold_ties), ctx, KS
+    )
     timings["evaluation"] = time.perf_counter() - t
-    return SystemResult(spec, corpus.name, rankings, evaluation, chosen, dev, timings, models,
-                        gold_ties)
+    return SystemResult(
+        spec, corpus.name, rankings, evaluation, chosen, dev, timings, models, gold_ties
+    )
 
 
 # --------------------------------------------------------------------------- KCCA
 
 
-def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
-              precision: float | None, search_rank: int | None = None,
-              keep_models: bool = False) -> tuple[dict, dict, list, Projections | None]:
+def _run_kcca(
+    ws: Workspace,
+    spec: SystemSpec,
+    image: Blocks,
+    timings: dict,
+    precision: float | None,
+    search_rank: int | None = None,
+    keep_models: bool = False,
+) -> tuple[dict, dict, list, Projections | None]:
     t = time.perf_counter()
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     timings["text kernel"] = time.perf_counter() - t
     g = spec.grid
     n_values = g.n_values()
-    base = {"version": VERSION, "image": image.key, "text": text.key,
-            "kappas": list(g.kappas), "n": n_values, "precision": precision,
-            "per_criterion": spec.per_criterion}
+    base = {
+        "version": VERSION,
+        "image": image.key,
+        "text": text.key,
+        "kappas": list(g.kappas),
+        "n": n_values,
+        "precision": precision,
+        "per_criterion": spec.per_criterion,
+    }
     inputs = [*image.inputs, *text.inputs]
     t = time.perf_counter()
     combos = [(p, d) for p in g.p for d in g.d]
@@ -159,13 +215,22 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
     fitted: dict[tuple[float, float], Any] = {}  # the full-precision grid of the best so far
 
     def dev_fit(p: float, d: float, rank: int | None) -> DevOutcome:
-        grid = fit_grid(image.train, text.train, p=p, d=d, kappas=g.kappas, n_values=n_values,
-                        precision=precision, factor_cache=factors, rank=rank,
-                        backend=ws.backend, indefinite=indefinite)
+        grid = fit_grid(
+            image.train,
+            text.train,
+            p=p,
+            d=d,
+            kappas=g.kappas,
+            n_values=n_values,
+            precision=precision,
+            factor_cache=factors,
+            rank=rank,
+            backend=ws.backend,
+            indefinite=indefinite,
+        )
         if rank is None:
             fitted[(p, d)] = grid
-        return dev_outcome(grid, image.dev, text.dev, p=p, d=d,
-                           per_criterion=spec.per_criterion)
+        return dev_outcome(grid, image.dev, text.dev, p=p, d=d, per_criterion=spec.per_criterion)
 
     def keep_best() -> None:
         lead = min(outcomes, key=DevOutcome.sort_key)
@@ -174,46 +239,82 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
 
     outcomes: list[DevOutcome] = []
     # search implies search_rank is not None (also below)
-    stage, extra = ((SEARCH_STAGE, {"search_rank": int(search_rank)})  # type: ignore[arg-type]
-                    if search else (DEV_STAGE, {}))
-    bar = tqdm(combos, desc=f"{spec.label}: KCCA grid (p, d)"
-               + (f", rank {search_rank}" if search else ""), unit="fit",
-               disable=not ws.progress)
+    stage, extra = (
+        (SEARCH_STAGE, {"search_rank": int(search_rank)})  # type: ignore[arg-type]
+        if search
+        else (DEV_STAGE, {})
+    )
+    bar = tqdm(
+        combos,
+        desc=f"{spec.label}: KCCA grid (p, d)" + (f", rank {search_rank}" if search else ""),
+        unit="fit",
+        disable=not ws.progress,
+    )
     for p, d in bar:
         bar.set_postfix(p=p, d=d)
-        outcomes.append(ws.cache.get_or_compute(
-            stage, {**base, **extra, "p": p, "d": d},
-            # mypy cannot type a lambda with a default argument
-            lambda p=p, d=d: dev_fit(p, d, search_rank if search else None),  # type: ignore[misc]
-            inputs))
+        outcomes.append(
+            ws.cache.get_or_compute(
+                stage,
+                {**base, **extra, "p": p, "d": d},
+                # mypy cannot type a lambda with a default argument
+                lambda p=p, d=d: dev_fit(p, d, search_rank if search else None),  # type: ignore[misc]
+                inputs,
+            )
+        )
         keep_best()
     best = choose(outcomes)
     if search:  # the chosen (p, d) at full precision: its 15 models are selected on dev
-        log.info("%s: chose p=%g d=%g on dev with rank-%d factors (criterion %.1f)",
-                 spec.label, best.p, best.d, search_rank, best.criterion)
-        best = ws.cache.get_or_compute(DEV_STAGE, {**base, "p": best.p, "d": best.d},
-                                       lambda: dev_fit(best.p, best.d, None), inputs)
+        log.info(
+            "%s: chose p=%g d=%g on dev with rank-%d factors (criterion %.1f)",
+            spec.label,
+            best.p,
+            best.d,
+            search_rank,
+            best.criterion,
+        )
+        best = ws.cache.get_or_compute(
+            DEV_STAGE,
+            {**base, "p": best.p, "d": best.d},
+            lambda: dev_fit(best.p, best.d, None),
+            inputs,
+        )
     timings["dev grid"] = time.perf_counter() - t
-    log.info("%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d,
-             best.criterion)
+    log.info(
+        "%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d, best.criterion
+    )
     t = time.perf_counter()
 
     def chosen_grid() -> Any:
         if (best.p, best.d) not in fitted:
             fitted[(best.p, best.d)] = fit_grid(
-                image.train, text.train, p=best.p, d=best.d, kappas=g.kappas,
-                n_values=n_values, precision=precision, factor_cache=factors,
-                backend=ws.backend, indefinite=indefinite)
+                image.train,
+                text.train,
+                p=best.p,
+                d=best.d,
+                kappas=g.kappas,
+                n_values=n_values,
+                precision=precision,
+                factor_cache=factors,
+                backend=ws.backend,
+                indefinite=indefinite,
+            )
         return fitted[(best.p, best.d)]
 
     def test_rankings() -> dict[str, np.ndarray]:
         grid = chosen_grid()
-        return {task: borda_rankings(grid, image.test, text.test, task,
-                                     best.selected[task]).astype(np.int32)
-                for task in TASKS}
+        return {
+            task: borda_rankings(grid, image.test, text.test, task, best.selected[task]).astype(
+                np.int32
+            )
+            for task in TASKS
+        }
 
-    key = {**base, "p": best.p, "d": best.d, "selected": {k: [list(s) for s in v]
-                                                          for k, v in best.selected.items()}}
+    key = {
+        **base,
+        "p": best.p,
+        "d": best.d,
+        "selected": {k: [list(s) for s in v] for k, v in best.selected.items()},
+    }
     rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings, inputs)
     timings["test rankings"] = time.perf_counter() - t
     models = None
@@ -222,11 +323,19 @@ def _run_kcca(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict,
         models = Projections.from_grid(chosen_grid(), best.selected)
         timings["chosen models"] = time.perf_counter() - t
     fitted.clear()
-    chosen = {"p": best.p, "d": best.d, "criterion": round(best.criterion, 3),
-              **({"search_rank": int(search_rank)} if search else {}),  # type: ignore[arg-type]
-              "selected": {k: [list(s) for s in v] for k, v in best.selected.items()}}
-    return ({k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()}, chosen,
-            [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)], models)
+    chosen = {
+        "p": best.p,
+        "d": best.d,
+        "criterion": round(best.criterion, 3),
+        **({"search_rank": int(search_rank)} if search else {}),  # type: ignore[arg-type]
+        "selected": {k: [list(s) for s in v] for k, v in best.selected.items()},
+    }
+    return (
+        {k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()},
+        chosen,
+        [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)],
+        models,
+    )
 
 
 # --------------------------------------------------------------------------- NN
@@ -236,8 +345,10 @@ def _nn_scores(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]
     """Eq. 2 with one neighbour: task -> (n_queries, n_candidates) scores."""
     from kcca.nn import nn_annotation_scores, nn_search_scores
 
-    return {"annotation": nn_annotation_scores(image[split], text[split]),
-            "search": nn_search_scores(image[split], text[split])}
+    return {
+        "annotation": nn_annotation_scores(image[split], text[split]),
+        "search": nn_search_scores(image[split], text[split]),
+    }
 
 
 def _nn_rankings(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]:
@@ -248,12 +359,18 @@ def _nn_rankings(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarra
 def _criterion(rankings: dict[str, np.ndarray]) -> float:
     from kcca.evaluate.original import original_item_metrics, original_ranks
 
-    return float(sum(original_item_metrics(original_ranks(r))[f"R@{k}"].aggregate
-                     for r in rankings.values() for k in KS))
+    return float(
+        sum(
+            original_item_metrics(original_ranks(r))[f"R@{k}"].aggregate
+            for r in rankings.values()
+            for k in KS
+        )
+    )
 
 
-def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
-            ) -> tuple[dict, dict, list, dict]:
+def _run_nn(
+    ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
+) -> tuple[dict, dict, list, dict]:
     t = time.perf_counter()
     candidates = spec.candidate_text_kernels
     dev, scored = [], []

@@ -10,10 +10,12 @@ from kcca.systems.blocks import Workspace
 
 def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of :func:`open_workspace_from`: --data-dir, --cache-dir, --jobs."""
-    parser.add_argument("--data-dir", default=None,
-                        help="folder holding flickr8k/ ($KCCA_DATA_DIR)")
-    parser.add_argument("--cache-dir", default=None,
-                        help="cache of kcca reproduce (default its own)")
+    parser.add_argument(
+        "--data-dir", default=None, help="folder holding flickr8k/ ($KCCA_DATA_DIR)"
+    )
+    parser.add_argument(
+        "--cache-dir", default=None, help="cache of kcca reproduce (default its own)"
+    )
     parser.add_argument("--jobs", type=int, default=2)
 
 
@@ -22,8 +24,9 @@ def open_workspace_from(args: argparse.Namespace, progress: bool = True) -> Work
     return open_workspace(args.data_dir, args.cache_dir, args.jobs, progress)
 
 
-def open_workspace(data_dir: str | None = None, cache_dir: str | None = None, jobs: int = 2,
-                   progress: bool = True) -> Workspace:
+def open_workspace(
+    data_dir: str | None = None, cache_dir: str | None = None, jobs: int = 2, progress: bool = True
+) -> Workspace:
     """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``) in a workspace on the cache of
     ``kcca reproduce`` (``cache_dir``, default its own)."""
     from kcca.cache import Cache, default_cache_dir
@@ -31,5 +34,6 @@ def open_workspace(data_dir: str | None = None, cache_dir: str | None = None, jo
     from kcca.data.paths import resolve_data_dir
 
     corpus = load_flickr8k(resolve_data_dir(data_dir))
-    return Workspace(corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs,
-                     progress=progress)
+    return Workspace(
+        corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs, progress=progress
+    )

@@ -59,10 +59,24 @@ PAPER_P: tuple[float, ...] = (2, 3)
 #: d values searched on dev (Section 4.1.3 gives the range 1..15, not the values)
 PAPER_D: tuple[float, ...] = (1, 2, 3, 5, 8, 10, 15)
 #: every top-level key of an experiment file
-KNOWN_KEYS = ("name", "short_name", "model", "preprocessing", "word_kernel", "image_kernel",
-              "text_kernel", "text_kernels", "grid", "per_criterion", "description", "plugins")
-FORMAT_HELP = ("the format is described in kcca/systems/spec.py (module docstring); "
-               "experiments/hodosh2013/*.toml are examples")
+KNOWN_KEYS = (
+    "name",
+    "short_name",
+    "model",
+    "preprocessing",
+    "word_kernel",
+    "image_kernel",
+    "text_kernel",
+    "text_kernels",
+    "grid",
+    "per_criterion",
+    "description",
+    "plugins",
+)
+FORMAT_HELP = (
+    "the format is described in kcca/systems/spec.py (module docstring); "
+    "experiments/hodosh2013/*.toml are examples"
+)
 
 
 class ExperimentFileError(DataError):
@@ -110,9 +124,12 @@ class GridSpec:
         return np.unique(np.asarray(self.n, dtype=int))
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"p": list(self.p), "d": list(self.d),
-                               "kappas": list(self.kappas),
-                               "n": self.n if isinstance(self.n, str) else list(self.n)}
+        out: dict[str, Any] = {
+            "p": list(self.p),
+            "d": list(self.d),
+            "kappas": list(self.kappas),
+            "n": self.n if isinstance(self.n, str) else list(self.n),
+        }
         if self.search_rank is not None:
             out["search_rank"] = int(self.search_rank)
         return out
@@ -137,11 +154,14 @@ class SystemSpec:
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
-            raise DataError(f"system {self.name!r}: model must be one of {MODELS}, got "
-                            f"{self.model!r}")
+            raise DataError(
+                f"system {self.name!r}: model must be one of {MODELS}, got {self.model!r}"
+            )
         if "p" in self.image_kernel.params:
-            raise DataError(f"system {self.name!r}: give the image kernel power in the grid "
-                            "(grid.p), not in image_kernel.params")
+            raise DataError(
+                f"system {self.name!r}: give the image kernel power in the grid "
+                "(grid.p), not in image_kernel.params"
+            )
         for v in self.grid.p:
             if not v > 0:
                 raise DataError(f"system {self.name!r}: grid p values must be > 0, got {v!r}")
@@ -178,13 +198,15 @@ class SystemSpec:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str = "system", *,
-                  base_dir: str | Path | None = None) -> "SystemSpec":
+    def from_dict(
+        cls, data: Mapping[str, Any], where: str = "system", *, base_dir: str | Path | None = None
+    ) -> "SystemSpec":
         """Build from the parsed TOML / JSON document; unknown keys and wrong types are errors.
 
         ``plugins`` modules are imported first (``base_dir``: the experiment file's folder,
         searched before the Python path).
         """
+
         def fail(msg: str, fix: str | None = None) -> ExperimentFileError:
             return ExperimentFileError(f"{where}: {msg}", fix=fix)
 
@@ -193,12 +215,16 @@ class SystemSpec:
         extra = sorted(set(data) - set(KNOWN_KEYS))
         if extra:
             hints = "".join(did_you_mean(k, KNOWN_KEYS) for k in extra)
-            raise fail(f"unknown key(s) {extra}{hints}",
-                       fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}")
+            raise fail(
+                f"unknown key(s) {extra}{hints}",
+                fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}",
+            )
         for key in ("name", "image_kernel", "text_kernel"):
             if key not in data:
-                raise fail(f"missing required key {key!r}",
-                           fix=f"add {key} = ... to the file; {FORMAT_HELP}")
+                raise fail(
+                    f"missing required key {key!r}",
+                    fix=f"add {key} = ... to the file; {FORMAT_HELP}",
+                )
 
         def typed(key: str, value: Any, ok: bool, expected: str) -> Any:
             if not ok:
@@ -213,7 +239,8 @@ class SystemSpec:
 
         def numbers(key: str, value: Any, kind: type = float) -> tuple:
             ok = isinstance(value, (list, tuple)) and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+            )
             if ok and kind is int:
                 ok = all(float(v).is_integer() for v in value)
             typed(key, value, ok, "an array of " + ("integers" if kind is int else "numbers"))
@@ -223,22 +250,34 @@ class SystemSpec:
             if isinstance(block, str):
                 return KernelSpec(block)
             if not isinstance(block, Mapping) or "name" not in block:
-                raise fail(f"{what} must be a kernel name or a table with a 'name', got "
-                           f"{block!r} ({type_name(block)})")
+                raise fail(
+                    f"{what} must be a kernel name or a table with a 'name', got "
+                    f"{block!r} ({type_name(block)})"
+                )
             bad = sorted(set(block) - {"name", "params"})
             if bad:
                 hints = "".join(did_you_mean(k, ("name", "params")) for k in bad)
-                raise fail(f"{what} has unknown key(s) {bad}{hints}",
-                           fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}")
+                raise fail(
+                    f"{what} has unknown key(s) {bad}{hints}",
+                    fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}",
+                )
             typed(f"{what}.name", block["name"], isinstance(block["name"], str), "a string")
             params = block.get("params", {})
-            typed(f"{what}.params", params, isinstance(params, Mapping),
-                  "a table (params = {key = value})")
+            typed(
+                f"{what}.params",
+                params,
+                isinstance(params, Mapping),
+                "a table (params = {key = value})",
+            )
             return KernelSpec(block["name"], dict(params))
 
         plugins = data.get("plugins", [])
-        typed("plugins", plugins, isinstance(plugins, (list, tuple)) and all(
-            isinstance(m, str) and m for m in plugins), 'an array of module names (["my_kernels"])')
+        typed(
+            "plugins",
+            plugins,
+            isinstance(plugins, (list, tuple)) and all(isinstance(m, str) and m for m in plugins),
+            'an array of module names (["my_kernels"])',
+        )
         load_plugins(plugins, base_dir, where)
 
         g = data.get("grid", {})
@@ -247,41 +286,58 @@ class SystemSpec:
         bad = sorted(set(g) - set(grid_keys))
         if bad:
             hints = "".join(did_you_mean(k, grid_keys) for k in bad)
-            raise fail(f"grid has unknown key(s) {bad}{hints}",
-                       fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}")
+            raise fail(
+                f"grid has unknown key(s) {bad}{hints}",
+                fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}",
+            )
         search_rank = g.get("search_rank")
         if search_rank is not None:
-            typed("grid.search_rank", search_rank, isinstance(search_rank, int)
-                  and not isinstance(search_rank, bool) and search_rank > 0,
-                  "a positive integer")
+            typed(
+                "grid.search_rank",
+                search_rank,
+                isinstance(search_rank, int)
+                and not isinstance(search_rank, bool)
+                and search_rank > 0,
+                "a positive integer",
+            )
         n = g.get("n", "paper")
         if not isinstance(n, (str, list, tuple)):
-            typed("grid.n", n, False, "\"paper\" or an array of integers")
+            typed("grid.n", n, False, '"paper" or an array of integers')
         grid = GridSpec(
             p=numbers("grid.p", g.get("p", PAPER_P)),
             d=numbers("grid.d", g.get("d", PAPER_D)),
             kappas=numbers("grid.kappas", g.get("kappas", PAPER_KAPPAS)),
             n=n if isinstance(n, str) else numbers("grid.n", n, int),
-            search_rank=search_rank)
+            search_rank=search_rank,
+        )
         per_criterion = data.get("per_criterion", 5)
-        typed("per_criterion", per_criterion,
-              isinstance(per_criterion, int) and not isinstance(per_criterion, bool),
-              "an integer")
+        typed(
+            "per_criterion",
+            per_criterion,
+            isinstance(per_criterion, int) and not isinstance(per_criterion, bool),
+            "an integer",
+        )
         text_kernels = data.get("text_kernels", ())
-        typed("text_kernels", text_kernels, isinstance(text_kernels, (list, tuple)),
-              "an array of tables ([[text_kernels]])")
+        typed(
+            "text_kernels",
+            text_kernels,
+            isinstance(text_kernels, (list, tuple)),
+            "an array of tables ([[text_kernels]])",
+        )
         fields = dict(
-            name=text("name"), short_name=text("short_name", True),
+            name=text("name"),
+            short_name=text("short_name", True),
             model=text("model") if "model" in data else "kcca",
             preprocessing=text("preprocessing") if "preprocessing" in data else "auto",
             word_kernel=text("word_kernel", True),
             image_kernel=kernel(data["image_kernel"], "image_kernel"),
             text_kernel=kernel(data["text_kernel"], "text_kernel"),
-            text_kernels=tuple(kernel(b, f"text_kernels[{i}]")
-                               for i, b in enumerate(text_kernels)),
-            grid=grid, per_criterion=per_criterion,
+            text_kernels=tuple(kernel(b, f"text_kernels[{i}]") for i, b in enumerate(text_kernels)),
+            grid=grid,
+            per_criterion=per_criterion,
             description=text("description") if "description" in data else "",
-            plugins=tuple(plugins))
+            plugins=tuple(plugins),
+        )
         try:
             return cls(**fields)
         except ExperimentFileError:
@@ -296,8 +352,9 @@ class SystemSpec:
         return out
 
 
-def load_plugins(modules: Sequence[str], base_dir: str | Path | None = None,
-                 where: str = "experiment file") -> None:
+def load_plugins(
+    modules: Sequence[str], base_dir: str | Path | None = None, where: str = "experiment file"
+) -> None:
     """Import plug-in modules (their ``@register_kernel`` classes register on import).
 
     A module is searched in ``base_dir`` (the experiment file's folder) first, then on the
@@ -321,7 +378,8 @@ def load_plugins(modules: Sequence[str], base_dir: str | Path | None = None,
             raise PluginError(
                 f"{where}: plugins: no module named {name!r} (looked in {looked}the Python path)",
                 fix=f"put {name.replace('.', '/')}.py beside the experiment file, install the "
-                    "package that provides it, or correct the name in plugins = [...]") from exc
+                "package that provides it, or correct the name in plugins = [...]",
+            ) from exc
         except Exception as exc:
             raise _plugin_failed(name, exc, where) from exc
         finally:
@@ -332,10 +390,11 @@ def load_plugins(modules: Sequence[str], base_dir: str | Path | None = None,
 
 
 def _plugin_failed(name: str, exc: BaseException, where: str) -> PluginError:
-    return PluginError(f"{where}: plugins: module {name!r} failed to import: "
-                       f"{type(exc).__name__}: {exc}",
-                       fix=f"fix the error in {name!r} (or install what it imports); run with "
-                           "--verbose for the traceback")
+    return PluginError(
+        f"{where}: plugins: module {name!r} failed to import: {type(exc).__name__}: {exc}",
+        fix=f"fix the error in {name!r} (or install what it imports); run with "
+        "--verbose for the traceback",
+    )
 
 
 def check_kernel_names(spec: SystemSpec, where: str) -> None:
@@ -347,10 +406,14 @@ def check_kernel_names(spec: SystemSpec, where: str) -> None:
         known = known if known is not None else available_kernels()
         if k.name not in known:
             err = unknown_name(
-                "kernel", k.name, known, where=f"{where}: {key}.name",
+                "kernel",
+                k.name,
+                known,
+                where=f"{where}: {key}.name",
                 fix=f"use a registered kernel ({', '.join(known)}), or register yours: name "
-                    "its module in the file (plugins = [\"my_kernels\"]) or install a package "
-                    f"with a {ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)")
+                'its module in the file (plugins = ["my_kernels"]) or install a package '
+                f"with a {ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)",
+            )
             raise ExperimentFileError(err.message, fix=err.fix)
 
 
@@ -359,8 +422,9 @@ def load_spec(path: str | Path) -> SystemSpec:
     p = Path(path)
     if not p.is_file():
         what = "is a folder, not a file" if p.is_dir() else "does not exist"
-        raise ExperimentFileError(f"experiment file {p} {what}",
-                                  fix="give the path of a .toml (or .json) experiment file")
+        raise ExperimentFileError(
+            f"experiment file {p} {what}", fix="give the path of a .toml (or .json) experiment file"
+        )
     try:
         if p.suffix == ".json":
             data = json.loads(p.read_text(encoding="utf-8"))
@@ -369,7 +433,9 @@ def load_spec(path: str | Path) -> SystemSpec:
     except json.JSONDecodeError as exc:
         raise ExperimentFileError(
             f"{p}:{exc.lineno}: JSON syntax error: {exc.msg} (line {exc.lineno}, column "
-            f"{exc.colno})", fix="correct the JSON at that line") from None
+            f"{exc.colno})",
+            fix="correct the JSON at that line",
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         import re
 
@@ -381,10 +447,13 @@ def load_spec(path: str | Path) -> SystemSpec:
         raise ExperimentFileError(
             f"{p}{line}: TOML syntax error: {msg}",
             fix="correct the TOML at that line: strings in double quotes, arrays in [ ], "
-                "one key = value per line (https://toml.io)") from None
+            "one key = value per line (https://toml.io)",
+        ) from None
     except UnicodeDecodeError as exc:
-        raise ExperimentFileError(f"{p}: not a UTF-8 text file ({exc.reason})",
-                                  fix="save the experiment file as UTF-8 text") from None
+        raise ExperimentFileError(
+            f"{p}: not a UTF-8 text file ({exc.reason})",
+            fix="save the experiment file as UTF-8 text",
+        ) from None
     spec = SystemSpec.from_dict(data, str(p), base_dir=p.parent)
     check_kernel_names(spec, str(p))
     return spec
@@ -400,8 +469,10 @@ def default_experiments_dir(name: str = "hodosh2013") -> Path:
 
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     """Every experiment file of a folder, in file-name order (files are numbered)."""
-    fix = ("point the command at the folder of experiment files (experiments/hodosh2013 of a "
-           "clone of the repository; an install that is not editable does not carry them)")
+    fix = (
+        "point the command at the folder of experiment files (experiments/hodosh2013 of a "
+        "clone of the repository; an install that is not editable does not carry them)"
+    )
     if not Path(folder).is_dir():
         raise DataError(f"no experiment files {pattern}: no folder {folder}", fix=fix)
     files = sorted(Path(folder).glob(pattern))
@@ -419,7 +490,8 @@ def select_specs(specs: Sequence[SystemSpec], keys: Sequence[str] | None) -> lis
         found = [s for s in specs if s.matches(key)]
         if not found:
             names = [n for s in specs for n in dict.fromkeys((s.label, s.name))]
-            raise unknown_name("system", key, names,
-                               fix=f"use a paper or short name: {', '.join(names)}")
+            raise unknown_name(
+                "system", key, names, fix=f"use a paper or short name: {', '.join(names)}"
+            )
         out.extend(f for f in found if f not in out)
     return out

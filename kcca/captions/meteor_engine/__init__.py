@@ -26,5 +26,12 @@ from kcca.captions.meteor_engine.engine import MeteorEngine, split_score_line
 from kcca.captions.meteor_engine.resources import MeteorResources, paraphrase_table_path
 from kcca.captions.meteor_engine.stats import Stats, aggregate, score
 
-__all__ = ["MeteorEngine", "MeteorResources", "Stats", "aggregate", "paraphrase_table_path",
-           "score", "split_score_line"]
+__all__ = [
+    "MeteorEngine",
+    "MeteorResources",
+    "Stats",
+    "aggregate",
+    "paraphrase_table_path",
+    "score",
+    "split_score_line",
+]

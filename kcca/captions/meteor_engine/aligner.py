@@ -45,11 +45,16 @@ class SearchResult(NamedTuple):
     weighted_matches: int  #: the jar's truncated, weighted match total (both sides)
     chunks: int
     distance: int
-    chosen: tuple | None   #: linked list of the matches chosen by the search
+    chosen: tuple | None  #: linked list of the matches chosen by the search
 
 
-def resolve(matches: list[list[Match]], fixed: list[Match | None], used1: int, used2: int,
-            beam: int = BEAM_SIZE) -> SearchResult:
+def resolve(
+    matches: list[list[Match]],
+    fixed: list[Match | None],
+    used1: int,
+    used2: int,
+    beam: int = BEAM_SIZE,
+) -> SearchResult:
     """``Aligner.resolve``: the beam search of the module docstring (steps 2 and 3).
 
     ``fixed[j]`` is the match fixed in advance at reference position ``j`` (step 1) and
@@ -62,15 +67,39 @@ def resolve(matches: list[list[Match]], fixed: list[Match | None], used1: int, u
     that comparing the integers compares the tuples and a stable sort on them is the jar's
     ``Collections.sort``.
     """
-    bound = sum(m.distance for ms in matches for m in ms) + \
-        sum(m.distance for m in fixed if m is not None)
+    bound = sum(m.distance for ms in matches for m in ms) + sum(
+        m.distance for m in fixed if m is not None
+    )
     s1 = 1 << (bound.bit_length() + 1)
     s2 = s1 << (len(matches) + 2).bit_length()
-    steps = [[(m.ref_mask, m.test_mask, m.weighted * s2, m.test_start, m.start + m.length,
-               m.test_start + m.test_length, m.distance, m) for m in ms] for ms in matches]
-    fixed_steps = [None if m is None else
-                   (m.weighted * s2, m.test_start, m.start + m.length,
-                    m.test_start + m.test_length, m.distance) for m in fixed]
+    steps = [
+        [
+            (
+                m.ref_mask,
+                m.test_mask,
+                m.weighted * s2,
+                m.test_start,
+                m.start + m.length,
+                m.test_start + m.test_length,
+                m.distance,
+                m,
+            )
+            for m in ms
+        ]
+        for ms in matches
+    ]
+    fixed_steps = [
+        None
+        if m is None
+        else (
+            m.weighted * s2,
+            m.test_start,
+            m.start + m.length,
+            m.test_start + m.test_length,
+            m.distance,
+        )
+        for m in fixed
+    ]
     paths: list[list[Any]] = [[0, 0, -1, used1, used2, None]]
     for current, candidates in enumerate(steps):
         if len(paths) > 1:
@@ -97,15 +126,22 @@ def resolve(matches: list[list[Match]], fixed: list[Match | None], used1: int, u
             last_end = path[2]
             if candidates:
                 u1, u2, chosen = path[3], path[4], path[5]
-                for ref_mask, test_mask, weighted, test_start, end, test_end, distance, m \
-                        in candidates:
+                for (
+                    ref_mask,
+                    test_mask,
+                    weighted,
+                    test_start,
+                    end,
+                    test_end,
+                    distance,
+                    m,
+                ) in candidates:
                     if u2 & ref_mask or u1 & test_mask:
                         continue
                     rank = path[0] - weighted
                     if last_end != -1 and test_start != last_end:
                         rank += s1
-                    nxt.append([rank, end, test_end, u1 | test_mask, u2 | ref_mask,
-                                (m, chosen)])
+                    nxt.append([rank, end, test_end, u1 | test_mask, u2 | ref_mask, (m, chosen)])
                     path[0] += distance  # sic: the jar adds it to the parent
             if last_end != -1:  # skip this word: a gap ends the chunk
                 path[0] += s1
@@ -166,19 +202,23 @@ def count_chunks(matches: Sequence[Match | None]) -> tuple[int, int, int]:
     return m1, m2, chunks
 
 
-def find_candidates(test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 4
-                    ) -> tuple[list[list[Match]], list[int], list[int]]:
+def find_candidates(
+    test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 4
+) -> tuple[list[list[Match]], list[int], list[int]]:
     """The candidate matches ``Aligner.align`` starts from (only the exact stage when the
     two segments are identical word for word, by hash code)."""
-    n_stages = 1 if (len(test.words) == len(ref.words) and test.keys == ref.keys) \
-        else n_modules
+    n_stages = 1 if (len(test.words) == len(ref.words) and test.keys == ref.keys) else n_modules
     return candidate_matches(test, ref, n_stages, paraphrase_table)
 
 
-def align(test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 4,
-          beam: int = BEAM_SIZE,
-          candidates: tuple[list[list[Match]], list[int], list[int]] | None = None
-          ) -> Alignment:
+def align(
+    test: Segment,
+    ref: Segment,
+    paraphrase_table: dict,
+    n_modules: int = 4,
+    beam: int = BEAM_SIZE,
+    candidates: tuple[list[list[Match]], list[int], list[int]] | None = None,
+) -> Alignment:
     """``Aligner.align``: candidate matches (``candidates``, when already found by
     :func:`find_candidates`), fixed matches, beam search, per-stage counts."""
     if candidates is None:
@@ -194,8 +234,9 @@ def align(test: Segment, ref: Segment, paraphrase_table: dict, n_modules: int = 
         if m.length == 1 == m.test_length:
             unique = cov2[i] == 1 and cov1[m.test_start] == 1
         else:
-            unique = all(cov2[i + k] == 1 for k in range(m.length)) and \
-                all(cov1[m.test_start + k] == 1 for k in range(m.test_length))
+            unique = all(cov2[i + k] == 1 for k in range(m.length)) and all(
+                cov1[m.test_start + k] == 1 for k in range(m.test_length)
+            )
         if unique:
             fixed[i] = m
             used2 |= m.ref_mask

@@ -48,8 +48,7 @@ def _coverage(function: Sequence[bool], coverage: Sequence[int]) -> tuple[float,
     return matchable, length, covered
 
 
-def _score_bound(test: Segment, ref: Segment, coverage1: list[int], coverage2: list[int]
-                 ) -> float:
+def _score_bound(test: Segment, ref: Segment, coverage1: list[int], coverage2: list[int]) -> float:
     """:func:`score_upper_bound` of one pair from its candidate matches' coverage."""
     m1, l1, c1 = _coverage(test.function, coverage1)
     m2, l2, c2 = _coverage(ref.function, coverage2)
@@ -103,16 +102,25 @@ class MeteorEngine:
             ref = refs[k]
             a = align(test, ref, table, N_MODULES, candidates=found[k])
             # integer counts: every sum and product below is the jar's double arithmetic
-            st = Stats(n1, len(ref.words), f1, sum(ref.function), a.stage_matches, a.chunks,
-                       a.test_matches, a.ref_matches)
+            st = Stats(
+                n1,
+                len(ref.words),
+                f1,
+                sum(ref.function),
+                a.stage_matches,
+                a.chunks,
+                a.test_matches,
+                a.ref_matches,
+            )
             s = score(st)
             if s > best_score or (s == best_score and k < best_k):
                 best, best_score, best_k = st, s, k
         # None only for no references at all, which the scorer's input checks refuse
         return best  # type: ignore[return-value]
 
-    def score_lines(self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
-                    ) -> tuple[float, list[float], list[Stats]]:
+    def score_lines(
+        self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
+    ) -> tuple[float, list[float], list[Stats]]:
         """Score raw segments (each field as the jar would receive it after splitting a
         ``SCORE`` line: no ``|||`` inside; :class:`kcca.captions.Meteor` removes them).
 
@@ -128,8 +136,9 @@ class MeteorEngine:
             if enabled:
                 gc.enable()
 
-    def _score_lines(self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
-                     ) -> tuple[float, list[float], list[Stats]]:
+    def _score_lines(
+        self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
+    ) -> tuple[float, list[float], list[Stats]]:
         texts: dict[str, tuple[str, ...]] = {}
         for t in hypotheses:
             if t not in texts:
@@ -140,13 +149,19 @@ class MeteorEngine:
                     texts[t] = self.tokens(t)
         segments = self._segments(texts, references, hypotheses)
         table = self._table
-        stats = [self.segment_stats(segments[h], [segments[r] for r in refs], table)
-                 for refs, h in zip(references, hypotheses)]
+        stats = [
+            self.segment_stats(segments[h], [segments[r] for r in refs], table)
+            for refs, h in zip(references, hypotheses)
+        ]
         per_item = [score(s) for s in stats]
         return score(aggregate(stats)), per_item, stats
 
-    def _segments(self, texts: dict[str, tuple[str, ...]], references: Sequence[Sequence[str]],
-                  hypotheses: Sequence[str]) -> dict[str, Segment]:
+    def _segments(
+        self,
+        texts: dict[str, tuple[str, ...]],
+        references: Sequence[Sequence[str]],
+        hypotheses: Sequence[str],
+    ) -> dict[str, Segment]:
         """Matcher features of every distinct text (words looked up once)."""
         res = self.resources
         distinct = list(dict.fromkeys(texts.values()))
@@ -170,9 +185,14 @@ class MeteorEngine:
         vocab_list = list(vocab)
         synsets = dict(zip(vocab_list, syn.all_synsets_many(vocab_list)))
         features = {
-            words: Segment(words, tuple(map(keys.__getitem__, words)),
-                           tuple(map(stem_keys.__getitem__, words)),
-                           tuple(map(is_fw.__getitem__, words)),
-                           tuple(map(synsets.__getitem__, words)), by_words[words])
-            for words in distinct}
+            words: Segment(
+                words,
+                tuple(map(keys.__getitem__, words)),
+                tuple(map(stem_keys.__getitem__, words)),
+                tuple(map(is_fw.__getitem__, words)),
+                tuple(map(synsets.__getitem__, words)),
+                by_words[words],
+            )
+            for words in distinct
+        }
         return {t: features[words] for t, words in texts.items()}

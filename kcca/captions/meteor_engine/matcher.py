@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kcca.captions.meteor_engine.paraphrase import SegmentParaphrases
-from kcca.captions.meteor_engine.params import (EXACT, PARAPHRASE, SEARCH_WEIGHTS, STEM,
-                                                SYNONYM)
+from kcca.captions.meteor_engine.params import EXACT, PARAPHRASE, SEARCH_WEIGHTS, STEM, SYNONYM
 
 _JAVA_HASHES: dict[str, int] = {}
 
@@ -43,17 +42,22 @@ def java_hash(word: str) -> int:
 class Segment:
     """One normalised, lower-cased segment and what the matchers need of it."""
 
-    __slots__ = ("words", "keys", "stem_keys", "function", "synsets", "paraphrases",
-                 "_as_test")
+    __slots__ = ("words", "keys", "stem_keys", "function", "synsets", "paraphrases", "_as_test")
 
-    def __init__(self, words: tuple[str, ...], keys: tuple[int, ...],
-                 stem_keys: tuple[int, ...], function: tuple[bool, ...],
-                 synsets: tuple[frozenset, ...], paraphrases: SegmentParaphrases):
-        self.words = words            #: the tokens
-        self.keys = keys              #: java_hash of each word
-        self.stem_keys = stem_keys    #: java_hash of each word's stem
-        self.function = function      #: function word (``function/english.words``)?
-        self.synsets = synsets        #: WordNet synsets of each word and of its base forms
+    def __init__(
+        self,
+        words: tuple[str, ...],
+        keys: tuple[int, ...],
+        stem_keys: tuple[int, ...],
+        function: tuple[bool, ...],
+        synsets: tuple[frozenset, ...],
+        paraphrases: SegmentParaphrases,
+    ):
+        self.words = words  #: the tokens
+        self.keys = keys  #: java_hash of each word
+        self.stem_keys = stem_keys  #: java_hash of each word's stem
+        self.function = function  #: function word (``function/english.words``)?
+        self.synsets = synsets  #: WordNet synsets of each word and of its base forms
         self.paraphrases = paraphrases
         self._as_test: tuple[dict, dict, tuple, frozenset] | None = None
 
@@ -62,11 +66,11 @@ class Segment:
         positions, stem key -> positions, ``(position, key, synsets)`` of the words that
         have synsets, and the union of those synsets."""
         if self._as_test is None:
-            syn_words = tuple((i, k, syn) for i, (k, syn) in
-                              enumerate(zip(self.keys, self.synsets)) if syn)
+            syn_words = tuple(
+                (i, k, syn) for i, (k, syn) in enumerate(zip(self.keys, self.synsets)) if syn
+            )
             union = frozenset().union(*(syn for _, _, syn in syn_words))
-            self._as_test = (_positions(self.keys), _positions(self.stem_keys), syn_words,
-                             union)
+            self._as_test = (_positions(self.keys), _positions(self.stem_keys), syn_words, union)
         return self._as_test
 
 
@@ -80,12 +84,12 @@ class Match(NamedTuple):
     test_start: int
     test_length: int
     module: int
-    ref_mask: int   #: bit set of the reference words it covers
+    ref_mask: int  #: bit set of the reference words it covers
     test_mask: int  #: bit set of the hypothesis words it covers
     #: what it adds to a partial alignment's weighted match count: the jar adds
     #: ``length * weight`` to each side's ``int`` total, truncating (1.0 exact, else 0.5)
     weighted: int
-    distance: int   #: ``|start - test_start|``
+    distance: int  #: ``|start - test_start|``
 
 
 _new = tuple.__new__
@@ -96,9 +100,20 @@ def _match(start: int, length: int, test_start: int, test_length: int, module: i
     # the jar's running totals are ints: total = (int)(total + length * w). With w = 1 or
     # 1/2 every sum is exact in binary, so this equals adding the truncated products.
     weighted = int(length * w) + int(test_length * w)
-    return _new(Match, (start, length, test_start, test_length, module,
-                        ((1 << length) - 1) << start, ((1 << test_length) - 1) << test_start,
-                        weighted, abs(start - test_start)))
+    return _new(
+        Match,
+        (
+            start,
+            length,
+            test_start,
+            test_length,
+            module,
+            ((1 << length) - 1) << start,
+            ((1 << test_length) - 1) << test_start,
+            weighted,
+            abs(start - test_start),
+        ),
+    )
 
 
 _SINGLES: dict[tuple[int, int, int], Match] = {}
@@ -123,9 +138,9 @@ def _positions(keys: tuple) -> dict:
     return out
 
 
-def candidate_matches(test: Segment, ref: Segment, n_stages: int,
-                      paraphrase_table: dict[int, list[tuple[int, int]]]
-                      ) -> tuple[list[list[Match]], list[int], list[int]]:
+def candidate_matches(
+    test: Segment, ref: Segment, n_stages: int, paraphrase_table: dict[int, list[tuple[int, int]]]
+) -> tuple[list[list[Match]], list[int], list[int]]:
     """All matches of the first ``n_stages`` stages, as the jar lists them.
 
     Returns ``(matches, test_coverage, ref_coverage)``: ``matches[j]`` are the matches
@@ -164,14 +179,20 @@ def candidate_matches(test: Segment, ref: Segment, n_stages: int,
                 cov1[i] += 1
                 cov2[j] += 1
     if n_stages > PARAPHRASE:
-        _paraphrase_matches(test.paraphrases, ref.paraphrases, paraphrase_table,
-                            matches, cov1, cov2)
+        _paraphrase_matches(
+            test.paraphrases, ref.paraphrases, paraphrase_table, matches, cov1, cov2
+        )
     return matches, cov1, cov2
 
 
-def _paraphrase_matches(p1: SegmentParaphrases, p2: SegmentParaphrases,
-                        table: dict[int, list[tuple[int, int]]],
-                        matches: list[list[Match]], cov1: list[int], cov2: list[int]) -> None:
+def _paraphrase_matches(
+    p1: SegmentParaphrases,
+    p2: SegmentParaphrases,
+    table: dict[int, list[tuple[int, int]]],
+    matches: list[list[Match]],
+    cov1: list[int],
+    cov2: list[int],
+) -> None:
     """``ParaphraseMatcher``: phrases of the reference paraphrased in the hypothesis, then
     phrases of the hypothesis paraphrased in the reference."""
     if p1.positions:

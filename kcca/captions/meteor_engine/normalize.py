@@ -24,8 +24,10 @@ import re
 from typing import Mapping
 
 # letters the jar treats as alphabetic: ASCII, Latin-1 and Latin Extended-A, Cyrillic
-ALPHA = ("A-Za-z\u0160\u017d\u0161\u017e\u0178\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017e"
-         "\u0400-\u04ff\u0500-\u0527\ua640-\ua66e\ua67e-\ua697\u1d00-\u1d7f")
+ALPHA = (
+    "A-Za-z\u0160\u017d\u0161\u017e\u0178\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017e"
+    "\u0400-\u04ff\u0500-\u0527\ua640-\ua66e\ua67e-\ua697\u1d00-\u1d7f"
+)
 ALNUM = "0-9" + ALPHA
 
 _SEP_OTHER = re.compile("([^" + ALNUM + r" \t\n\x0b\f\r.'`,\-\u2018\u2019])")

@@ -143,8 +143,16 @@ def _parse_kernel():
                     entry += 1
             line += 1
             i = j + 1
-        return (status, entry, ref_len, para_len, ref_tok[:n_ref], para_tok[:n_para],
-                first_start[:n_vocab].copy(), first_len[:n_vocab].copy())
+        return (
+            status,
+            entry,
+            ref_len,
+            para_len,
+            ref_tok[:n_ref],
+            para_tok[:n_para],
+            first_start[:n_vocab].copy(),
+            first_len[:n_vocab].copy(),
+        )
 
     return count_tokens, parse
 
@@ -163,8 +171,9 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.repeat(starts - offs, lengths) + np.arange(total)
 
 
-def _build_trie(lengths: np.ndarray, offsets: np.ndarray, tokens: np.ndarray,
-                n_words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _build_trie(
+    lengths: np.ndarray, offsets: np.ndarray, tokens: np.ndarray, n_words: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Level-wise trie of the phrases ``tokens[offsets[p]:offsets[p] + lengths[p]]``:
     ``(level_offsets, level_keys, node of each phrase)``."""
     node = np.zeros(lengths.size, np.int64)  # the root
@@ -202,7 +211,7 @@ def _read_gzip(path: str | os.PathLike) -> bytes | bytearray:
             piece = d.decompress(chunk) if chunk else d.flush()
             if pos + len(piece) > size:
                 break  # the trailer's size is modulo 2**32, or several members: fall back
-            view[pos:pos + len(piece)] = piece
+            view[pos : pos + len(piece)] = piece
             pos += len(piece)
             if not chunk:
                 if pos == size and d.eof and not d.unused_data:
@@ -222,12 +231,15 @@ def build_index(path: str | os.PathLike) -> dict:
     hint = (data.count(b"\n") + 1) // 3 + 1
     count_tokens, parse = _parse_kernel()
     n_ref_tokens, n_para_tokens = count_tokens(buf)
-    status, n_entries, ref_len, para_len, ref_tok, para_tok, first_start, first_len = \
-        parse(buf, hint, n_ref_tokens, n_para_tokens)
+    status, n_entries, ref_len, para_len, ref_tok, para_tok, first_start, first_len = parse(
+        buf, hint, n_ref_tokens, n_para_tokens
+    )
     if status:
         raise ValueError(f"{path}: cannot index the paraphrase table (code {status})")
-    vocab = [bytes(data[s:s + n]).decode("utf-8") for s, n in zip(first_start.tolist(),
-                                                                   first_len.tolist())]
+    vocab = [
+        bytes(data[s : s + n]).decode("utf-8")
+        for s, n in zip(first_start.tolist(), first_len.tolist())
+    ]
     del data, buf
     ref_len = ref_len[:n_entries]
     para_len = para_len[:n_entries]
@@ -248,8 +260,11 @@ def build_index(path: str | os.PathLike) -> dict:
     keep = np.flatnonzero(ref_len > 0)
     order = keep[np.argsort(ref_node[keep], kind="stable")]  # file order inside a phrase
     grouped = ref_node[order]
-    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if order.size else \
-        np.zeros(0, np.int64)
+    starts = (
+        np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+        if order.size
+        else np.zeros(0, np.int64)
+    )
     return {
         "version": INDEX_VERSION,
         "vocab": "\n".join(vocab),
@@ -312,7 +327,7 @@ class ParaphraseIndex:
         for d in range(1, depth + 1):
             lo, hi = self.level_offsets[d], self.level_offsets[d + 1]
             level = self.level_keys[lo:hi]
-            rows = np.flatnonzero(alive[:n - d + 1]) if d > 1 else np.flatnonzero(alive)
+            rows = np.flatnonzero(alive[: n - d + 1]) if d > 1 else np.flatnonzero(alive)
             if rows.size == 0:
                 break
             words = ids[rows + d - 1]
@@ -329,9 +344,9 @@ class ParaphraseIndex:
             out[rows, d - 1] = lo + pos
         return out
 
-    def prepare(self, segments: Sequence[Sequence[str]],
-                partners: Sequence[Sequence[int]] | None = None
-                ) -> tuple[list[SegmentParaphrases], dict[int, list[tuple[int, int]]]]:
+    def prepare(
+        self, segments: Sequence[Sequence[str]], partners: Sequence[Sequence[int]] | None = None
+    ) -> tuple[list[SegmentParaphrases], dict[int, list[tuple[int, int]]]]:
         """Look up every n-gram of ``segments`` (token lists) at once.
 
         ``partners[s]``: the segments that segment ``s`` is aligned with (its references,
@@ -366,8 +381,9 @@ class ParaphraseIndex:
         rows = np.unique(row[is_phrase])
         counts = self.entry_offsets[rows + 1] - self.entry_offsets[rows]
         owner = np.repeat(rows, counts)
-        para = self.entry_para[_ranges(self.entry_offsets[rows],
-                                       self.entry_offsets[rows + 1])].astype(np.int64)
+        para = self.entry_para[
+            _ranges(self.entry_offsets[rows], self.entry_offsets[rows + 1])
+        ].astype(np.int64)
         keep = np.isin(para, present)
         owner, para = owner[keep], para[keep]
         if owner.size == 0:
@@ -381,8 +397,12 @@ class ParaphraseIndex:
         h_t = np.searchsorted(t_rows, h_row)
         h_t[h_t >= t_rows.size] = 0
         has_entries = t_rows[h_t] == h_row
-        p_idx, d_idx, h_row, h_t = p_idx[has_entries], d_idx[has_entries], \
-            h_row[has_entries], h_t[has_entries]
+        p_idx, d_idx, h_row, h_t = (
+            p_idx[has_entries],
+            d_idx[has_entries],
+            h_row[has_entries],
+            h_t[has_entries],
+        )
         h_seg = seg_arr[p_idx]
         n_nodes = np.int64(self.level_offsets[-1])
         # every n-gram occurrence as (segment, node) keys
@@ -394,10 +414,8 @@ class ParaphraseIndex:
             e_counts = t_end[h_t] - t_start[h_t]
             pair_hit = np.repeat(np.arange(h_row.size), e_counts)
             pair_para = para[_ranges(t_start[h_t], t_end[h_t])]
-            part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64,
-                                            len(partners)))
-            part_flat = np.fromiter((q for p in partners for q in p), np.int64,
-                                    int(part_off[-1]))
+            part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64, len(partners)))
+            part_flat = np.fromiter((q for p in partners for q in p), np.int64, int(part_off[-1]))
             seg_of_pair = h_seg[pair_hit]
             p_counts = part_off[seg_of_pair + 1] - part_off[seg_of_pair]
             tri_pair = np.repeat(np.arange(pair_hit.size), p_counts)
@@ -418,8 +436,12 @@ class ParaphraseIndex:
         para_len = self.node_depth(para)
         for r, p, n in zip(owner.tolist(), para.tolist(), para_len.tolist()):
             table.setdefault(r, []).append((p, n))
-        for s, j, d, r in zip(h_seg[keep_hit].tolist(), pos_arr[p_idx[keep_hit]].tolist(),
-                              d_idx[keep_hit].tolist(), h_row[keep_hit].tolist()):
+        for s, j, d, r in zip(
+            h_seg[keep_hit].tolist(),
+            pos_arr[p_idx[keep_hit]].tolist(),
+            d_idx[keep_hit].tolist(),
+            h_row[keep_hit].tolist(),
+        ):
             out[s].starts.setdefault(j, []).append((d + 1, r))
         # paraphrase occurrences worth recording
         if wanted is not None:
@@ -428,8 +450,9 @@ class ParaphraseIndex:
             sel = wanted[at] == q_key if wanted.size else np.zeros(q_key.size, bool)
         else:
             sel = np.isin(q_node, np.unique(para))
-        for s, j, node in zip(seg_arr[q_idx[sel]].tolist(), pos_arr[q_idx[sel]].tolist(),
-                              q_node[sel].tolist()):
+        for s, j, node in zip(
+            seg_arr[q_idx[sel]].tolist(), pos_arr[q_idx[sel]].tolist(), q_node[sel].tolist()
+        ):
             positions = out[s].positions
             positions[node] = positions.get(node, ()) + (j,)
         return out, table

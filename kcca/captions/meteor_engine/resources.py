@@ -24,8 +24,12 @@ from pathlib import Path
 
 from kcca.captions.meteor_engine.normalize import NBP_ANY, NBP_NUMERIC_ONLY, java_tokens
 from kcca.captions.meteor_engine.paraphrase import INDEX_VERSION, ParaphraseIndex, build_index
-from kcca.captions.meteor_engine.synonyms import SYNONYM_INDEX_VERSION, SynonymDictionary, \
-    build_synonym_index, java_lines
+from kcca.captions.meteor_engine.synonyms import (
+    SYNONYM_INDEX_VERSION,
+    SynonymDictionary,
+    build_synonym_index,
+    java_lines,
+)
 
 STAGE = "meteor-paraphrase"
 #: the stems of the paraphrase table's words, cached beside its index (stemming them on every
@@ -56,8 +60,11 @@ def _digest(path: Path, cache_root: Path | None) -> str:
     memo: dict[str, str] = {}
     if memo_file is not None and memo_file.is_file():
         try:
-            memo = dict(line.rsplit("\t", 1) for line in
-                        memo_file.read_text(encoding="utf-8").splitlines() if "\t" in line)
+            memo = dict(
+                line.rsplit("\t", 1)
+                for line in memo_file.read_text(encoding="utf-8").splitlines()
+                if "\t" in line
+            )
         except OSError:
             memo = {}
         if stamp in memo:
@@ -85,21 +92,30 @@ class MeteorResources:
             the index is then built in memory on each load).
     """
 
-    def __init__(self, jar: str | os.PathLike, paraphrase_table: str | os.PathLike | None = None,
-                 cache_root: str | os.PathLike | None = "default"):
+    def __init__(
+        self,
+        jar: str | os.PathLike,
+        paraphrase_table: str | os.PathLike | None = None,
+        cache_root: str | os.PathLike | None = "default",
+    ):
         from kcca.cache import default_cache_dir
 
         self.jar = Path(jar)
-        self.paraphrase_table = Path(paraphrase_table) if paraphrase_table else \
-            paraphrase_table_path(self.jar)
+        self.paraphrase_table = (
+            Path(paraphrase_table) if paraphrase_table else paraphrase_table_path(self.jar)
+        )
         root = default_cache_dir() if cache_root == "default" else cache_root
         self.cache_root = Path(root) if root is not None else None
         #: "loaded", "built" or "built, not cached" once the index is there
         self.index_source = ""
 
     @classmethod
-    def shared(cls, jar: str | os.PathLike, paraphrase_table: str | os.PathLike | None = None,
-               cache_root: str | os.PathLike | None = "default") -> "MeteorResources":
+    def shared(
+        cls,
+        jar: str | os.PathLike,
+        paraphrase_table: str | os.PathLike | None = None,
+        cache_root: str | os.PathLike | None = "default",
+    ) -> "MeteorResources":
         """One instance per (jar, table, cache) and process, so that resources load once."""
         if cache_root == "default":
             from kcca.cache import default_cache_dir
@@ -149,11 +165,12 @@ class MeteorResources:
         cache = Cache(self.cache_root)
         if not cache.enabled:
             return SynonymDictionary(compute())
-        config = {"jar_sha256": _digest(self.jar, self.cache_root),
-                  "index_version": SYNONYM_INDEX_VERSION}
+        config = {
+            "jar_sha256": _digest(self.jar, self.cache_root),
+            "index_version": SYNONYM_INDEX_VERSION,
+        }
         try:
-            index = cache.get_or_compute_arrays(SYNONYMS_STAGE, config, compute,
-                                                inputs=[self.jar])
+            index = cache.get_or_compute_arrays(SYNONYMS_STAGE, config, compute, inputs=[self.jar])
         except OSError:  # an unwritable cache folder: parse on every run
             index = compute()
         return SynonymDictionary(index)
@@ -167,8 +184,10 @@ class MeteorResources:
         if not cache.enabled:
             self.index_source = "built, not cached"
             return ParaphraseIndex(build_index(self.paraphrase_table))
-        config = {"paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
-                  "index_version": INDEX_VERSION}
+        config = {
+            "paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
+            "index_version": INDEX_VERSION,
+        }
         built: list[dict] = []
 
         def compute():
@@ -176,13 +195,16 @@ class MeteorResources:
             return built[0]
 
         try:
-            arrays = cache.get_or_compute_arrays(STAGE, config, compute,
-                                                 inputs=[self.paraphrase_table])
+            arrays = cache.get_or_compute_arrays(
+                STAGE, config, compute, inputs=[self.paraphrase_table]
+            )
         except OSError as exc:  # an unwritable cache folder: go on without it
             import warnings
 
-            warnings.warn(f"METEOR paraphrase index not cached ({exc}); it is rebuilt on "
-                          "every run", stacklevel=2)
+            warnings.warn(
+                f"METEOR paraphrase index not cached ({exc}); it is rebuilt on every run",
+                stacklevel=2,
+            )
             self.index_source = "built, not cached"
             return ParaphraseIndex(built[0] if built else build_index(self.paraphrase_table))
         self.index_source = "built" if built else "loaded"
@@ -203,12 +225,16 @@ class MeteorResources:
             return {"stems": "\n".join(stem(w) for w in vocab)}
 
         cache = Cache(self.cache_root)
-        config = {"paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
-                  "index_version": INDEX_VERSION, "words": len(vocab),
-                  "stemmer": f"snowballstemmer {version('snowballstemmer')} english"}
+        config = {
+            "paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
+            "index_version": INDEX_VERSION,
+            "words": len(vocab),
+            "stemmer": f"snowballstemmer {version('snowballstemmer')} english",
+        }
         try:
-            stems = cache.get_or_compute_arrays(STEMS_STAGE, config, compute,
-                                                inputs=[self.paraphrase_table])["stems"]
+            stems = cache.get_or_compute_arrays(
+                STEMS_STAGE, config, compute, inputs=[self.paraphrase_table]
+            )["stems"]
         except OSError:  # an unwritable cache folder: stem on every run
             stems = compute()["stems"]
         return dict(zip(vocab, stems.split("\n")))

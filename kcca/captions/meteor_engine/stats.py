@@ -54,13 +54,20 @@ class Stats(NamedTuple):
 
     def is_perfect(self) -> bool:
         """Every word of both sides matched, in one chunk (no fragmentation)."""
-        return (self.chunks == 1 and self.test_total_matches == self.test_length
-                and self.reference_total_matches == self.reference_length)
+        return (
+            self.chunks == 1
+            and self.test_total_matches == self.test_length
+            and self.reference_total_matches == self.reference_length
+        )
 
     def as_line(self) -> str:
         """The jar's ``SCORE`` output line (``MeteorStats.toString``)."""
-        values = [self.test_length, self.reference_length, self.test_function_words,
-                  self.reference_function_words]
+        values = [
+            self.test_length,
+            self.reference_length,
+            self.test_function_words,
+            self.reference_function_words,
+        ]
         for quad in self.stage_matches:
             values.extend(quad)
         values += [self.chunks, self.test_word_matches, self.reference_word_matches]
@@ -69,7 +76,7 @@ class Stats(NamedTuple):
     @classmethod
     def from_line(cls, line: str) -> "Stats":
         v = [float(x) for x in line.split()]
-        stages = tuple(tuple(v[4 + 4 * i:8 + 4 * i]) for i in range(N_MODULES))
+        stages = tuple(tuple(v[4 + 4 * i : 8 + 4 * i]) for i in range(N_MODULES))
         return cls(v[0], v[1], v[2], v[3], stages, v[20], v[21], v[22])
 
 
@@ -82,13 +89,21 @@ def _div(a: float, b: float) -> float:
     return a / b
 
 
-def score(s: Stats, weights: Sequence[float] = MODULE_WEIGHTS, alpha: float = ALPHA,
-          beta: float = BETA, gamma: float = GAMMA, delta: float = DELTA) -> float:
+def score(
+    s: Stats,
+    weights: Sequence[float] = MODULE_WEIGHTS,
+    alpha: float = ALPHA,
+    beta: float = BETA,
+    gamma: float = GAMMA,
+    delta: float = DELTA,
+) -> float:
     """``MeteorScorer.computeMetrics``: the METEOR score of (segment or summed) statistics."""
-    test_wlen = (delta * (s.test_length - s.test_function_words)) + \
-        ((1.0 - delta) * s.test_function_words)
-    ref_wlen = (delta * (s.reference_length - s.reference_function_words)) + \
-        ((1.0 - delta) * s.reference_function_words)
+    test_wlen = (delta * (s.test_length - s.test_function_words)) + (
+        (1.0 - delta) * s.test_function_words
+    )
+    ref_wlen = (delta * (s.reference_length - s.reference_function_words)) + (
+        (1.0 - delta) * s.reference_function_words
+    )
     # the jar's order of additions: content words of every stage, then function words
     test_w = ref_w = 0.0
     stages = s.stage_matches
@@ -114,9 +129,16 @@ def score(s: Stats, weights: Sequence[float] = MODULE_WEIGHTS, alpha: float = AL
     return max(value, 0.0) + 0.0  # + 0.0: Math.max(-0.0, 0.0) is 0.0
 
 
-def score_upper_bound(test_matchable: float, test_length: float, ref_matchable: float,
-                      ref_length: float, mean_covered: float | None,
-                      alpha: float = ALPHA, beta: float = BETA, gamma: float = GAMMA) -> float:
+def score_upper_bound(
+    test_matchable: float,
+    test_length: float,
+    ref_matchable: float,
+    ref_length: float,
+    mean_covered: float | None,
+    alpha: float = ALPHA,
+    beta: float = BETA,
+    gamma: float = GAMMA,
+) -> float:
     """An upper bound of :func:`score` for one pair of segments, before their alignment.
 
     ``*_matchable``: the side's words that some candidate match covers, each counted at the

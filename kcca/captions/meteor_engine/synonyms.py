@@ -28,12 +28,50 @@ SYNONYM_INDEX_VERSION = 1
 _LINES = re.compile(r"\r\n|\r|\n")
 
 # WordNet 3.0's morphy suffix table (nouns, verbs, adjectives), in the jar's order
-_SUFFIXES = ("s", "ses", "xes", "zes", "ches", "shes", "men", "ies",
-             "s", "ies", "es", "es", "ed", "ed", "ing", "ing",
-             "er", "est", "er", "est")
-_ENDINGS = ("", "s", "x", "z", "ch", "sh", "man", "y",
-            "", "y", "e", "", "e", "", "e", "",
-            "", "", "e", "e")
+_SUFFIXES = (
+    "s",
+    "ses",
+    "xes",
+    "zes",
+    "ches",
+    "shes",
+    "men",
+    "ies",
+    "s",
+    "ies",
+    "es",
+    "es",
+    "ed",
+    "ed",
+    "ing",
+    "ing",
+    "er",
+    "est",
+    "er",
+    "est",
+)
+_ENDINGS = (
+    "",
+    "s",
+    "x",
+    "z",
+    "ch",
+    "sh",
+    "man",
+    "y",
+    "",
+    "y",
+    "e",
+    "",
+    "e",
+    "",
+    "e",
+    "",
+    "",
+    "",
+    "e",
+    "e",
+)
 _RULES = tuple(zip(_SUFFIXES, _ENDINGS))
 
 
@@ -56,8 +94,13 @@ def build_synonym_index(synsets_text: str, exceptions_text: str) -> dict:
     np.cumsum([len(p) for p in parsed], out=offsets[1:])
     ids = np.fromiter(chain.from_iterable(parsed), np.int64, count=int(offsets[-1]))
     words = np.array([b for b, _ in encoded], dtype=bytes) if encoded else np.array([], "S1")
-    return {"version": SYNONYM_INDEX_VERSION, "words": words, "offsets": offsets, "ids": ids,
-            "exceptions": exceptions_text}
+    return {
+        "version": SYNONYM_INDEX_VERSION,
+        "words": words,
+        "offsets": offsets,
+        "ids": ids,
+        "exceptions": exceptions_text,
+    }
 
 
 class SynonymDictionary:
@@ -102,7 +145,7 @@ class SynonymDictionary:
     def _ids_at(self, k: int) -> frozenset[int]:
         if k < 0:
             return frozenset()
-        return frozenset(self._ids[self._offsets[k]:self._offsets[k + 1]].tolist())
+        return frozenset(self._ids[self._offsets[k] : self._offsets[k + 1]].tolist())
 
     def synsets(self, word: str) -> frozenset[int]:
         """``getSynSets``: the synset ids listed for ``word`` itself."""
@@ -117,8 +160,15 @@ class SynonymDictionary:
         if word.endswith("ss") or len(word) <= 2:
             return [word], [], ""
         end = "ful" if word.endswith("ful") else ""
-        return None, [word[:len(word) - len(suffix)] + ending
-                      for suffix, ending in _RULES if word.endswith(suffix)], end
+        return (
+            None,
+            [
+                word[: len(word) - len(suffix)] + ending
+                for suffix, ending in _RULES
+                if word.endswith(suffix)
+            ],
+            end,
+        )
 
     def all_synsets_many(self, words: Iterable[str]) -> list[frozenset[int]]:
         """``synsets(w) | stem_synsets(w)`` for each word: what the synonym matcher compares.
