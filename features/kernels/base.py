@@ -52,6 +52,14 @@ class Kernel(BaseEstimator):
     #: similarity, footnote 4) says so, and KCCA uses the positive part of its training
     #: kernel instead of refusing it; a PSD kernel whose Gram matrix is not PSD is an error.
     positive_semidefinite: bool = True
+    #: constructor parameters that change how, not what, is computed (array backend, threads,
+    #: progress bars, one of several engines giving the same numbers): a system sets them from
+    #: its execution settings (:func:`with_execution`) and cache keys leave them out
+    #: (:func:`numeric_params`)
+    execution_params: tuple[str, ...] = ()
+    #: constructor parameters a system supplies as fitted objects of the run (the word kernel of
+    #: Section 3.5); cache keys record them by the run's own description, not by value
+    run_inputs: tuple[str, ...] = ()
 
     def fit(self, train_items: Sequence[Any]) -> "Kernel":
         self.train_items_ = train_items
@@ -81,11 +89,28 @@ class Kernel(BaseEstimator):
 
     @property
     def params(self) -> dict[str, Any]:
-        return self.get_params(deep=False)
+        """The parameters that fix the numbers (:func:`numeric_params`)."""
+        return numeric_params(self)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "train_items_"):
             raise RuntimeError(f"kernel {self.name!r} is not fitted: call fit(train_items) first")
+
+
+def numeric_params(kernel: Any) -> dict[str, Any]:
+    """A kernel's parameters that fix its numbers: ``get_params()`` without the
+    ``execution_params`` and ``run_inputs`` its class declares (what cache keys record)."""
+    left_out = {*getattr(kernel, "execution_params", ()), *getattr(kernel, "run_inputs", ())}
+    return {k: v for k, v in kernel.get_params(deep=False).items() if k not in left_out}
+
+
+def with_execution(kernel: Any, **settings: Any) -> Any:
+    """Set on ``kernel`` those of ``settings`` (``backend``, ``n_jobs``, ``progress``, ...) that
+    its class declares in ``execution_params``; the others do not apply to it. Returns it."""
+    taken = {k: v for k, v in settings.items() if k in getattr(kernel, "execution_params", ())}
+    if taken:
+        kernel.set_params(**taken)
+    return kernel
 
 
 def check_kernel_block(block: Any, shape: tuple[int, int], name: str) -> None:

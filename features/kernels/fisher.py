@@ -114,6 +114,7 @@ class FisherKernel(Kernel):
     """
 
     item_type = "image-pixels"
+    execution_params = ("n_jobs", "progress")
 
     def __init__(
         self,
@@ -142,12 +143,6 @@ class FisherKernel(Kernel):
         self.n_jobs = n_jobs
         self.progress = progress
         self.descriptor = descriptor
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {
-            k: v for k, v in self.get_params(deep=False).items() if k not in ("n_jobs", "progress")
-        }
 
     def _descriptor(self) -> str:
         if self.descriptor not in DESCRIPTORS:

@@ -27,7 +27,6 @@ from features.pyramid import cell_weights, n_cells
 DEFAULT_FEATURES = ("color", "texture", "sift")
 
 #: parameters that change how, not what, a kernel computes (left out of ``params``)
-_EXECUTION_PARAMS = ("backend", "n_jobs", "progress")
 
 
 def weighted_matrix(
@@ -83,6 +82,8 @@ def _widths(items: Sequence[Any], feature_types: Sequence[str]) -> dict[str, int
 
 class _IntersectionKernel(Kernel):
     """Shared machinery: build the weighted matrix, intersect, raise to ``p``."""
+
+    execution_params = ("backend", "n_jobs", "progress")
 
     def _matrix(self, items: Sequence[Any]) -> np.ndarray:
         return weighted_matrix(items, tuple(self.feature_types), self._pyramid_levels())
@@ -148,11 +149,6 @@ class _IntersectionKernel(Kernel):
         p = self._check_p()
         m = self._matrix(items)
         return np.power(m.sum(axis=1, dtype=np.float64), p)
-
-    @property
-    def params(self) -> dict[str, Any]:
-        """Parameters that determine the numbers (execution settings left out)."""
-        return {k: v for k, v in self.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
 
 
 @register_kernel("histogram")

@@ -126,6 +126,8 @@ class TagRankKernel(Kernel):
         n_jobs: threads (None = all cores); progress: tqdm bar.
     """
 
+    execution_params = ("n_jobs", "progress")
+
     def __init__(
         self,
         n_pairs: int = 20000,

@@ -64,6 +64,9 @@ class TrigramKernel(_SparseSequenceKernel):
             numba engine ignores it.
     """
 
+    execution_params = ("backend", "engine", "n_jobs", "progress")
+    run_inputs = ("word_kernel",)
+
     def __init__(
         self,
         lambda_m: float = 0.5,

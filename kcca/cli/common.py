@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from kcca.errors import DataError
 
 if TYPE_CHECKING:  # the cache imports NumPy and joblib: not at `kcca --help`
     from kcca.cache import Cache
@@ -80,10 +84,58 @@ def subparser(sub, name: str, help: str, func) -> argparse.ArgumentParser:
 
 
 def finalize(args: argparse.Namespace) -> argparse.Namespace:
+    """Fill the common options not given with their defaults (``args.given_options`` names
+    those given, so a run configuration file may supply the others)."""
+    args.given_options = frozenset(k for k in DEFAULTS if hasattr(args, k))
     for k, v in DEFAULTS.items():
         if not hasattr(args, k):
             setattr(args, k, v)
     return args
+
+
+def image_config_from_args(args: argparse.Namespace) -> Any:
+    """``--image-config JSON`` as an ``ImageFeatureConfig`` with ``--seed`` (None: not given)."""
+    text = getattr(args, "image_config", None)
+    if not text:
+        return None
+    from features.image_features import ImageFeatureConfig
+
+    try:
+        return ImageFeatureConfig(**{"seed": args.seed, **json.loads(text)})
+    except (json.JSONDecodeError, TypeError, ValueError) as exc:
+        raise DataError(
+            f"--image-config: {exc}",
+            fix="give a JSON object of ImageFeatureConfig fields, e.g. --image-config "
+            '\'{"vocabulary": {"color": 32, "texture": 64, "sift": 64}}\'',
+        ) from None
+
+
+def run_config_from_args(
+    args: argparse.Namespace, file_values: dict[str, Any] | None = None, **execution: Any
+) -> Any:
+    """The :class:`kcca.systems.config.RunConfig` of a command: ``file_values`` (an
+    experiment folder's ``[run]`` table, :func:`kcca.systems.config.load_run_table`), then
+    the flags given (``--seed``, ``--jobs``, ``--quiet``, ``--image-config``, ``--precision``,
+    ``--search-rank``; a flag not given leaves the file's value), then ``execution``."""
+    from kcca.systems.config import RunConfig
+
+    given = getattr(args, "given_options", frozenset(DEFAULTS))
+    values: dict[str, Any] = dict(file_values or {})
+    for option, name in (("seed", "seed"), ("jobs", "jobs")):
+        if option in given or name not in values:
+            values[name] = getattr(args, option)
+    if "quiet" in given or "progress" not in values:
+        values["progress"] = not args.quiet
+    image = image_config_from_args(args)
+    if image is not None:
+        values["image_config"] = image
+    elif values.get("image_config") is not None and "seed" in given:
+        values["image_config"] = dataclasses.replace(values["image_config"], seed=args.seed)
+    for name in ("precision", "search_rank"):
+        if getattr(args, name, None) is not None:
+            values[name] = getattr(args, name)
+    values.update(execution)
+    return RunConfig.of(**values)
 
 
 def cache_from_args(args: argparse.Namespace) -> Cache:

@@ -178,18 +178,18 @@ def stage_features(run: DemoRun) -> None:
     from features.image_features import ImageFeatureConfig
     from kcca.cli.common import cache_from_args
     from kcca.systems.blocks import Workspace
+    from kcca.systems.config import RunConfig
 
     a = run.args
     assert run.corpus is not None  # stage_corpus ran first
-    run.workspace = Workspace(
-        run.corpus,
-        cache_from_args(a),
-        n_jobs=a.jobs,
+    config = RunConfig.of(
         seed=a.seed,
+        image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG),
+        jobs=a.jobs,
         progress=not a.quiet,
         backend=run.backend,
-        image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG),
     )
+    run.workspace = Workspace(run.corpus, cache_from_args(a), config)
     t = time.perf_counter()
     res = run.workspace.image_features()
     words = (

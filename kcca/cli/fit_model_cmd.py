@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import time
 from typing import Any
 
@@ -21,8 +20,8 @@ from kcca.cli.common import (
     cache_from_args,
     data_dir_from_args,
     subparser,
+    run_config_from_args,
 )
-from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
 
@@ -122,36 +121,19 @@ def run(args: argparse.Namespace) -> int:
         if args.d:
             overrides["d"] = list(args.d)
         spec, corpus, image_config = demo_spec_and_corpus(**overrides)
+        config = run_config_from_args(args, {"image_config": image_config})
     else:
         from kcca.cli.reproduce_cmd import load_with_splits
 
         spec = _spec(args)
         corpus = load_with_splits(data_dir_from_args(args), args.splits)
-        image_config = None
-        if args.image_config:
-            from features.image_features import ImageFeatureConfig
-
-            try:
-                image_config = ImageFeatureConfig(
-                    **{"seed": args.seed, **json.loads(args.image_config)}
-                )
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise DataError(f"--image-config: {exc}") from None
+        config = run_config_from_args(args)
     print(
         f"fitting {spec.label} on {corpus.name} "
         f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
         f"test {len(corpus.split('test'))})"
     )
-    model = fit_system(
-        corpus,
-        spec,
-        cache=cache,
-        n_jobs=args.jobs,
-        seed=args.seed,
-        progress=not args.quiet,
-        image_config=image_config,
-        precision=args.precision,
-    )
+    model = fit_system(corpus, spec, config=config, cache=cache)
     out = save_model(model, args.out, compress=args.compress)
     print(model.describe())
     for task, m in model.info["test_metrics"].items():

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import platform
 import shlex
@@ -37,6 +36,7 @@ from kcca.cli.common import (
     backend_from_args,
     cache_from_args,
     data_dir_from_args,
+    run_config_from_args,
     subparser,
 )
 from kcca.errors import DataError
@@ -188,29 +188,21 @@ def _with_grid(spec, p, d):
     return dataclasses.replace(spec, grid=grid)
 
 
-def _image_config(args: argparse.Namespace):
-    if not args.image_config:
-        return None
-    from features.image_features import ImageFeatureConfig
-
-    try:
-        return ImageFeatureConfig(**{"seed": args.seed, **json.loads(args.image_config)})
-    except (json.JSONDecodeError, TypeError) as exc:
-        raise DataError(f"--image-config: {exc}") from None
-
-
-def _parallel_workers(args: argparse.Namespace, ws) -> int:
-    """Worker processes for the systems: ``--jobs`` (-1: every core); 1 without a cache, since
-    the workers share the image features and kernel blocks through it."""
+def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n_specs: int):
+    """``"dask"`` with ``--scheduler``; ``"processes"`` for several systems on several workers
+    (``--jobs``, -1: every core) sharing a cache; else ``"serial"`` (without a cache the
+    workers could not share the image features and kernel blocks)."""
     from joblib import effective_n_jobs
 
-    if not ws.cache.enabled:
-        if args.jobs not in (None, 1):
+    if args.scheduler:
+        return "dask"
+    if not cache_enabled:
+        if jobs not in (None, 1):
             log.info(
                 "--no-cache: systems run one after another (workers share work through the cache)"
             )
-        return 1
-    return effective_n_jobs(args.jobs or 1)
+        return "serial"
+    return "processes" if effective_n_jobs(jobs or 1) > 1 and n_specs > 1 else "serial"
 
 
 def _command() -> str:
@@ -304,64 +296,49 @@ def run(args: argparse.Namespace) -> int:
             )
     else:
         from kcca.systems import Workspace, load_specs, select_specs
+        from kcca.systems.config import load_run_table
+        from kcca.systems.run import run_systems
         from kcca.systems.spec import default_experiments_dir
 
         data_dir = data_dir_from_args(args)
-        specs = load_specs(args.experiments or default_experiments_dir())
+        experiments = args.experiments or default_experiments_dir()
+        specs = load_specs(experiments)
         needed = args.systems or [
             s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
         ]
         chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
         corpus = load_with_splits(data_dir, args.splits)
-        image_config = _image_config(args)
-        ws = Workspace(
-            corpus,
-            cache_from_args(args),
-            n_jobs=args.jobs,
-            seed=args.seed,
-            progress=not args.quiet,
-            scheduler=args.scheduler,
-            image_config=image_config,
+        cache = cache_from_args(args)
+        config = run_config_from_args(
+            args,
+            load_run_table(experiments),
             backend=backend,
+            scheduler=args.scheduler,
+            data_dir=str(data_dir),
+            splits=args.splits,
         )
-        from kcca.systems.run import Execution, SolverSettings, run_systems
-
-        if args.scheduler:
-            executor = "dask"
-        elif _parallel_workers(args, ws) > 1 and len(chosen_specs) > 1:
-            executor = "processes"
-        else:
-            executor = "serial"
+        config = config.replace(
+            executor=_executor(args, config.execution.jobs, cache.enabled, len(chosen_specs))
+        )
+        ws = Workspace(corpus, cache, config)
         stream = sys.stderr if args.quiet else sys.stdout
         failed = run_systems(
             chosen_specs,
             corpus,
             ws,
             rank_dir,
-            execution=Execution(
-                executor,
-                jobs=args.jobs,
-                scheduler=args.scheduler,
-                data_dir=data_dir,
-                splits=args.splits,
-                progress=not args.quiet,
-            ),
-            solver=SolverSettings(args.precision, args.search_rank),
             command=_command(),
             on_result=lambda line: print(line, file=stream),
             on_failure=lambda line: print(line, file=sys.stderr),
         )
-        from kcca.backend import describe_backend
-
         grid_note = (
             f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
             if args.p or args.d
             else ""
         )
         run_lines = [
-            f"seed: {args.seed}{grid_note}; array backend: {describe_backend(ws.backend)}"
-            + (f"; image features: {args.image_config}" if args.image_config else ""),
+            config.header() + grid_note,
             f"this run: {', '.join(s.label for s in chosen_specs)}"
             + (f" on the Dask cluster {args.scheduler}" if args.scheduler else "")
             + f", {(time.perf_counter() - start) / 60:.1f} min"

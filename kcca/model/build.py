@@ -54,21 +54,19 @@ def fit_system(
     spec: SystemSpec,
     *,
     workspace: Any = None,
+    config: Any = None,
     cache: Cache | None = None,
-    n_jobs: int = 1,
-    seed: int = 0,
-    progress: bool = True,
-    image_config: Any = None,
-    precision: float | None = None,
     result: Any = None,
 ) -> FittedSystem:
     """Fit ``spec`` (a KCCA system) on ``corpus`` and return the fitted system.
 
     ``workspace`` (a :class:`kcca.systems.Workspace`) shares cached features and kernel blocks
-    (it overrides ``cache``, ``n_jobs``, ``seed``, ``progress``, ``image_config``); ``result``
-    a :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
+    and carries the run's configuration; without one, a workspace is made from ``config`` (a
+    :class:`kcca.systems.config.RunConfig`, default settings) and ``cache``; ``result`` a
+    :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
     """
     from kcca.systems.blocks import Workspace
+    from kcca.systems.config import RunConfig
     from kcca.systems.runner import run_system
 
     if spec.model != "kcca":
@@ -76,18 +74,13 @@ def fit_system(
             f"system {spec.label!r} is a nearest-neighbour system (model = "
             f"{spec.model!r}): only KCCA systems can be saved as models"
         )
-    ws = workspace or Workspace(
-        corpus,
-        cache or Cache(None),
-        n_jobs=n_jobs,
-        seed=seed,
-        progress=progress,
-        image_config=image_config,
-    )
+    if workspace is not None and (config is not None or cache is not None):
+        raise ValueError("give a workspace or a config and cache, not both")
+    ws = workspace or Workspace(corpus, cache or Cache(None), config or RunConfig())
     timings: dict[str, float] = {}
     t = time.perf_counter()
     if result is None or result.models is None:
-        result = run_system(corpus, spec, workspace=ws, precision=precision, keep_models=True)
+        result = run_system(corpus, spec, workspace=ws, keep_models=True)
     timings["run_system (dev choice, cached stages)"] = time.perf_counter() - t
     chosen = result.chosen
     projections = result.models
@@ -266,15 +259,12 @@ def demo_model(
                 return model
             except ModelFormatError as exc:
                 log.warning("refitting the demo model: %s", exc)
-    model = fit_system(
-        corpus,
-        spec,
-        cache=cache,
-        n_jobs=n_jobs,
-        seed=image_config.seed,
-        progress=progress,
-        image_config=image_config,
+    from kcca.systems.config import RunConfig
+
+    config = RunConfig.of(
+        seed=image_config.seed, image_config=image_config, jobs=n_jobs, progress=progress
     )
+    model = fit_system(corpus, spec, config=config, cache=cache)
     if path is not None:
         save_model(model, path)
         model.info["file"] = str(path)  # where it lies (``info`` as saved has no path)

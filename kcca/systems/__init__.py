@@ -3,6 +3,8 @@
 * :mod:`~kcca.systems.spec`: :class:`SystemSpec`, a declarative system of the paper's Table 11
   (kernel pair, preprocessing, word kernel, model, p / d / kappa / n grid), read from TOML/JSON;
 * :mod:`~kcca.systems.registry`: the names an experiment file may use;
+* :mod:`~kcca.systems.config`: :class:`RunConfig`, a run's settings (what changes the numbers)
+  and execution (how it runs), the one carrier of both;
 * :mod:`~kcca.systems.blocks`: :class:`Workspace`, the cached kernel blocks of a corpus;
 * :mod:`~kcca.systems.grid`: the KCCA grid on dev, the p/d choice, Borda rankings;
 * :mod:`~kcca.systems.runner`: :func:`run_system` and :class:`SystemResult`;
@@ -14,6 +16,7 @@ The tables beside the paper's numbers are :mod:`kcca.paper`.
 """
 
 from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.config import Execution, RunConfig, RunSettings
 from kcca.systems.fitted import Projections
 from kcca.systems.registry import check_names, make_any_kernel
 from kcca.systems.runner import SystemResult, run_system
@@ -21,9 +24,12 @@ from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec, load_spec, load_
 
 __all__ = [
     "Blocks",
+    "Execution",
     "GridSpec",
     "KernelSpec",
     "Projections",
+    "RunConfig",
+    "RunSettings",
     "SystemResult",
     "SystemSpec",
     "Workspace",

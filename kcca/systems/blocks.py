@@ -23,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from features.kernels.base import numeric_params, with_execution
 from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
 from kcca.data.corpus import Corpus
+from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
 
 log = logging.getLogger(__name__)
@@ -34,8 +36,6 @@ SPLITS = ("train", "dev", "test")
 IMAGE_STAGE = "system-image-gram"
 TEXT_STAGE = "system-text-gram"
 VERSION = 1
-#: kernel parameters that change how, not what, is computed (left out of cache keys)
-EXECUTION_PARAMS = ("backend", "engine", "n_jobs", "progress", "word_kernel")
 
 
 @dataclass(frozen=True)
@@ -107,30 +107,40 @@ def image_inputs(corpus: Corpus) -> list[str]:
     return files + [f for r, f in (corpus.source_files or {}).items() if r.startswith("split:")]
 
 
-def _kernel_params(kernel: Any) -> dict:
-    return {k: v for k, v in kernel.get_params(deep=False).items() if k not in EXECUTION_PARAMS}
-
-
 @dataclass
 class Workspace:
     """Shared state of one run over one corpus (see the module docstring).
 
-    Parameters: ``image_config`` an :class:`features.image_features.ImageFeatureConfig`
-    (None: the paper's codebooks); ``scheduler`` a Dask address for image features; ``seed``
-    for every random choice (BoW1/TRI1 draws); ``backend`` the array backend of the kernels and
-    the KCCA solver (``"numpy"``, ``"cupy"``, ``"auto"``: the GPU when present,
-    :func:`kcca.backend.get_xp`). The backend is an execution setting: it is not part of any
-    cache key of kernel blocks (same numbers within rounding).
+    ``config``: the run's :class:`~kcca.systems.config.RunConfig`. Cache keys take its
+    settings (seed, image features) and the data's fingerprints; its execution part (threads,
+    array backend, progress bars, a Dask scheduler for the image features) reaches the kernels
+    through their declared ``execution_params`` only, so it never changes a key.
     """
 
     corpus: Corpus
     cache: Cache = field(default_factory=lambda: Cache(None))
-    n_jobs: int | None = 1
-    seed: int = 0
-    progress: bool = True
-    image_config: Any = None
-    scheduler: str | None = None
-    backend: str = "numpy"
+    config: RunConfig = field(default_factory=RunConfig)
+
+    # the run's settings by name, as the stages read them
+    @property
+    def seed(self) -> int:
+        return self.config.settings.seed
+
+    @property
+    def image_config(self) -> Any:
+        return self.config.settings.image_config
+
+    @property
+    def backend(self) -> str:
+        return self.config.execution.backend
+
+    @property
+    def n_jobs(self) -> int | None:
+        return self.config.execution.jobs
+
+    @property
+    def progress(self) -> bool:
+        return self.config.execution.progress
 
     def __post_init__(self) -> None:
         from kcca.solver import FactorCache
@@ -168,14 +178,14 @@ class Workspace:
     # ------------------------------------------------------------------ image side
     def image_pipeline(self):
         if self._pipeline is None:
-            from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
+            from features.image_features import ImageFeaturePipeline
 
             self._pipeline = ImageFeaturePipeline(
                 self.corpus,
-                self.image_config or ImageFeatureConfig(seed=self.seed),
+                self.config.settings.image_features(),
                 cache=self.cache,
                 n_jobs=self.n_jobs,
-                scheduler=self.scheduler,
+                scheduler=self.config.execution.scheduler,
                 progress=self.progress,
             )
         return self._pipeline
@@ -193,9 +203,9 @@ class Workspace:
         A kernel with ``item_type = "image-pixels"`` (a plug-in, ``features.kernels.base``)
         gets lazily loaded RGB arrays instead of image features.
         """
-        probe = spec.build()
-        power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
-        kernel = spec.build(**power)
+        kernel = spec.build()
+        if "p" in kernel.get_params(deep=False):
+            kernel.set_params(p=1)
         item_type = getattr(kernel, "item_type", None)
         if item_type == "image-mixture":
             return self._mixture_blocks(spec, kernel)
@@ -204,7 +214,7 @@ class Workspace:
             "version": VERSION,
             "corpus": self.image_fingerprint,
             "kernel": spec.name,
-            "params": _kernel_params(kernel),
+            "params": numeric_params(kernel),
             "features": "pixels" if pixels else self.image_pipeline().feature_key(),
         }
 
@@ -214,13 +224,10 @@ class Workspace:
             else:
                 feats = self.image_features()
                 items = {s: feats.items(self.corpus.split(s)) for s in SPLITS}
-            taken = kernel.get_params()
-            k = spec.build(
-                **power,
-                **({"n_jobs": self.n_jobs} if "n_jobs" in taken else {}),
-                **({"backend": self.backend} if "backend" in taken else {}),
-                **({"progress": self.progress} if pixels and "progress" in taken else {}),
-            )
+            settings = self.config.execution.kernel_settings()
+            if not pixels:  # per-block bars only where images are read and encoded
+                del settings["progress"]
+            k = with_execution(kernel, **settings)
             k.fit(items["train"])
             return {
                 "train": k.gram(items["train"]),
@@ -250,7 +257,7 @@ class Workspace:
             "version": VERSION,
             "corpus": self.image_fingerprint,
             "kernel": spec.name,
-            "params": _kernel_params(kernel),
+            "params": numeric_params(kernel),
             "parts": [config_key(b.key) for b in parts],
         }
         blocks = self._blocks(
@@ -338,21 +345,13 @@ class Workspace:
         return self._memo[memo]
 
     def text_kernel(self, spec: KernelSpec, word_kernel: str | None = None):
-        """An unfitted text kernel: spec params, the run's seed, the word kernel if any."""
-        probe = spec.build()
-        extra: dict[str, Any] = {}
-        names = probe.get_params(deep=False)
-        if "random_state" in names and "random_state" not in spec.params:
-            extra["random_state"] = self.seed
-        if "progress" in names:
-            extra["progress"] = self.progress
-        if "n_jobs" in names:
-            extra["n_jobs"] = self.n_jobs
-        if "backend" in names:
-            extra["backend"] = self.backend
-        if word_kernel is not None:
-            extra["word_kernel"] = self.word_kernel(word_kernel)
-        return spec.build(**extra)
+        """An unfitted text kernel: spec params, the run's seed (unless the spec sets
+        ``random_state``), the word kernel if any, and the run's execution settings."""
+        supplied = {} if word_kernel is None else {"word_kernel": self.word_kernel(word_kernel)}
+        kernel = spec.build(**supplied)
+        if "random_state" in kernel.get_params(deep=False) and "random_state" not in spec.params:
+            kernel.set_params(random_state=self.seed)
+        return with_execution(kernel, **self.config.execution.kernel_settings())
 
     def text_blocks(
         self,
@@ -368,7 +367,7 @@ class Workspace:
             "version": VERSION,
             "corpus": self.text_fingerprint(sources),
             "kernel": spec.name,
-            "params": _kernel_params(kernel),
+            "params": numeric_params(kernel),
             "preprocess": self.preprocessor(preset).config(),
             "word_kernel": None
             if word_kernel is None

@@ -7,51 +7,30 @@ the NLTK data folders the client resolved (workers need no ``$NLTK_DATA`` of the
 client writes the rankings files. Workers must therefore see the data folder, the cache
 folder and the NLTK data folders at the same paths (a shared file system, or one machine). The
 image features and the image-kernel blocks every system shares are computed first on the
-client, with the cluster doing the feature extraction (``Workspace(scheduler=...)``), so the
+client, with the cluster doing the feature extraction (``Execution.scheduler``), so the
 systems find them cached instead of all computing them at once.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from kcca.cache import Cache
 from kcca.data.errors import DataError
+from kcca.systems.config import RunConfig
 
 
-@dataclass(frozen=True)
-class TaskConfig:
-    """What a worker needs besides the system: where the data and cache are, and the knobs.
-
-    ``nltk_path``: the NLTK data folders the client searches (:func:`with_client_nltk_path`),
-    searched first by the worker; empty, the worker's own ``$NLTK_DATA`` decides.
-    """
-
-    data_dir: str
-    splits_dir: str | None
-    cache_dir: str | None
-    seed: int = 0
-    n_jobs: int | None = 1  # None: joblib's default
-    image_config: Any = None
-    precision: float | None = None
-    search_rank: int | None = None
-    backend: str = "numpy"
-    nltk_path: tuple[str, ...] = ()
-
-
-def with_client_nltk_path(cfg: TaskConfig) -> TaskConfig:
-    """``cfg`` with ``nltk_path`` set to the NLTK data folders this process (the client)
-    resolves, its data folder's ``nltk_data`` included; unchanged when already set."""
-    if cfg.nltk_path:
-        return cfg
+def with_client_nltk_path(config: RunConfig) -> RunConfig:
+    """``config`` with ``execution.nltk_path`` set to the NLTK data folders this process (the
+    client) resolves, its data folder's ``nltk_data`` included; unchanged when already set."""
+    if config.execution.nltk_path:
+        return config
     from features.text.resources import resolved_search_path
 
-    return dataclasses.replace(cfg, nltk_path=resolved_search_path(cfg.data_dir))
+    return config.replace(nltk_path=resolved_search_path(config.execution.data_dir))
 
 
 @functools.lru_cache(maxsize=4)
@@ -61,28 +40,21 @@ def _corpus(data_dir: str, splits_dir: str | None):
     return load_flickr8k_with_splits(data_dir, splits_dir)
 
 
-def run_system_task(spec, cfg: TaskConfig) -> dict:
-    """Run one system on a worker; returns ``{"details", "rankings", "gold_ties", "table"}``
-    (picklable)."""
+def run_system_task(spec, config: RunConfig, cache_dir: str | None) -> dict:
+    """Run one system on a worker with ``config`` (its ``execution`` says where the data and
+    the NLTK data are) and the cache folder ``cache_dir``; returns ``{"details", "rankings",
+    "gold_ties", "table"}`` (picklable)."""
     from kcca.systems import Workspace, run_system
 
-    if cfg.nltk_path:
+    execution = config.execution
+    if execution.data_dir is None:
+        raise ValueError("a worker reloads the corpus: the configuration needs data_dir")
+    if execution.nltk_path:
         from features.text.resources import use_search_path
 
-        use_search_path(cfg.nltk_path)
-    corpus = _corpus(cfg.data_dir, cfg.splits_dir)
-    ws = Workspace(
-        corpus,
-        Cache(cfg.cache_dir),
-        n_jobs=cfg.n_jobs,
-        seed=cfg.seed,
-        progress=False,
-        image_config=cfg.image_config,
-        backend=cfg.backend,
-    )
-    res = run_system(
-        corpus, spec, workspace=ws, precision=cfg.precision, search_rank=cfg.search_rank
-    )
+        use_search_path(execution.nltk_path)
+    corpus = _corpus(execution.data_dir, execution.splits)
+    res = run_system(corpus, spec, workspace=Workspace(corpus, Cache(cache_dir), config))
     return {
         "details": res.to_json(),
         "table": res.table(),
@@ -108,7 +80,8 @@ def client_for(address: str):
 def run_systems_on_cluster(
     address: str,
     specs: Sequence,
-    cfg: TaskConfig,
+    config: RunConfig,
+    cache_dir: str | None,
     *,
     on_done: Callable[[Any, dict], None] | None = None,
 ) -> tuple[dict[str, dict], dict[str, str]]:
@@ -120,12 +93,17 @@ def run_systems_on_cluster(
     """
     from distributed import as_completed
 
-    cfg = with_client_nltk_path(cfg)
+    config = with_client_nltk_path(config)
     client = client_for(address)
     try:
         futures = {
             client.submit(
-                run_system_task, spec, cfg, pure=False, key=f"kcca-system-{i}-{spec.label}"
+                run_system_task,
+                spec,
+                config,
+                cache_dir,
+                pure=False,
+                key=f"kcca-system-{i}-{spec.label}",
             ): spec
             for i, spec in enumerate(specs)
         }

@@ -29,39 +29,9 @@ from typing import Any, Callable, Sequence
 
 from kcca.names import TASKS
 
-EXECUTORS = ("serial", "processes", "dask")
+from kcca.systems.config import EXECUTORS, Execution, RunConfig
 
-
-@dataclass(frozen=True)
-class Execution:
-    """How the systems run (never what they compute).
-
-    ``executor``: one of :data:`EXECUTORS`; ``jobs``: worker processes (``"processes"``) or
-    threads per task (``"dask"``); ``scheduler``: the Dask scheduler's address; ``data_dir``
-    and ``splits``: where worker processes reload the corpus; ``progress``: tqdm bars.
-    """
-
-    executor: str = "serial"
-    jobs: int | None = 1
-    scheduler: str | None = None
-    data_dir: Path | None = None
-    splits: str | None = None
-    progress: bool = True
-
-    def __post_init__(self) -> None:
-        if self.executor not in EXECUTORS:
-            raise ValueError(
-                f"executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}"
-            )
-
-
-@dataclass(frozen=True)
-class SolverSettings:
-    """What the KCCA fits of every system share beyond their experiment files: ``precision``
-    of the low-rank factors and ``search_rank`` (choose p and d on truncated factors)."""
-
-    precision: float | None = None
-    search_rank: int | None = None
+__all__ = ["EXECUTORS", "Execution", "RunConfig", "run_systems"]
 
 
 def slug(name: str) -> str:
@@ -115,24 +85,23 @@ def run_systems(
     ws: Any,
     rank_dir: str | Path,
     *,
-    execution: Execution = Execution(),
-    solver: SolverSettings = SolverSettings(),
     command: str = "",
     on_result: Callable[[str], None] = print,
     on_failure: Callable[[str], None] | None = None,
 ) -> list[str]:
-    """Run ``specs`` on ``corpus`` in workspace ``ws``, writing each system's rankings and run
-    details to ``rank_dir``; returns the names of the systems that failed (a failed system
+    """Run ``specs`` on ``corpus`` in workspace ``ws``, on the executor of its configuration
+    (``ws.config.execution``), writing each system's rankings and run details to ``rank_dir``;
+    returns the names of the systems that failed (a failed system
     does not stop the others on the parallel executors). ``command`` is recorded with each
     system's details; ``on_result`` receives the summary lines, ``on_failure`` (default
     ``on_result``) the failures."""
     rank_dir = Path(rank_dir)
     rank_dir.mkdir(parents=True, exist_ok=True)
     run = {"serial": _run_serially, "processes": _run_on_processes, "dask": _run_on_cluster}[
-        execution.executor
+        ws.config.execution.executor
     ]
     say = _Say(on_result, on_failure or on_result)
-    return run(list(specs), corpus, ws, rank_dir, execution, solver, command, say)
+    return run(list(specs), corpus, ws, rank_dir, command, say)
 
 
 @dataclass(frozen=True)
@@ -149,8 +118,6 @@ def _run_serially(
     corpus,
     ws,
     rank_dir: Path,
-    execution: Execution,
-    solver: SolverSettings,
     command: str,
     say,
 ) -> list[str]:
@@ -163,12 +130,11 @@ def _run_serially(
     start = time.perf_counter()
     eta = RemainingTime(len(specs))
     stages: dict[str, float] = {}
+    execution = ws.config.execution
     bar = tqdm(specs, desc="systems", unit="system", disable=not execution.progress)
     for spec in bar:
         bar.set_postfix_str(spec.label)
-        res = run_system(
-            corpus, spec, workspace=ws, precision=solver.precision, search_rank=solver.search_rank
-        )
+        res = run_system(corpus, spec, workspace=ws)
         ws.release_text_blocks()  # one system's text kernel in memory at a time
         res.write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus)
         merge_details(rank_dir, [{**res.to_json(), "command": command, "date": now()}])
@@ -194,8 +160,6 @@ def _run_on_processes(
     corpus,
     ws,
     rank_dir: Path,
-    execution: Execution,
-    solver: SolverSettings,
     command: str,
     say,
 ) -> list[str]:
@@ -203,24 +167,14 @@ def _run_on_processes(
     from tqdm.auto import tqdm
 
     from kcca.paper.report import chosen_text
-    from kcca.systems.distributed import TaskConfig
     from kcca.systems.eta import RemainingTime
     from kcca.workers import worker_parallel
 
+    execution = ws.config.execution
     workers = min(effective_n_jobs(execution.jobs), len(specs))
     threads = max(1, (os.cpu_count() or 1) // workers)
-    shared_image_blocks(specs, ws, solver.precision)
-    cfg = TaskConfig(
-        str(execution.data_dir),
-        execution.splits,
-        str(ws.cache.root),
-        seed=ws.seed,
-        n_jobs=1,
-        image_config=ws.image_config,
-        precision=solver.precision,
-        search_rank=solver.search_rank,
-        backend=ws.backend,
-    )
+    shared_image_blocks(specs, ws, ws.config.settings.precision)
+    task = (ws.config.for_worker(jobs=1), _cache_dir(ws))
     say(
         f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS thread(s) each"
     )
@@ -228,7 +182,7 @@ def _run_on_processes(
     eta = RemainingTime(len(specs))
     stages: dict[str, float] = {}
     failed: list[str] = []
-    jobs = (delayed(_system_task)(spec, cfg, threads) for spec in specs)
+    jobs = (delayed(_system_task)(spec, task, threads) for spec in specs)
     bar = tqdm(total=len(specs), desc="systems", unit="system", disable=not execution.progress)
     for spec, res, err in worker_parallel(
         n_jobs=workers, backend="loky", return_as="generator_unordered"
@@ -279,7 +233,12 @@ def record_task_result(
     merge_details(rank_dir, [{**res["details"], "command": command, "date": now(), **extra}])
 
 
-def _system_task(spec, cfg, threads: int):
+def _cache_dir(ws: Any) -> str | None:
+    """The cache folder workers open (None: no cache)."""
+    return str(ws.cache.root) if ws.cache.enabled else None
+
+
+def _system_task(spec, task: tuple[RunConfig, str | None], threads: int):
     """One system in a worker process with ``threads`` BLAS threads: (spec, result, error)."""
     from threadpoolctl import threadpool_limits
 
@@ -287,7 +246,7 @@ def _system_task(spec, cfg, threads: int):
 
     try:
         with threadpool_limits(limits=threads):
-            return spec, run_system_task(spec, cfg), None
+            return spec, run_system_task(spec, *task), None
     except Exception as exc:  # noqa: BLE001 - report every system's failure, go on
         return spec, None, f"{type(exc).__name__}: {exc}"
 
@@ -297,37 +256,27 @@ def _run_on_cluster(
     corpus,
     ws,
     rank_dir: Path,
-    execution: Execution,
-    solver: SolverSettings,
     command: str,
     say,
 ) -> list[str]:
     from kcca.paper.report import chosen_text
-    from kcca.systems.distributed import TaskConfig, run_systems_on_cluster
+    from kcca.systems.distributed import run_systems_on_cluster
 
+    execution: Execution = ws.config.execution
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
-        shared_image_blocks(specs, ws, solver.precision)
-    cfg = TaskConfig(
-        str(execution.data_dir),
-        execution.splits,
-        str(ws.cache.root) if ws.cache.enabled else None,
-        seed=ws.seed,
-        n_jobs=execution.jobs,
-        image_config=ws.image_config,
-        precision=solver.precision,
-        search_rank=solver.search_rank,
-        backend=ws.backend,
-    )
+        shared_image_blocks(specs, ws, ws.config.settings.precision)
 
     def done(spec, res: dict) -> None:
         record_task_result(spec, res, corpus, rank_dir, command, scheduler=execution.scheduler)
         say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"]))
 
-    # the dask executor comes with a scheduler address (kcca reproduce --scheduler)
+    # Execution refuses the dask executor without a scheduler address
+    assert execution.scheduler is not None
     _, errors = run_systems_on_cluster(
-        execution.scheduler,  # type: ignore[arg-type]
+        execution.scheduler,
         specs,
-        cfg,
+        ws.config.for_worker(jobs=execution.jobs),
+        _cache_dir(ws),
         on_done=done,
     )
     for name, err in errors.items():

@@ -37,6 +37,7 @@ from kcca.evaluate.rankings_io import Rankings, write_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
 from kcca.names import KS, TASKS
 from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.config import RunConfig
 from kcca.systems.fitted import Projections
 from kcca.systems.grid import (
     DevOutcome,
@@ -114,39 +115,27 @@ def run_system(
     corpus: Corpus,
     spec: SystemSpec,
     *,
-    cache: Cache | None = None,
-    n_jobs: int = 1,
-    seed: int = 0,
-    progress: bool = True,
     workspace: Workspace | None = None,
-    image_config: Any = None,
-    precision: float | None = None,
+    config: RunConfig | None = None,
+    cache: Cache | None = None,
     with_bleu_rouge: bool = False,
-    search_rank: int | None = None,
-    backend: str = "numpy",
     keep_models: bool = False,
 ) -> SystemResult:
     """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
 
-    ``workspace`` shares features, tokens and kernel blocks between systems of one run (it
-    overrides ``cache``, ``n_jobs``, ``seed``, ``progress``, ``image_config`` and ``backend``,
-    the array backend of kernels and solver: ``"numpy"``, ``"cupy"`` or ``"auto"``);
-    ``precision`` is the factor truncation of the solver (None: its default);
+    ``workspace`` shares features, tokens and kernel blocks between systems of one run and
+    carries the run's :class:`~kcca.systems.config.RunConfig`; without one, a workspace is made
+    from ``config`` (default settings) and ``cache`` (none). The configuration's
+    ``precision`` is the factor truncation of the solver (None: its default); its
     ``search_rank`` overrides the spec's ``grid.search_rank`` (the (p, d) search with
     rank-capped factors, :class:`kcca.systems.spec.GridSpec`); 0 searches at full precision;
     ``keep_models`` keeps the directions of the chosen models (``SystemResult.models``, what
     :func:`kcca.model.fit_system` saves; a KCCA grid whose test rankings came from the cache
     is fitted again for them, with the run's factor cache and backend).
     """
-    ws = workspace or Workspace(
-        corpus,
-        cache or Cache(None),
-        n_jobs=n_jobs,
-        seed=seed,
-        progress=progress,
-        image_config=image_config,
-        backend=backend,
-    )
+    if workspace is not None and (config is not None or cache is not None):
+        raise ValueError("give a workspace or a config and cache, not both")
+    ws = workspace or Workspace(corpus, cache or Cache(None), config or RunConfig())
     if ws.corpus is not corpus:
         raise ValueError("the workspace was made for another corpus object")
     timings: dict[str, float] = {}
@@ -162,8 +151,8 @@ def run_system(
             spec,
             image,
             timings,
-            precision,
-            spec.grid.search_rank if search_rank is None else (search_rank or None),
+            ws.config.settings.precision,
+            _search_rank(spec, ws.config.settings.search_rank),
             keep_models=keep_models,
         )
         gold_ties = {task: np.zeros(len(r), dtype=np.int64) for task, r in rankings.items()}
@@ -176,6 +165,12 @@ def run_system(
     return SystemResult(
         spec, corpus.name, rankings, evaluation, chosen, dev, timings, models, gold_ties
     )
+
+
+def _search_rank(spec: SystemSpec, override: int | None) -> int | None:
+    """The rank of the (p, d) search: the run's override (0: full precision, None) or the
+    spec's own."""
+    return spec.grid.search_rank if override is None else (override or None)
 
 
 # --------------------------------------------------------------------------- KCCA

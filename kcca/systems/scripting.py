@@ -32,8 +32,8 @@ def open_workspace(
     from kcca.cache import Cache, default_cache_dir
     from kcca.data.flickr8k import load_flickr8k
     from kcca.data.paths import resolve_data_dir
+    from kcca.systems.config import RunConfig
 
     corpus = load_flickr8k(resolve_data_dir(data_dir))
-    return Workspace(
-        corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs, progress=progress
-    )
+    config = RunConfig.of(jobs=jobs, progress=progress)
+    return Workspace(corpus, Cache(cache_dir or default_cache_dir()), config)

@@ -468,14 +468,17 @@ def default_experiments_dir(name: str = "hodosh2013") -> Path:
 
 
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
-    """Every experiment file of a folder, in file-name order (files are numbered)."""
+    """Every experiment file of a folder, in file-name order (files are numbered); the
+    folder's run configuration file (``run.toml``, :mod:`kcca.systems.config`) is not one."""
     fix = (
         "point the command at the folder of experiment files (experiments/hodosh2013 of a "
         "clone of the repository; an install that is not editable does not carry them)"
     )
     if not Path(folder).is_dir():
         raise DataError(f"no experiment files {pattern}: no folder {folder}", fix=fix)
-    files = sorted(Path(folder).glob(pattern))
+    from kcca.systems.config import RUN_FILE
+
+    files = sorted(f for f in Path(folder).glob(pattern) if f.name != RUN_FILE)
     if not files:
         raise DataError(f"no experiment files {pattern} in {folder}", fix=fix)
     return [load_spec(f) for f in files]

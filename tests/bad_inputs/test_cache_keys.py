@@ -19,6 +19,7 @@ from kcca.data.demo import make_demo_corpus
 from kcca.data.flickr8k import load_flickr8k
 from kcca.systems import GridSpec, KernelSpec, SystemSpec, Workspace, run_system
 from kcca.systems import blocks
+from kcca.systems.config import RunConfig
 
 TINY_IMAGES = ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=20,
                                  vocabulary={"color": 16, "texture": 16, "sift": 16})
@@ -71,7 +72,7 @@ def run(data: Path, cache_dir: Path | None, preprocessing: str = "demo-lemmas"):
     """One system run; returns (rankings, evaluation, stage -> computed count)."""
     corpus = load_flickr8k(data)
     cache = Cache(cache_dir)
-    ws = Workspace(corpus, cache, seed=0, progress=False, image_config=TINY_IMAGES)
+    ws = Workspace(corpus, cache, RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
     res = run_system(corpus, spec(preprocessing), workspace=ws)
     computed = {s: c["computed"] for s, c in cache.stats.items() if c["computed"]}
     return res.rankings, res.evaluation, computed

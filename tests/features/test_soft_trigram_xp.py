@@ -153,10 +153,10 @@ def test_cupy_equals_numba():
 def test_the_engine_is_an_execution_parameter_outside_cache_keys():
     """Both engines give the same numbers, so the engine (like the backend and the thread
     count) does not enter the system stages' cache keys."""
-    from kcca.systems.blocks import _kernel_params
+    from features.kernels.base import numeric_params
 
     kappa = random_word_kernel(0)
     numba_k = TrigramKernel(word_kernel=kappa, n_jobs=2, engine="numba")
     xp_k = TrigramKernel(word_kernel=kappa, n_jobs=1, engine="array-api", backend="cupy")
-    assert _kernel_params(numba_k) == _kernel_params(xp_k)
-    assert "engine" not in _kernel_params(numba_k)
+    assert numeric_params(numba_k) == numeric_params(xp_k)
+    assert "engine" not in numeric_params(numba_k)

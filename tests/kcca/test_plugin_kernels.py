@@ -20,6 +20,7 @@ from kcca.cache import Cache, cache_stats, reset_cache_stats
 from kcca.data.demo import make_demo_corpus
 from kcca.errors import PluginError
 from kcca.systems import check_names, load_spec, run_system
+from kcca.systems.config import RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "colour_moments" / "experiment.toml"
@@ -74,7 +75,7 @@ def test_gram_blocks_on_demo_images_and_captions(spec, corpus):
 def test_tiny_kcca_system_from_the_experiment_file(spec, corpus, tmp_path):
     small = dataclasses.replace(spec, grid=dataclasses.replace(spec.grid, kappas=(0.5,)))
     reset_cache_stats()
-    res = run_system(corpus, small, cache=Cache(tmp_path), progress=False)
+    res = run_system(corpus, small, cache=Cache(tmp_path), config=RunConfig.of(progress=False))
     for task in ("annotation", "search"):
         r = res.rankings[task]
         assert r.shape == (20, 20) and (np.sort(r, axis=1) == np.arange(20)).all()
@@ -83,7 +84,7 @@ def test_tiny_kcca_system_from_the_experiment_file(spec, corpus, tmp_path):
     assert first["system-dev"] == {"computed": 4, "loaded": 0}
     assert first["system-image-gram"] == {"computed": 1, "loaded": 0}
     reset_cache_stats()
-    again = run_system(corpus, small, cache=Cache(tmp_path), progress=False)
+    again = run_system(corpus, small, cache=Cache(tmp_path), config=RunConfig.of(progress=False))
     assert again.table() == res.table()
     stats = cache_stats()
     assert all(c["computed"] == 0 for c in stats.values()) and stats["system-dev"]["loaded"] == 4
@@ -158,7 +159,7 @@ def test_a_plugin_kernel_mixed_with_another_by_mix(spec, corpus, tmp_path):
     """docs/plugin-kernels.md: a plug-in's blocks averaged with another kernel's by ``mix``."""
     from kcca.systems import KernelSpec, Workspace
 
-    ws = Workspace(corpus, Cache(tmp_path), progress=False)
+    ws = Workspace(corpus, Cache(tmp_path), RunConfig.of(progress=False))
     cm = KernelSpec("colour-moments", {"grid": 2})
     other = KernelSpec("colour-moments", {"grid": 1})
     mix = KernelSpec("mix", {"parts": [{"name": "colour-moments", "params": {"grid": 2}},

@@ -19,6 +19,7 @@ from kcca.model import file_format
 from kcca.model import saved as saved_module
 from kcca.model.build import demo_spec_and_corpus
 from kcca.systems import Workspace, run_system
+from kcca.systems.config import RunConfig
 
 def _plain(value):
     """``value`` as the JSON header holds it (tuples become lists)."""
@@ -34,7 +35,7 @@ def small(tmp_path_factory):
     cache = Cache(tmp_path_factory.mktemp("cache"))
     spec, corpus, image_config = demo_spec_and_corpus(n_train=120, n_dev=40, n_test=40,
                                                       n_count=10, p=[2], d=[1, 3])
-    ws = Workspace(corpus, cache, progress=False, image_config=image_config)
+    ws = Workspace(corpus, cache, RunConfig.of(progress=False, image_config=image_config))
     result = run_system(corpus, spec, workspace=ws, keep_models=True)
     model = fit_system(corpus, spec, workspace=ws, result=result)
     return model, result, corpus, ws

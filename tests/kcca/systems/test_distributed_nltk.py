@@ -15,7 +15,8 @@ import nltk
 import numpy as np
 
 from features.image_features import ImageFeatureConfig
-from kcca.systems.distributed import TaskConfig, run_system_task, run_systems_on_cluster
+from kcca.systems.config import RunConfig
+from kcca.systems.distributed import run_system_task, run_systems_on_cluster
 from kcca.systems.spec import SystemSpec
 from tests.kcca.systems.test_reproduce_cli import IMAGES, write_flickr_like
 from tests.optional_tools import skip_unless
@@ -42,14 +43,16 @@ def test_workers_without_nltk_data_use_the_clients_nltk_path(tmp_path, monkeypat
     stop_dir = data / "nltk_data" / "corpora" / "stopwords"
     stop_dir.mkdir(parents=True)
     (stop_dir / "english").write_text(STOP_WORDS)
-    cfg = TaskConfig(str(data), None, str(tmp_path / "cache"),
-                     image_config=ImageFeatureConfig(seed=0, **json.loads(IMAGES)))
+    cfg = RunConfig.of(data_dir=str(data),
+                       image_config=ImageFeatureConfig(seed=0, **json.loads(IMAGES))).for_worker()
+    cache_dir = str(tmp_path / "cache")
     spec = _nn_system()
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp",
                       host="127.0.0.1", dashboard_address=None,
                       env={"NLTK_DATA": "", "KCCA_DATA_DIR": ""}) as cluster:
-        results, errors = run_systems_on_cluster(cluster.scheduler_address, [spec], cfg)
+        results, errors = run_systems_on_cluster(cluster.scheduler_address, [spec], cfg,
+                                                 cache_dir)
     assert errors == {}
     assert set(results) == {spec.name}
 
@@ -58,8 +61,8 @@ def test_workers_without_nltk_data_use_the_clients_nltk_path(tmp_path, monkeypat
 
     monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
     monkeypatch.setenv("NLTK_DATA", os.environ.get("NLTK_DATA", ""))
-    sent = resolved_search_path(cfg.data_dir)
+    sent = resolved_search_path(cfg.execution.data_dir)
     assert sent[-1] == str(data / "nltk_data")
-    local = run_system_task(spec, TaskConfig(**{**cfg.__dict__, "nltk_path": sent}))
+    local = run_system_task(spec, cfg.replace(nltk_path=sent), cache_dir)
     for task, ranks in local["rankings"].items():
         np.testing.assert_array_equal(results[spec.name]["rankings"][task], ranks)

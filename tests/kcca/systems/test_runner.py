@@ -13,6 +13,7 @@ from kcca.evaluate.rankings_io import read_rankings
 from kcca.systems import GridSpec, KernelSpec, SystemSpec, Workspace, run_system
 from kcca.systems import grid as grid_mod
 from kcca.systems.grid import DevOutcome, choose
+from kcca.systems.config import RunConfig
 
 TINY_IMAGES = ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=20,
                                  vocabulary={"color": 16, "texture": 16, "sift": 16})
@@ -36,7 +37,7 @@ def cache_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def workspace(corpus, cache_dir):
-    return Workspace(corpus, Cache(cache_dir), seed=0, progress=False, image_config=TINY_IMAGES)
+    return Workspace(corpus, Cache(cache_dir), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,7 @@ def test_second_run_resumes_from_the_cache(result, corpus, cache_dir, monkeypatc
         raise AssertionError("the KCCA grid was refitted although every stage is cached")
 
     monkeypatch.setattr(grid_mod.KCCAGrid, "fit", boom)
-    fresh = Workspace(corpus, Cache(cache_dir), seed=0, progress=False, image_config=TINY_IMAGES)
+    fresh = Workspace(corpus, Cache(cache_dir), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
     again = run_system(corpus, kcca_spec(), workspace=fresh)
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
@@ -89,7 +90,7 @@ def test_second_run_resumes_from_the_cache(result, corpus, cache_dir, monkeypatc
 
 
 def test_same_seed_same_numbers_without_cache(result, corpus):
-    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES)
+    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
     again = run_system(corpus, kcca_spec(), workspace=ws)
     assert again.table() == result.table()
 
@@ -136,7 +137,7 @@ def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result,
 
     for fn in ("_eigen_side", "_cholesky_side"):  # dense blocks take the eigen route
         monkeypatch.setattr(solver, fn, counting(getattr(solver, fn)))
-    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES)
+    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
     again = run_system(corpus, kcca_spec(), workspace=ws)
     assert again.table() == result.table() and again.chosen == result.chosen
     # dev search: one factor per p and one text factor for every d (was 2 per (p, d));
@@ -186,11 +187,12 @@ def test_rank_capped_p_d_search_refits_only_the_chosen_pair(result, corpus, work
 
 def test_search_rank_zero_overrides_the_file_with_a_full_search(result, corpus, workspace,
                                                                  fit_grid_ranks):
-    """run_system(search_rank=0) (``kcca reproduce --search-rank 0``) ignores the file's rank
-    cap: every (p, d) is fitted at full precision, as without a cap."""
+    """A run configuration with search_rank=0 (``kcca reproduce --search-rank 0``) ignores the
+    file's rank cap: every (p, d) is fitted at full precision, as without a cap."""
     ranks = fit_grid_ranks
     spec = _with_search_rank(kcca_spec(), 12)
-    res = run_system(corpus, spec, workspace=workspace, search_rank=0)
+    full = Workspace(corpus, workspace.cache, workspace.config.replace(search_rank=0))
+    res = run_system(corpus, spec, workspace=full)
     assert 12 not in ranks and "search_rank" not in res.chosen
     assert res.table() == result.table() and res.chosen == result.chosen
 
@@ -253,12 +255,11 @@ def _backend_spies(monkeypatch) -> dict[str, list]:
 
 def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
                                                                       monkeypatch):
-    """``Workspace(backend=...)`` (``kcca reproduce --backend``) reaches the image kernel and the
+    """The configuration's ``backend`` (``kcca reproduce --backend``) reaches the image kernel and the
     solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run gives
     the numpy run's chosen models and rankings."""
     seen = _backend_spies(monkeypatch)
-    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES,
-                   backend="array_api_strict")
+    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES, backend="array_api_strict"))
     again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)
     assert set(seen["grid"]) == {"array_api_strict"} and len(seen["grid"]) >= 4
     assert seen["intersection"] and set(seen["intersection"]) == {"array_api_strict"}
@@ -292,8 +293,7 @@ def _assert_models_rank_as_the_run(models, result, ws) -> None:
 def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
                                                                  monkeypatch):
     seen = _backend_spies(monkeypatch)
-    ws = Workspace(corpus, Cache(None), seed=0, progress=False, image_config=TINY_IMAGES,
-                   backend="cupy")
+    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES, backend="cupy"))
     again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)
     assert set(seen["grid"]) == {"cupy"} and set(seen["intersection"]) == {"cupy"}
     assert again.chosen == result.chosen
