@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 SPLITS = ("train", "dev", "test")
 IMAGE_STAGE = "system-image-gram"
+#: cache stage of the KCCA factors of shared kernels (:func:`factor_store`)
+FACTOR_STAGE = "kernel-factor"
 TEXT_STAGE = "system-text-gram"
 VERSION = 1
 
@@ -241,7 +243,8 @@ class Workspace:
         # the systems of a run share the image kernel: its KCCA factors go to the disk cache
         # too, so worker processes and later runs load them instead of factorising again
         self.factor_cache.persist(
-            blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)}, self.cache, blocks.inputs
+            blocks.train,
+            factor_store(self.cache, {"stage": IMAGE_STAGE, "key": config_key(key)}, blocks.inputs),
         )
         return blocks
 
@@ -269,7 +272,8 @@ class Workspace:
         if not (getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts)):
             blocks = dataclasses.replace(blocks, psd=False)
         self.factor_cache.persist(
-            blocks.train, {"stage": IMAGE_STAGE, "key": config_key(key)}, self.cache, blocks.inputs
+            blocks.train,
+            factor_store(self.cache, {"stage": IMAGE_STAGE, "key": config_key(key)}, blocks.inputs),
         )
         return blocks
 
@@ -425,6 +429,20 @@ class Workspace:
                 value["train"], value["dev"], value["test"], key, tuple(inputs)
             )
         return self._memo[memo]
+
+
+def factor_store(cache: Cache, kernel: Any, inputs: Sequence[str] = ()) -> Any:
+    """Where :meth:`kcca.solver.FactorCache.persist` keeps the factors of one kernel: entries of
+    stage :data:`FACTOR_STAGE` in ``cache`` keyed by the factor's settings and ``kernel``, a
+    JSON-like config identifying the kernel's values (its blocks' cache key), with the files
+    behind it as inputs; None when the cache is disabled."""
+    if not cache.enabled:
+        return None
+
+    def store(config: dict, compute: Any) -> Any:
+        return cache.get_or_compute(FACTOR_STAGE, {**config, "kernel": kernel}, compute, inputs)
+
+    return store
 
 
 class ImagePixels(Sequence):

@@ -409,7 +409,8 @@ def test_persisted_factors_are_loaded_by_another_process_cache(tmp_path):
     """A persisted kernel's factors go to the disk cache once; a fresh FactorCache (another
     worker, a later run) given the same name loads them: same numbers bit for bit."""
     from kcca.cache import Cache
-    from kcca.solver import FACTOR_STAGE, FactorCache
+    from kcca.solver import FactorCache
+    from kcca.systems.blocks import FACTOR_STAGE, factor_store
 
     X, Y = paired(80, 31)
     Kx, Ky = rbf(X), rbf(Y)
@@ -421,22 +422,22 @@ def test_persisted_factors_are_loaded_by_another_process_cache(tmp_path):
         return KCCAGrid(factor_cache=cache, **params).fit(Kx, Ky)
 
     first = FactorCache()
-    first.persist(Kx, {"kernel": "image-gram-1"}, store)
+    first.persist(Kx, factor_store(store, {"kernel": "image-gram-1"}))
     reference = _grid_arrays(fit(first), Kxn, Kyn)
     assert store.stats[FACTOR_STAGE] == {"computed": 1, "loaded": 0}  # Kx only: Ky not named
     second = FactorCache()
-    second.persist(Kx, {"kernel": "image-gram-1"}, store)
+    second.persist(Kx, factor_store(store, {"kernel": "image-gram-1"}))
     for a, b in zip(reference, _grid_arrays(fit(second), Kxn, Kyn)):
         np.testing.assert_array_equal(a, b)
     assert store.stats[FACTOR_STAGE] == {"computed": 1, "loaded": 1}
     # another p, another name or no store: factorised, never confused with the stored one
     KCCAGrid(factor_cache=second, **{**params, "power_x": 3}).fit(Kx, Ky)
     third = FactorCache()
-    third.persist(Kx, {"kernel": "image-gram-2"}, store)
+    third.persist(Kx, factor_store(store, {"kernel": "image-gram-2"}))
     fit(third)
     assert store.stats[FACTOR_STAGE] == {"computed": 3, "loaded": 1}
     quiet = FactorCache()
-    quiet.persist(Kx, {"kernel": "image-gram-1"}, Cache(None))  # disabled store: ignored
+    quiet.persist(Kx, factor_store(Cache(None), {"kernel": "image-gram-1"}))  # disabled: ignored
     fit(quiet)
     assert store.stats[FACTOR_STAGE]["loaded"] == 1
 

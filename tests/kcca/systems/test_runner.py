@@ -125,7 +125,7 @@ def test_choose_breaks_ties_by_median_then_smaller_p_and_d():
 
 def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result, corpus,
                                                                           monkeypatch):
-    import kcca.solver as solver
+    import kcca.solver.factors as solver
 
     calls = []
 

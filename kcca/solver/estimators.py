@@ -1,0 +1,577 @@
+"""The estimators :class:`KCCA` and :class:`KCCAGrid` (Section 3.2.1, 4.1.3): parameters,
+validation, fit, transform, pickling; the numbers come from :mod:`kcca.solver.factors` and
+:mod:`kcca.solver.solve`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import fields, replace
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from kcca.backend import get_xp, to_numpy
+from kcca.lowrank import (
+    DEFAULT_PRECISION,
+    ColumnSource,
+    check_finite,
+    check_power_domain,
+)
+
+from kcca.solver.factors import FACTORISATIONS, FactorCache, _check_indefinite, _Side
+from kcca.solver.solve import _build_core, _Core, _effective_kappas, _needs, _solve, _Solution
+
+#: the paper's regularisation values (Section 4.1.3)
+PAPER_KAPPAS: tuple[float, ...] = (0.1, 0.5, 1.0, 5.0)
+
+
+def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray:
+    """The 46 values of n (Section 4.1.3): ``unique(round(geomspace(10, 6000, 46)))``.
+
+    The paper does not list them; this rule gives exactly 46 distinct values
+    (docs/paper-notes.md#dev-selection-and-borda-count).
+    """
+    return np.unique(np.round(np.geomspace(low, high, count)).astype(int))
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_kappa(kappa: Any, argument: str = "kappa") -> float:
+    if (
+        isinstance(kappa, bool)
+        or not isinstance(kappa, (int, float, np.integer, np.floating))
+        or not np.isfinite(kappa)
+        or kappa <= 0
+    ):
+        raise ValueError(f"{argument} must be a finite number > 0, got {kappa!r}")
+    return float(kappa)
+
+
+def _check_positive_int(value: Any, argument: str) -> int:
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ValueError(f"{argument} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _grid_values(values: Any, argument: str) -> list:
+    """The values of a grid argument as a list: a scalar is a one-value grid (as scikit-learn
+    users pass it); a string or an empty sequence is refused naming ``argument``."""
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{argument} must be a number or a sequence of numbers, got {values!r}")
+    try:
+        seq = list(values)
+    except TypeError:  # a number (or a 0-d array)
+        seq = [values.item() if isinstance(values, np.ndarray) else values]
+    out = list(np.ravel(np.array(seq, dtype=object))) if seq else []
+    if not out:
+        raise ValueError(f"{argument} must name at least one value, got {values!r}")
+    return out
+
+
+def _check_common(
+    power_x: Any, power_y: Any, diag_x: Any, diag_y: Any, rescale: Any, factorisation: Any = "auto"
+) -> None:
+    if factorisation not in FACTORISATIONS:
+        raise ValueError(f"factorisation must be one of {FACTORISATIONS}, got {factorisation!r}")
+    for arg, v in (("power_x", power_x), ("power_y", power_y)):
+        if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
+            raise ValueError(
+                f"{arg} must be a positive number (the paper uses 1, 2 or 3), got {v!r}"
+            )
+    for arg, v in (("diag_x", diag_x), ("diag_y", diag_y)):
+        if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v < 1:
+            raise ValueError(f"{arg} must be a number >= 1 (the paper's d in [1, 15]), got {v!r}")
+    if rescale not in (None, "trace", "top_eigenvalue"):
+        raise ValueError(f"rescale must be None, 'trace' or 'top_eigenvalue', got {rescale!r}")
+
+
+def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
+    arr = K_new
+    if isinstance(arr, np.ndarray) or not hasattr(arr, "__array_namespace__"):
+        arr = np.asarray(arr, dtype=float)
+        if arr.ndim != 2 or arr.shape[1] != n:
+            raise ValueError(
+                f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+                f"got shape {arr.shape}"
+            )
+        check_finite(arr, argument)
+    else:
+        if arr.ndim != 2 or arr.shape[1] != n:
+            raise ValueError(
+                f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+                f"got shape {tuple(arr.shape)}"
+            )
+        if not bool(xp.all(xp.isfinite(arr))):
+            raise ValueError(f"{argument} has a NaN or infinite entry")
+    arr = xp.asarray(arr, dtype=xp.float64)
+    if power != 1:
+        check_power_domain(arr, power, argument, xp)
+        arr = arr**power
+    return arr
+
+
+# --------------------------------------------------------------------------- estimators
+
+
+def _is_array(x: Any) -> bool:
+    """True for an array of any backend (not for a NumPy scalar or a Python number)."""
+    return isinstance(x, np.ndarray) or (
+        hasattr(x, "__array_namespace__") and not isinstance(x, (np.generic, int, float))
+    )
+
+
+def _map_arrays(obj: Any, fn: Any, xp: Any) -> Any:
+    """``obj`` with every array inside it mapped by ``fn``: the solver's dataclasses (a
+    :class:`_Core` gets namespace ``xp``; its cached rows are dropped), lists and tuples."""
+    if _is_array(obj):
+        return fn(obj)
+    if isinstance(obj, _Core):
+        return replace(
+            obj, p=_map_arrays(obj.p, fn, xp), q=_map_arrays(obj.q, fn, xp), A=fn(obj.A), xp=xp
+        )
+    if isinstance(obj, (_Side, _Solution)):  # a solution's correlations stay NumPy
+        return replace(
+            obj,
+            **{
+                f.name: _map_arrays(getattr(obj, f.name), fn, xp)
+                for f in fields(obj)
+                if f.name != "correlations"
+            },
+        )
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_map_arrays(v, fn, xp) for v in obj)
+    return obj
+
+
+def _loaded_namespace(backend: str, owner: str) -> tuple[Any, str]:
+    """The namespace of ``backend`` for a model being unpickled, or NumPy (with a warning)
+    where that backend is not available here."""
+    from kcca.errors import BackendUnavailableError
+
+    try:
+        return get_xp(backend), backend
+    except (BackendUnavailableError, ImportError):
+        warnings.warn(
+            f"this {owner} was fitted with backend {backend!r}, which is not available "
+            "here: its arrays are loaded as NumPy arrays (backend_='numpy'; the same "
+            "numbers)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return get_xp("numpy"), "numpy"
+
+
+def _train_block(K: Any) -> Any:
+    """A training kernel as the dense (n, n) block :meth:`KCCA.transform` takes (a column
+    source gives all its columns: the kernel is symmetric)."""
+    if isinstance(K, ColumnSource) and not hasattr(K, "shape"):
+        return K.columns(np.arange(int(K.n)))
+    return K
+
+
+def _column_correlations(zx: np.ndarray, zy: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each column of ``zx`` with the same column of ``zy`` (0 where
+    either column is constant)."""
+    a = zx - zx.mean(axis=0)
+    b = zy - zy.mean(axis=0)
+    den = np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
+    num = (a * b).sum(axis=0)
+    ok = den > 0
+    return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+
+
+def _store_parameters(estimator: BaseEstimator, values: dict[str, Any]) -> None:
+    """Store every constructor argument unchanged under its own name (scikit-learn's rule for
+    ``__init__``; validation happens in ``fit``); ``values`` is the constructor's ``locals()``."""
+    for name in type(estimator)._get_param_names():
+        setattr(estimator, name, values[name])
+
+
+class _Estimator(BaseEstimator):
+    """What :class:`KCCA` and :class:`KCCAGrid` share: pickling with host arrays and the
+    backend's name, the precomputed-kernel tags and :meth:`transform` of either view."""
+
+    #: fitted attributes that hold backend arrays (host NumPy arrays in a pickle)
+    _array_attributes: tuple[str, ...] = ()
+    #: attributes a pickle leaves out (memos)
+    _transient_attributes: tuple[str, ...] = ()
+
+    def __getstate__(self) -> dict:
+        state = dict(super().__getstate__())
+        for key in self._transient_attributes:
+            state.pop(key, None)
+        for key in self._array_attributes:
+            if key in state:
+                state[key] = _map_arrays(state[key], to_numpy, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        if "backend_" in state:
+            xp, state["backend_"] = _loaded_namespace(state["backend_"], type(self).__name__)
+            for key in self._array_attributes:
+                if key in state:
+                    state[key] = _map_arrays(state[key], xp.asarray, xp)
+        super().__setstate__(state)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True  # the inputs are precomputed kernels
+        tags.target_tags.required = True  # the second view (fit's Ky) is not optional
+        return tags
+
+    def transform_x(self, Kx_new: Any) -> Any:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def transform_y(self, Ky_new: Any) -> Any:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def _check_fitted(self) -> None:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def transform(self, Kx_test: Any, Ky_test: Any = None) -> tuple[Any, Any]:
+        """Both views' projections ``(transform_x(Kx_test), transform_y(Ky_test))`` of
+        test-by-train blocks (raw, before the powers; the diagonal factors are not applied).
+
+        The views are projected independently (they may hold different items: a pool of
+        images and a pool of captions, eq. 4), so a view given as ``None`` is not projected
+        and its entry is ``None``: ``transform(Kx, None)`` is ``(transform_x(Kx), None)``.
+        At least one view must be given.
+        """
+        self._check_fitted()
+        if Kx_test is None and Ky_test is None:
+            raise ValueError(
+                "transform needs a test-by-train kernel of at least one view (Kx_test or Ky_test)"
+            )
+        return (
+            None if Kx_test is None else self.transform_x(Kx_test),
+            None if Ky_test is None else self.transform_y(Ky_test),
+        )
+
+    def fit(self, Kx: Any, Ky: Any) -> Any:  # pragma: no cover - defined by subclasses
+        raise NotImplementedError
+
+    def fit_transform(self, Kx: Any, Ky: Any) -> tuple[Any, Any]:
+        """``fit(Kx, Ky)``, then the projections of the training pairs: ``transform(Kx, Ky)``,
+        the training kernels taken as train-by-train blocks (as new items: powers applied,
+        diagonal factors not)."""
+        self.fit(Kx, Ky)
+        return self.transform(_train_block(Kx), _train_block(Ky))
+
+
+class KCCA(_Estimator):
+    """Regularised kernel CCA (eq. 3) on precomputed training kernels, scikit-learn style.
+
+    ``fit(Kx, Ky)`` takes the two views' train x train kernels; ``transform(Kx_test,
+    Ky_test)`` projects test-by-train blocks of either view (eq. 4 ranks by the cosine of
+    those projections); ``score(Kx_test, Ky_test)`` is the mean canonical correlation of
+    held-out pairs. Clones, pickles and raises ``NotFittedError`` as scikit-learn estimators
+    do (module docstring).
+
+    Parameters
+    ----------
+    kappa : the regulariser of eq. 3 (``kappa * a' K a`` on the kernels as given), > 0.
+    n_components : number of canonical directions kept (largest correlations first).
+    precision : truncation of each kernel's factor, relative to its trace: the dropped
+        eigenvalues (``"eigen"``) or the residual trace of the incomplete Cholesky
+        (``"cholesky"``, :func:`kcca.lowrank.pivoted_cholesky`) sum to at most
+        ``precision * trace(K)``; ``0`` keeps the numerical rank.
+    rank : optional cap on each factor's rank.
+    factorisation : ``"eigen"`` (one dense ``eigh`` of the centred kernel: the best
+        approximation of each rank, BLAS-3, the fastest route for dense kernels),
+        ``"cholesky"`` (pivoted incomplete Cholesky: only the pivot columns of ``K`` are
+        computed, memory ``O(n r)``, for kernels given as columns on demand) or ``"auto"``
+        (default: ``"eigen"`` for dense arrays, ``"cholesky"`` for column sources).
+    power_x, power_y : entry-wise power of the kernel (the paper's image p in {2, 3}).
+    diag_x, diag_y : factor on the training Gram's diagonal (the paper's text d in [1, 15]);
+        new-by-train blocks are not changed by it.
+    rescale : ``None`` (default, eq. 3 exactly), or opt-in ``"trace"`` / ``"top_eigenvalue"``:
+        divide each training kernel by that number, i.e. multiply kappa by it per view.
+    backend : ``"numpy"``, ``"cupy"``, ``"auto"`` or ``"array_api_strict"``.
+    progress : show tqdm bars for the factorisations.
+
+    Attributes
+    ----------
+    correlations_ : (n_components,) canonical correlations lambda (not lambda^2), descending
+        (NumPy, on the host).
+    x_weights_, y_weights_ : (n_train, n_components) dual directions alpha, beta.
+    x_offset_, y_offset_ : training means of the projections (centring of new blocks).
+    rank_x_, rank_y_ : factor ranks; n_directions_ : directions available.
+    n_train_ : training items; backend_ : the array backend's name (``"auto"`` resolved).
+    """
+
+    _array_attributes = ("x_weights_", "y_weights_", "x_offset_", "y_offset_")
+
+    def __init__(
+        self,
+        kappa: float = 0.1,
+        n_components: int = 10,
+        *,
+        precision: float = DEFAULT_PRECISION,
+        rank: int | None = None,
+        power_x: float = 1,
+        power_y: float = 1,
+        diag_x: float = 1.0,
+        diag_y: float = 1.0,
+        rescale: str | None = None,
+        backend: str = "numpy",
+        progress: bool = False,
+        factorisation: str = "auto",
+        indefinite: str = "raise",
+    ):
+        _store_parameters(self, locals())
+
+    def fit(self, Kx: Any, Ky: Any) -> "KCCA":
+        """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
+        kappa = _check_kappa(self.kappa)
+        k = _check_positive_int(self.n_components, "n_components")
+        _check_common(
+            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
+        )
+        core = _build_core(
+            Kx,
+            Ky,
+            power_x=self.power_x,
+            power_y=self.power_y,
+            diag_x=self.diag_x,
+            diag_y=self.diag_y,
+            precision=self.precision,
+            rank=self.rank,
+            backend=self.backend,
+            progress=self.progress,
+            factorisation=self.factorisation,
+            indefinite=_check_indefinite(self.indefinite),
+        )
+        if k > core.n_directions:
+            raise ValueError(
+                f"n_components={k} exceeds the rank of the problem "
+                f"({core.n_directions} directions; "
+                f"factor ranks Kx {core.p.rank if not core.swapped else core.q.rank}, "
+                f"Ky {core.q.rank if not core.swapped else core.p.rank}): lower n_components or "
+                "the precision"
+            )
+        kx, ky = _effective_kappas(core, kappa, self.rescale)
+        sol = _solve(core, kx, ky, k)
+        self._set_solution(core, sol)
+        return self
+
+    def _set_solution(self, core: _Core, sol: _Solution) -> None:
+        self.backend_ = core.backend
+        self.n_train_ = core.n
+        self.correlations_ = sol.correlations
+        for view in ("x", "y"):
+            role = core.role(view)
+            identity = {v: core.side(v).U for v in _needs(core, role)}
+            setattr(self, f"{view}_weights_", sol.project(core, role, identity))
+            setattr(self, f"{view}_offset_", sol.p_offset if role == "p" else sol.q_offset)
+        x, y = (core.q, core.p) if core.swapped else (core.p, core.q)
+        self.rank_x_, self.rank_y_ = x.rank, y.rank
+        self.n_directions_ = core.n_directions
+
+    def _check_fitted(self) -> None:
+        check_is_fitted(
+            self,
+            "correlations_",
+            msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first.",
+        )
+
+    def transform_x(self, Kx_new: Any) -> Any:
+        """Project new items of view x: ``Kx_new`` is (n_new, n_train), raw (before power_x)."""
+        self._check_fitted()
+        xp = get_xp(self.backend_)
+        K = _new_block(Kx_new, self.n_train_, self.power_x, xp, "Kx_new")
+        return xp.linalg.matmul(K, self.x_weights_) - self.x_offset_
+
+    def transform_y(self, Ky_new: Any) -> Any:
+        """Project new items of view y: ``Ky_new`` is (n_new, n_train), raw (before power_y)."""
+        self._check_fitted()
+        xp = get_xp(self.backend_)
+        K = _new_block(Ky_new, self.n_train_, self.power_y, xp, "Ky_new")
+        return xp.linalg.matmul(K, self.y_weights_) - self.y_offset_
+
+    def score(self, Kx_test: Any, Ky_test: Any) -> float:
+        """Mean canonical correlation of held-out pairs: row ``i`` of ``Kx_test`` and of
+        ``Ky_test`` (test-by-train blocks) are the two views of test item ``i``.
+
+        For each of the ``n_components`` directions, the Pearson correlation over the test
+        pairs between the two views' projections (:meth:`transform`; a direction whose
+        projection is constant on the test pairs counts 0), averaged over the directions:
+        the held-out counterpart of ``correlations_.mean()`` (eq. 3's lambda), in [-1, 1].
+        """
+        self._check_fitted()
+        if Kx_test is None or Ky_test is None:
+            raise ValueError("score needs both views' test-by-train kernels (Kx_test, Ky_test)")
+        zx, zy = (to_numpy(z) for z in self.transform(Kx_test, Ky_test))
+        if zx.shape[0] != zy.shape[0]:
+            raise ValueError(
+                f"score needs paired test items: Kx_test has {zx.shape[0]} rows, "
+                f"Ky_test has {zy.shape[0]}"
+            )
+        if zx.shape[0] < 2:
+            raise ValueError(f"score needs at least 2 test pairs, got {zx.shape[0]}")
+        return float(np.mean(_column_correlations(zx, zy)))
+
+
+class KCCAGrid(_Estimator):
+    """Every (kappa, n_components) model of a grid from one factorisation (Section 4.1.3).
+
+    One incomplete Cholesky per kernel and one ``r x r`` eigenproblem per kappa; the model
+    with ``n`` components is the first ``n`` directions of its kappa's solve. Values of
+    ``n_components`` above the number of directions are dropped (capped at the rank), so the
+    default paper grid gives up to 4 x 46 = 184 models. Parameters as :class:`KCCA`, plus
+    ``factor_cache``: a :class:`FactorCache` shared by several fits on the same kernels (the
+    (p, d) search), so each factor is computed once; the numbers are the same without it
+    (``clone`` keeps sharing it; a pickled cache is empty).
+
+    ``kappas`` and ``n_components`` take a sequence or a single number (a one-value grid);
+    ``n_components=None`` is the paper's 46 values (:func:`paper_n_grid`).
+
+    ``transform(Kx_test, Ky_test)`` is ``(transform_x(Kx_test), transform_y(Ky_test))``: per
+    view, one (n_test, max n) block per kappa (``None`` for a view not given);
+    ``fit_transform`` as :class:`KCCA`. Clones, pickles and raises ``NotFittedError`` as
+    scikit-learn estimators do (module docstring).
+
+    Attributes: ``kappas_`` (tuple), ``n_components_`` (kept values, ascending),
+    ``correlations_`` ((n_kappas, max n) array), ``models_`` (list of (kappa, n)),
+    ``n_directions_``, ``backend_`` (the array backend's name).
+    """
+
+    _array_attributes = ("core_", "solutions_")
+    _transient_attributes = ("_last_projection",)
+
+    def __init__(
+        self,
+        kappas: Sequence[float] = PAPER_KAPPAS,
+        n_components: Sequence[int] | None = None,
+        *,
+        precision: float = DEFAULT_PRECISION,
+        rank: int | None = None,
+        power_x: float = 1,
+        power_y: float = 1,
+        diag_x: float = 1.0,
+        diag_y: float = 1.0,
+        rescale: str | None = None,
+        backend: str = "numpy",
+        progress: bool = False,
+        factor_cache: FactorCache | None = None,
+        factorisation: str = "auto",
+        indefinite: str = "raise",
+    ):
+        _store_parameters(self, locals())
+
+    def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
+        """Fit every grid model on train x train kernels (dense or column sources)."""
+        kappas = tuple(_check_kappa(k, "kappas") for k in _grid_values(self.kappas, "kappas"))
+        grid = (
+            paper_n_grid()
+            if self.n_components is None
+            else _grid_values(self.n_components, "n_components")
+        )
+        grid = np.unique([_check_positive_int(v, "n_components") for v in grid])
+        _check_common(
+            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
+        )
+        core = _build_core(
+            Kx,
+            Ky,
+            power_x=self.power_x,
+            power_y=self.power_y,
+            diag_x=self.diag_x,
+            diag_y=self.diag_y,
+            precision=self.precision,
+            rank=self.rank,
+            backend=self.backend,
+            progress=self.progress,
+            cache=self.factor_cache,
+            factorisation=self.factorisation,
+            indefinite=_check_indefinite(self.indefinite),
+        )
+        kept = grid[grid <= core.n_directions]
+        if kept.size == 0:
+            raise ValueError(
+                f"n_components: every value ({grid.min()}..{grid.max()}) exceeds the rank "
+                f"{core.n_directions}"
+            )
+        kmax = int(kept.max())
+        self.__dict__.pop("_last_projection", None)  # projections of a previous fit
+        self.core_ = core
+        self.backend_ = core.backend
+        self.solutions_ = [
+            _solve(core, *_effective_kappas(core, k, self.rescale), kmax) for k in kappas
+        ]
+        self.kappas_ = kappas
+        self.n_components_ = kept
+        self.correlations_ = np.stack([s.correlations for s in self.solutions_])
+        self.models_ = [(k, int(n)) for k in kappas for n in kept]
+        self.n_directions_ = core.n_directions
+        return self
+
+    def _check_fitted(self) -> None:
+        check_is_fitted(
+            self, "core_", msg="This %(name)s instance is not fitted yet: call fit(Kx, Ky) first."
+        )
+
+    def transform_x(self, Kx_new: Any) -> list[Any]:
+        """Per kappa, the (n_new, max n) projections; model (kappa, n) uses the first n columns.
+
+        The last block projected per view is remembered (by identity: do not modify a block
+        in place between calls), so dev selection and Borda on the same block project once.
+        """
+        return self._transform(Kx_new, "x", self.power_x)
+
+    def transform_y(self, Ky_new: Any) -> list[Any]:
+        """Per kappa, the (n_new, max n) projections of view y (see :meth:`transform_x`)."""
+        return self._transform(Ky_new, "y", self.power_y)
+
+    def _transform(self, K_new: Any, view: str, power: float) -> list[Any]:
+        self._check_fitted()
+        memo = self.__dict__.setdefault("_last_projection", {})
+        if view in memo and memo[view][0] is K_new:
+            return list(memo[view][1])
+        K = _new_block(K_new, self.core_.n, power, self.core_.xp, f"K{view}_new")
+        out = self._project_all(K, view)
+        memo[view] = (K_new, out)
+        return list(out)
+
+    def _project_all(self, K: Any, view: str) -> list[Any]:
+        core = self.core_
+        role = core.role(view)
+        # K U_v once per view, shared by every kappa
+        KG = {v: core.basis(K, v) for v in _needs(core, role)}
+        return [
+            sol.project(core, role, KG) - (sol.p_offset if role == "p" else sol.q_offset)
+            for sol in self.solutions_
+        ]
+
+    def projections(self, Kx_new: Any, Ky_new: Any) -> dict[tuple[float, int], tuple[Any, Any]]:
+        """All models' projections: ``{(kappa, n): (Zx, Zy)}`` (views into shared arrays)."""
+        zx, zy = self.transform_x(Kx_new), self.transform_y(Ky_new)
+        return {
+            (k, n): (zx[i][:, :n], zy[i][:, :n])
+            for i, k in enumerate(self.kappas_)
+            for n in self.n_components_.tolist()
+        }
+
+    def iter_models(self) -> Iterator[tuple[float, int]]:
+        """The fitted grid's models ``(kappa, n)``."""
+        self._check_fitted()
+        return iter(self.models_)
+
+    def model(self, kappa: float, n_components: int) -> KCCA:
+        """A fitted :class:`KCCA` for one grid point (dense weights, same numbers)."""
+        self._check_fitted()
+        if kappa not in self.kappas_:
+            raise ValueError(f"kappa={kappa!r} is not in the fitted grid {self.kappas_}")
+        if n_components not in self.n_components_.tolist():
+            raise ValueError(f"n_components={n_components!r} is not in the fitted grid")
+        sol = self.solutions_[self.kappas_.index(kappa)]
+        shared = set(KCCA._get_param_names()) - {"kappa", "n_components", "progress"}
+        est = KCCA(
+            kappa=kappa, n_components=n_components, **{name: getattr(self, name) for name in shared}
+        )
+        est._set_solution(self.core_, sol.cut(n_components))
+        return est
