@@ -102,9 +102,10 @@ def test_a_soft_trigram_system_with_an_indefinite_word_kernel_runs(monkeypatch, 
                       grid=GridSpec(p=(2.0,), d=(1.0,), kappas=(1.0,), n=(2, 4, 8)))
     from features.image_features import ImageFeatureConfig
 
-    ws = Workspace(corpus, Cache(tmp_path / "cache"), RunConfig.of(progress=False, image_config=ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=10,
-                                                   vocabulary={"color": 8, "texture": 8,
-                                                               "sift": 8})))
+    images = ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=10,
+                                vocabulary={"color": 8, "texture": 8, "sift": 8})
+    ws = Workspace(corpus, Cache(tmp_path / "cache"),
+                   RunConfig.of(progress=False, image_config=images))
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     assert not text.psd
     with pytest.raises(KernelError, match="Ky is not positive semi-definite"):

@@ -1,5 +1,4 @@
-"""A small end-to-end run on the real Flickr 8K data (issue #14): recall far above chance.
-from kcca.systems.config import RunConfig
+"""A small end-to-end run on the real Flickr 8K data: recall far above chance.
 
 The first 1,500 training images (all five captions each), the real dev and test pools (1,000
 images each, caption #2), and two systems of Table 11 run by :func:`kcca.systems.run_system`
@@ -66,7 +65,7 @@ def run(flickr8k, nltk_data_dir, tmp_path_factory):
     from features.image_features import ImageFeatureConfig
     from features.text.pipeline import default_preset
     from kcca.cache import Cache
-    from kcca.systems import Workspace, load_spec, run_system
+    from kcca.systems import RunConfig, Workspace, load_spec, run_system
 
     corpus = small_corpus(flickr8k)
     # the renamed corpus would get the generic "auto" preset: keep Flickr 8K's (lemma file)
@@ -75,7 +74,9 @@ def run(flickr8k, nltk_data_dir, tmp_path_factory):
     out: dict = {}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KCCA_CACHE_DIR", str(root))
-        ws = Workspace(corpus, Cache(root), RunConfig.of(jobs=min(2, os.cpu_count() or 1), seed=0, progress=False, image_config=ImageFeatureConfig(seed=0, **IMAGE_CONFIG)))
+        config = RunConfig.of(jobs=min(2, os.cpu_count() or 1), seed=0, progress=False,
+                              image_config=ImageFeatureConfig(seed=0, **IMAGE_CONFIG))
+        ws = Workspace(corpus, Cache(root), config)
         t = time.perf_counter()
         ws.image_features()
         out["image features"] = time.perf_counter() - t

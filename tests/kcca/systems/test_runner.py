@@ -17,6 +17,8 @@ from kcca.systems.config import RunConfig
 
 TINY_IMAGES = ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=20,
                                  vocabulary={"color": 16, "texture": 16, "sift": 16})
+#: the run configuration of these tests: seed 0, no progress bars, tiny codebooks
+TINY = RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES)
 GRID = GridSpec(p=(2, 3), d=(1, 4), kappas=(0.5, 5.0), n=(5, 10, 20, 40, 79))
 
 
@@ -37,7 +39,7 @@ def cache_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def workspace(corpus, cache_dir):
-    return Workspace(corpus, Cache(cache_dir), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
+    return Workspace(corpus, Cache(cache_dir), TINY)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +84,7 @@ def test_second_run_resumes_from_the_cache(result, corpus, cache_dir, monkeypatc
         raise AssertionError("the KCCA grid was refitted although every stage is cached")
 
     monkeypatch.setattr(grid_mod.KCCAGrid, "fit", boom)
-    fresh = Workspace(corpus, Cache(cache_dir), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
+    fresh = Workspace(corpus, Cache(cache_dir), TINY)
     again = run_system(corpus, kcca_spec(), workspace=fresh)
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
@@ -90,7 +92,7 @@ def test_second_run_resumes_from_the_cache(result, corpus, cache_dir, monkeypatc
 
 
 def test_same_seed_same_numbers_without_cache(result, corpus):
-    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
+    ws = Workspace(corpus, Cache(None), TINY)
     again = run_system(corpus, kcca_spec(), workspace=ws)
     assert again.table() == result.table()
 
@@ -137,7 +139,7 @@ def test_p_d_search_factorises_each_image_power_and_the_text_kernel_once(result,
 
     for fn in ("_eigen_side", "_cholesky_side"):  # dense blocks take the eigen route
         monkeypatch.setattr(solver, fn, counting(getattr(solver, fn)))
-    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES))
+    ws = Workspace(corpus, Cache(None), TINY)
     again = run_system(corpus, kcca_spec(), workspace=ws)
     assert again.table() == result.table() and again.chosen == result.chosen
     # dev search: one factor per p and one text factor for every d (was 2 per (p, d));
@@ -255,11 +257,11 @@ def _backend_spies(monkeypatch) -> dict[str, list]:
 
 def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
                                                                       monkeypatch):
-    """The configuration's ``backend`` (``kcca reproduce --backend``) reaches the image kernel and the
-    solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run gives
+    """The configuration's ``backend`` (``kcca reproduce --backend``) reaches the image kernel
+    and the solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run gives
     the numpy run's chosen models and rankings."""
     seen = _backend_spies(monkeypatch)
-    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES, backend="array_api_strict"))
+    ws = Workspace(corpus, Cache(None), TINY.replace(backend="array_api_strict"))
     again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)
     assert set(seen["grid"]) == {"array_api_strict"} and len(seen["grid"]) >= 4
     assert seen["intersection"] and set(seen["intersection"]) == {"array_api_strict"}
@@ -293,7 +295,7 @@ def _assert_models_rank_as_the_run(models, result, ws) -> None:
 def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
                                                                  monkeypatch):
     seen = _backend_spies(monkeypatch)
-    ws = Workspace(corpus, Cache(None), RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES, backend="cupy"))
+    ws = Workspace(corpus, Cache(None), TINY.replace(backend="cupy"))
     again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)
     assert set(seen["grid"]) == {"cupy"} and set(seen["intersection"]) == {"cupy"}
     assert again.chosen == result.chosen
