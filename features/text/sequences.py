@@ -48,9 +48,11 @@ def caption_spans(
     if max_length >= 3:
         for i in range(n - 2):
             a = tokens[i]
-            middle: set[str] = set()
+            # distinct words strictly inside (i, j), in first-seen order: a set's order would
+            # follow the process's string hashing and reorder the kernel's columns run to run
+            middle: dict[str, None] = {}
             for j in range(i + 2, n):
-                middle.add(tokens[j - 1])  # distinct words strictly inside (i, j)
+                middle[tokens[j - 1]] = None
                 c = tokens[j]
                 w = 1.0 if lambda_g == 1.0 else lambda_g ** (j - i - 2)
                 for b in middle:
