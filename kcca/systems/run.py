@@ -113,6 +113,21 @@ class _Say:
         self.result(line)
 
 
+def _finished_line(
+    spec: Any, chosen: Any, table: dict, timings: dict[str, float], stages: dict, eta: Any
+) -> str:
+    """A finished system's summary line with its stage timings and the time left; adds its
+    timings to the run's totals ``stages``."""
+    from kcca.paper.report import chosen_text
+
+    for stage, secs in timings.items():
+        stages[stage] = stages.get(stage, 0.0) + secs
+    return (
+        summary_line(spec.label, chosen_text(chosen), table, sum(timings.values()))
+        + f" [{stages_text(timings)}]; {eta.text()}"
+    )
+
+
 def _run_serially(
     specs,
     corpus,
@@ -123,7 +138,7 @@ def _run_serially(
 ) -> list[str]:
     from tqdm.auto import tqdm
 
-    from kcca.paper.report import chosen_text, merge_details
+    from kcca.paper.report import merge_details
     from kcca.systems.eta import RemainingTime
     from kcca.systems.runner import run_system
 
@@ -138,15 +153,8 @@ def _run_serially(
         ws.release_text_blocks()  # one system's text kernel in memory at a time
         res.write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus)
         merge_details(rank_dir, [{**res.to_json(), "command": command, "date": now()}])
-        for stage, secs in res.timings.items():
-            stages[stage] = stages.get(stage, 0.0) + secs
         eta.done(sum(res.timings.values()))
-        say(
-            summary_line(
-                spec.label, chosen_text(res.chosen), res.table(), sum(res.timings.values())
-            )
-            + f" [{stages_text(res.timings)}]; {eta.text()}"
-        )
+        say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
     if specs:
         say(
             f"stage timings over {len(specs)} system(s): {stages_text(stages)}; "
@@ -166,7 +174,6 @@ def _run_on_processes(
     from joblib import delayed, effective_n_jobs
     from tqdm.auto import tqdm
 
-    from kcca.paper.report import chosen_text
     from kcca.systems.eta import RemainingTime
     from kcca.workers import worker_parallel
 
@@ -194,17 +201,11 @@ def _run_on_processes(
             failed.append(spec.name)
             continue
         record_task_result(spec, res, corpus, rank_dir, command)
-        timings = res["details"].get("timings", {})
-        for stage, secs in timings.items():
-            stages[stage] = stages.get(stage, 0.0) + secs
+        details = res["details"]
         say(
-            summary_line(
-                spec.label,
-                chosen_text(res["details"].get("chosen")),
-                res["table"],
-                sum(timings.values()),
+            _finished_line(
+                spec, details.get("chosen"), res["table"], details.get("timings", {}), stages, eta
             )
-            + f" [{stages_text(timings)}]; {eta.text()}"
         )
     bar.close()
     say(
