@@ -150,6 +150,8 @@ def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = T
 
 
 def git_commit() -> str:
+    """The short commit of the code that runs (``unknown`` outside a git checkout, as for an
+    install that is not editable), with a note when tracked files have local changes."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -158,6 +160,8 @@ def git_commit() -> str:
             cwd=Path(__file__).resolve().parents[2],
             timeout=10,
         )
+        if out.returncode != 0 or not out.stdout.strip():
+            return "unknown"
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
