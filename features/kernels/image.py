@@ -26,8 +26,6 @@ from features.pyramid import cell_weights, n_cells
 
 DEFAULT_FEATURES = ("color", "texture", "sift")
 
-#: parameters that change how, not what, a kernel computes (left out of ``params``)
-
 
 def weighted_matrix(
     items: Sequence[Any], feature_types: Sequence[str], levels: int | None

@@ -121,9 +121,9 @@ def run_config_from_args(
 
     given = getattr(args, "given_options", frozenset(DEFAULTS))
     values: dict[str, Any] = dict(file_values or {})
-    for option, name in (("seed", "seed"), ("jobs", "jobs")):
-        if option in given or name not in values:
-            values[name] = getattr(args, option)
+    for name in ("seed", "jobs"):
+        if name in given or name not in values:
+            values[name] = getattr(args, name)
     if "quiet" in given or "progress" not in values:
         values["progress"] = not args.quiet
     image = image_config_from_args(args)

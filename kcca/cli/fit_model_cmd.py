@@ -19,8 +19,8 @@ from kcca.cli.common import (
     add_experiments_arguments,
     cache_from_args,
     data_dir_from_args,
-    subparser,
     run_config_from_args,
+    subparser,
 )
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"

@@ -129,10 +129,6 @@ class Workspace:
         return self.config.settings.seed
 
     @property
-    def image_config(self) -> Any:
-        return self.config.settings.image_config
-
-    @property
     def backend(self) -> str:
         return self.config.execution.backend
 

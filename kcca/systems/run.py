@@ -91,10 +91,10 @@ def run_systems(
 ) -> list[str]:
     """Run ``specs`` on ``corpus`` in workspace ``ws``, on the executor of its configuration
     (``ws.config.execution``), writing each system's rankings and run details to ``rank_dir``;
-    returns the names of the systems that failed (a failed system
-    does not stop the others on the parallel executors). ``command`` is recorded with each
-    system's details; ``on_result`` receives the summary lines, ``on_failure`` (default
-    ``on_result``) the failures."""
+    returns the names of the systems that failed (a failed system does not stop the others on
+    the parallel executors). ``command`` is recorded with each system's details;
+    ``on_result`` receives the summary lines, ``on_failure`` (default ``on_result``) the
+    failures."""
     rank_dir = Path(rank_dir)
     rank_dir.mkdir(parents=True, exist_ok=True)
     run = {"serial": _run_serially, "processes": _run_on_processes, "dask": _run_on_cluster}[
