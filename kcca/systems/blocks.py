@@ -273,14 +273,15 @@ class Workspace:
         )
         return blocks
 
-    def image_factor(self, spec: KernelSpec, p: float, precision: float | None = None) -> None:
+    def image_factor(self, spec: KernelSpec, p: float) -> None:
         """Compute (or load) the KCCA factor of ``spec``'s training block raised to the image
-        power ``p`` now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it."""
+        power ``p`` now (:meth:`kcca.solver.FactorCache.prefactor`), before systems share it;
+        with the run's solver precision, as the systems' fits will ask for it."""
         self.factor_cache.prefactor(
             self.image_blocks(spec).train,
             view="Kx",
             power=p,
-            precision=precision,
+            precision=self.config.settings.precision,
             backend=self.backend,
         )
 

@@ -58,7 +58,7 @@ def stages_text(timings: dict[str, float]) -> str:
     return ", ".join(f"{k} {v:.0f}s" for k, v in timings.items())
 
 
-def shared_image_blocks(specs: Sequence[Any], ws: Any, precision: float | None = None) -> None:
+def shared_image_blocks(specs: Sequence[Any], ws: Any) -> None:
     """The image features and kernel blocks the systems share, computed once (and cached)
     before the systems go to workers, so they do not all compute them at once; likewise the
     KCCA factor of an image kernel for each p that two or more KCCA systems use."""
@@ -76,7 +76,7 @@ def shared_image_blocks(specs: Sequence[Any], ws: Any, precision: float | None =
         return
     for (name, p), count in uses.items():
         if count > 1:
-            ws.image_factor(seen[name], p, precision)
+            ws.image_factor(seen[name], p)
 
 
 def run_systems(
@@ -180,7 +180,7 @@ def _run_on_processes(
     execution = ws.config.execution
     workers = min(effective_n_jobs(execution.jobs), len(specs))
     threads = max(1, (os.cpu_count() or 1) // workers)
-    shared_image_blocks(specs, ws, ws.config.settings.precision)
+    shared_image_blocks(specs, ws)
     task = (ws.config.for_worker(jobs=1), _cache_dir(ws))
     say(
         f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS thread(s) each"
@@ -265,7 +265,7 @@ def _run_on_cluster(
 
     execution: Execution = ws.config.execution
     if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
-        shared_image_blocks(specs, ws, ws.config.settings.precision)
+        shared_image_blocks(specs, ws)
 
     def done(spec, res: dict) -> None:
         record_task_result(spec, res, corpus, rank_dir, command, scheduler=execution.scheduler)
