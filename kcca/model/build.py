@@ -65,8 +65,7 @@ def fit_system(
     :class:`kcca.systems.config.RunConfig`, default settings) and ``cache``; ``result`` a
     :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
     """
-    from kcca.systems.blocks import Workspace
-    from kcca.systems.config import RunConfig
+    from kcca.systems.blocks import workspace_for
     from kcca.systems.runner import run_system
 
     if spec.model != "kcca":
@@ -74,9 +73,7 @@ def fit_system(
             f"system {spec.label!r} is a nearest-neighbour system (model = "
             f"{spec.model!r}): only KCCA systems can be saved as models"
         )
-    if workspace is not None and (config is not None or cache is not None):
-        raise ValueError("give a workspace or a config and cache, not both")
-    ws = workspace or Workspace(corpus, cache or Cache(None), config or RunConfig())
+    ws = workspace_for(corpus, workspace, config, cache)
     timings: dict[str, float] = {}
     t = time.perf_counter()
     if result is None or result.models is None:

@@ -442,6 +442,23 @@ def factor_store(cache: Cache, kernel: Any, inputs: Sequence[str] = ()) -> Any:
     return store
 
 
+def workspace_for(
+    corpus: Corpus,
+    workspace: Workspace | None = None,
+    config: RunConfig | None = None,
+    cache: Cache | None = None,
+) -> Workspace:
+    """The workspace a one-system call runs in: ``workspace`` when given (it must be
+    ``corpus``'s), else a new one from ``config`` (default settings) and ``cache`` (none)."""
+    if workspace is None:
+        return Workspace(corpus, cache or Cache(None), config or RunConfig())
+    if config is not None or cache is not None:
+        raise ValueError("give a workspace or a config and cache, not both")
+    if workspace.corpus is not corpus:
+        raise ValueError("the workspace was made for another corpus object")
+    return workspace
+
+
 class ImagePixels(Sequence):
     """The RGB ``uint8`` images of ``ids``, read from the corpus when indexed (not kept)."""
 

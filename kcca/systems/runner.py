@@ -36,7 +36,7 @@ from kcca.evaluate.original import gold_ties_from_scores, rankings_from_scores
 from kcca.evaluate.rankings_io import Rankings, write_rankings
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
 from kcca.names import KS, TASKS
-from kcca.systems.blocks import Blocks, Workspace
+from kcca.systems.blocks import Blocks, Workspace, workspace_for
 from kcca.systems.config import RunConfig
 from kcca.systems.fitted import Projections
 from kcca.systems.grid import (
@@ -133,11 +133,7 @@ def run_system(
     :func:`kcca.model.fit_system` saves; a KCCA grid whose test rankings came from the cache
     is fitted again for them, with the run's factor cache and backend).
     """
-    if workspace is not None and (config is not None or cache is not None):
-        raise ValueError("give a workspace or a config and cache, not both")
-    ws = workspace or Workspace(corpus, cache or Cache(None), config or RunConfig())
-    if ws.corpus is not corpus:
-        raise ValueError("the workspace was made for another corpus object")
+    ws = workspace_for(corpus, workspace, config, cache)
     timings: dict[str, float] = {}
     t = time.perf_counter()
     image = ws.image_blocks(spec.image_kernel)

@@ -160,3 +160,21 @@ def test_reproduce_takes_the_folders_run_table_and_flags_override_it(tmp_path, c
     assert "- seed: 3; array backend: numpy; image features: " in header
     assert '"n_images": 10' in header
     assert "- seed: 5; array backend: numpy" in run(tmp_path / "out5", "--seed", "5")
+
+
+def test_a_one_system_call_runs_in_its_workspace_or_a_new_one(corpus, tmp_path):
+    """``run_system`` and ``fit_system`` take a workspace, or a config and cache for a new
+    one (:func:`kcca.systems.blocks.workspace_for`); both, or another corpus's workspace, are
+    refused."""
+    from kcca.systems.blocks import workspace_for
+
+    config = RunConfig.of(seed=4, progress=False)
+    made = workspace_for(corpus, config=config, cache=Cache(tmp_path))
+    assert made.config == config and made.cache.enabled and made.corpus is corpus
+    assert workspace_for(corpus, made) is made
+    assert workspace_for(corpus).config == RunConfig()
+    with pytest.raises(ValueError, match="not both"):
+        workspace_for(corpus, made, config=config)
+    other = make_demo_corpus(n_train=30, n_dev=10, n_test=10, image_size=40, seed=3)
+    with pytest.raises(ValueError, match="another corpus"):
+        workspace_for(other, made)
