@@ -82,6 +82,19 @@ def original_ranks_from_scores(
     """
     if ties not in TIE_RULES:
         raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+    s, gold_score = _scores_and_gold(scores, gold)
+    # every candidate scoring >= gold, the gold item itself included, is at or ahead of it
+    last = (s >= gold_score).sum(axis=1).astype(np.int64)
+    if ties == "last":
+        return last
+    return ranks_under_tie_rule(last, _tie_counts(s, gold_score), ties)
+
+
+def _scores_and_gold(
+    scores: np.ndarray, gold: Sequence[int] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``scores`` as a checked float array (2-d, no NaN) and each query's gold score as a
+    column."""
     s = np.asarray(scores, dtype=float)
     if s.ndim != 2:
         raise DataError(f"scores must be a (n_queries, n_candidates) array, got shape {s.shape}")
@@ -89,29 +102,24 @@ def original_ranks_from_scores(
     if nan_rows.size:
         raise DataError(f"query {int(nan_rows[0])}: scores contain NaN")
     g = _gold(s.shape[0], s.shape[1], gold)
-    gold_score = s[np.arange(s.shape[0]), g][:, None]
-    # every candidate scoring >= gold, the gold item itself included, is at or ahead of it
-    last = (s >= gold_score).sum(axis=1).astype(np.int64)
-    if ties == "last":
-        return last
-    first = (s > gold_score).sum(axis=1).astype(np.int64) + 1
-    return first if ties == "first" else (first + last) / 2.0
+    return s, s[np.arange(s.shape[0]), g][:, None]
+
+
+def _tie_counts(s: np.ndarray, gold_score: np.ndarray) -> np.ndarray:
+    """Per query, the other candidates scoring exactly the gold score."""
+    return (s == gold_score).sum(axis=1).astype(np.int64) - 1
 
 
 def gold_ties_from_scores(scores: np.ndarray, gold: Sequence[int] | None = None) -> np.ndarray:
     """Per query, how many other candidates share the gold item's score: under the tie rule of
     every table they are all ranked ahead of it (:func:`rankings_from_scores`), so the gold
     item's rank with ``ties="first"`` is its stored rank minus this count."""
-    s = np.asarray(scores, dtype=float)
-    if s.ndim != 2:
-        raise DataError(f"scores must be a (n_queries, n_candidates) array, got shape {s.shape}")
-    g = _gold(s.shape[0], s.shape[1], gold)
-    return (s == s[np.arange(s.shape[0]), g][:, None]).sum(axis=1).astype(np.int64) - 1
+    return _tie_counts(*_scores_and_gold(scores, gold))
 
 
 def ranks_under_tie_rule(ranks: np.ndarray, gold_ties: np.ndarray, ties: str) -> np.ndarray:
     """Gold ranks stored under ``ties="last"`` moved to another rule of :data:`TIE_RULES`:
-    ``first`` = rank - ties, ``mean`` = rank - ties / 2 (as :func:`original_ranks_from_scores`)."""
+    ``first`` = rank - ties, ``mean`` = rank - ties / 2 (:func:`original_ranks_from_scores` too)."""
     if ties not in TIE_RULES:
         raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
     r, t = np.asarray(ranks), np.asarray(gold_ties)

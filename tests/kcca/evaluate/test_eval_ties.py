@@ -132,3 +132,12 @@ def test_cli_ties_on_demo_rankings(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "plain.json: its search rankings hold no record" in err
     assert "fix: leave out --ties" in err
+
+
+def test_tie_counts_of_nan_scores_are_refused():
+    """A NaN score has no tie count (NaN equals nothing, not even the gold item's own score);
+    it is the same error as for the ranks, naming the query."""
+    s = _scores()
+    s[3, 0] = np.nan
+    with pytest.raises(DataError, match="query 3: scores contain NaN"):
+        gold_ties_from_scores(s)
