@@ -18,6 +18,14 @@ DEMO_IMAGE_CONFIG: dict[str, Any] = dict(
 )
 
 
+def demo_image_config(seed: int = 0) -> Any:
+    """The demo's :class:`features.image_features.ImageFeatureConfig`
+    (:data:`DEMO_IMAGE_CONFIG` with ``seed``), for ``kcca demo`` and the demo model alike."""
+    from features.image_features import ImageFeatureConfig
+
+    return ImageFeatureConfig(seed=seed, **DEMO_IMAGE_CONFIG)
+
+
 @dataclass(frozen=True)
 class DemoSettings:
     """The demo's sizes and grid (``kcca demo``'s defaults; its options override them)."""

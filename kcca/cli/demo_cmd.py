@@ -2,9 +2,9 @@
 
 Stages (:data:`STAGES`, each a function reading and extending :class:`DemoRun`): generate the
 corpus (``--seed``), print a summary, write a contact sheet; then the paper's pipeline
-(Section 4.1) through :func:`kcca.systems.run_system`: image features (small codebooks, see
-:data:`DEMO_IMAGE_CONFIG`), kernel blocks (pyramid image kernel; trigram text kernel, and BoW5
-for comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models
+(Section 4.1) through :func:`kcca.systems.run_system`: image features (small codebooks,
+:data:`kcca.demo.DEMO_IMAGE_CONFIG`), kernel blocks (pyramid image kernel; trigram text
+kernel, and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models
 per task and the p/d choice on dev, Borda aggregation on the test pool, and the test metrics
 printed beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML
 report (``report/index.html``, :mod:`kcca.report`) in ``--out``.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kcca.cli.common import add_backend_argument, backend_from_args, subparser
 from kcca.errors import DataError
-from kcca.demo import DEMO_IMAGE_CONFIG, DemoSettings, demo_systems
+from kcca.demo import DemoSettings, demo_image_config, demo_systems
 
 DEMO = DemoSettings()
 
@@ -175,7 +175,6 @@ def stage_contact_sheet(run: DemoRun) -> None:
 #: Small codebooks for the small demo images (the paper's 128 / 256 / 256 words suit Flickr).
 def stage_features(run: DemoRun) -> None:
     """Image features of every image (codebooks on training images, pyramid histograms)."""
-    from features.image_features import ImageFeatureConfig
     from kcca.cli.common import cache_from_args
     from kcca.systems.blocks import Workspace
     from kcca.systems.config import RunConfig
@@ -184,7 +183,7 @@ def stage_features(run: DemoRun) -> None:
     assert run.corpus is not None  # stage_corpus ran first
     config = RunConfig.of(
         seed=a.seed,
-        image_config=ImageFeatureConfig(seed=a.seed, **DEMO_IMAGE_CONFIG),
+        image_config=demo_image_config(a.seed),
         jobs=a.jobs,
         progress=not a.quiet,
         backend=run.backend,

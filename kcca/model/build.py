@@ -204,9 +204,8 @@ def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
 # ------------------------------------------------------------------------- demo
 def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system."""
-    from features.image_features import ImageFeatureConfig
     from kcca.data.demo import make_demo_corpus
-    from kcca.demo import DEMO_IMAGE_CONFIG, DemoSettings, demo_systems
+    from kcca.demo import DemoSettings, demo_image_config, demo_systems
 
     system = overrides.pop("system", DEMO_SYSTEM)
     args = DemoSettings(**overrides)
@@ -220,7 +219,7 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     specs = {s.name: s for s in demo_systems(args, args.n_train)}
     if system not in specs:
         raise DataError(f"unknown demo system {system!r}; the demo has {sorted(specs)}")
-    return specs[system], corpus, ImageFeatureConfig(seed=args.seed, **DEMO_IMAGE_CONFIG)
+    return specs[system], corpus, demo_image_config(args.seed)
 
 
 def demo_model(
