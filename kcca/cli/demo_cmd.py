@@ -1,13 +1,13 @@
 """``kcca demo``: run the system end to end on the embedded demo corpus (no downloads).
 
 Stages (:data:`STAGES`, each a function reading and extending :class:`DemoRun`): generate the
-corpus (``--seed``), print a summary, write a contact sheet; then the paper's pipeline
-(Section 4.1) through :func:`kcca.systems.run_system`: image features (small codebooks,
-:data:`kcca.demo.DEMO_IMAGE_CONFIG`), kernel blocks (pyramid image kernel; trigram text
-kernel, and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev
-selection of 15 models per task and the p/d choice on dev, Borda aggregation on the test pool,
-and the test metrics printed beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML
-report (``report/index.html``, :mod:`kcca.report`) in ``--out``.
+corpus (``--seed``), print a summary, write a contact sheet; then the paper's pipeline (Section
+4.1) through :func:`kcca.systems.run_system`: image features (small codebooks,
+:data:`kcca.demo.DEMO_IMAGE_CONFIG`), kernel blocks (pyramid image kernel; trigram text kernel,
+and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15
+models per task and the p/d choice on dev, Borda aggregation on the test pool, and the test
+metrics printed beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an
+HTML report (``report/index.html``, :mod:`kcca.report`) in ``--out``.
 The default sizes (400 / 100 / 100 images of 64 px) keep a cold run within about two minutes
 on two cores.
 """
