@@ -192,8 +192,31 @@ def _store_parameters(estimator: BaseEstimator, values: dict[str, Any]) -> None:
 
 
 class _Estimator(BaseEstimator):
-    """What :class:`KCCA` and :class:`KCCAGrid` share: pickling with host arrays and the
-    backend's name, the precomputed-kernel tags and :meth:`transform` of either view."""
+    """What :class:`KCCA` and :class:`KCCAGrid` share: the checked parameters and the factored
+    kernel pair a fit starts from (:meth:`_core`), pickling with host arrays and the backend's
+    name, the precomputed-kernel tags and :meth:`transform` of either view."""
+
+    def _core(self, Kx: Any, Ky: Any, cache: FactorCache | None = None) -> _Core:
+        """Check the parameters both estimators take and factor the training kernels
+        (:func:`kcca.solver.solve._build_core`), sharing factors through ``cache``."""
+        _check_common(
+            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
+        )
+        return _build_core(
+            Kx,
+            Ky,
+            power_x=self.power_x,
+            power_y=self.power_y,
+            diag_x=self.diag_x,
+            diag_y=self.diag_y,
+            precision=self.precision,
+            rank=self.rank,
+            backend=self.backend,
+            progress=self.progress,
+            cache=cache,
+            factorisation=self.factorisation,
+            indefinite=_check_indefinite(self.indefinite),
+        )
 
     #: fitted attributes that hold backend arrays (host NumPy arrays in a pickle)
     _array_attributes: tuple[str, ...] = ()
@@ -329,23 +352,7 @@ class KCCA(_Estimator):
         """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
         kappa = _check_kappa(self.kappa)
         k = _check_positive_int(self.n_components, "n_components")
-        _check_common(
-            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
-        )
-        core = _build_core(
-            Kx,
-            Ky,
-            power_x=self.power_x,
-            power_y=self.power_y,
-            diag_x=self.diag_x,
-            diag_y=self.diag_y,
-            precision=self.precision,
-            rank=self.rank,
-            backend=self.backend,
-            progress=self.progress,
-            factorisation=self.factorisation,
-            indefinite=_check_indefinite(self.indefinite),
-        )
+        core = self._core(Kx, Ky)
         if k > core.n_directions:
             raise ValueError(
                 f"n_components={k} exceeds the rank of the problem "
@@ -472,24 +479,7 @@ class KCCAGrid(_Estimator):
             else _grid_values(self.n_components, "n_components")
         )
         grid = np.unique([_check_positive_int(v, "n_components") for v in grid])
-        _check_common(
-            self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
-        )
-        core = _build_core(
-            Kx,
-            Ky,
-            power_x=self.power_x,
-            power_y=self.power_y,
-            diag_x=self.diag_x,
-            diag_y=self.diag_y,
-            precision=self.precision,
-            rank=self.rank,
-            backend=self.backend,
-            progress=self.progress,
-            cache=self.factor_cache,
-            factorisation=self.factorisation,
-            indefinite=_check_indefinite(self.indefinite),
-        )
+        core = self._core(Kx, Ky, cache=self.factor_cache)
         kept = grid[grid <= core.n_directions]
         if kept.size == 0:
             raise ValueError(
