@@ -1,58 +1,78 @@
 """The demo's settings and systems: what ``kcca demo`` runs on the embedded demo corpus
 (:mod:`kcca.data.demo`), and the demo model that ``kcca fit-model --demo`` and ``kcca query``
-use. The grid follows Section 4.1.3 at the demo's sizes: the paper's four kappas, ``n`` on a
-geometric scale from 5 to the training size, and p and d searched on dev.
+use. The systems and the image feature settings are the experiment files of
+``experiments/demo`` (:func:`demo_experiments_dir`); their grid follows Section 4.1.3 at the
+demo's sizes: the paper's four kappas, ``n`` on a geometric scale from 5 to the training size,
+and p and d searched on dev.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
-#: image features at the demo's scale: small codebooks fitted on a sample of the images
-DEMO_IMAGE_CONFIG: dict[str, Any] = dict(
-    n_images=50,
-    points_per_image=200,
-    max_iter=30,
-    vocabulary={"color": 32, "texture": 64, "sift": 64},
-)
+#: the folder name of the demo's experiment files (``experiments/demo``)
+DEMO_EXPERIMENTS = "demo"
 
 
-def demo_image_config(seed: int = 0) -> Any:
-    """The demo's :class:`features.image_features.ImageFeatureConfig`
-    (:data:`DEMO_IMAGE_CONFIG` with ``seed``), for ``kcca demo`` and the demo model alike."""
-    from features.image_features import ImageFeatureConfig
+def demo_experiments_dir() -> Path:
+    """``experiments/demo``: of the source tree, or the copy an installed package carries."""
+    from kcca.systems.spec import default_experiments_dir
 
-    return ImageFeatureConfig(seed=seed, **DEMO_IMAGE_CONFIG)
+    return default_experiments_dir(DEMO_EXPERIMENTS)
+
+
+def demo_run_table(folder: str | Path | None = None) -> dict[str, Any]:
+    """The ``[run]`` table of the demo's ``run.toml`` (:func:`kcca.systems.config.load_run_table`):
+    its seed and image feature settings (small codebooks for the small demo images)."""
+    from kcca.systems.config import load_run_table
+
+    return load_run_table(folder or demo_experiments_dir())
+
+
+def demo_image_config(seed: int = 0, folder: str | Path | None = None) -> Any:
+    """The demo's :class:`features.image_features.ImageFeatureConfig` (its ``run.toml``'s
+    ``[run.image_features]`` with ``seed``), for ``kcca demo`` and the demo model alike."""
+    return dataclasses.replace(demo_run_table(folder)["image_config"], seed=seed)
 
 
 @dataclass(frozen=True)
 class DemoSettings:
-    """The demo's sizes and grid (``kcca demo``'s defaults; its options override them)."""
+    """The demo corpus's sizes and seed (``kcca demo``'s defaults; its options override them)."""
 
     n_train: int = 400
     n_dev: int = 100
     n_test: int = 100
     image_size: int = 64  #: side of the square images in pixels
-    p: Sequence[float] = (2, 3)  #: image kernel powers searched on dev
-    d: Sequence[float] = (1, 3, 8)  #: text diagonal factors searched on dev
-    kappas: Sequence[float] = (0.1, 0.5, 1.0, 5.0)
-    n_count: int = 30  #: values of n, geometric from 5 to the training size
     seed: int = 0
 
 
-def demo_systems(settings: Any, n_train: int) -> list:
-    """TRI5 (pyramid x trigram) and BoW5 (pyramid x bag of words) with the demo grid;
-    ``settings``: a :class:`DemoSettings` or anything with its ``p``, ``d``, ``kappas`` and
-    ``n_count``."""
-    import numpy as np
+def demo_systems(
+    n_train: int,
+    *,
+    p: Sequence[float] | None = None,
+    d: Sequence[float] | None = None,
+    kappas: Sequence[float] | None = None,
+    n_count: int | None = None,
+    folder: str | Path | None = None,
+) -> list:
+    """The demo's systems (TRI5 and BoW5, pyramid image kernel) from its experiment files,
+    their grid written out for ``n_train`` training images; ``p``, ``d``, ``kappas`` and
+    ``n_count`` (values of n on the files' geometric scale), when given, replace the files'."""
+    from kcca.systems.spec import geometric_n, load_specs
 
-    from kcca.systems.spec import GridSpec, KernelSpec, SystemSpec
-
-    n = tuple(int(v) for v in np.unique(np.round(np.geomspace(5, n_train, settings.n_count))))
-    grid = GridSpec(p=tuple(settings.p), d=tuple(settings.d), kappas=tuple(settings.kappas), n=n)
-    image = KernelSpec("pyramid")
-    return [
-        SystemSpec("TRI5", image, KernelSpec("trigram"), preprocessing="demo", grid=grid),
-        SystemSpec("BoW5", image, KernelSpec("bow"), preprocessing="demo", grid=grid),
-    ]
+    out = []
+    for spec in load_specs(folder or demo_experiments_dir()):
+        grid = spec.grid
+        changes: dict[str, Any] = {
+            k: tuple(v) for k, v in (("p", p), ("d", d), ("kappas", kappas)) if v is not None
+        }
+        if n_count is not None:
+            start = geometric_n(grid.n)[0] if isinstance(grid.n, str) and grid.n != "paper" else 5
+            changes["n"] = f"geometric:{start}:{n_count}"
+        if changes:
+            spec = dataclasses.replace(spec, grid=dataclasses.replace(grid, **changes))
+        out.append(spec.for_training_size(n_train))
+    return out

@@ -1,15 +1,16 @@
 """``kcca demo``: run the system end to end on the embedded demo corpus (no downloads).
 
-Stages (:data:`STAGES`, each a function reading and extending :class:`DemoRun`): generate the
-corpus (``--seed``), print a summary, write a contact sheet; then the paper's pipeline (Section
-4.1) through :func:`kcca.systems.run_system`: image features (small codebooks,
-:data:`kcca.demo.DEMO_IMAGE_CONFIG`), kernel blocks (pyramid image kernel; trigram text kernel,
-and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15
-models per task and the p/d choice on dev, Borda aggregation on the test pool, and the test
-metrics printed beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an
-HTML report (``report/index.html``, :mod:`kcca.report`) in ``--out``.
-The default sizes (400 / 100 / 100 images of 64 px) keep a cold run within about two minutes
-on two cores.
+The systems and the image feature settings are the experiment files of ``experiments/demo``
+(``--experiments`` names another folder): TRI5 and BoW5, and a ``run.toml`` with the seed and
+the small codebooks of the small demo images. Stages (:data:`STAGES`, each a function reading
+and extending :class:`DemoRun`): generate the corpus (``--seed``), print a summary, write a
+contact sheet; then the paper's pipeline (Section 4.1) through :func:`kcca.systems.run_system`:
+image features, kernel blocks (pyramid image kernel; trigram text kernel, and BoW5 for
+comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models per
+task and the p/d choice on dev, Borda aggregation on the test pool, and the test metrics printed
+beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML report
+(``report/index.html``, :mod:`kcca.report`) in ``--out``. The default sizes (400 / 100 / 100
+images of 64 px) keep a cold run within about two minutes on two cores.
 """
 
 from __future__ import annotations
@@ -22,14 +23,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from kcca.cli.common import add_backend_argument, backend_from_args, subparser
+from kcca.cli.common import (
+    add_backend_argument,
+    backend_from_args,
+    run_config_from_args,
+    subparser,
+)
+from kcca.demo import DemoSettings, demo_experiments_dir, demo_run_table, demo_systems
 from kcca.errors import DataError
-from kcca.demo import DemoSettings, demo_image_config, demo_systems
 
 DEMO = DemoSettings()
 
 if TYPE_CHECKING:  # the corpus module imports NumPy: not at `kcca --help`
     from kcca.data.corpus import Corpus
+    from kcca.systems.config import RunConfig
 
 HELP = "run the pipeline on the embedded demo corpus (procedural images, grammar captions)"
 
@@ -40,7 +47,8 @@ class DemoRun:
 
     args: argparse.Namespace
     out: Path
-    backend: str = "numpy"  # the concrete array backend of --backend
+    experiments: Path  # the folder of the demo's experiment files and run.toml
+    config: RunConfig  # run.toml's [run] table, then the flags given
     corpus: Corpus | None = None
     outputs: dict[str, Path] = field(default_factory=dict)
     workspace: Any = None
@@ -55,14 +63,16 @@ class DemoRun:
 Stage = Callable[[DemoRun], None]
 
 
-def _words(values) -> str:
-    return " ".join(f"{v:g}" for v in values)
-
-
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "demo", HELP, run)
     p.add_argument("--out", default="kcca-demo-out", help="output folder (default ./kcca-demo-out)")
     add_backend_argument(p, "the kernels and the KCCA solver")
+    p.add_argument(
+        "--experiments",
+        default=None,
+        help="folder of the demo's experiment files and run.toml (default experiments/demo, "
+        "which an installed package also carries)",
+    )
     d = DEMO
     p.add_argument(
         "--n-train", type=int, default=d.n_train, help=f"training images (default {d.n_train})"
@@ -81,28 +91,24 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--p",
         type=float,
         nargs="+",
-        default=list(d.p),
-        help=f"image kernel powers p searched on dev (default {_words(d.p)})",
+        help="image kernel powers p searched on dev (default: the experiment files')",
     )
     p.add_argument(
         "--d",
         type=float,
         nargs="+",
-        default=list(d.d),
-        help=f"text diagonal factors d searched on dev (default {_words(d.d)})",
+        help="text diagonal factors d searched on dev (default: the experiment files')",
     )
     p.add_argument(
         "--kappas",
         type=float,
         nargs="+",
-        default=list(d.kappas),
-        help=f"KCCA regularisers (default the paper's {_words(d.kappas)})",
+        help="KCCA regularisers (default: the experiment files')",
     )
     p.add_argument(
         "--n-count",
         type=int,
-        default=d.n_count,
-        help=f"values of n, geometric from 5 to the training size (default {d.n_count})",
+        help="values of n, geometric from 5 to the training size (default: the files')",
     )
     p.add_argument("--sheet", type=int, default=12, help="images on the contact sheet (default 12)")
     return p
@@ -114,8 +120,9 @@ def stage_corpus(run: DemoRun) -> None:
     from kcca.data.demo import make_demo_corpus
 
     a = run.args
+    seed = run.config.settings.seed
     run.corpus = make_demo_corpus(
-        n_train=a.n_train, n_dev=a.n_dev, n_test=a.n_test, image_size=a.image_size, seed=a.seed
+        n_train=a.n_train, n_dev=a.n_dev, n_test=a.n_test, image_size=a.image_size, seed=seed
     )
 
 
@@ -129,7 +136,7 @@ def stage_summary(run: DemoRun) -> None:
     corpus = run.corpus
     assert corpus is not None  # stage_corpus ran first
     s = corpus.summary()
-    run.say(f"demo corpus {corpus.name!r} (seed {run.args.seed})")
+    run.say(f"demo corpus {corpus.name!r} (seed {run.config.settings.seed})")
     run.say("  splits: " + ", ".join(f"{k} {v}" for k, v in s["splits"].items()))
     run.say(f"  captions: {s['captions']} ({s['images_with_captions']} images x 5)")
     run.say(f"  vocabulary: {len(corpus_vocabulary(corpus))} word types")
@@ -172,23 +179,13 @@ def stage_contact_sheet(run: DemoRun) -> None:
     run.say(f"wrote contact sheet of {len(ids)} images to {path}")
 
 
-#: Small codebooks for the small demo images (the paper's 128 / 256 / 256 words suit Flickr).
 def stage_features(run: DemoRun) -> None:
     """Image features of every image (codebooks on training images, pyramid histograms)."""
     from kcca.cli.common import cache_from_args
     from kcca.systems.blocks import Workspace
-    from kcca.systems.config import RunConfig
 
-    a = run.args
     assert run.corpus is not None  # stage_corpus ran first
-    config = RunConfig.of(
-        seed=a.seed,
-        image_config=demo_image_config(a.seed),
-        jobs=a.jobs,
-        progress=not a.quiet,
-        backend=run.backend,
-    )
-    run.workspace = Workspace(run.corpus, cache_from_args(a), config)
+    run.workspace = Workspace(run.corpus, cache_from_args(run.args), run.config)
     t = time.perf_counter()
     res = run.workspace.image_features()
     words = (
@@ -205,7 +202,15 @@ def stage_features(run: DemoRun) -> None:
 def stage_kernels(run: DemoRun) -> None:
     """Kernel blocks: pyramid (image), trigram and BoW (text), train x train, dev/test x train."""
     assert run.corpus is not None  # stage_corpus ran first
-    run.systems = demo_systems(run.args, len(run.corpus.split("train")))
+    a = run.args
+    run.systems = demo_systems(
+        len(run.corpus.split("train")),
+        p=a.p,
+        d=a.d,
+        kappas=a.kappas,
+        n_count=a.n_count,
+        folder=run.experiments,
+    )
     t = time.perf_counter()
     ws = run.workspace
     img = ws.image_blocks(run.systems[0].image_kernel)
@@ -355,11 +360,11 @@ def check_args(args: argparse.Namespace) -> None:
         ("--n-dev", args.n_dev, 1, "dev selection needs a dev pool; default 100"),
         ("--n-test", args.n_test, 1, "the test metrics need a test pool; default 100"),
         ("--image-size", args.image_size, MIN_IMAGE_SIZE, "pixels; default 64"),
-        ("--n-count", args.n_count, 1, "the number of values of n from 5 to --n-train; default 30"),
+        ("--n-count", args.n_count, 1, "the number of values of n from 5 to --n-train"),
         ("--sheet", args.sheet, 1, "images on the contact sheet; default 12"),
     )
     for option, value, low, why in counts:
-        if value < low:
+        if value is not None and value < low:
             raise _bad(
                 option, value, f"an integer >= {low}", f"give {option} {low} or more ({why})"
             )
@@ -369,7 +374,7 @@ def check_args(args: argparse.Namespace) -> None:
         ("--kappas", args.kappas, "> 0", lambda v: v > 0, "--kappas 0.1 0.5 1 5 (the paper's)"),
     )
     for option, values, need, ok, example in reals:
-        for v in values:
+        for v in values or ():
             if not (math.isfinite(v) and ok(v)):
                 raise DataError(
                     f"{option} values must be finite numbers {need}, got {v:g}",
@@ -400,7 +405,11 @@ def check_args(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run every stage of :data:`STAGES` in order on one shared :class:`DemoRun`."""
     check_args(args)
-    state = DemoRun(args=args, out=Path(args.out), backend=backend_from_args(args))
+    experiments = Path(args.experiments) if args.experiments else demo_experiments_dir()
+    config = run_config_from_args(
+        args, demo_run_table(experiments), backend=backend_from_args(args)
+    )
+    state = DemoRun(args=args, out=Path(args.out), experiments=experiments, config=config)
     for _name, stage in STAGES:
         stage(state)
     return 0

@@ -203,11 +203,14 @@ def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
 
 # ------------------------------------------------------------------------- demo
 def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
-    """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system."""
+    """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system.
+    ``overrides``: ``system`` (a demo system's name), :class:`kcca.demo.DemoSettings` fields, and
+    the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca.demo.demo_systems`)."""
     from kcca.data.demo import make_demo_corpus
     from kcca.demo import DemoSettings, demo_image_config, demo_systems
 
     system = overrides.pop("system", DEMO_SYSTEM)
+    grid = {k: overrides.pop(k) for k in ("p", "d", "kappas", "n_count") if k in overrides}
     args = DemoSettings(**overrides)
     corpus = make_demo_corpus(
         n_train=args.n_train,
@@ -216,7 +219,7 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
         image_size=args.image_size,
         seed=args.seed,
     )
-    specs = {s.name: s for s in demo_systems(args, args.n_train)}
+    specs = {s.name: s for s in demo_systems(args.n_train, **grid)}
     if system not in specs:
         raise DataError(f"unknown demo system {system!r}; the demo has {sorted(specs)}")
     return specs[system], corpus, demo_image_config(args.seed)

@@ -175,6 +175,12 @@ def load_run_table(folder: str | Path) -> dict[str, Any]:
             fix=f"use only {', '.join(sorted(allowed))} in the [run] table of {path}",
         )
     values = dict(table)
+    seed = values.get("seed", 0)
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+        raise DataError(
+            f"{path}: [run] seed must be an integer >= 0, got {seed!r}",
+            fix=f"write seed = 0 (or another integer >= 0) in the [run] table of {path}",
+        )
     if "image_features" in values:
         from features.image_features import ImageFeatureConfig
 

@@ -185,7 +185,7 @@ def _run_kcca(
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     timings["text kernel"] = time.perf_counter() - t
     g = spec.grid
-    n_values = g.n_values()
+    n_values = g.n_values(image.train.shape[0])
     base = {
         "version": VERSION,
         "image": image.key,

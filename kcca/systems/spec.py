@@ -26,7 +26,9 @@ Experiment file (TOML; JSON with the same keys also works)::
     p = [2, 3]
     d = [1, 2, 3, 5, 8, 10, 15]
     kappas = [0.1, 0.5, 1.0, 5.0]
-    n = "paper"                             # paper_n_grid(), capped at the rank; or a list
+    n = "paper"                             # paper_n_grid(), capped at the rank; or a list;
+                                            # or "geometric:5:30" (30 values from 5 to the
+                                            # number of training images, rounded)
     search_rank = 1000                      # optional: (p, d) searched with rank-capped factors
 
 A top-level ``plugins = ["my_kernels"]`` names modules imported before the kernels are built:
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -85,6 +87,25 @@ class ExperimentFileError(DataError):
     fix = f"edit the experiment file: {FORMAT_HELP}"
 
 
+def geometric_n(rule: str) -> tuple[int, int]:
+    """``(start, count)`` of a ``"geometric:START:COUNT"`` n grid: ``COUNT`` values on a
+    geometric scale from ``START`` to the number of training images, rounded, duplicates
+    dropped (Section 4.1.3's n at a corpus size the paper's grid does not fit)."""
+    parts = rule.split(":")
+    try:
+        start, count = int(parts[1]), int(parts[2])
+        ok = len(parts) == 3 and parts[0] == "geometric" and start >= 1 and count >= 1
+    except (IndexError, ValueError):
+        ok = False
+    if not ok:
+        raise DataError(
+            f"grid n must be 'paper', 'geometric:START:COUNT' or a list of integers, got {rule!r}",
+            fix='write n = "paper", n = "geometric:5:30" (30 values from 5 to the training '
+            "size) or n = [5, 10, 20]",
+        )
+    return start, count
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """A registered kernel by name and its constructor parameters."""
@@ -115,13 +136,39 @@ class GridSpec:
     #: chosen (p, d) is refitted at full precision; None: every (p, d) at full precision
     search_rank: int | None = None
 
-    def n_values(self) -> np.ndarray:
-        """The n grid before capping at the rank (the solver drops values above it)."""
-        if isinstance(self.n, str):
-            if self.n != "paper":
-                raise DataError(f"grid n must be 'paper' or a list of integers, got {self.n!r}")
+    def n_values(self, n_train: int | None = None) -> np.ndarray:
+        """The n grid before capping at the rank (the solver drops values above it);
+        ``n_train``, the number of training images, ends a ``"geometric:START:COUNT"`` grid."""
+        if self.n == "paper":
             return paper_n_grid()
+        if isinstance(self.n, str):
+            start, count = geometric_n(self.n)
+            if n_train is None:
+                raise DataError(
+                    f"grid n {self.n!r} ends at the number of training images: not given",
+                    fix="call n_values(n_train) or for_training_size(n_train) first",
+                )
+            if n_train < start:
+                raise DataError(
+                    f"grid n {self.n!r} starts at {start}, above the {n_train} training images",
+                    fix=f"use {start} or more training images, or a smaller start in grid.n",
+                )
+            return np.unique(np.round(np.geomspace(start, n_train, count))).astype(int)
         return np.unique(np.asarray(self.n, dtype=int))
+
+    def for_training_size(self, n_train: int) -> "GridSpec":
+        """This grid with a ``"geometric:..."`` n written out for ``n_train`` training images."""
+        if not isinstance(self.n, str) or self.n == "paper":
+            return self
+        n = tuple(int(v) for v in self.n_values(n_train))
+        return replace(self, n=n)
+
+    def check(self) -> None:
+        """Refuse an ``n`` that is neither ``"paper"``, a ``"geometric:..."`` rule nor a list."""
+        if isinstance(self.n, str) and self.n != "paper":
+            geometric_n(self.n)
+        else:
+            self.n_values()
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -173,7 +220,12 @@ class SystemSpec:
                 raise DataError(f"system {self.name!r}: kappas must be > 0, got {v!r}")
         if not self.grid.p or not self.grid.d or not self.grid.kappas:
             raise DataError(f"system {self.name!r}: grid p, d and kappas must be non-empty")
-        self.grid.n_values()
+        self.grid.check()
+
+    def for_training_size(self, n_train: int) -> "SystemSpec":
+        """This system with its grid's n written out for ``n_train`` training images."""
+        grid = self.grid.for_training_size(n_train)
+        return self if grid is self.grid else replace(self, grid=grid)
 
     @property
     def label(self) -> str:
@@ -302,7 +354,7 @@ class SystemSpec:
             )
         n = g.get("n", "paper")
         if not isinstance(n, (str, list, tuple)):
-            typed("grid.n", n, False, '"paper" or an array of integers')
+            typed("grid.n", n, False, '"paper", "geometric:START:COUNT" or an array of integers')
         grid = GridSpec(
             p=numbers("grid.p", g.get("p", PAPER_P)),
             d=numbers("grid.d", g.get("d", PAPER_D)),
@@ -343,7 +395,7 @@ class SystemSpec:
         except ExperimentFileError:
             raise
         except DataError as exc:  # a value check of __post_init__: name the file
-            raise (fail(exc.message) if where != "system" else exc) from None
+            raise (fail(exc.message, exc.fix) if where != "system" else exc) from None
 
     def kernel_specs(self) -> list[tuple[str, KernelSpec]]:
         """(key in the file, kernel) for every kernel the system names."""
@@ -461,10 +513,13 @@ def load_spec(path: str | Path) -> SystemSpec:
 
 def default_experiments_dir(name: str = "hodosh2013") -> Path:
     """``experiments/<name>`` of the source tree this package runs from (a clone, installed
-    editable), else of the current folder (a non-editable install carries no experiment
-    files)."""
-    beside = Path(__file__).resolve().parents[2] / "experiments" / name
-    return beside if beside.is_dir() else Path("experiments") / name
+    editable), else the copy inside an installed package (the demo's files travel in the
+    wheel as ``kcca/experiments/demo``, see setup.py), else of the current folder."""
+    package = Path(__file__).resolve().parents[1]
+    for folder in (package.parent / "experiments" / name, package / "experiments" / name):
+        if folder.is_dir():
+            return folder
+    return Path("experiments") / name
 
 
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:

@@ -111,3 +111,36 @@ def test_the_default_experiments_folder_of_an_install_without_the_source_tree(tm
     with pytest.raises(DataError, match=r"no experiment files \*\.toml") as err:
         load_specs(default_experiments_dir())
     assert "not editable" in err.value.fix
+
+
+def test_a_geometric_n_grid_ends_at_the_training_size(tmp_path):
+    """``n = "geometric:START:COUNT"``: COUNT rounded values from START to the number of
+    training images (the demo's grid), written out by ``for_training_size``."""
+    import numpy as np
+
+    from kcca.systems.spec import GridSpec
+
+    path = tmp_path / "g.toml"
+    path.write_text(TOML.replace("n = [10, 20]", 'n = "geometric:5:30"'))
+    spec = load_spec(path)
+    assert spec.grid.n == "geometric:5:30"
+    expected = np.unique(np.round(np.geomspace(5, 400, 30))).astype(int)
+    assert spec.grid.n_values(400).tolist() == expected.tolist()
+    fixed = spec.for_training_size(400)
+    assert fixed.grid.n == tuple(expected.tolist()) and fixed.name == spec.name
+    assert GridSpec(n=(5, 10)).for_training_size(400).n == (5, 10)
+    assert spec.for_training_size(400).grid.n_values().tolist() == expected.tolist()
+    with pytest.raises(DataError, match="training images: not given"):
+        spec.grid.n_values()
+    with pytest.raises(DataError, match="starts at 5, above the 3 training images"):
+        spec.grid.n_values(3)
+
+
+@pytest.mark.parametrize("rule", ["geometric", "geometric:5", "geometric:0:3", "geometric:5:x",
+                                  "geometric:5:3:1", "linear:5:30"])
+def test_a_malformed_n_rule_is_named_with_a_fix(tmp_path, rule):
+    path = tmp_path / "bad.toml"
+    path.write_text(TOML.replace("n = [10, 20]", f'n = "{rule}"'))
+    with pytest.raises(DataError, match="geometric:START:COUNT") as err:
+        load_spec(path)
+    assert str(path) in str(err.value) and "geometric:5:30" in err.value.fix

@@ -1,0 +1,104 @@
+"""The demo's systems and image settings are experiment files (experiments/demo), which an
+installed package carries too."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kcca.demo import demo_experiments_dir, demo_image_config, demo_systems
+from kcca.errors import DataError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_demo_runs_the_files_of_experiments_demo():
+    folder = demo_experiments_dir()
+    assert folder == ROOT / "experiments" / "demo"
+    tri, bow = demo_systems(400)
+    assert (tri.name, tri.text_kernel.name, bow.name, bow.text_kernel.name) == (
+        "TRI5", "trigram", "BoW5", "bow")
+    assert tri.preprocessing == "demo" and tri.image_kernel.name == "pyramid"
+    assert tri.grid.p == (2, 3) and tri.grid.d == (1, 3, 8)
+    assert tri.grid.kappas == (0.1, 0.5, 1.0, 5.0)
+    # "geometric:5:30" written out for the training size: 30 rounded values from 5 to 400
+    assert len(tri.grid.n) == 30 and tri.grid.n[0] == 5 and tri.grid.n[-1] == 400
+    image = demo_image_config(3)
+    assert image.seed == 3 and image.n_images == 50
+    assert image.vocabulary == {"color": 32, "texture": 64, "sift": 64}
+
+
+def test_editing_the_files_changes_the_demo_and_flags_override_them(tmp_path):
+    folder = tmp_path / "demo"
+    shutil.copytree(ROOT / "experiments" / "demo", folder)
+    path = folder / "01-TRI5.toml"
+    path.write_text(path.read_text().replace("kappas = [0.1, 0.5, 1.0, 5.0]", "kappas = [0.5]"))
+    tri, bow = demo_systems(100, folder=folder)
+    assert tri.grid.kappas == (0.5,) and bow.grid.kappas == (0.1, 0.5, 1.0, 5.0)
+    tri, _ = demo_systems(100, folder=folder, kappas=[1.0], d=[2.0], n_count=4)
+    assert tri.grid.kappas == (1.0,) and tri.grid.d == (2.0,)
+    assert tri.grid.n == (5, 14, 37, 100)  # 5 * 20 ** (k / 3), rounded
+    run = folder / "run.toml"
+    run.write_text(run.read_text().replace("n_images = 50", "n_images = 9"))
+    assert demo_image_config(0, folder).n_images == 9
+
+
+def test_kcca_demo_takes_another_folder_of_experiment_files(tmp_path, capsys):
+    from kcca.cli import main
+
+    folder = tmp_path / "one-system"
+    folder.mkdir()
+    shutil.copy(ROOT / "experiments" / "demo" / "02-BoW5.toml", folder)
+    assert main(["demo", "--experiments", str(folder), "--out", str(tmp_path / "out"),
+                 "--n-train", "40", "--n-dev", "10", "--n-test", "10", "--n-count", "3",
+                 "--p", "2", "--d", "1", "--kappas", "1", "--no-cache", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "BoW5: 1 kappas x 3 n" in text and "TRI5" not in text
+    # the folder's one system, and no run.toml: the paper's image feature settings
+    assert (tmp_path / "out" / "rankings_BoW5.json").is_file()
+    assert not (tmp_path / "out" / "rankings_TRI5.json").exists()
+
+
+def test_a_missing_folder_is_a_named_error(tmp_path, capsys):
+    from kcca.cli import main
+
+    assert main(["demo", "--experiments", str(tmp_path / "nowhere"),
+                 "--out", str(tmp_path / "out"), "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "nowhere" in err and "fix:" in err
+
+
+def test_an_installed_package_carries_the_demo_files(tmp_path, monkeypatch):
+    """Without a source tree beside the package, the copy inside it (kcca/experiments/demo,
+    put there by setup.py) is the demo's folder."""
+    import kcca.systems.spec as spec_module
+
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "experiments" / "demo", site / "kcca" / "experiments" / "demo")
+    monkeypatch.setattr(spec_module, "__file__", str(site / "kcca" / "systems" / "spec.py"))
+    assert demo_experiments_dir() == site / "kcca" / "experiments" / "demo"
+    assert [s.name for s in demo_systems(50)] == ["TRI5", "BoW5"]
+
+
+@pytest.mark.slow
+def test_the_build_puts_the_demo_files_in_the_package(tmp_path):
+    """setup.py's build copies experiments/demo into the package (what a wheel holds)."""
+    build = tmp_path / "build"
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(build)],
+                   cwd=ROOT, check=True, capture_output=True)
+    names = sorted(p.name for p in (build / "kcca" / "experiments" / "demo").iterdir())
+    assert names == sorted(p.name for p in (ROOT / "experiments" / "demo").iterdir())
+    assert (build / "kcca" / "report" / "static" / "report.js").is_file()
+    assert (build / "features" / "kernels" / "base.py").is_file()
+
+
+def test_a_bad_seed_in_run_toml_is_named(tmp_path):
+    from kcca.systems.config import load_run_table
+
+    (tmp_path / "run.toml").write_text("[run]\nseed = -1\n")
+    with pytest.raises(DataError, match=r"run.toml: \[run\] seed must be an integer >= 0"):
+        load_run_table(tmp_path)
