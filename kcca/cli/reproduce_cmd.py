@@ -23,9 +23,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import platform
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -149,40 +147,6 @@ def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = T
     return load_flickr8k_with_splits(data_dir, splits_dir, images=images)
 
 
-def git_commit() -> str:
-    """The short commit of the code that runs (``unknown`` outside a git checkout, as for an
-    install that is not editable), with a note when tracked files have local changes."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).resolve().parents[2],
-            timeout=10,
-        )
-        if out.returncode != 0 or not out.stdout.strip():
-            return "unknown"
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            cwd=Path(__file__).resolve().parents[2],
-        ).stdout.strip()
-        return out.stdout.strip() + (" (with local changes)" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def machine() -> str:
-    import os
-
-    return (
-        f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, {platform.platform(terse=True)}"
-    )
-
-
 def _with_grid(spec, p, d):
     if p is None and d is None:
         return spec
@@ -211,12 +175,6 @@ def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n
 
 def _command() -> str:
     return f"kcca {' '.join(map(shlex.quote, sys.argv[1:]))}"
-
-
-def _now() -> str:
-    from kcca.systems.run import now
-
-    return now()
 
 
 def _optional_data_dir(args: argparse.Namespace) -> Path | None:
@@ -250,6 +208,8 @@ def _refuse_overwrite(
 
 
 def run(args: argparse.Namespace) -> int:
+    from kcca.paper.header import rebuild_lines, table_header
+    from kcca.paper.header import run_lines as lines_of_run
     from kcca.paper.report import describe, write_report
     from kcca.paper.tables import parse_tables, table_systems
 
@@ -283,16 +243,8 @@ def run(args: argparse.Namespace) -> int:
         corpus = (
             load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
         )
-        run_lines = [
-            "mode: --tables-only (tables rebuilt from the rankings files; each "
-            "system's run settings are in details.json beside them)"
-        ]
+        run_lines = rebuild_lines(with_corpus=corpus is not None)
         if corpus is None:
-            run_lines.append(
-                "no corpus data at hand: tables rebuilt from the compact results "
-                "files (*.ranks.npz); Tables 8-10 and the Random row's judged "
-                "columns need the data (--data-dir or KCCA_DATA_DIR)"
-            )
             print(
                 "note: no corpus data at hand, so the tables are rebuilt from the compact "
                 "results files; Tables 8-10 and the Random row's judged columns need the "
@@ -336,32 +288,14 @@ def run(args: argparse.Namespace) -> int:
             on_result=lambda line: print(line, file=stream),
             on_failure=lambda line: print(line, file=sys.stderr),
         )
-        grid_note = (
-            f"; grid overridden: p={args.p or 'file'}, d={args.d or 'file'}"
-            if args.p or args.d
-            else ""
+        run_lines = lines_of_run(
+            config,
+            [s.label for s in chosen_specs],
+            (time.perf_counter() - start) / 60,
+            failed=failed,
+            grid={"p": args.p, "d": args.d},
         )
-        run_lines = [
-            config.header() + grid_note,
-            f"this run: {', '.join(s.label for s in chosen_specs)}"
-            + (f" on the Dask cluster {args.scheduler}" if args.scheduler else "")
-            + f", {(time.perf_counter() - start) / 60:.1f} min"
-            + (f"; FAILED: {', '.join(failed)}" if failed else ""),
-        ]
-    header = [
-        f"command: `{_command()}`",
-        (
-            f"data: {corpus.name} ("
-            f"{', '.join(f'{s} {len(corpus.split(s))}' for s in ('train', 'dev', 'test'))}"
-            f"{', splits from ' + args.splits if args.splits else ''})"
-        )
-        if corpus is not None
-        else "data: none at hand (compact results files only)",
-        f"date: {_now()}",
-        f"commit: {git_commit()}",
-        f"machine: {machine()}",
-        *run_lines,
-    ]
+    header = table_header(_command(), corpus, run_lines, splits=args.splits)
     report = write_report(
         corpus,
         rank_dir,

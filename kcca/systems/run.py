@@ -19,7 +19,6 @@ merged into ``details.json`` there; ``on_result`` receives a one-line summary pe
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import time
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from kcca.names import TASKS
+from kcca.provenance import now
 
 from kcca.systems.config import EXECUTORS, Execution, RunConfig
 
@@ -37,10 +37,6 @@ __all__ = ["EXECUTORS", "Execution", "RunConfig", "run_systems"]
 def slug(name: str) -> str:
     """A system name as a file name (``TRI5^sqrtidf_A,D(ic)`` -> ``TRI5_sqrtidf_A_D_ic_``)."""
     return "".join(ch if ch.isalnum() else "_" for ch in name)
-
-
-def now() -> str:
-    return _dt.datetime.now().isoformat(timespec="seconds")
 
 
 def summary_line(label: str, chosen: str, table: dict, seconds: float | None = None) -> str:

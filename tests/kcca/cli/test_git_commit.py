@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import subprocess
 
-from kcca.cli import reproduce_cmd
+from kcca import provenance
 
 
 def test_commit_of_this_checkout_is_named():
-    commit = reproduce_cmd.git_commit()
+    commit = provenance.git_commit()
     assert commit and commit != "unknown"
 
 
@@ -17,5 +17,5 @@ def test_outside_a_checkout_the_commit_is_unknown(monkeypatch):
     def not_a_repository(*args, **kwargs):
         return subprocess.CompletedProcess(args, 128, stdout="", stderr="fatal: not a git repo")
 
-    monkeypatch.setattr(reproduce_cmd.subprocess, "run", not_a_repository)
-    assert reproduce_cmd.git_commit() == "unknown"
+    monkeypatch.setattr(provenance.subprocess, "run", not_a_repository)
+    assert provenance.git_commit() == "unknown"
