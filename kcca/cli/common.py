@@ -14,54 +14,45 @@ if TYPE_CHECKING:  # the cache imports NumPy and joblib: not at `kcca --help`
     from kcca.cache import Cache
 
 
+#: the options every subcommand accepts: (flags, add_argument keywords); each defaults to
+#: ``argparse.SUPPRESS`` so that :func:`finalize` can tell which were given
+COMMON_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    (("--data-dir",), {"help": "folder holding the data sets (default: $KCCA_DATA_DIR)"}),
+    (
+        ("--cache-dir",),
+        {"help": "folder for cached stages (default: $KCCA_CACHE_DIR or ~/.cache/kcca)"},
+    ),
+    (
+        ("--no-cache",),
+        {"action": "store_true", "help": "compute everything afresh and store nothing"},
+    ),
+    (("--seed",), {"type": int, "help": "seed for every random choice (default 0)"}),
+    (
+        ("--jobs", "-j"),
+        {"type": int, "help": "parallel workers (joblib; -1 = all cores; default 1)"},
+    ),
+    (
+        ("--quiet", "-q"),
+        {"action": "store_true", "help": "no progress bars or info messages"},
+    ),
+    (
+        ("--verbose",),
+        {
+            "action": "store_true",
+            "help": "on an error, show the full traceback (default: one message and a fix)",
+        },
+    ),
+)
+
+
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """``--data-dir``, ``--cache-dir``, ``--seed``, ``--jobs``, ``--quiet``, ``--verbose``.
 
     Each is accepted before or after the subcommand.
     """
     g = parser.add_argument_group("common options")
-    g.add_argument(
-        "--data-dir",
-        default=argparse.SUPPRESS,
-        help="folder holding the data sets (default: $KCCA_DATA_DIR)",
-    )
-    g.add_argument(
-        "--cache-dir",
-        default=argparse.SUPPRESS,
-        help="folder for cached stages (default: $KCCA_CACHE_DIR or ~/.cache/kcca)",
-    )
-    g.add_argument(
-        "--no-cache",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="compute everything afresh and store nothing",
-    )
-    g.add_argument(
-        "--seed",
-        type=int,
-        default=argparse.SUPPRESS,
-        help="seed for every random choice (default 0)",
-    )
-    g.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=argparse.SUPPRESS,
-        help="parallel workers (joblib; -1 = all cores; default 1)",
-    )
-    g.add_argument(
-        "--quiet",
-        "-q",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="no progress bars or info messages",
-    )
-    g.add_argument(
-        "--verbose",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="on an error, show the full traceback (default: one message and a fix)",
-    )
+    for flags, options in COMMON_OPTIONS:
+        g.add_argument(*flags, default=argparse.SUPPRESS, **options)
 
 
 DEFAULTS = {
