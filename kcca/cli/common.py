@@ -165,6 +165,59 @@ def add_backend_argument(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def add_relevance_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--relevance paper|two-thirds|majority``: the crowd relevance rule (default paper)."""
+    parser.add_argument(
+        "--relevance",
+        default="paper",
+        choices=("paper", "two-thirds", "majority"),
+        help=help,
+    )
+
+
+def add_scheduler_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--scheduler ADDRESS``, a Dask scheduler; ``what`` runs there."""
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=f"Dask scheduler address (tcp://host:port): {what}",
+    )
+
+
+def add_grid_arguments(parser: argparse.ArgumentParser, whose: str, note: str) -> None:
+    """``--p`` and ``--d``, values replacing those of ``whose`` grid (:func:`with_grid`)."""
+    for name in ("p", "d"):
+        parser.add_argument(
+            f"--{name}",
+            type=float,
+            nargs="+",
+            default=None,
+            help=f"override {whose} {name} grid ({note})",
+        )
+
+
+def with_grid(spec: Any, p: list[float] | None, d: list[float] | None) -> Any:
+    """``spec`` (a :class:`kcca.systems.spec.SystemSpec`) with the grid's p and d replaced by
+    those given (``--p``, ``--d``); the spec itself when neither is."""
+    if not p and not d:
+        return spec
+    grid = dataclasses.replace(
+        spec.grid, **({"p": tuple(p)} if p else {}), **({"d": tuple(d)} if d else {})
+    )
+    return dataclasses.replace(spec, grid=grid)
+
+
+def add_precision_argument(parser: argparse.ArgumentParser) -> None:
+    """``--precision``, the incomplete-Cholesky precision of the solver."""
+    parser.add_argument(
+        "--precision",
+        type=float,
+        default=None,
+        help="incomplete-Cholesky precision of the solver (default its own)",
+    )
+
+
 def backend_from_args(args: argparse.Namespace) -> str:
     """The concrete backend of ``--backend`` (``auto`` resolved); ``cupy`` without a GPU is a
     :class:`~kcca.errors.BackendUnavailableError` here, before any work."""

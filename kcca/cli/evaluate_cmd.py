@@ -20,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from kcca.cli.common import subparser
+from kcca.cli.common import add_relevance_argument, subparser
 
 FORMATS = ("text", "json", "csv")  # of kcca.evaluate.formatting
 FORMAT_HELP = (
@@ -54,11 +54,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="folder with ExpertAnnotations.txt and CrowdFlowerAnnotations.txt "
         "(default: the corpus's own judgment files)",
     )
-    p.add_argument(
-        "--relevance",
-        default="paper",
-        choices=("paper", "two-thirds", "majority"),
-        help="crowd relevance rule (default paper: fraction yes >= 1/2, which "
+    add_relevance_argument(
+        p,
+        "crowd relevance rule (default paper: fraction yes >= 1/2, which "
         "reproduces the paper's counts)",
     )
     p.add_argument(

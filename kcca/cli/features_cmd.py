@@ -15,6 +15,7 @@ import time
 
 from kcca.cli.common import (
     add_backend_argument,
+    add_scheduler_argument,
     backend_from_args,
     cache_from_args,
     data_dir_from_args,
@@ -43,12 +44,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         action="store_true",
         help="leave unreadable images out and list them (default: stop with an error)",
     )
-    p.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        default=None,
-        help="Dask scheduler address (tcp://host:port): run on that cluster",
-    )
+    add_scheduler_argument(p, "run on that cluster")
     add_backend_argument(p, "--gram (numpy: numba on the CPU)")
     p.add_argument(
         "--gram",

@@ -11,16 +11,17 @@ pools; the file holds data only (JSON and ``.npy`` arrays, :mod:`kcca.model.file
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
-from typing import Any
 
 from kcca.cli.common import (
     add_experiments_arguments,
+    add_grid_arguments,
+    add_precision_argument,
     cache_from_args,
     data_dir_from_args,
     run_config_from_args,
     subparser,
+    with_grid,
 )
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -50,31 +51,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         choices=("TRI5", "BoW5"),
         help="which demo system with --demo (default TRI5)",
     )
-    p.add_argument(
-        "--p",
-        type=float,
-        nargs="+",
-        default=None,
-        help="override the system's p grid (searched on dev)",
-    )
-    p.add_argument(
-        "--d",
-        type=float,
-        nargs="+",
-        default=None,
-        help="override the system's d grid (searched on dev)",
-    )
+    add_grid_arguments(p, "the system's", "searched on dev")
     p.add_argument(
         "--image-config",
         default=None,
         help="JSON of ImageFeatureConfig fields (default: the paper's codebooks)",
     )
-    p.add_argument(
-        "--precision",
-        type=float,
-        default=None,
-        help="incomplete-Cholesky precision of the solver (default its own)",
-    )
+    add_precision_argument(p)
     p.add_argument(
         "--compress",
         type=int,
@@ -98,14 +81,7 @@ def _spec(args: argparse.Namespace):
             0
         ]
     )
-    if args.p or args.d:
-        changes: dict[str, Any] = {
-            **({"p": tuple(args.p)} if args.p else {}),
-            **({"d": tuple(args.d)} if args.d else {}),
-        }
-        grid = dataclasses.replace(spec.grid, **changes)
-        spec = dataclasses.replace(spec, grid=grid)
-    return spec
+    return with_grid(spec, args.p, args.d)
 
 
 def run(args: argparse.Namespace) -> int:

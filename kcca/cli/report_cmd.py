@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from kcca.cli.common import subparser
+from kcca.cli.common import add_relevance_argument, subparser
 
 HELP = "write a static HTML report of a run folder (metrics beside the paper, plots, queries)"
 
@@ -56,11 +56,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
         action="store_true",
         help="inline thumbnails and plots as data URIs (one self-contained file)",
     )
-    p.add_argument(
-        "--relevance",
-        default="paper",
-        choices=("paper", "two-thirds", "majority"),
-        help="crowd relevance rule for S@k, R-precision and the marks (default paper)",
+    add_relevance_argument(
+        p, "crowd relevance rule for S@k, R-precision and the marks (default paper)"
     )
     return p
 

@@ -21,7 +21,6 @@ Table 6 heat map.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import shlex
 import sys
@@ -31,11 +30,16 @@ from pathlib import Path
 from kcca.cli.common import (
     add_backend_argument,
     add_experiments_arguments,
+    add_grid_arguments,
+    add_precision_argument,
+    add_relevance_argument,
+    add_scheduler_argument,
     backend_from_args,
     cache_from_args,
     data_dir_from_args,
     run_config_from_args,
     subparser,
+    with_grid,
 )
 from kcca.errors import DataError
 
@@ -64,13 +68,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="systems to run (paper or short names; default: every system the tables need)",
     )
     add_experiments_arguments(p, "folder of experiment files")
-    p.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="Dask scheduler address (tcp://host:port): image features on the "
-        "cluster, then every system as its own task there (workers must see "
-        "the data and cache folders at the same paths)",
+    add_scheduler_argument(
+        p,
+        "image features on the cluster, then every system as its own task there (workers "
+        "must see the data and cache folders at the same paths)",
     )
     p.add_argument("--out", default="results/hodosh2013", help="output folder")
     p.add_argument(
@@ -78,11 +79,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
         default=None,
         help="where rankings files go and are read from (default <out>/rankings)",
     )
-    p.add_argument(
-        "--relevance",
-        default="paper",
-        choices=("paper", "two-thirds", "majority"),
-        help="crowd relevance rule for S@k and R-precision (default paper: fraction "
+    add_relevance_argument(
+        p,
+        "crowd relevance rule for S@k and R-precision (default paper: fraction "
         "yes >= 1/2, which reproduces the paper's counts)",
     )
     p.add_argument(
@@ -100,20 +99,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "run of systems or by --tables-only without the data (refused "
         "without it)",
     )
-    p.add_argument(
-        "--p",
-        type=float,
-        nargs="+",
-        default=None,
-        help="override every system's p grid (recorded in the header)",
-    )
-    p.add_argument(
-        "--d",
-        type=float,
-        nargs="+",
-        default=None,
-        help="override every system's d grid (recorded in the header)",
-    )
+    add_grid_arguments(p, "every system's", "recorded in the header")
     p.add_argument(
         "--image-config",
         default=None,
@@ -131,12 +117,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "full precision; 0: full precision; recorded per system)",
     )
     add_backend_argument(p, "the kernels and the KCCA solver")
-    p.add_argument(
-        "--precision",
-        type=float,
-        default=None,
-        help="incomplete-Cholesky precision of the solver (default its own)",
-    )
+    add_precision_argument(p)
     return p
 
 
@@ -145,15 +126,6 @@ def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = T
     from kcca.data.flickr8k import load_flickr8k_with_splits
 
     return load_flickr8k_with_splits(data_dir, splits_dir, images=images)
-
-
-def _with_grid(spec, p, d):
-    if p is None and d is None:
-        return spec
-    grid = dataclasses.replace(
-        spec.grid, **({"p": tuple(p)} if p else {}), **({"d": tuple(d)} if d else {})
-    )
-    return dataclasses.replace(spec, grid=grid)
 
 
 def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n_specs: int):
@@ -262,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         needed = args.systems or [
             s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
         ]
-        chosen_specs = [_with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
+        chosen_specs = [with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
         corpus = load_with_splits(data_dir, args.splits)
         cache = cache_from_args(args)
