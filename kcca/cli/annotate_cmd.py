@@ -13,7 +13,7 @@ import argparse
 import textwrap
 
 from kcca.cli.common import subparser
-from kcca.cli.query_cmd import add_model_option, load_model_from_args
+from kcca.cli.query_cmd import add_model_option, load_model_from_args, print_ranking_head
 
 HELP = "rank captions for an image with a saved model (image annotation)"
 
@@ -42,15 +42,9 @@ def run(args: argparse.Namespace) -> int:
     ranking = model.rank_captions(image, pool=pool, top=args.top)
     ranking.query = str(args.image)
     print(f"image: {args.image} ({image.shape[1]}x{image.shape[0]} pixels)")
-    print(
-        f"ranked {ranking.pool_size} captions of {pool.name} with the Borda count of "
-        f"{len(model.projections.selected['annotation'])} models in "
-        f"{ranking.seconds * 1000:.1f} ms"
-    )
-    index = {c: k for k, c in enumerate(pool.ids)}
     head = f"{'rank':>4}  {'caption id':<28} {'Borda':>6} {'cosine':>7}  caption"
-    print(head)
-    print("-" * len(head))
+    print_ranking_head(model, ranking, pool, "annotation", "captions", head)
+    index = {c: k for k, c in enumerate(pool.ids)}
     for r, (cid, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine), 1):
         text = textwrap.shorten(pool.texts[index[cid]], width=80, placeholder="...")
         print(f"{r:>4}  {cid:<28} {int(pts):>6} {cos:>7.3f}  {text}")

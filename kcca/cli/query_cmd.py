@@ -53,6 +53,18 @@ def load_model_from_args(args: argparse.Namespace):
     return model
 
 
+def print_ranking_head(model, ranking, pool, task: str, items: str, head: str) -> None:
+    """How ``ranking`` was made (its ``items`` of ``pool``, by the Borda count of the models
+    ``model`` chose for ``task``), then the table header ``head``, underlined."""
+    print(
+        f"ranked {ranking.pool_size} {items} of {pool.name} with the Borda count of "
+        f"{len(model.projections.selected[task])} models in "
+        f"{ranking.seconds * 1000:.1f} ms"
+    )
+    print(head)
+    print("-" * len(head))
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "query", HELP, run)
     p.add_argument("sentence", nargs="+", help="the query sentence (quote it, or give words)")
@@ -97,17 +109,11 @@ def run(args: argparse.Namespace) -> int:
         f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"
         + (f" (not in training, ignored: {' '.join(ranking.unknown)})" if ranking.unknown else "")
     )
-    print(
-        f"ranked {ranking.pool_size} images of {pool.name} with the Borda count of "
-        f"{len(model.projections.selected['search'])} models in "
-        f"{ranking.seconds * 1000:.1f} ms"
-    )
-    index = {i: k for k, i in enumerate(pool.ids)}
     head = f"{'rank':>4}  {'image':<32} {'Borda':>6} {'cosine':>7}"
     if pool.captions is not None:
         head += "  caption"
-    print(head)
-    print("-" * len(head))
+    print_ranking_head(model, ranking, pool, "search", "images", head)
+    index = {i: k for k, i in enumerate(pool.ids)}
     for r, (image_id, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine), 1):
         line = f"{r:>4}  {image_id:<32} {int(pts):>6} {cos:>7.3f}"
         if pool.captions is not None:
