@@ -236,27 +236,14 @@ class SoftSequenceSet:
         return SoftSequenceSet.pack([self.items[int(i)] for i in indices])
 
     def arrays(self) -> tuple:
-        return (
-            self.w_ptr,
-            self.words,
-            self.uni,
-            self.b_ptr,
-            self.bx,
-            self.by,
-            self.bw,
-            self.bg_ptr,
-            self.bg_x,
-            self.bg_end,
-            self.t_ptr,
-            self.tx,
-            self.ty,
-            self.tz,
-            self.tw,
-            self.tg_ptr,
-            self.tg_x,
-            self.tg_y,
-            self.tg_end,
-        )
+        """The arrays the numba engine reads: ``(w_ptr, words, uni, bigrams, trigrams, tg_y)``.
+
+        ``bigrams`` and ``trigrams`` are ``(ptr, last word, weight, group ptr, group first word,
+        group end)``; ``tg_y``, the trigram groups' second word, is the one array bigrams lack.
+        """
+        bigrams = (self.b_ptr, self.by, self.bw, self.bg_ptr, self.bg_x, self.bg_end)
+        trigrams = (self.t_ptr, self.tz, self.tw, self.tg_ptr, self.tg_x, self.tg_end)
+        return (self.w_ptr, self.words, self.uni, bigrams, trigrams, self.tg_y)
 
     def max_sizes(self) -> tuple[int, int]:
         """(most distinct words in an item, most bigrams or trigrams in an item)."""
@@ -268,49 +255,63 @@ class SoftSequenceSet:
 
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
+def _by_prefix(total, ia, ib, p, S, X, Y, W, t, a, a_gy, b, b_gy):
+    """``total`` plus the kernel of one sequence length (2 or 3) between items a and b.
+
+    ``a``, ``b``: the length's arrays (:meth:`SoftSequenceSet.arrays`); ``a_gy``, ``b_gy``: the
+    groups' second prefix word for trigrams, ``None`` for bigrams (one prefix word). With
+    groups g of a and h of b (the sequences sharing a prefix; ``z`` the last word):
+    ``K = sum_{g,h} S[x_g, x_h] (S[y_g, y_h]) C[g, h]``, ``C[g, h] = sum_{k in g} f_k W[z_k, h]``,
+    ``W[u, h] = sum_{j in h} f_j S[u, z_j]``.
+    """
+    a_ptr, a_z, a_w, ag_ptr, ag_x, ag_end = a
+    b_ptr, b_z, b_w, bg_ptr, bg_x, bg_end = b
+    h0 = bg_ptr[ib]
+    nh = bg_ptr[ib + 1] - h0
+    if nh == 0 or ag_ptr[ia + 1] == ag_ptr[ia]:
+        return total
+    jstart = b_ptr[ib]
+    for h in range(nh):
+        jend = bg_end[h0 + h]
+        xh = bg_x[h0 + h]
+        for u in range(p):
+            Su = S[u]
+            acc = 0.0
+            for j in range(jstart, jend):
+                acc += b_w[j] * Su[b_z[j]]
+            W[u, h] = acc
+            X[u, h] = Su[xh]
+            if b_gy is not None:
+                Y[u, h] = Su[b_gy[h0 + h]]
+        jstart = jend
+    kstart = a_ptr[ia]
+    for g in range(ag_ptr[ia], ag_ptr[ia + 1]):
+        kend = ag_end[g]
+        for h in range(nh):
+            t[h] = 0.0
+        for k in range(kstart, kend):
+            fk = a_w[k]
+            Wz = W[a_z[k]]
+            for h in range(nh):
+                t[h] += fk * Wz[h]
+        Xx = X[ag_x[g]]
+        acc = 0.0
+        if a_gy is None:
+            for h in range(nh):
+                acc += t[h] * Xx[h]
+        else:
+            Yy = Y[a_gy[g]]
+            for h in range(nh):
+                acc += t[h] * Xx[h] * Yy[h]
+        total += acc
+        kstart = kend
+    return total
+
+
+@numba.njit(nogil=True, fastmath=True, cache=True)
 def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, W, t):
-    (
-        aw_ptr,
-        awords,
-        auni,
-        ab_ptr,
-        abx,
-        aby,
-        abw,
-        abg_ptr,
-        abg_x,
-        abg_end,
-        at_ptr,
-        atx,
-        aty,
-        atz,
-        atw,
-        atg_ptr,
-        atg_x,
-        atg_y,
-        atg_end,
-    ) = A
-    (
-        bw_ptr,
-        bwords,
-        buni,
-        bb_ptr,
-        bbx,
-        bby,
-        bbw,
-        bbg_ptr,
-        bbg_x,
-        bbg_end,
-        bt_ptr,
-        btx,
-        bty,
-        btz,
-        btw,
-        btg_ptr,
-        btg_x,
-        btg_y,
-        btg_end,
-    ) = B
+    aw_ptr, awords, auni, abi, atri, atg_y = A
+    bw_ptr, bwords, buni, bbi, btri, btg_y = B
     a0 = aw_ptr[ia]
     p = aw_ptr[ia + 1] - a0
     b0 = bw_ptr[ib]
@@ -336,87 +337,27 @@ def _pair(ia, ib, A, B, kmat, n_kernel, S, X, Y, W, t):
             for v in range(q):
                 s += S[u, v] * buni[b0 + v]
             total += wa * s
-    # 3. length 2, by prefix groups on both sides (a: g = x, b: h = x'):
-    #    K2 = sum_{g,h} S[x_g, x_h] C[g, h],  C[g, h] = sum_{k in g} f_k W[y_k, h],
-    #    W[u, h] = sum_{j in h} f_j S[u, y_j]
-    h0 = bbg_ptr[ib]
-    nh = bbg_ptr[ib + 1] - h0
-    if nh > 0 and abg_ptr[ia + 1] > abg_ptr[ia]:
-        jstart = bb_ptr[ib]
-        for h in range(nh):
-            jend = bbg_end[h0 + h]
-            xh = bbg_x[h0 + h]
-            for u in range(p):
-                Su = S[u]
-                acc = 0.0
-                for j in range(jstart, jend):
-                    acc += bbw[j] * Su[bby[j]]
-                W[u, h] = acc
-                X[u, h] = Su[xh]
-            jstart = jend
-        kstart = ab_ptr[ia]
-        for g in range(abg_ptr[ia], abg_ptr[ia + 1]):
-            kend = abg_end[g]
-            for h in range(nh):
-                t[h] = 0.0
-            for k in range(kstart, kend):
-                fk = abw[k]
-                Wy = W[aby[k]]
-                for h in range(nh):
-                    t[h] += fk * Wy[h]
-            Xx = X[abg_x[g]]
-            acc = 0.0
-            for h in range(nh):
-                acc += t[h] * Xx[h]
-            total += acc
-            kstart = kend
-    # 4. length 3, by prefix groups on both sides (a: g = (x, y), b: h = (x', y')):
-    #    K3 = sum_{g,h} S[x_g, x_h] S[y_g, y_h] C[g, h], C and W as above with z for y
-    h0 = btg_ptr[ib]
-    nh = btg_ptr[ib + 1] - h0
-    if nh > 0 and atg_ptr[ia + 1] > atg_ptr[ia]:
-        jstart = bt_ptr[ib]
-        for h in range(nh):
-            jend = btg_end[h0 + h]
-            xh = btg_x[h0 + h]
-            yh = btg_y[h0 + h]
-            for u in range(p):
-                Su = S[u]
-                acc = 0.0
-                for j in range(jstart, jend):
-                    acc += btw[j] * Su[btz[j]]
-                W[u, h] = acc
-                X[u, h] = Su[xh]
-                Y[u, h] = Su[yh]
-            jstart = jend
-        kstart = at_ptr[ia]
-        for g in range(atg_ptr[ia], atg_ptr[ia + 1]):
-            kend = atg_end[g]
-            for h in range(nh):
-                t[h] = 0.0
-            for k in range(kstart, kend):
-                fk = atw[k]
-                Wz = W[atz[k]]
-                for h in range(nh):
-                    t[h] += fk * Wz[h]
-            Xx = X[atg_x[g]]
-            Yy = Y[atg_y[g]]
-            acc = 0.0
-            for h in range(nh):
-                acc += t[h] * Xx[h] * Yy[h]
-            total += acc
-            kstart = kend
-    return total
+    # 3. length 2, by prefix groups on both sides (a: g = x, b: h = x')
+    total = _by_prefix(total, ia, ib, p, S, X, Y, W, t, abi, None, bbi, None)
+    # 4. length 3, by prefix groups on both sides (a: g = (x, y), b: h = (x', y'))
+    return _by_prefix(total, ia, ib, p, S, X, Y, W, t, atri, atg_y, btri, btg_y)
+
+
+@numba.njit(nogil=True, cache=True)
+def _scratch(p_max, q_max, m_max):
+    """The work arrays ``S, X, Y, W, t`` of :func:`_pair` for items of at most ``p_max`` (a) and
+    ``q_max`` (b) distinct words and ``m_max`` bigrams or trigrams."""
+    S = np.empty((p_max, q_max))
+    X = np.empty((p_max, m_max))
+    Y = np.empty((p_max, m_max))
+    W = np.empty((p_max, m_max))
+    return S, X, Y, W, np.empty(m_max)
 
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
 def _block(rows, cols, A, B, kmat, n_kernel, lower, out, p_max, q_max, m_max):
     """``out[r, c] = K(A[rows[r]], B[cols[c]])``; ``lower``: only where cols[c] <= rows[r]."""
-    S = np.empty((p_max, q_max))
-    X = np.empty((p_max, m_max))
-    Y = np.empty((p_max, m_max))
-    W = np.empty((p_max, m_max))
-    t = np.empty(m_max)
+    S, X, Y, W, t = _scratch(p_max, q_max, m_max)
     for r in range(rows.shape[0]):
         ia = rows[r]
         for c in range(cols.shape[0]):
@@ -428,11 +369,7 @@ def _block(rows, cols, A, B, kmat, n_kernel, lower, out, p_max, q_max, m_max):
 
 @numba.njit(nogil=True, fastmath=True, cache=True)
 def _diag(A, kmat, n_kernel, out, p_max, m_max):
-    S = np.empty((p_max, p_max))
-    X = np.empty((p_max, m_max))
-    Y = np.empty((p_max, m_max))
-    W = np.empty((p_max, m_max))
-    t = np.empty(m_max)
+    S, X, Y, W, t = _scratch(p_max, p_max, m_max)
     for i in range(out.shape[0]):
         out[i] = _pair(i, i, A, A, kmat, n_kernel, S, X, Y, W, t)
 
