@@ -192,6 +192,11 @@ class WordKernelBuilder:
             self._tokens = pre.split_tokens(self.corpus, self.split)
         return self._tokens
 
+    def _training_counts(self) -> Counter[str]:
+        """How often each word occurs in the training tokens: the reference by which the
+        lemmatisers of the raw training captions and of D_ext choose between analyses."""
+        return Counter(w for s in self.training_tokens() for w in s)
+
     def vocabulary(self) -> list[str]:
         """Training words seen at least ``config.min_count`` times (1,928 for Flickr 8K)."""
         from features.text.similarity_distributional import frequent_words
@@ -221,7 +226,7 @@ class WordKernelBuilder:
         from features.text.similarity_alignment import tag_caption
 
         tagger = load_tagger(self.tagger_config(), cache=self.cache, progress=self.progress)
-        lemmatize = Lemmatizer(reference=Counter(w for s in self.training_tokens() for w in s))
+        lemmatize = Lemmatizer(reference=self._training_counts())
         sw = stop_words("english")
         ids = self.corpus.split(self.split)
         return [
@@ -230,18 +235,23 @@ class WordKernelBuilder:
         ]
 
     # ------------------------------------------------------------ similarities
-    def similarity(self, name: str):
-        """The fitted similarity estimator ``name`` (one of :data:`BASE_SIMILARITIES`), cached."""
-        if name in self._memo:
-            return self._memo[name]
+    def _cache_key(self, name: str) -> dict[str, Any]:
+        """The cache key of base similarity ``name``'s table and of its raw kernel: its part of
+        the config, the corpus, the split and a fingerprint of the split's captions."""
         if self._fp is None:
             self._fp = _fingerprint(self.corpus, self.split)
-        key = {
+        return {
             **self.config.key(name),
             "corpus": self.corpus.name,
             "split": self.split,
             "texts": self._fp,
         }
+
+    def similarity(self, name: str):
+        """The fitted similarity estimator ``name`` (one of :data:`BASE_SIMILARITIES`), cached."""
+        if name in self._memo:
+            return self._memo[name]
+        key = self._cache_key(name)
         assert self.cache is not None  # set by __post_init__
         if self.progress and name in BUILDS and not self.cache.has(STAGE, key):
             building(
@@ -275,7 +285,7 @@ class WordKernelBuilder:
             )
 
             corpora = tuple(self.config.ext_corpora)
-            reference = Counter(w for s in self.training_tokens() for w in s)
+            reference = self._training_counts()
             if not self.cache.has(
                 EXT_STAGE, english_corpus_config(corpora, reference=dict(reference))
             ):
@@ -300,7 +310,7 @@ class WordKernelBuilder:
             from features.text.english_corpus import load_english_corpus
             from features.text.similarity_distributional import DistributionalSimilarity
 
-            reference = Counter(w for s in self.training_tokens() for w in s)
+            reference = self._training_counts()
             ext = load_english_corpus(
                 self.cache,
                 tuple(cfg.ext_corpora),
@@ -333,17 +343,9 @@ class WordKernelBuilder:
         """The unthresholded cosine kernel of base similarity ``name`` (eq. 17-18), cached."""
         memo_key = ("raw", name)
         if memo_key not in self._memo:
-            if self._fp is None:
-                self._fp = _fingerprint(self.corpus, self.split)
-            key = {
-                **self.config.key(name),
-                "corpus": self.corpus.name,
-                "split": self.split,
-                "texts": self._fp,
-            }
             assert self.cache is not None  # set by __post_init__
             self._memo[memo_key] = self.cache.get_or_compute(
-                KERNEL_STAGE, key, lambda: self.similarity(name).word_kernel()
+                KERNEL_STAGE, self._cache_key(name), lambda: self.similarity(name).word_kernel()
             )
         return self._memo[memo_key]
 
