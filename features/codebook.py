@@ -114,21 +114,16 @@ class Codebook(BaseEstimator):
                 f"{self.n_words - n_distinct} words will duplicate others (flat images?)",
                 stacklevel=2,
             )
+        settings = dict(
+            n_clusters=self.n_words,
+            n_init=self.n_init,
+            max_iter=self.max_iter,
+            random_state=self.seed,
+        )
         if self.algorithm == "kmeans":
-            km = KMeans(
-                n_clusters=self.n_words,
-                n_init=self.n_init,
-                max_iter=self.max_iter,
-                random_state=self.seed,
-            )
+            km = KMeans(**settings)
         elif self.algorithm == "minibatch":
-            km = MiniBatchKMeans(
-                n_clusters=self.n_words,
-                n_init=self.n_init,
-                max_iter=self.max_iter,
-                random_state=self.seed,
-                batch_size=4096,
-            )
+            km = MiniBatchKMeans(**settings, batch_size=4096)
         else:
             raise ValueError(f"unknown k-means algorithm {self.algorithm!r}: use kmeans, minibatch")
         with warnings.catch_warnings(), threadpool_limits(limits=1):
