@@ -67,7 +67,8 @@ class Kernel(BaseEstimator):
 
     def gram(self, items_a: Sequence[Any], items_b: Sequence[Any] | None = None) -> np.ndarray:
         """Kernel block ``K[i, j] = k(items_a[i], items_b[j])``; ``items_b=None``: training
-        items."""
+        items. ``gram(train_items)`` hands ``_gram`` the same object on both sides, so a kernel
+        can compute that block symmetric (``items_a is items_b``)."""
         if items_b is None:
             self._check_fitted()
             items_b = self.train_items_

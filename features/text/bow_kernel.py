@@ -96,12 +96,6 @@ class _SparseSequenceKernel(Kernel):
         self._check_fitted()
         return np.ones(len(as_items(items, warn=False)))
 
-    def gram(self, items_a: Sequence[Any], items_b: Sequence[Any] | None = None) -> np.ndarray:
-        """Kernel block; ``gram(train_items)`` is the train x train kernel (unit diagonal)."""
-        if items_b is None and hasattr(self, "train_items_") and items_a is self.train_items_:
-            items_b = items_a
-        return super().gram(items_a, items_b)
-
     def gram_columns(self, indices: Sequence[int]) -> np.ndarray:
         """Columns ``indices`` of the train x train kernel: shape (n_train, len(indices))."""
         self._check_fitted()

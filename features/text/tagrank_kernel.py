@@ -270,12 +270,6 @@ class TagRankKernel(Kernel):
             out = np.tril(out) + np.tril(out, -1).T
         return out
 
-    def gram(self, items_a: Sequence[Any], items_b: Sequence[Any] | None = None) -> np.ndarray:
-        """Kernel block; the train x train block (``gram(train_items)``) is computed symmetric."""
-        if items_b is None and hasattr(self, "train_items_") and items_a is self.train_items_:
-            items_b = items_a
-        return super().gram(items_a, items_b)
-
     def diag(self, items: Sequence[Any]) -> np.ndarray:
         """Self-kernel of each item (1 for one-caption items, below 1 for most others)."""
         self._check_fitted()
