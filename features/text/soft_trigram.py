@@ -49,10 +49,10 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numba
 import numpy as np
-from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from kcca.backend import get_xp, to_numpy
+from features.kernels.row_chunks import fill_by_row_chunks
 
 
 @dataclass(frozen=True)
@@ -374,12 +374,6 @@ def _diag(A, kmat, n_kernel, out, p_max, m_max):
         out[i] = _pair(i, i, A, A, kmat, n_kernel, S, X, Y, W, t)
 
 
-def _triangle_chunks(n: int, n_chunks: int) -> list[tuple[int, int]]:
-    """Row ranges with about equal numbers of lower-triangle entries."""
-    edges = np.unique(np.round(n * np.sqrt(np.linspace(0, 1, n_chunks + 1))).astype(int))
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
-
-
 def soft_diag(a: SoftSequenceSet, kmat: np.ndarray, n_kernel: int) -> np.ndarray:
     """``K(a_i, a_i)`` for every item (the unnormalised self-kernel)."""
     out = np.zeros(len(a))
@@ -421,13 +415,6 @@ def soft_block_numba(
     pb, mb = b.max_sizes()
     kmat = np.ascontiguousarray(kmat, dtype=np.float64)
     A, B = a.arrays(), b.arrays()
-    n_jobs = n_jobs or -1
-    n_chunks = n_chunks or max(1, min(na, 64))
-    if symmetric:
-        chunks = _triangle_chunks(na, n_chunks)
-    else:
-        edges = np.unique(np.linspace(0, na, n_chunks + 1).round().astype(int))
-        chunks = [(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:]) if y > x]
     all_cols = np.arange(nb, dtype=np.int64)
 
     def run(r0: int, r1: int) -> None:
@@ -436,14 +423,10 @@ def soft_block_numba(
         view = out[r0:r1, : cols.shape[0]]
         _block(rows, cols, A, B, kmat, n_kernel, symmetric, view, pa, pb, max(ma, mb))
 
-    tasks = (delayed(run)(r0, r1) for r0, r1 in chunks)
-    with tqdm(total=len(chunks), desc=desc, disable=not progress, leave=False) as bar:
-        for _ in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks):
-            bar.update(1)
-    if symmetric:
-        low = np.tril(out, -1)
-        out = np.tril(out) + low.T
-    return out
+    n_chunks = n_chunks or max(1, min(na, 64))
+    return fill_by_row_chunks(
+        out, run, n_chunks, lower=symmetric, n_jobs=n_jobs, desc=desc, progress=progress
+    )
 
 
 # ------------------------------------------------------------ the array-API engine

@@ -27,10 +27,9 @@ from typing import Any, Sequence
 
 import numba
 import numpy as np
-from joblib import Parallel, delayed
-from tqdm.auto import tqdm
 
 from features.kernels.base import Kernel, register_kernel
+from features.kernels.row_chunks import fill_by_row_chunks
 from features.text.text_items import TextItem, as_items
 
 
@@ -239,11 +238,6 @@ class TagRankKernel(Kernel):
             return out
         inv_r, inv_a = 1.0 / (2 * self.omega_), 1.0 / (2 * self.omega_prime_)
         A, B = a.arrays(), b.arrays()
-        n_chunks = max(1, min(na, 32))
-        if symmetric:
-            edges = np.unique(np.round(na * np.sqrt(np.linspace(0, 1, n_chunks + 1))).astype(int))
-        else:
-            edges = np.unique(np.linspace(0, na, n_chunks + 1).round().astype(int))
 
         def run(r0: int, r1: int) -> None:
             c = cols[:r1] if symmetric else cols
@@ -258,17 +252,15 @@ class TagRankKernel(Kernel):
                 out[r0:r1, : len(c)],
             )
 
-        tasks = [delayed(run)(int(x), int(y)) for x, y in zip(edges[:-1], edges[1:]) if y > x]
-        with tqdm(
-            total=len(tasks), desc="tagrank kernel", disable=not self.progress, leave=False
-        ) as bar:
-            for _ in Parallel(n_jobs=self.n_jobs or -1, prefer="threads", return_as="generator")(
-                tasks
-            ):
-                bar.update(1)
-        if symmetric:
-            out = np.tril(out) + np.tril(out, -1).T
-        return out
+        return fill_by_row_chunks(
+            out,
+            run,
+            max(1, min(na, 32)),
+            lower=symmetric,
+            n_jobs=self.n_jobs,
+            desc="tagrank kernel",
+            progress=self.progress,
+        )
 
     def diag(self, items: Sequence[Any]) -> np.ndarray:
         """Self-kernel of each item (1 for one-caption items, below 1 for most others)."""
