@@ -48,6 +48,16 @@ TRI5SEM_BEST = (
     ("12", "search", "S@10"),
     ("12", "search", "R-precision"),
 )
+#: Table 12's S@1/5/10 within 3 points, on each of our variants: (suffix of our metric, check name)
+S_AT_K_VARIANTS = (
+    ("", "Table 12 S@1/5/10 (unjudged = not relevant)"),
+    (" condensed", "Table 12 S@1/5/10 on condensed lists (judged pairs only; information)"),
+    (
+        " imputed",
+        "Table 12 S@1/5/10 under the paper's judging protocol "
+        "(unjudged top-10 pairs passing BLEU_pre >= 0.25 imputed; information)",
+    ),
+)
 
 
 @dataclass
@@ -82,6 +92,16 @@ def present_systems(values: Values) -> list[str]:
     return [s for s in SYSTEMS if s in values]
 
 
+def _counted(
+    name: str, target: str, hits: int, total: int, misses: list[str], label: str = "cells"
+) -> Check:
+    """A check counted over cells: ``hits`` of ``total`` met it (passed: all of them; None: no
+    cells to tell)."""
+    return Check(
+        name, target, f"{hits} of {total} {label}", (hits == total) if total else None, misses
+    )
+
+
 def _within(
     values: Values,
     systems: list[str],
@@ -109,9 +129,7 @@ def _within(
                     hits += 1
                 else:
                     misses.append(f"{s} {task} {m}{ours_suffix} {ours:g} ({paper:g})")
-    return Check(
-        name, target, f"{hits} of {total} {label}", (hits == total) if total else None, misses
-    )
+    return _counted(name, target, hits, total, misses, label)
 
 
 def _spearman(values: Values, systems: list[str], metric: str, target: float, who: str) -> Check:
@@ -187,11 +205,11 @@ def _tri5sem_best(values: Values, systems: list[str]) -> Check:
                 f"Table {table} {task} {metric}: TRI5SEM {scores[TRI5SEM]:g}, best "
                 f"{best} {scores[best]:g}"
             )
-    return Check(
+    return _counted(
         "TRI5SEM best or within 1 of the best where the paper's is best",
         f"{len(TRI5SEM_BEST)} cells",
-        f"{hits} of {total} cells",
-        (hits == total) if total else None,
+        hits,
+        total,
         misses,
     )
 
@@ -215,11 +233,11 @@ def _beyond(values: Values) -> Check:
             hits += good
             if not good:
                 misses.append(f"{task} {m} {ours:g} ({paper:g})")
-    return Check(
+    return _counted(
         "beyond the paper: TRI5SEM at or above the paper's TRI5SEM",
         "R@1/5/10 >=, median <=",
-        f"{hits} of {total} cells",
-        (hits == total) if total else None,
+        hits,
+        total,
         misses,
     )
 
@@ -229,21 +247,34 @@ def within_3(ours: float, paper: float) -> bool:
     return abs(ours - paper) <= 3.0 + 1e-9
 
 
+def _within_3(
+    values: Values,
+    systems: list[str],
+    table: str,
+    metrics: tuple[str, ...],
+    name: str,
+    ours_suffix: str = "",
+) -> Check:
+    """:func:`_within` with the 3-point target of R@k and S@k."""
+    return _within(
+        values,
+        systems,
+        table,
+        metrics,
+        within_3,
+        "cells within 3 points",
+        "|ours - paper| <= 3",
+        name,
+        ours_suffix,
+    )
+
+
 def fidelity_checks(values: Values) -> list[Check]:
     """Every fidelity target of the reproduction, checked on ``values`` (see the module doc)."""
     systems = present_systems(values)
     kcca = [s for s in systems if not is_nn(s)]
     return [
-        _within(
-            values,
-            systems,
-            "11",
-            RECALLS,
-            within_3,
-            "cells within 3 points",
-            "|ours - paper| <= 3",
-            "Table 11 R@1/5/10",
-        ),
+        _within_3(values, systems, "11", RECALLS, "Table 11 R@1/5/10"),
         _within(
             values,
             systems,
@@ -254,38 +285,9 @@ def fidelity_checks(values: Values) -> list[Check]:
             "|ours - paper| <= 25 % of paper",
             "Table 11 median rank",
         ),
-        _within(
-            values,
-            systems,
-            "12",
-            SUCCESS,
-            within_3,
-            "cells within 3 points",
-            "|ours - paper| <= 3",
-            "Table 12 S@1/5/10 (unjudged = not relevant)",
-        ),
-        _within(
-            values,
-            systems,
-            "12",
-            SUCCESS,
-            within_3,
-            "cells within 3 points",
-            "|ours - paper| <= 3",
-            "Table 12 S@1/5/10 on condensed lists (judged pairs only; information)",
-            ours_suffix=" condensed",
-        ),
-        _within(
-            values,
-            systems,
-            "12",
-            SUCCESS,
-            within_3,
-            "cells within 3 points",
-            "|ours - paper| <= 3",
-            "Table 12 S@1/5/10 under the paper's judging protocol "
-            "(unjudged top-10 pairs passing BLEU_pre >= 0.25 imputed; information)",
-            ours_suffix=" imputed",
+        *(
+            _within_3(values, systems, "12", SUCCESS, name, ours_suffix=suffix)
+            for suffix, name in S_AT_K_VARIANTS
         ),
         # a cell above our bound misses whatever the crowd would say about our unjudged pairs
         _within(
@@ -301,10 +303,11 @@ def fidelity_checks(values: Values) -> list[Check]:
             ours_suffix=" bound",
         ),
         _bracket(values, systems),
-        _spearman(values, systems, "R@10", 0.8, "all systems"),
-        _spearman(values, systems, "median rank", 0.8, "all systems"),
-        _spearman(values, kcca, "R@10", 0.5, "KCCA systems"),
-        _spearman(values, kcca, "median rank", 0.5, "KCCA systems"),
+        *(
+            _spearman(values, among, metric, target, who)
+            for among, target, who in ((systems, 0.8, "all systems"), (kcca, 0.5, "KCCA systems"))
+            for metric in ("R@10", "median rank")
+        ),
         _nn_below_kcca(values, systems),
         _tri5sem_best(values, systems),
         _beyond(values),
@@ -329,11 +332,11 @@ def _bracket(values: Values, systems: list[str]) -> Check:
                     hits += 1
                 else:
                     misses.append(f"{s} {task} {m} [{lo:g}, {hi:g}] ({paper:g})")
-    return Check(
+    return _counted(
         "Table 12 paper's S@k / R-precision inside [ours, ours condensed] +- 3 (information)",
         "every cell",
-        f"{hits} of {total} cells",
-        (hits == total) if total else None,
+        hits,
+        total,
         misses,
     )
 
