@@ -93,11 +93,11 @@ def run_systems(
     failures."""
     rank_dir = Path(rank_dir)
     rank_dir.mkdir(parents=True, exist_ok=True)
-    run = {"serial": _run_serially, "processes": _run_on_processes, "dask": _run_on_cluster}[
-        ws.config.execution.executor
-    ]
-    say = _Say(on_result, on_failure or on_result)
-    return run(list(specs), corpus, ws, rank_dir, command, say)
+    batch = _Batch(
+        list(specs), corpus, ws, rank_dir, command, _Say(on_result, on_failure or on_result)
+    )
+    executor = {"serial": batch.serially, "processes": batch.on_processes, "dask": batch.on_cluster}
+    return executor[ws.config.execution.executor]()
 
 
 @dataclass(frozen=True)
@@ -122,93 +122,6 @@ def _finished_line(
         summary_line(spec.label, chosen_text(chosen), table, sum(timings.values()))
         + f" [{stages_text(timings)}]; {eta.text()}"
     )
-
-
-def _run_serially(
-    specs,
-    corpus,
-    ws,
-    rank_dir: Path,
-    command: str,
-    say,
-) -> list[str]:
-    from tqdm.auto import tqdm
-
-    from kcca.paper.report import merge_details
-    from kcca.systems.eta import RemainingTime
-    from kcca.systems.runner import run_system
-
-    start = time.perf_counter()
-    eta = RemainingTime(len(specs))
-    stages: dict[str, float] = {}
-    execution = ws.config.execution
-    bar = tqdm(specs, desc="systems", unit="system", disable=not execution.progress)
-    for spec in bar:
-        bar.set_postfix_str(spec.label)
-        res = run_system(corpus, spec, workspace=ws)
-        ws.release_text_blocks()  # one system's text kernel in memory at a time
-        res.write_rankings(rank_dir / f"{slug(spec.name)}.json", corpus)
-        merge_details(rank_dir, [{**res.to_json(), "command": command, "date": now()}])
-        eta.done(sum(res.timings.values()))
-        say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
-    if specs:
-        say(
-            f"stage timings over {len(specs)} system(s): {stages_text(stages)}; "
-            f"total {time.perf_counter() - start:.0f}s"
-        )
-    return []
-
-
-def _run_on_processes(
-    specs,
-    corpus,
-    ws,
-    rank_dir: Path,
-    command: str,
-    say,
-) -> list[str]:
-    from joblib import delayed, effective_n_jobs
-    from tqdm.auto import tqdm
-
-    from kcca.systems.eta import RemainingTime
-    from kcca.workers import worker_parallel
-
-    execution = ws.config.execution
-    workers = min(effective_n_jobs(execution.jobs), len(specs))
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    shared_image_blocks(specs, ws)
-    task = (ws.config.for_worker(jobs=1), _cache_dir(ws))
-    say(
-        f"running {len(specs)} systems on {workers} worker processes, {threads} BLAS thread(s) each"
-    )
-    start = time.perf_counter()
-    eta = RemainingTime(len(specs))
-    stages: dict[str, float] = {}
-    failed: list[str] = []
-    jobs = (delayed(_system_task)(spec, task, threads) for spec in specs)
-    bar = tqdm(total=len(specs), desc="systems", unit="system", disable=not execution.progress)
-    for spec, res, err in worker_parallel(
-        n_jobs=workers, backend="loky", return_as="generator_unordered"
-    )(jobs):
-        bar.update(1)
-        eta.done(0.0 if err is not None else sum(res["details"].get("timings", {}).values()))
-        if err is not None:
-            say.failure(f"{spec.label}: failed: {err}")
-            failed.append(spec.name)
-            continue
-        record_task_result(spec, res, corpus, rank_dir, command)
-        details = res["details"]
-        say(
-            _finished_line(
-                spec, details.get("chosen"), res["table"], details.get("timings", {}), stages, eta
-            )
-        )
-    bar.close()
-    say(
-        f"stage timings over {len(specs)} system(s), summed over workers: "
-        f"{stages_text(stages)}; wall {time.perf_counter() - start:.0f}s"
-    )
-    return failed
 
 
 def record_task_result(
@@ -248,34 +161,124 @@ def _system_task(spec, task: tuple[RunConfig, str | None], threads: int):
         return spec, None, f"{type(exc).__name__}: {exc}"
 
 
-def _run_on_cluster(
-    specs,
-    corpus,
-    ws,
-    rank_dir: Path,
-    command: str,
-    say,
-) -> list[str]:
-    from kcca.paper.report import chosen_text
-    from kcca.systems.distributed import run_systems_on_cluster
+@dataclass(frozen=True)
+class _Batch:
+    """One call of :func:`run_systems`: the systems, where they run and write, and where their
+    lines go; a method per executor."""
 
-    execution: Execution = ws.config.execution
-    if ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
-        shared_image_blocks(specs, ws)
+    specs: list[Any]
+    corpus: Any
+    ws: Any
+    rank_dir: Path
+    command: str
+    say: _Say
 
-    def done(spec, res: dict) -> None:
-        record_task_result(spec, res, corpus, rank_dir, command, scheduler=execution.scheduler)
-        say(summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"]))
+    def serially(self) -> list[str]:
+        from tqdm.auto import tqdm
 
-    # Execution refuses the dask executor without a scheduler address
-    assert execution.scheduler is not None
-    _, errors = run_systems_on_cluster(
-        execution.scheduler,
-        specs,
-        ws.config.for_worker(jobs=execution.jobs),
-        _cache_dir(ws),
-        on_done=done,
-    )
-    for name, err in errors.items():
-        say.failure(f"{name}: failed on the cluster: {err}")
-    return list(errors)
+        from kcca.paper.report import merge_details
+        from kcca.systems.eta import RemainingTime
+        from kcca.systems.runner import run_system
+
+        start = time.perf_counter()
+        eta = RemainingTime(len(self.specs))
+        stages: dict[str, float] = {}
+        execution = self.ws.config.execution
+        bar = tqdm(self.specs, desc="systems", unit="system", disable=not execution.progress)
+        for spec in bar:
+            bar.set_postfix_str(spec.label)
+            res = run_system(self.corpus, spec, workspace=self.ws)
+            self.ws.release_text_blocks()  # one system's text kernel in memory at a time
+            res.write_rankings(self.rank_dir / f"{slug(spec.name)}.json", self.corpus)
+            merge_details(
+                self.rank_dir, [{**res.to_json(), "command": self.command, "date": now()}]
+            )
+            eta.done(sum(res.timings.values()))
+            self.say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
+        if self.specs:
+            self.say(
+                f"stage timings over {len(self.specs)} system(s): {stages_text(stages)}; "
+                f"total {time.perf_counter() - start:.0f}s"
+            )
+        return []
+
+    def on_processes(self) -> list[str]:
+        from joblib import delayed, effective_n_jobs
+        from tqdm.auto import tqdm
+
+        from kcca.systems.eta import RemainingTime
+        from kcca.workers import worker_parallel
+
+        execution = self.ws.config.execution
+        workers = min(effective_n_jobs(execution.jobs), len(self.specs))
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        shared_image_blocks(self.specs, self.ws)
+        task = (self.ws.config.for_worker(jobs=1), _cache_dir(self.ws))
+        self.say(
+            f"running {len(self.specs)} systems on {workers} worker processes, "
+            f"{threads} BLAS thread(s) each"
+        )
+        start = time.perf_counter()
+        eta = RemainingTime(len(self.specs))
+        stages: dict[str, float] = {}
+        failed: list[str] = []
+        jobs = (delayed(_system_task)(spec, task, threads) for spec in self.specs)
+        bar = tqdm(
+            total=len(self.specs), desc="systems", unit="system", disable=not execution.progress
+        )
+        for spec, res, err in worker_parallel(
+            n_jobs=workers, backend="loky", return_as="generator_unordered"
+        )(jobs):
+            bar.update(1)
+            eta.done(0.0 if err is not None else sum(res["details"].get("timings", {}).values()))
+            if err is not None:
+                self.say.failure(f"{spec.label}: failed: {err}")
+                failed.append(spec.name)
+                continue
+            record_task_result(spec, res, self.corpus, self.rank_dir, self.command)
+            details = res["details"]
+            self.say(
+                _finished_line(
+                    spec,
+                    details.get("chosen"),
+                    res["table"],
+                    details.get("timings", {}),
+                    stages,
+                    eta,
+                )
+            )
+        bar.close()
+        self.say(
+            f"stage timings over {len(self.specs)} system(s), summed over workers: "
+            f"{stages_text(stages)}; wall {time.perf_counter() - start:.0f}s"
+        )
+        return failed
+
+    def on_cluster(self) -> list[str]:
+        from kcca.paper.report import chosen_text
+        from kcca.systems.distributed import run_systems_on_cluster
+
+        execution: Execution = self.ws.config.execution
+        if self.ws.cache.enabled:  # shared image features / blocks first, extraction on the cluster
+            shared_image_blocks(self.specs, self.ws)
+
+        def done(spec, res: dict) -> None:
+            record_task_result(
+                spec, res, self.corpus, self.rank_dir, self.command, scheduler=execution.scheduler
+            )
+            self.say(
+                summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"])
+            )
+
+        # Execution refuses the dask executor without a scheduler address
+        assert execution.scheduler is not None
+        _, errors = run_systems_on_cluster(
+            execution.scheduler,
+            self.specs,
+            self.ws.config.for_worker(jobs=execution.jobs),
+            _cache_dir(self.ws),
+            on_done=done,
+        )
+        for name, err in errors.items():
+            self.say.failure(f"{name}: failed on the cluster: {err}")
+        return list(errors)
