@@ -159,6 +159,19 @@ def _check_side(side: "_Side", indefinite: str) -> None:
         raise not_psd_error(side.name, *violation)
 
 
+def _leading(
+    w: Any, w_desc: np.ndarray, name: str, precision: float, trace: float, rank: int | None, xp: Any
+) -> tuple[int, Any]:
+    """How many eigenvalues of the centred kernel ``name`` are kept (:func:`_keep_count`) and
+    their indices in ``w`` (ascending, as ``eigh`` gives them; ``w_desc`` is ``w`` descending,
+    on the host), largest first; a kernel with none kept is refused."""
+    k = _keep_count(w_desc, precision, trace, rank)
+    if k == 0:
+        raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
+    r = int(w.shape[0])
+    return k, xp.asarray(np.arange(r - 1, r - 1 - k, -1))
+
+
 def _eigen_side(
     base: Any, name: str, power: float, precision: float, rank: int | None, xp: Any
 ) -> _Side:
@@ -178,10 +191,7 @@ def _eigen_side(
     del Kc
     w_desc = to_numpy(w)[::-1]
     violation = _psd_violation(w_desc, abs_trace)
-    k = _keep_count(w_desc, precision, trace, rank)
-    if k == 0:
-        raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
-    idx = xp.asarray(np.arange(n - 1, n - 1 - k, -1))
+    k, idx = _leading(w, w_desc, name, precision, trace, rank, xp)
     s, U = xp.take(w, idx, axis=0), _deterministic_signs(xp.take(V, idx, axis=1), xp)
     residual = float(np.clip(w_desc[k:], 0.0, None).sum())
     return _Side(
@@ -240,11 +250,7 @@ def _cholesky_side(
     Gc = G - gbar
     w, W = xp.linalg.eigh(xp.linalg.matmul(xp.matrix_transpose(Gc), Gc))
     w_desc = to_numpy(w)[::-1]
-    k = _keep_count(w_desc, 0.0, f.trace, None)
-    if k == 0:
-        raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
-    r = int(w.shape[0])
-    idx = xp.asarray(np.arange(r - 1, r - 1 - k, -1))
+    _, idx = _leading(w, w_desc, name, 0.0, f.trace, None, xp)
     s = xp.take(w, idx, axis=0)
     U = _deterministic_signs(xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s)), xp)
     col_mean = xp.linalg.matmul(G, gbar)  # column means of G G'
