@@ -19,7 +19,7 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -208,13 +208,8 @@ class Workspace:
         if item_type == "image-mixture":
             return self._mixture_blocks(spec, kernel)
         pixels = item_type == "image-pixels"
-        key = {
-            "version": VERSION,
-            "corpus": self.image_fingerprint,
-            "kernel": spec.name,
-            "params": numeric_params(kernel),
-            "features": "pixels" if pixels else self.image_pipeline().feature_key(),
-        }
+        features = "pixels" if pixels else self.image_pipeline().feature_key()
+        key = self._image_key(spec, kernel, features=features)
 
         def compute() -> dict[str, np.ndarray]:
             if pixels:
@@ -233,16 +228,9 @@ class Workspace:
                 "test": k.gram(items["test"]),
             }
 
-        blocks = self._blocks(IMAGE_STAGE, key, compute, image_inputs(self.corpus))
-        if not getattr(kernel, "positive_semidefinite", True):
-            blocks = dataclasses.replace(blocks, psd=False)
-        # the systems of a run share the image kernel: its KCCA factors go to the disk cache
-        # too, so worker processes and later runs load them instead of factorising again
-        self.factor_cache.persist(
-            blocks.train,
-            factor_store(self.cache, {"stage": IMAGE_STAGE, "key": config_key(key)}, blocks.inputs),
+        return self._shared_image_blocks(
+            key, compute, psd=getattr(kernel, "positive_semidefinite", True)
         )
-        return blocks
 
     def _mixture_blocks(self, spec: KernelSpec, kernel: Any) -> Blocks:
         """Blocks of a ``mix`` kernel: each part's blocks (built and cached as that kernel's
@@ -252,20 +240,32 @@ class Workspace:
         parts = [
             self.image_blocks(KernelSpec(q["name"], q["params"])) for q in check_parts(kernel.parts)
         ]
-        key = {
+        return self._shared_image_blocks(
+            self._image_key(spec, kernel, parts=[config_key(b.key) for b in parts]),
+            lambda: {s: kernel.combine([b[s] for b in parts]) for s in SPLITS},
+            psd=getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts),
+        )
+
+    def _image_key(self, spec: KernelSpec, kernel: Any, **inputs: Any) -> dict[str, Any]:
+        """The cache key of an image kernel's blocks: its name and numeric parameters on this
+        corpus's images, then what it is computed from (``inputs``)."""
+        return {
             "version": VERSION,
             "corpus": self.image_fingerprint,
             "kernel": spec.name,
             "params": numeric_params(kernel),
-            "parts": [config_key(b.key) for b in parts],
+            **inputs,
         }
-        blocks = self._blocks(
-            IMAGE_STAGE,
-            key,
-            lambda: {s: kernel.combine([b[s] for b in parts]) for s in SPLITS},
-            image_inputs(self.corpus),
-        )
-        if not (getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts)):
+
+    def _shared_image_blocks(
+        self, key: dict[str, Any], compute: Callable[[], dict[str, np.ndarray]], psd: bool
+    ) -> Blocks:
+        """The image blocks of ``key`` (computed by ``compute`` or loaded), marked not PSD
+        unless ``psd``. The systems of a run share the image kernel: its KCCA factors go to the
+        disk cache too, so worker processes and later runs load them instead of factorising
+        again."""
+        blocks = self._blocks(IMAGE_STAGE, key, compute, image_inputs(self.corpus))
+        if not psd:
             blocks = dataclasses.replace(blocks, psd=False)
         self.factor_cache.persist(
             blocks.train,
