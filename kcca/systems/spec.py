@@ -262,15 +262,22 @@ class SystemSpec:
         def fail(msg: str, fix: str | None = None) -> ExperimentFileError:
             return ExperimentFileError(f"{where}: {msg}", fix=fix)
 
+        def known_keys_only(table: Mapping, known: Sequence[str], owner: str, fix: str) -> None:
+            """Refuse keys of ``table`` not in ``known`` (``owner``: what the message says has
+            them, ``""`` for the file's top level), with a did-you-mean hint for each."""
+            bad = sorted(set(table) - set(known))
+            if bad:
+                hints = "".join(did_you_mean(k, known) for k in bad)
+                raise fail(f"{owner}unknown key(s) {bad}{hints}", fix=fix)
+
         if not isinstance(data, Mapping):
             raise fail(f"expected a table of keys, got {type_name(data)}")
-        extra = sorted(set(data) - set(KNOWN_KEYS))
-        if extra:
-            hints = "".join(did_you_mean(k, KNOWN_KEYS) for k in extra)
-            raise fail(
-                f"unknown key(s) {extra}{hints}",
-                fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}",
-            )
+        known_keys_only(
+            data,
+            KNOWN_KEYS,
+            "",
+            fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}",
+        )
         for key in ("name", "image_kernel", "text_kernel"):
             if key not in data:
                 raise fail(
@@ -306,13 +313,12 @@ class SystemSpec:
                     f"{what} must be a kernel name or a table with a 'name', got "
                     f"{block!r} ({type_name(block)})"
                 )
-            bad = sorted(set(block) - {"name", "params"})
-            if bad:
-                hints = "".join(did_you_mean(k, ("name", "params")) for k in bad)
-                raise fail(
-                    f"{what} has unknown key(s) {bad}{hints}",
-                    fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}",
-                )
+            known_keys_only(
+                block,
+                ("name", "params"),
+                f"{what} has ",
+                fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}",
+            )
             typed(f"{what}.name", block["name"], isinstance(block["name"], str), "a string")
             params = block.get("params", {})
             typed(
@@ -335,13 +341,12 @@ class SystemSpec:
         g = data.get("grid", {})
         typed("grid", g, isinstance(g, Mapping), "a table ([grid])")
         grid_keys = ("p", "d", "kappas", "n", "search_rank")
-        bad = sorted(set(g) - set(grid_keys))
-        if bad:
-            hints = "".join(did_you_mean(k, grid_keys) for k in bad)
-            raise fail(
-                f"grid has unknown key(s) {bad}{hints}",
-                fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}",
-            )
+        known_keys_only(
+            g,
+            grid_keys,
+            "grid has ",
+            fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}",
+        )
         search_rank = g.get("search_rank")
         if search_rank is not None:
             typed(
