@@ -28,7 +28,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Hashable, Mapping, Sequence
+from typing import Hashable, Mapping, Sequence, Sized
 
 import numpy as np
 
@@ -54,6 +54,18 @@ NOT_COMPARABLE = (
 )
 
 
+def _captions_per_image(captions: Mapping[Hashable, Sized], what: str) -> int:
+    """The number m of captions of every image; ``what`` is refused unless all images have
+    the same m >= 2."""
+    counts = {len(c) for c in captions.values()}
+    if len(counts) != 1 or min(counts) < 2:
+        raise CaptionInputError(
+            f"{what} needs the same number (>= 2) of captions per image; "
+            f"found counts {sorted(counts)}"
+        )
+    return counts.pop()
+
+
 # --------------------------------------------------------------------------- metrics (4.1)
 def leave_one_out_metrics(
     captions: Mapping[Hashable, Sequence[str]],
@@ -64,13 +76,7 @@ def leave_one_out_metrics(
     Returns ``{label: {"mean": float, "per_rotation": [float, ...]}}`` where rotation j uses
     caption j of every image as the candidate (all images need the same number m >= 2).
     """
-    counts = {len(c) for c in captions.values()}
-    if len(counts) != 1 or min(counts) < 2:
-        raise CaptionInputError(
-            f"leave-one-out needs the same number (>= 2) of captions per "
-            f"image; found counts {sorted(counts)}"
-        )
-    m = counts.pop()
+    m = _captions_per_image(captions, "leave-one-out")
     per_rotation: dict[str, list[float]] = {}
     unavailable: dict[str, str] = {}
     for j in range(m):
@@ -149,13 +155,7 @@ def word_agreement(
         words: an explicit vocabulary instead.
     """
     sets = caption_word_sets(captions)
-    counts = {len(s) for s in sets.values()}
-    if len(counts) != 1 or min(counts) < 2:
-        raise CaptionInputError(
-            f"word agreement needs the same number (>= 2) of captions "
-            f"per image; found counts {sorted(counts)}"
-        )
-    m = counts.pop()
+    m = _captions_per_image(sets, "word agreement")
     if words is None:
         df = Counter(w for caps in sets.values() for s in caps for w in s)
         ranked = [
