@@ -52,12 +52,9 @@ def success_at_k(rankings: np.ndarray, relevant: np.ndarray, k: int) -> PerQuery
     return PerQuery(f"S@{k}", hits, 100.0 * float(hits.mean()))
 
 
-def r_precision(rankings: np.ndarray, relevant: np.ndarray) -> PerQuery:
-    """R-precision: per query precision at rank r_i (number of relevant items); in percent.
-
-    A query with no relevant item at all is an error (every query has its original).
-    """
-    ordered = relevant_in_order(rankings, relevant)
+def _relevant_counts(ordered: np.ndarray) -> np.ndarray:
+    """r_i, the number of relevant items of each query (R-precision's depth); a query with
+    none is an error."""
     r_i = ordered.sum(axis=1)
     empty = np.flatnonzero(r_i == 0)
     if empty.size:
@@ -65,6 +62,16 @@ def r_precision(rankings: np.ndarray, relevant: np.ndarray) -> PerQuery:
             f"query {int(empty[0])} has no relevant item: R-precision is undefined "
             "(the original item should always be relevant)"
         )
+    return r_i
+
+
+def r_precision(rankings: np.ndarray, relevant: np.ndarray) -> PerQuery:
+    """R-precision: per query precision at rank r_i (number of relevant items); in percent.
+
+    A query with no relevant item at all is an error (every query has its original).
+    """
+    ordered = relevant_in_order(rankings, relevant)
+    r_i = _relevant_counts(ordered)
     cum = np.cumsum(ordered, axis=1)
     hits_at_r = cum[np.arange(len(r_i)), r_i - 1]
     values = hits_at_r / r_i
@@ -87,13 +94,7 @@ def condensed_r_precision(
 ) -> PerQuery:
     """R-precision on condensed lists: relevant items among the first r_i judged items."""
     rel, seen = _condensed(rankings, relevant, judged)
-    r_i = rel.sum(axis=1)
-    empty = np.flatnonzero(r_i == 0)
-    if empty.size:
-        raise DataError(
-            f"query {int(empty[0])} has no relevant item: R-precision is undefined "
-            "(the original item should always be relevant)"
-        )
+    r_i = _relevant_counts(rel)
     values = (rel & (seen <= r_i[:, None])).sum(axis=1) / r_i
     return PerQuery("R-precision condensed", values, 100.0 * float(values.mean()))
 
