@@ -74,6 +74,30 @@ def page(
     )
 
 
+def _row(rank: int, item: str, item_id: str, points: float, cosine: float, extra: str) -> list[str]:
+    """A ranking's table row: the rank, the item (HTML) and its id, its Borda points and mean
+    cosine, then ``extra`` (HTML)."""
+    return [
+        f'<span class="num">{rank}</span>',
+        item,
+        html.escape(item_id),
+        f'<span class="num">{int(points)}</span>',
+        f'<span class="num">{cosine:.3f}</span>',
+        extra,
+    ]
+
+
+def _intro(model: Any, ranking: Any, task: str, pool_lines: str) -> str:
+    """A ranking page's meta paragraph: the model, ``pool_lines`` (HTML, each ending in
+    ``<br>``), the Borda count over the task's selected models and the scoring time."""
+    return (
+        f'<p class="meta">model: {html.escape(model.describe())}<br>'
+        + pool_lines
+        + f"Borda count over {len(model.projections.selected[task])} models "
+        f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>"
+    )
+
+
 def search_page(model: Any, ranking: Any, pool: Any) -> str:
     """Image search: the sentence, its tokens, and the ranked images with their captions."""
     rows = []
@@ -86,27 +110,17 @@ def search_page(model: Any, ranking: Any, pool: Any) -> str:
                 + "".join(f"<li>{html.escape(c)}</li>" for c in pool.captions[index[image_id]])
                 + "</ul>"
             )
-        rows.append(
-            [
-                f'<span class="num">{r}</span>',
-                _img(data_uri(pool.image(image_id)), image_id),
-                html.escape(image_id),
-                f'<span class="num">{int(pts)}</span>',
-                f'<span class="num">{cos:.3f}</span>',
-                caps,
-            ]
-        )
-    intro = (
-        f'<p class="meta">model: {html.escape(model.describe())}<br>'
+        image = _img(data_uri(pool.image(image_id)), image_id)
+        rows.append(_row(r, image, image_id, pts, cos, caps))
+    unknown = ranking.unknown
+    intro = _intro(
+        model,
+        ranking,
+        "search",
         f"pool: {html.escape(pool.name)} ({len(pool)} images)<br>"
         f"tokens: {html.escape(' '.join(ranking.tokens))}"
-        + (
-            f"; not in training: {html.escape(' '.join(ranking.unknown))}"
-            if ranking.unknown
-            else ""
-        )
-        + f"<br>Borda count over {len(model.projections.selected['search'])} models "
-        f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>"
+        + (f"; not in training: {html.escape(' '.join(unknown))}" if unknown else "")
+        + "<br>",
     )
     return page(
         f"Image search: {ranking.query}",
@@ -127,21 +141,12 @@ def annotation_page(model: Any, ranking: Any, pool: Any, image: np.ndarray | Non
         thumb = ""
         if image_id is not None and source is not None:
             thumb = _img(data_uri(model.image_pool.image(image_id)), image_id)
-        rows.append(
-            [
-                f'<span class="num">{r}</span>',
-                html.escape(pool.texts[k]),
-                html.escape(cid),
-                f'<span class="num">{int(pts)}</span>',
-                f'<span class="num">{cos:.3f}</span>',
-                thumb,
-            ]
-        )
-    intro = (
-        f'<p class="meta">model: {html.escape(model.describe())}<br>'
-        f"caption pool: {html.escape(pool.name)} ({len(pool)} captions)<br>"
-        f"Borda count over {len(model.projections.selected['annotation'])} models "
-        f"(Hodosh et al. 2013, Section 4.1.3); scored in {ranking.seconds * 1000:.1f} ms</p>"
+        rows.append(_row(r, html.escape(pool.texts[k]), cid, pts, cos, thumb))
+    intro = _intro(
+        model,
+        ranking,
+        "annotation",
+        f"caption pool: {html.escape(pool.name)} ({len(pool)} captions)<br>",
     )
     return page(
         f"Image annotation: {Path(ranking.query).name}",
