@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from kcca.data.corpus import (
@@ -135,16 +136,25 @@ def _check_pair(
     return key
 
 
+def _judgment_lines(
+    path: Path, captions: dict[str, tuple[str, ...]], kind: str, columns: str
+) -> Iterator[tuple[int, tuple[str, str], list[str]]]:
+    """The lines of a ``kind`` (expert / crowd) judgment file with five tab-separated
+    ``columns``: (line number, its checked (image, caption id) pair, its fields)."""
+    require_file(path, f"{kind} judgment file")
+    seen: dict = {}
+    for number, text in numbered_lines(path):
+        f = tab_fields(path, number, text, 5, columns)
+        yield number, _check_pair(path, number, f[0], f[1], captions, seen, kind), f
+
+
 def read_expert_judgments(
     path: Path, captions: dict[str, tuple[str, ...]]
 ) -> dict[tuple[str, str], ExpertJudgment]:
     """``ExpertAnnotations.txt``: (image, caption id) -> three graded scores in 1..4."""
-    require_file(path, "expert judgment file")
     out: dict[tuple[str, str], ExpertJudgment] = {}
-    seen: dict = {}
-    for number, text in numbered_lines(path):
-        f = tab_fields(path, number, text, 5, "image, caption id, score1, score2, score3")
-        key = _check_pair(path, number, f[0], f[1], captions, seen, "expert")
+    columns = "image, caption id, score1, score2, score3"
+    for number, key, f in _judgment_lines(path, captions, "expert", columns):
         scores = tuple(parse_int(path, number, s, "expert score", 1, 4) for s in f[2:])
         out[key] = ExpertJudgment(f[0], f[1], scores)
     return out
@@ -158,12 +168,9 @@ def read_crowd_judgments(
     The fraction column must agree with the vote counts (to 0.01); relevance is computed
     from the integers (1,050 pairs have 4-6 judges).
     """
-    require_file(path, "crowd judgment file")
     out: dict[tuple[str, str], CrowdJudgment] = {}
-    seen: dict = {}
-    for number, text in numbered_lines(path):
-        f = tab_fields(path, number, text, 5, "image, caption id, fraction yes, yes, no")
-        key = _check_pair(path, number, f[0], f[1], captions, seen, "crowd")
+    columns = "image, caption id, fraction yes, yes, no"
+    for number, key, f in _judgment_lines(path, captions, "crowd", columns):
         yes = parse_int(path, number, f[3], "yes count", 0)
         no = parse_int(path, number, f[4], "no count", 0)
         fraction = parse_number(path, number, f[2], "fraction", 0.0, 1.0)
