@@ -48,6 +48,18 @@ class SearchResult(NamedTuple):
     chosen: tuple | None  #: linked list of the matches chosen by the search
 
 
+def _step(m: Match, s2: int) -> tuple[int, int, int, int, int]:
+    """What the search needs of a match it takes: its packed weight (``weighted * s2``), its
+    start in the hypothesis, its ends in the reference and the hypothesis, its distance."""
+    return (
+        m.weighted * s2,
+        m.test_start,
+        m.start + m.length,
+        m.test_start + m.test_length,
+        m.distance,
+    )
+
+
 def resolve(
     matches: list[list[Match]],
     fixed: list[Match | None],
@@ -72,34 +84,8 @@ def resolve(
     )
     s1 = 1 << (bound.bit_length() + 1)
     s2 = s1 << (len(matches) + 2).bit_length()
-    steps = [
-        [
-            (
-                m.ref_mask,
-                m.test_mask,
-                m.weighted * s2,
-                m.test_start,
-                m.start + m.length,
-                m.test_start + m.test_length,
-                m.distance,
-                m,
-            )
-            for m in ms
-        ]
-        for ms in matches
-    ]
-    fixed_steps = [
-        None
-        if m is None
-        else (
-            m.weighted * s2,
-            m.test_start,
-            m.start + m.length,
-            m.test_start + m.test_length,
-            m.distance,
-        )
-        for m in fixed
-    ]
+    steps = [[(m.ref_mask, m.test_mask, *_step(m, s2), m) for m in ms] for ms in matches]
+    fixed_steps = [None if m is None else _step(m, s2) for m in fixed]
     paths: list[list[Any]] = [[0, 0, -1, used1, used2, None]]
     for current, candidates in enumerate(steps):
         if len(paths) > 1:

@@ -13,7 +13,7 @@ aligner's search) and one detail: words are compared by Java's 32-bit ``String.h
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from kcca.captions.meteor_engine.paraphrase import SegmentParaphrases
 from kcca.captions.meteor_engine.params import EXACT, PARAPHRASE, SEARCH_WEIGHTS, STEM, SYNONYM
@@ -195,23 +195,28 @@ def _paraphrase_matches(
 ) -> None:
     """``ParaphraseMatcher``: phrases of the reference paraphrased in the hypothesis, then
     phrases of the hypothesis paraphrased in the reference."""
+    found: list[tuple[int, int, int, int]] = []  # (ref start, length, test start, length)
     if p1.positions:
-        for j in sorted(p2.starts):
-            for length, row in p2.starts[j]:
-                for para, para_len in table.get(row, ()):
-                    for i in p1.positions.get(para, ()):
-                        matches[j].append(_match(j, length, i, para_len, PARAPHRASE))
-                        for k in range(para_len):
-                            cov1[i + k] += 1
-                        for k in range(length):
-                            cov2[j + k] += 1
+        found += _paraphrased(p2, p1, table)
     if p2.positions:
-        for i in sorted(p1.starts):
-            for length, row in p1.starts[i]:
-                for para, para_len in table.get(row, ()):
-                    for j in p2.positions.get(para, ()):
-                        matches[j].append(_match(j, para_len, i, length, PARAPHRASE))
-                        for k in range(length):
-                            cov1[i + k] += 1
-                        for k in range(para_len):
-                            cov2[j + k] += 1
+        found += ((j, n2, i, n1) for i, n1, j, n2 in _paraphrased(p1, p2, table))
+    for j, ref_length, i, test_length in found:
+        matches[j].append(_match(j, ref_length, i, test_length, PARAPHRASE))
+        for k in range(test_length):
+            cov1[i + k] += 1
+        for k in range(ref_length):
+            cov2[j + k] += 1
+
+
+def _paraphrased(
+    source: SegmentParaphrases,
+    target: SegmentParaphrases,
+    table: dict[int, list[tuple[int, int]]],
+) -> Iterator[tuple[int, int, int, int]]:
+    """The phrases of ``source`` paraphrased in ``target``, in the jar's loop order:
+    (start, length) in ``source``, then (start, length) in ``target``."""
+    for start in sorted(source.starts):
+        for length, row in source.starts[start]:
+            for para, para_len in table.get(row, ()):
+                for at in target.positions.get(para, ()):
+                    yield start, length, at, para_len
