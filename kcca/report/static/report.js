@@ -48,21 +48,22 @@
     return img;
   }
 
-  function annotationRow(q, block) {
+  // A query's table row: its cell (the nodes `head`, its gold rank, then the nodes `tail`) and
+  // the ranked list (class `listClass`) of block.top[q], one li per item ("gold": the query's
+  // own), filled by `fill(li, item, pos)`.
+  function queryRow(q, block, head, tail, listClass, fill) {
     var tr = el("tr", "query");
     tr.dataset.q = q;
     var left = el("td", "q");
-    left.appendChild(thumb(q));
-    left.appendChild(el("div", "qid", data.images[q]));
-    left.appendChild(el("div", "goldtext", "gold: " + data.captions[q]));
+    head.forEach(function (node) { left.appendChild(node); });
     var r = block.rank[q];
     left.appendChild(el("span", rankClass(r), "gold rank " + r + " / " + data.n));
+    tail.forEach(function (node) { left.appendChild(node); });
     var right = el("td");
-    var ol = el("ol", "cands");
-    block.top[q].forEach(function (j) {
-      var li = el("li", j === q ? "gold" : "");
-      li.appendChild(el("span", "text", data.captions[j]));
-      marks(li, q, j);
+    var ol = el("ol", listClass);
+    block.top[q].forEach(function (item, pos) {
+      var li = el("li", item === q ? "gold" : "");
+      fill(li, item, pos);
       ol.appendChild(li);
     });
     right.appendChild(ol);
@@ -71,28 +72,26 @@
     return tr;
   }
 
+  function annotationRow(q, block) {
+    var head = [
+      thumb(q),
+      el("div", "qid", data.images[q]),
+      el("div", "goldtext", "gold: " + data.captions[q]),
+    ];
+    return queryRow(q, block, head, [], "cands", function (li, j) {
+      li.appendChild(el("span", "text", data.captions[j]));
+      marks(li, q, j);
+    });
+  }
+
   function searchRow(q, block) {
-    var tr = el("tr", "query");
-    tr.dataset.q = q;
-    var left = el("td", "q");
-    left.appendChild(el("div", "goldtext", data.captions[q]));
-    left.appendChild(el("div", "qid", data.captionIds[q]));
-    var r = block.rank[q];
-    left.appendChild(el("span", rankClass(r), "gold rank " + r + " / " + data.n));
-    left.appendChild(thumb(q, "thumb goldthumb"));
-    var right = el("td");
-    var ol = el("ol", "strip");
-    block.top[q].forEach(function (i, pos) {
-      var li = el("li", i === q ? "gold" : "");
+    var head = [el("div", "goldtext", data.captions[q]), el("div", "qid", data.captionIds[q])];
+    var tail = [thumb(q, "thumb goldthumb")];
+    return queryRow(q, block, head, tail, "strip", function (li, i, pos) {
       li.appendChild(thumb(i));
       li.appendChild(el("span", "pos", "#" + (pos + 1) + " "));
       marks(li, i, q);
-      ol.appendChild(li);
     });
-    right.appendChild(ol);
-    tr.appendChild(left);
-    tr.appendChild(right);
-    return tr;
   }
 
   function View(task) {
