@@ -69,18 +69,23 @@ def test_bad_input():
         select_models(fabricated(), per_criterion=0)
 
 
-def test_grid_dev_ranks_match_per_model_computation():
-    rng = np.random.default_rng(0)
-    n, m = 120, 15
+def two_view_kernels(seed: int, n: int, m: int, noise: float) -> tuple[np.ndarray, ...]:
+    """RBF kernels of two views sharing a 2-d latent (y: latent + ``noise``; x: latent and two
+    noise columns): ``Kx``, ``Ky`` over ``n`` training items and ``Kx_dev``, ``Ky_dev`` of ``m``
+    dev items against them."""
+    rng = np.random.default_rng(seed)
     L = rng.normal(size=(n + m, 2))
     X = np.c_[L, rng.normal(size=(n + m, 2))]
-    Y = L + 0.5 * rng.normal(size=L.shape)
+    Y = L + noise * rng.normal(size=L.shape)
 
     def rbf(A, B):
         return np.exp(-0.3 * ((A[:, None] - B[None]) ** 2).sum(-1))
 
-    Kx, Ky = rbf(X[:n], X[:n]), rbf(Y[:n], Y[:n])
-    Kx_dev, Ky_dev = rbf(X[n:], X[:n]), rbf(Y[n:], Y[:n])
+    return rbf(X[:n], X[:n]), rbf(Y[:n], Y[:n]), rbf(X[n:], X[:n]), rbf(Y[n:], Y[:n])
+
+
+def test_grid_dev_ranks_match_per_model_computation():
+    Kx, Ky, Kx_dev, Ky_dev = two_view_kernels(seed=0, n=120, m=15, noise=0.5)
     grid = KCCAGrid(kappas=(0.1, 1.0), n_components=[1, 3, 8]).fit(Kx, Ky)
     for task in ("annotation", "search"):
         ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task)
@@ -97,16 +102,7 @@ def test_grid_dev_ranks_match_per_model_computation():
 def test_choose_power_and_diag_picks_the_best_dev_pair():
     from kcca.selection import choose_power_and_diag
 
-    rng = np.random.default_rng(1)
-    n, m = 100, 30
-    L = rng.normal(size=(n + m, 2))
-    X = np.c_[L, rng.normal(size=(n + m, 2))]
-    Y = L + 0.3 * rng.normal(size=L.shape)
-
-    def rbf(A, B):
-        return np.exp(-0.3 * ((A[:, None] - B[None]) ** 2).sum(-1))
-
-    args = (rbf(X[:n], X[:n]), rbf(Y[:n], Y[:n]), rbf(X[n:], X[:n]), rbf(Y[n:], Y[:n]))
+    args = two_view_kernels(seed=1, n=100, m=30, noise=0.3)
     params = {"kappas": (0.5,), "n_components": [2, 4]}
     got = choose_power_and_diag(*args, powers=(1, 2), diags=(1, 4), grid_params=params)
     assert set(got.table) == {(1, 1), (1, 4), (2, 1), (2, 4)}
