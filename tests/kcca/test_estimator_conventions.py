@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 import kcca
 from kcca.lowrank import CallableColumns
 from kcca.solver import KCCA, FactorCache, KCCAGrid
+from tests.test_conformance import CHECKS as ANY_ESTIMATOR_CHECKS
 
 from .test_solver import rbf
 
@@ -87,13 +88,7 @@ def fitted_arrays(est, Kx_te, Ky_te) -> list[np.ndarray]:
 # ------------------------------------------------------------------ sklearn's own checks
 
 NO_FIT_CHECKS = [
-    checks.check_estimator_cloneable,
-    checks.check_estimator_repr,
-    checks.check_no_attributes_set_in_init,
-    checks.check_get_params_invariance,
-    checks.check_set_params,
-    checks.check_parameters_default_constructible,
-    checks.check_do_not_raise_errors_in_init_or_set_params,
+    *ANY_ESTIMATOR_CHECKS,  # those tests/test_conformance.py runs on every kernel too
     checks.check_estimator_tags_renamed,
     checks.check_valid_tag_types,
     checks.check_mixin_order,
