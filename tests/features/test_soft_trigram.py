@@ -63,6 +63,16 @@ def literal_item(a, b, kappa, **kw):
     return 0.0 if aa == 0 or bb == 0 else ab / math.sqrt(aa * bb)
 
 
+def literal_grams(train, test, kappa, weighting=None):
+    """The literal grams of eq. 20 (eq. 21 with ``weighting="sqrt-idf"``, the idf of ``train``):
+    train x train with the unit diagonal the kernel gives every item, and test caption x train."""
+    idf = None if weighting is None else (lambda w: literal_idf(train, w))
+    want = np.array([[literal_item(a, b, kappa, idf=idf) for b in train] for a in train])
+    np.fill_diagonal(want, 1.0)
+    want_t = np.array([[literal_item([a], b, kappa, idf=idf) for b in train] for a in test])
+    return want, want_t
+
+
 def random_word_kernel(seed, vocab=VOCAB[:-1]):
     """A PSD word kernel: cosine of random non-negative vectors ('ball' stays outside)."""
     rng = np.random.default_rng(seed)
@@ -89,16 +99,13 @@ def items():
 def test_equals_literal(items, weighting):
     train, test = items
     kappa = random_word_kernel(0)
-    idf = None if weighting is None else (lambda w: literal_idf(train, w))
+    want, want_t = literal_grams(train, test, kappa, weighting)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyCaptionWarning)
         k = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False).fit(train)
         got = k.gram(train)
-        want = np.array([[literal_item(a, b, kappa, idf=idf) for b in train] for a in train])
-        np.fill_diagonal(want, 1.0)
         np.testing.assert_allclose(got, want, atol=1e-12)
         got_t = k.gram(test)
-        want_t = np.array([[literal_item([a], b, kappa, idf=idf) for b in train] for a in test])
         np.testing.assert_allclose(got_t, want_t, atol=1e-12)
     np.testing.assert_allclose(np.diag(got), 1.0)
     assert np.linalg.eigvalsh(got).min() > -1e-10  # PSD word kernel, no threshold: PSD
@@ -112,9 +119,7 @@ def test_thresholded_max_combined_kernel_equals_literal(items):
     train = train[:5]
     kappa = maximum([random_word_kernel(1).thresholded(0.3), random_word_kernel(2)])
     k = TrigramKernel(word_kernel=kappa, weighting="sqrt-idf", progress=False).fit(train)
-    idf = lambda w: literal_idf(train, w)  # noqa: E731
-    want = np.array([[literal_item(a, b, kappa, idf=idf) for b in train] for a in train])
-    np.fill_diagonal(want, 1.0)
+    want, _ = literal_grams(train, [], kappa, "sqrt-idf")
     np.testing.assert_allclose(k.gram(train), want, atol=1e-12)
 
 

@@ -15,8 +15,8 @@ from features.text.text_items import EmptyCaptionWarning
 from features.text.trigram_kernel import TrigramKernel
 from features.text.word_kernel import WordKernel
 from kcca.backend import gpu_available
-from tests.features.test_soft_trigram import (VOCAB, items, literal_idf,  # noqa: F401
-                                              literal_item, random_word_kernel)
+from tests.features.test_soft_trigram import (VOCAB, items, literal_grams,  # noqa: F401
+                                              random_word_kernel)
 
 
 def _random_set(seed, n=23, n_words=12, n_vocab=9):
@@ -75,19 +75,16 @@ def test_xp_empty_sets():
 def test_kernel_backend_equals_literal_and_numba(items, weighting):  # noqa: F811
     train, test = items
     kappa = random_word_kernel(0)
-    idf = None if weighting is None else (lambda w: literal_idf(train, w))
+    want, want_t = literal_grams(train, test, kappa, weighting)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyCaptionWarning)
         ref = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False).fit(train)
         k = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False,
                           backend="array_api_strict", engine="array-api").fit(train)
         got = k.gram(train)
-        want = np.array([[literal_item(a, b, kappa, idf=idf) for b in train] for a in train])
-        np.fill_diagonal(want, 1.0)
         np.testing.assert_allclose(got, want, atol=1e-10)
         np.testing.assert_allclose(got, ref.gram(train), atol=1e-10)
         got_t = k.gram(test)
-        want_t = np.array([[literal_item([a], b, kappa, idf=idf) for b in train] for a in test])
         np.testing.assert_allclose(got_t, want_t, atol=1e-10)
         np.testing.assert_allclose(got_t, ref.gram(test), atol=1e-10)
     np.testing.assert_allclose(k.gram_columns([5, 1]), got[:, [5, 1]], atol=1e-10)
