@@ -38,21 +38,17 @@ def test_malformed_caption_lines(tmp_path, fake, old, new, expected):
         load_flickr8k(tmp_path)
 
 
-def test_split_id_without_captions(tmp_path, fake):
-    (fake / "Flickr_8k.devImages.txt").write_text("c.jpg\nzzz.jpg\n")
-    with pytest.raises(DataError, match=r"devImages\.txt:2: image 'zzz\.jpg' has no captions"):
-        load_flickr8k(tmp_path)
-
-
-def test_duplicate_split_id(tmp_path, fake):
-    (fake / "Flickr_8k.trainImages.txt").write_text("a.jpg\nb.jpg\na.jpg\n")
-    with pytest.raises(DataError, match=r"trainImages\.txt:3: duplicate image id 'a\.jpg'"):
-        load_flickr8k(tmp_path)
-
-
-def test_overlapping_splits(tmp_path, fake):
-    (fake / "Flickr_8k.devImages.txt").write_text("c.jpg\na.jpg\n")
-    with pytest.raises(DataError, match=r"'a\.jpg' is in both split 'train' and 'dev'"):
+@pytest.mark.parametrize("split,content,expected", [
+    pytest.param("dev", "c.jpg\nzzz.jpg\n", r"devImages\.txt:2: image 'zzz\.jpg' has no captions",
+                 id="split_id_without_captions"),
+    pytest.param("train", "a.jpg\nb.jpg\na.jpg\n",
+                 r"trainImages\.txt:3: duplicate image id 'a\.jpg'", id="duplicate_split_id"),
+    pytest.param("dev", "c.jpg\na.jpg\n", r"'a\.jpg' is in both split 'train' and 'dev'",
+                 id="overlapping_splits"),
+])
+def test_malformed_split_files(tmp_path, fake, split, content, expected):
+    (fake / f"Flickr_8k.{split}Images.txt").write_text(content)
+    with pytest.raises(DataError, match=expected):
         load_flickr8k(tmp_path)
 
 
