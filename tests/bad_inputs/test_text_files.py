@@ -82,24 +82,13 @@ def test_bom_in_caption_file_is_named_and_the_fix_removes_it(flickr, tmp_path, c
     assert main(["data", "--data-dir", str(tmp_path)]) == 0
 
 
-def test_bom_in_lemma_file_is_named(flickr, tmp_path, capsys):
-    path = _prepend_bom(flickr / LEMMA_FILE)
-    with pytest.raises(DataError, match=re.escape(BOM_TEXT)):
-        load_flickr8k(tmp_path, images=False)
-    error, _ = _cli_error(capsys, ["data", "--data-dir", str(tmp_path)])
-    _assert_bom_error(error, path)
-
-
-def test_bom_in_split_file_is_named(flickr, tmp_path, capsys):
-    path = _prepend_bom(flickr / "Flickr_8k.devImages.txt")
-    with pytest.raises(DataError, match=re.escape(BOM_TEXT)):
-        load_flickr8k(tmp_path, images=False)
-    error, _ = _cli_error(capsys, ["data", "--data-dir", str(tmp_path)])
-    _assert_bom_error(error, path)
-
-
-def test_bom_in_judgment_file_is_named(flickr, tmp_path, capsys):
-    path = _prepend_bom(flickr / EXPERT_FILE)
+@pytest.mark.parametrize("name", [
+    pytest.param(LEMMA_FILE, id="lemma"),
+    pytest.param("Flickr_8k.devImages.txt", id="split"),
+    pytest.param(EXPERT_FILE, id="judgment"),
+])
+def test_bom_in_a_corpus_file_is_named(flickr, tmp_path, capsys, name):
+    path = _prepend_bom(flickr / name)
     with pytest.raises(DataError, match=re.escape(BOM_TEXT)):
         load_flickr8k(tmp_path, images=False)
     error, _ = _cli_error(capsys, ["data", "--data-dir", str(tmp_path)])
