@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,21 @@ name = "bow"
 def run_cli(capsys, args: list[str]) -> tuple[int, str]:
     code = main(args)
     return code, capsys.readouterr().err
+
+
+def run_data_command(capsys, monkeypatch, work: Callable[[object], object]) -> tuple[int, str]:
+    """``kcca data`` with its work replaced by ``work(args)``: the exit code and stderr."""
+    monkeypatch.setattr(data_cmd, "run", work)
+    return run_cli(capsys, ["data"])
+
+
+def raising(error: type[BaseException], *error_args: object) -> Callable[[object], object]:
+    """A command's work that raises ``error(*error_args)``."""
+
+    def work(args):
+        raise error(*error_args)
+
+    return work
 
 
 def assert_one_clean_error(err: str, *expected: str) -> None:
@@ -68,8 +84,7 @@ def test_missing_rankings_file(tmp_path, capsys):
 
 def test_file_not_found_from_a_command(tmp_path, capsys, monkeypatch):
     missing = tmp_path / "nowhere" / "file.txt"
-    monkeypatch.setattr(data_cmd, "run", lambda args: open(missing).read())
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, lambda args: open(missing).read())
     assert code == 2
     assert_one_clean_error(err, f"No such file or directory: {missing}", "check the path")
 
@@ -152,8 +167,7 @@ def test_model_file_of_another_version(tmp_path, capsys, monkeypatch):
     path = tmp_path / "old.kcca"
     joblib.dump({"header": {"magic": getattr(saved, "MAGIC", ""), "format_version": -1,
                             "kcca_version": "0.0.1"}, "model": None}, path)
-    monkeypatch.setattr(data_cmd, "run", lambda args: saved.load_model(path))
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, lambda args: saved.load_model(path))
     assert code == 2
     assert_one_clean_error(err, str(path), "fix: refit")
 
@@ -199,8 +213,7 @@ def test_broken_entry_point_plugin(tmp_path, capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     folder = experiment(tmp_path, GOOD.replace('name = "bow"', 'name = "fake-broken-cli"'))
     spec = load_spec(folder / "01-x.toml")  # the name is listed (entry points load lazily)
-    monkeypatch.setattr(data_cmd, "run", lambda args: spec.text_kernel.build())
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, lambda args: spec.text_kernel.build())
     assert code == 2
     assert_one_clean_error(err, "kernel plug-in 'fake-broken-cli'", "failed to import",
                            "ModuleNotFoundError", "kcca-fake-plugin", "reinstall")
@@ -218,11 +231,7 @@ def test_verbose_shows_the_traceback(capsys, monkeypatch):
 
 
 def test_unexpected_error_is_short_and_exits_1(capsys, monkeypatch):
-    def boom(args):
-        raise RuntimeError("kaboom\nsecond line")
-
-    monkeypatch.setattr(data_cmd, "run", boom)
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, raising(RuntimeError, "kaboom\nsecond line"))
     assert code == 1
     assert_one_clean_error(err, "error: unexpected RuntimeError: kaboom",
                            "run with --verbose for the traceback")
@@ -232,21 +241,14 @@ def test_unexpected_error_is_short_and_exits_1(capsys, monkeypatch):
 
 
 def test_value_error_from_argument_validation(capsys, monkeypatch):
-    def bad(args):
-        raise ValueError("--n-train must be positive, got -3")
-
-    monkeypatch.setattr(data_cmd, "run", bad)
-    code, err = run_cli(capsys, ["data"])
+    bad = raising(ValueError, "--n-train must be positive, got -3")
+    code, err = run_data_command(capsys, monkeypatch, bad)
     assert code == 2
     assert_one_clean_error(err, "error: --n-train must be positive, got -3", "kcca data --help")
 
 
 def test_interrupt_says_how_to_resume(capsys, monkeypatch):
-    def stop(args):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(data_cmd, "run", stop)
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, raising(KeyboardInterrupt))
     assert code == 130 and "error: interrupted" in err and "resumes" in err
 
 
@@ -260,15 +262,13 @@ def test_cache_summary_at_the_end(tmp_path, capsys, monkeypatch):
         print("done")
         return 0
 
-    monkeypatch.setattr(data_cmd, "run", work)
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, work)
     assert code == 0
     assert err.strip().splitlines()[-1] == ("cache: stage-a 1 computed / 1 loaded; "
                                             "stage-b 1 computed / 0 loaded")
     code, err = run_cli(capsys, ["data", "--quiet"])
     assert code == 0 and "cache:" not in err
-    monkeypatch.setattr(data_cmd, "run", lambda args: 0)
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, lambda args: 0)
     assert "cache:" not in err  # no cache used: no summary
 
 
@@ -281,8 +281,7 @@ def test_value_error_inside_a_library_is_reported_as_unexpected(capsys, monkeypa
     def bug(args):
         return np.linalg.cholesky(-np.eye(2))
 
-    monkeypatch.setattr(data_cmd, "run", bug)
-    code, err = run_cli(capsys, ["data"])
+    code, err = run_data_command(capsys, monkeypatch, bug)
     assert code == 1
     assert_one_clean_error(err, "error: unexpected LinAlgError: Matrix is not positive definite",
                            "run with --verbose for the traceback")
