@@ -115,47 +115,51 @@ def timed(fn):
 
 
 # ------------------------------------------------------------------ peers (literal)
-def peer_exact_tri(items, weight=None):
-    """Literal eq. 15 per caption pair: dict intersection, summed over the cross product."""
-    feats = [[item_spans([c]) for c in it] for it in items]
-    n = len(items)
+def pairwise_gram(feats, terms) -> np.ndarray:
+    """The symmetric item x item matrix of the peers: entry (i, j) adds up, in order, every
+    term ``terms(fa, fb)`` yields for each caption ``fa`` of item i and ``fb`` of item j."""
+    n = len(feats)
     k = np.zeros((n, n))
     for i in range(n):
         for j in range(i + 1):
             s = 0.0
             for fa in feats[i]:
                 for fb in feats[j]:
-                    for w, m in fa.items():
-                        mb = fb.get(w)
-                        if mb:
-                            s += m * mb * 0.25 ** len(w) * (1.0 if weight is None else weight(w))
+                    for term in terms(fa, fb):
+                        s += term
             k[i, j] = k[j, i] = s
     return k
+
+
+def peer_exact_tri(items, weight=None):
+    """Literal eq. 15 per caption pair: dict intersection, summed over the cross product."""
+
+    def terms(fa, fb):
+        for w, m in fa.items():
+            mb = fb.get(w)
+            if mb:
+                yield m * mb * 0.25 ** len(w) * (1.0 if weight is None else weight(w))
+
+    return pairwise_gram([[item_spans([c]) for c in it] for it in items], terms)
 
 
 def peer_soft_python(items, kappa: WordKernel, idf):
     """Literal eq. 21 per caption pair: every pair of equal-length sequences, pure Python."""
-    feats = [[item_spans([c]) for c in it] for it in items]
     sim = kappa.similarity
-    n = len(items)
-    k = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            s = 0.0
-            for fa in feats[i]:
-                for fb in feats[j]:
-                    for w, m in fa.items():
-                        lw = math.sqrt(math.prod(idf(x) for x in w))
-                        for v, mb in fb.items():
-                            if len(v) == len(w):
-                                sig = 1.0
-                                for x, y in zip(w, v):
-                                    sig *= sim(x, y)
-                                if sig:
-                                    s += (lw * math.sqrt(math.prod(idf(x) for x in v)) * m * mb
-                                          * 0.25 ** len(w) * sig)
-            k[i, j] = k[j, i] = s
-    return k
+
+    def terms(fa, fb):
+        for w, m in fa.items():
+            lw = math.sqrt(math.prod(idf(x) for x in w))
+            for v, mb in fb.items():
+                if len(v) == len(w):
+                    sig = 1.0
+                    for x, y in zip(w, v):
+                        sig *= sim(x, y)
+                    if sig:
+                        yield (lw * math.sqrt(math.prod(idf(x) for x in v)) * m * mb
+                               * 0.25 ** len(w) * sig)
+
+    return pairwise_gram([[item_spans([c]) for c in it] for it in items], terms)
 
 
 def peer_soft_numpy(items, kappa: WordKernel, idf):
@@ -183,23 +187,18 @@ def peer_soft_numpy(items, kappa: WordKernel, idf):
     v = len(kappa.vocabulary)
     big = np.eye(v + 4096)  # identity outside the word kernel's vocabulary
     big[:v, :v] = kappa.matrix
-    n = len(items)
-    k = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            s = 0.0
-            for fa in feats[i]:
-                for fb in feats[j]:
-                    for l in (1, 2, 3):
-                        ia, wa = fa[l]
-                        ib, wb = fb[l]
-                        if len(wa) and len(wb):
-                            sig = np.ones((len(wa), len(wb)))
-                            for p in range(l):
-                                sig *= big[np.ix_(ia[:, p], ib[:, p])]
-                            s += wa @ sig @ wb
-            k[i, j] = k[j, i] = s
-    return k
+
+    def terms(fa, fb):
+        for l in (1, 2, 3):
+            ia, wa = fa[l]
+            ib, wb = fb[l]
+            if len(wa) and len(wb):
+                sig = np.ones((len(wa), len(wb)))
+                for p in range(l):
+                    sig *= big[np.ix_(ia[:, p], ib[:, p])]
+                yield wa @ sig @ wb
+
+    return pairwise_gram(feats, terms)
 
 
 def normalize(k):
