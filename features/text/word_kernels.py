@@ -32,21 +32,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Hashable
 
 from kcca.cache import Cache
+from kcca.names import WORD_KERNELS
 from kcca.progress import building
 from features.text.english_corpus import EXT_CORPORA
 from features.text.word_kernel import WordKernel, average, maximum
 
 BASE_SIMILARITIES = ("lin", "dist-ic", "dist-ext", "align")
-WORD_KERNELS = (
-    "lin",
-    "dist-ic",
-    "dist-ext",
-    "dist-avg",
-    "align",
-    "dist-ic+align",
-    "dist-ext+align",
-    "dist-avg+align",
-)
 STAGE = "word-similarity"
 KERNEL_STAGE = "word-kernel"
 VERSION = 2

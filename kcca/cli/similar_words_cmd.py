@@ -12,17 +12,9 @@ from __future__ import annotations
 import argparse
 
 from kcca.cli.common import subparser
+from kcca.names import WORD_KERNELS
 
-SIMILARITIES = (
-    "lin",
-    "dist-ic",
-    "dist-ext",
-    "dist-avg",
-    "align",
-    "dist-ic+align",
-    "dist-ext+align",
-    "dist-avg+align",
-)
+SIMILARITIES = WORD_KERNELS
 
 #: Figure 3 of the paper: similarity -> word -> [(neighbour, value)]
 FIGURE3 = {
