@@ -207,7 +207,7 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     ``overrides``: ``system`` (a demo system's name), :class:`kcca.demo.DemoSettings` fields, and
     the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca.demo.demo_systems`)."""
     from kcca.data.demo import make_demo_corpus
-    from kcca.demo import DemoSettings, demo_image_config, demo_systems
+    from kcca.demo import DemoSettings, demo_experiments_dir, demo_image_config, demo_systems
 
     system = overrides.pop("system", DEMO_SYSTEM)
     grid = {k: overrides.pop(k) for k in ("p", "d", "kappas", "n_count") if k in overrides}
@@ -221,7 +221,11 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     )
     specs = {s.name: s for s in demo_systems(args.n_train, **grid)}
     if system not in specs:
-        raise DataError(f"unknown demo system {system!r}; the demo has {sorted(specs)}")
+        raise DataError(
+            f"unknown demo system {system!r}; the demo has {sorted(specs)}",
+            fix=f"give --demo-system one of {', '.join(specs)} (the systems of "
+            f"{demo_experiments_dir()})",
+        )
     return specs[system], corpus, demo_image_config(args.seed)
 
 

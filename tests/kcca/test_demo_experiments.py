@@ -102,3 +102,14 @@ def test_a_bad_seed_in_run_toml_is_named(tmp_path):
     (tmp_path / "run.toml").write_text("[run]\nseed = -1\n")
     with pytest.raises(DataError, match=r"run.toml: \[run\] seed must be an integer >= 0"):
         load_run_table(tmp_path)
+
+
+def test_fit_model_names_an_unknown_demo_system_with_the_folders_systems(tmp_path, capsys):
+    """--demo-system is checked against the demo's experiment files, not a list in the parser."""
+    from kcca.cli import main
+
+    assert main(["fit-model", "--demo", "--demo-system", "TRI9", "--out",
+                 str(tmp_path / "m.kcca.npz"), "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown demo system 'TRI9'" in err
+    assert "fix: give --demo-system one of TRI5, BoW5 (the systems of " in err
