@@ -65,14 +65,11 @@ def demo_systems(
 
     out = []
     for spec in load_specs(folder or demo_experiments_dir()):
-        grid = spec.grid
-        changes: dict[str, Any] = {
-            k: tuple(v) for k, v in (("p", p), ("d", d), ("kappas", kappas)) if v is not None
-        }
+        n = None
         if n_count is not None:
-            start = geometric_n(grid.n)[0] if isinstance(grid.n, str) and grid.n != "paper" else 5
-            changes["n"] = f"geometric:{start}:{n_count}"
-        if changes:
-            spec = dataclasses.replace(spec, grid=dataclasses.replace(grid, **changes))
+            rule = spec.grid.n
+            start = geometric_n(rule)[0] if isinstance(rule, str) and rule != "paper" else 5
+            n = f"geometric:{start}:{n_count}"
+        spec = spec.with_grid(p=p, d=d, kappas=kappas, n=n)
         out.append(spec.for_training_size(n_train))
     return out

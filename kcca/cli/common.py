@@ -186,7 +186,8 @@ def add_scheduler_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def add_grid_arguments(parser: argparse.ArgumentParser, whose: str, note: str) -> None:
-    """``--p`` and ``--d``, values replacing those of ``whose`` grid (:func:`with_grid`)."""
+    """``--p`` and ``--d``, values replacing those of ``whose`` grid
+    (:meth:`kcca.systems.spec.SystemSpec.with_grid`)."""
     for name in ("p", "d"):
         parser.add_argument(
             f"--{name}",
@@ -195,17 +196,6 @@ def add_grid_arguments(parser: argparse.ArgumentParser, whose: str, note: str) -
             default=None,
             help=f"override {whose} {name} grid ({note})",
         )
-
-
-def with_grid(spec: Any, p: list[float] | None, d: list[float] | None) -> Any:
-    """``spec`` (a :class:`kcca.systems.spec.SystemSpec`) with the grid's p and d replaced by
-    those given (``--p``, ``--d``); the spec itself when neither is."""
-    if not p and not d:
-        return spec
-    grid = dataclasses.replace(
-        spec.grid, **({"p": tuple(p)} if p else {}), **({"d": tuple(d)} if d else {})
-    )
-    return dataclasses.replace(spec, grid=grid)
 
 
 def add_precision_argument(parser: argparse.ArgumentParser) -> None:

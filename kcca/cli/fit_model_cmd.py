@@ -21,7 +21,6 @@ from kcca.cli.common import (
     data_dir_from_args,
     run_config_from_args,
     subparser,
-    with_grid,
 )
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -80,7 +79,7 @@ def _spec(args: argparse.Namespace):
             0
         ]
     )
-    return with_grid(spec, args.p, args.d)
+    return spec.with_grid(p=args.p, d=args.d)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -39,7 +39,6 @@ from kcca.cli.common import (
     data_dir_from_args,
     run_config_from_args,
     subparser,
-    with_grid,
 )
 from kcca.errors import DataError
 
@@ -234,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
         needed = args.systems or [
             s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
         ]
-        chosen_specs = [with_grid(s, args.p, args.d) for s in select_specs(specs, needed)]
+        chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
         corpus = load_with_splits(data_dir, args.splits)
         cache = cache_from_args(args)

@@ -222,6 +222,17 @@ class SystemSpec:
             raise DataError(f"system {self.name!r}: grid p, d and kappas must be non-empty")
         self.grid.check()
 
+    def with_grid(self, **values: Any) -> "SystemSpec":
+        """This system with the :class:`GridSpec` fields given replaced (``None``: keep this
+        system's; sequences become tuples), checked as any system is; itself when none is
+        given (``kcca reproduce --p/--d``, ``kcca demo --kappas`` and the like)."""
+        changes: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, (list, tuple)) else v
+            for k, v in values.items()
+            if v is not None
+        }
+        return replace(self, grid=replace(self.grid, **changes)) if changes else self
+
     def for_training_size(self, n_train: int) -> "SystemSpec":
         """This system with its grid's n written out for ``n_train`` training images."""
         grid = self.grid.for_training_size(n_train)

@@ -144,3 +144,13 @@ def test_a_malformed_n_rule_is_named_with_a_fix(tmp_path, rule):
     with pytest.raises(DataError, match="geometric:START:COUNT") as err:
         load_spec(path)
     assert str(path) in str(err.value) and "geometric:5:30" in err.value.fix
+
+
+def test_with_grid_replaces_only_the_fields_given_and_checks_them():
+    spec = SystemSpec("X", KernelSpec("pyramid"), KernelSpec("bow"))
+    assert spec.with_grid(p=None, d=None) is spec
+    changed = spec.with_grid(p=[2.0], d=None, kappas=[0.5, 1.0])
+    assert changed.grid.p == (2.0,) and changed.grid.kappas == (0.5, 1.0)
+    assert changed.grid.d == spec.grid.d and changed.name == spec.name
+    with pytest.raises(DataError, match="d values must be >= 1"):
+        spec.with_grid(d=[0.5])
