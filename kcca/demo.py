@@ -32,21 +32,25 @@ def demo_run_table(folder: str | Path | None = None) -> dict[str, Any]:
     return load_run_table(folder or demo_experiments_dir())
 
 
-def demo_image_config(seed: int = 0, folder: str | Path | None = None) -> Any:
+def demo_image_config(seed: int | None = None, folder: str | Path | None = None) -> Any:
     """The demo's :class:`features.image_features.ImageFeatureConfig` (its ``run.toml``'s
-    ``[run.image_features]`` with ``seed``), for ``kcca demo`` and the demo model alike."""
-    return dataclasses.replace(demo_run_table(folder)["image_config"], seed=seed)
+    ``[run.image_features]``, seeded by ``seed``; None: the ``[run]`` table's seed), for
+    ``kcca demo`` and the demo model alike."""
+    table = demo_run_table(folder)
+    seed = table.get("seed", 0) if seed is None else seed
+    return dataclasses.replace(table["image_config"], seed=seed)
 
 
 @dataclass(frozen=True)
 class DemoSettings:
-    """The demo corpus's sizes and seed (``kcca demo``'s defaults; its options override them)."""
+    """The demo corpus's sizes and seed (``kcca demo``'s defaults; its options override them;
+    ``seed`` None: the seed of the demo's ``run.toml``, as ``kcca demo`` takes it)."""
 
     n_train: int = 400
     n_dev: int = 100
     n_test: int = 100
     image_size: int = 64  #: side of the square images in pixels
-    seed: int = 0
+    seed: int | None = None
 
 
 def demo_systems(

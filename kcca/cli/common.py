@@ -84,6 +84,11 @@ def finalize(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def seed_if_given(args: argparse.Namespace) -> int | None:
+    """``--seed`` when given, else None (a run configuration file may then supply it)."""
+    return args.seed if "seed" in getattr(args, "given_options", frozenset(DEFAULTS)) else None
+
+
 def image_config_from_args(args: argparse.Namespace) -> Any:
     """``--image-config JSON`` as an ``ImageFeatureConfig`` with ``--seed`` (None: not given)."""
     text = getattr(args, "image_config", None)

@@ -20,6 +20,7 @@ from kcca.cli.common import (
     cache_from_args,
     data_dir_from_args,
     run_config_from_args,
+    seed_if_given,
     subparser,
 )
 
@@ -89,13 +90,15 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     cache = cache_from_args(args)
     if args.demo:
-        overrides = {"seed": args.seed, "system": args.demo_system}
+        overrides = {"seed": seed_if_given(args), "system": args.demo_system}
         if args.p:
             overrides["p"] = list(args.p)
         if args.d:
             overrides["d"] = list(args.d)
         spec, corpus, image_config = demo_spec_and_corpus(**overrides)
-        config = run_config_from_args(args, {"image_config": image_config})
+        config = run_config_from_args(
+            args, {"seed": image_config.seed, "image_config": image_config}
+        )
     else:
         from kcca.cli.reproduce_cmd import load_with_splits
 

@@ -15,7 +15,7 @@ import sys
 import textwrap
 import time
 
-from kcca.cli.common import cache_from_args, subparser
+from kcca.cli.common import cache_from_args, seed_if_given, subparser
 
 HELP = "rank images for a sentence with a saved model (image search)"
 
@@ -43,7 +43,7 @@ def load_model_from_args(args: argparse.Namespace):
         args.model,
         cache=cache_from_args(args),
         n_jobs=args.jobs,
-        seed=args.seed,
+        seed=seed_if_given(args),
         progress=not args.quiet,
     ).warm_up()
     if not args.quiet:

@@ -212,12 +212,13 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     system = overrides.pop("system", DEMO_SYSTEM)
     grid = {k: overrides.pop(k) for k in ("p", "d", "kappas", "n_count") if k in overrides}
     args = DemoSettings(**overrides)
+    image_config = demo_image_config(args.seed)
     corpus = make_demo_corpus(
         n_train=args.n_train,
         n_dev=args.n_dev,
         n_test=args.n_test,
         image_size=args.image_size,
-        seed=args.seed,
+        seed=image_config.seed,
     )
     specs = {s.name: s for s in demo_systems(args.n_train, **grid)}
     if system not in specs:
@@ -226,7 +227,7 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
             fix=f"give --demo-system one of {', '.join(specs)} (the systems of "
             f"{demo_experiments_dir()})",
         )
-    return specs[system], corpus, demo_image_config(args.seed)
+    return specs[system], corpus, image_config
 
 
 def demo_model(
@@ -276,10 +277,16 @@ def demo_model(
 
 
 def resolve_model(
-    name: str, *, cache: Cache | None = None, n_jobs: int = 1, seed: int = 0, progress: bool = False
+    name: str,
+    *,
+    cache: Cache | None = None,
+    n_jobs: int = 1,
+    seed: int | None = None,
+    progress: bool = False,
 ) -> FittedSystem:
-    """``"demo"``: :func:`demo_model` (fitted and cached on first use); else a model file
-    (``cache`` keeps state rebuilt on load, e.g. a POS tagger)."""
+    """``"demo"``: :func:`demo_model` (fitted and cached on first use; ``seed`` None: the demo's
+    ``run.toml`` seed); else a model file (``cache`` keeps state rebuilt on load, e.g. a POS
+    tagger)."""
     if name == "demo":
         return demo_model(cache, n_jobs=n_jobs, progress=progress, seed=seed)
     return load_model(name, cache=cache)

@@ -113,3 +113,21 @@ def test_fit_model_names_an_unknown_demo_system_with_the_folders_systems(tmp_pat
     err = capsys.readouterr().err
     assert "unknown demo system 'TRI9'" in err
     assert "fix: give --demo-system one of TRI5, BoW5 (the systems of " in err
+
+
+def test_the_demo_model_takes_its_seed_from_run_toml_as_kcca_demo_does(tmp_path, monkeypatch):
+    """fit-model --demo and query --model demo seed the corpus and codebooks with the demo's
+    run.toml seed unless --seed is given, as kcca demo does."""
+    import kcca.demo as demo_module
+    from kcca.model.build import demo_spec_and_corpus
+
+    folder = tmp_path / "demo"
+    shutil.copytree(ROOT / "experiments" / "demo", folder)
+    run = folder / "run.toml"
+    run.write_text(run.read_text().replace("seed = 0", "seed = 3"))
+    monkeypatch.setattr(demo_module, "demo_experiments_dir", lambda: folder)
+    sizes = dict(n_train=20, n_dev=5, n_test=5)
+    _, corpus, image = demo_spec_and_corpus(**sizes)
+    assert image.seed == 3 and corpus.name.endswith("-s3")
+    _, corpus, image = demo_spec_and_corpus(seed=5, **sizes)
+    assert image.seed == 5 and corpus.name.endswith("-s5")
