@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
+from kcca.data.corpus import SPLITS, Corpus
 from kcca.provenance import git_commit, machine, now
 
 if TYPE_CHECKING:
-    from kcca.data.corpus import Corpus
     from kcca.systems.config import RunConfig
-
-SPLITS = ("train", "dev", "test")
 
 
 def table_header(

@@ -26,13 +26,12 @@ import numpy as np
 from features.kernels.base import numeric_params, with_execution
 from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
-from kcca.data.corpus import Corpus
+from kcca.data.corpus import SPLITS, Corpus
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
 
 log = logging.getLogger(__name__)
 
-SPLITS = ("train", "dev", "test")
 IMAGE_STAGE = "system-image-gram"
 #: cache stage of the KCCA factors of shared kernels (:func:`factor_store`)
 FACTOR_STAGE = "kernel-factor"
