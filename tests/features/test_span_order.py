@@ -3,6 +3,7 @@ column index (saved in model files) does not depend on Python's string-hash seed
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -17,8 +18,11 @@ print(list(TrigramKernel().fit(items).columns_))
 
 
 def _run(seed: str) -> str:
+    env = {"PYTHONHASHSEED": seed, "PATH": ""}
+    if "PYTHONPATH" in os.environ:  # a machine where the project is on the path, not installed
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          env={"PYTHONHASHSEED": seed, "PATH": ""}, check=True)
+                          env=env, check=True)
     return done.stdout
 
 
