@@ -6,8 +6,8 @@ validation, fit, transform, pickling; the numbers come from :mod:`kcca.solver.fa
 from __future__ import annotations
 
 import warnings
-from dataclasses import fields, replace
-from typing import Any, Iterator, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -184,17 +184,25 @@ def _column_correlations(zx: np.ndarray, zy: np.ndarray) -> np.ndarray:
     return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
 
 
-def _store_parameters(estimator: BaseEstimator, values: dict[str, Any]) -> None:
-    """Store every constructor argument unchanged under its own name (scikit-learn's rule for
-    ``__init__``; validation happens in ``fit``); ``values`` is the constructor's ``locals()``."""
-    for name in type(estimator)._get_param_names():
-        setattr(estimator, name, values[name])
-
-
+@dataclass(eq=False, repr=False, kw_only=True)
 class _Estimator(BaseEstimator):
-    """What :class:`KCCA` and :class:`KCCAGrid` share: the checked parameters and the factored
-    kernel pair a fit starts from (:meth:`_core`), pickling with host arrays and the backend's
-    name, the precomputed-kernel tags and :meth:`transform` of either view."""
+    """What :class:`KCCA` and :class:`KCCAGrid` share: the keyword-only parameters both take,
+    declared once (the dataclass ``__init__`` stores each argument unchanged, scikit-learn's
+    rule; they are checked in ``fit``), the factored kernel pair a fit starts from
+    (:meth:`_core`), pickling with host arrays and the backend's name, the precomputed-kernel
+    tags and :meth:`transform` of either view."""
+
+    precision: float = DEFAULT_PRECISION
+    rank: int | None = None
+    power_x: float = 1
+    power_y: float = 1
+    diag_x: float = 1.0
+    diag_y: float = 1.0
+    rescale: str | None = None
+    backend: str = "numpy"
+    progress: bool = False
+    factorisation: str = "auto"
+    indefinite: str = "raise"
 
     def _core(self, Kx: Any, Ky: Any, cache: FactorCache | None = None) -> _Core:
         """Check the parameters both estimators take and factor the training kernels
@@ -219,9 +227,9 @@ class _Estimator(BaseEstimator):
         )
 
     #: fitted attributes that hold backend arrays (host NumPy arrays in a pickle)
-    _array_attributes: tuple[str, ...] = ()
+    _array_attributes: ClassVar[tuple[str, ...]] = ()
     #: attributes a pickle leaves out (memos)
-    _transient_attributes: tuple[str, ...] = ()
+    _transient_attributes: ClassVar[tuple[str, ...]] = ()
 
     def __getstate__(self) -> dict:
         state = dict(super().__getstate__())
@@ -286,6 +294,7 @@ class _Estimator(BaseEstimator):
         return self.transform(_train_block(Kx), _train_block(Ky))
 
 
+@dataclass(eq=False, repr=False)
 class KCCA(_Estimator):
     """Regularised kernel CCA (eq. 3) on precomputed training kernels, scikit-learn style.
 
@@ -327,26 +336,10 @@ class KCCA(_Estimator):
     n_train_ : training items; backend_ : the array backend's name (``"auto"`` resolved).
     """
 
-    _array_attributes = ("x_weights_", "y_weights_", "x_offset_", "y_offset_")
+    kappa: float = 0.1
+    n_components: int = 10
 
-    def __init__(
-        self,
-        kappa: float = 0.1,
-        n_components: int = 10,
-        *,
-        precision: float = DEFAULT_PRECISION,
-        rank: int | None = None,
-        power_x: float = 1,
-        power_y: float = 1,
-        diag_x: float = 1.0,
-        diag_y: float = 1.0,
-        rescale: str | None = None,
-        backend: str = "numpy",
-        progress: bool = False,
-        factorisation: str = "auto",
-        indefinite: str = "raise",
-    ):
-        _store_parameters(self, locals())
+    _array_attributes = ("x_weights_", "y_weights_", "x_offset_", "y_offset_")
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCA":
         """Fit on train x train kernels (dense arrays or :class:`kcca.lowrank.ColumnSource`)."""
@@ -423,6 +416,7 @@ class KCCA(_Estimator):
         return float(np.mean(_column_correlations(zx, zy)))
 
 
+@dataclass(eq=False, repr=False)
 class KCCAGrid(_Estimator):
     """Every (kappa, n_components) model of a grid from one factorisation (Section 4.1.3).
 
@@ -447,28 +441,12 @@ class KCCAGrid(_Estimator):
     ``n_directions_``, ``backend_`` (the array backend's name).
     """
 
+    kappas: Sequence[float] = PAPER_KAPPAS
+    n_components: Sequence[int] | None = None
+    factor_cache: FactorCache | None = field(default=None, kw_only=True)
+
     _array_attributes = ("core_", "solutions_")
     _transient_attributes = ("_last_projection",)
-
-    def __init__(
-        self,
-        kappas: Sequence[float] = PAPER_KAPPAS,
-        n_components: Sequence[int] | None = None,
-        *,
-        precision: float = DEFAULT_PRECISION,
-        rank: int | None = None,
-        power_x: float = 1,
-        power_y: float = 1,
-        diag_x: float = 1.0,
-        diag_y: float = 1.0,
-        rescale: str | None = None,
-        backend: str = "numpy",
-        progress: bool = False,
-        factor_cache: FactorCache | None = None,
-        factorisation: str = "auto",
-        indefinite: str = "raise",
-    ):
-        _store_parameters(self, locals())
 
     def fit(self, Kx: Any, Ky: Any) -> "KCCAGrid":
         """Fit every grid model on train x train kernels (dense or column sources)."""
