@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,6 +202,26 @@ def add_grid_arguments(parser: argparse.ArgumentParser, whose: str, note: str) -
             default=None,
             help=f"override {whose} {name} grid ({note})",
         )
+
+
+#: the grid flags' rules: (what a value must be, the test, an example with the paper's values)
+GRID_FLAG_RULES: dict[str, tuple[str, Any, str]] = {
+    "p": ("> 0", lambda v: v > 0, "--p 2 3 (the paper's image kernel powers)"),
+    "d": (">= 1", lambda v: v >= 1, "--d 1 3 8 (the paper's d is in [1, 15])"),
+    "kappas": ("> 0", lambda v: v > 0, "--kappas 0.1 0.5 1 5 (the paper's)"),
+}
+
+
+def check_grid_flags(args: argparse.Namespace) -> None:
+    """``--p``, ``--d`` and (where the command has it) ``--kappas``: finite values in range,
+    else a :class:`DataError` naming the flag, with an example (argparse reads ``inf``)."""
+    for name, (need, ok, example) in GRID_FLAG_RULES.items():
+        for v in getattr(args, name, None) or ():
+            if not (math.isfinite(v) and ok(v)):
+                raise DataError(
+                    f"--{name} values must be finite numbers {need}, got {v:g}",
+                    fix=f"give finite values {need}, e.g. {example}",
+                )
 
 
 def add_precision_argument(parser: argparse.ArgumentParser) -> None:

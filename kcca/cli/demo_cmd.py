@@ -16,7 +16,6 @@ images of 64 px) keep a cold run within about two minutes on two cores.
 from __future__ import annotations
 
 import argparse
-import math
 import textwrap
 import time
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kcca.cli.common import (
     add_backend_argument,
     backend_from_args,
+    check_grid_flags,
     run_config_from_args,
     subparser,
 )
@@ -368,18 +368,7 @@ def check_args(args: argparse.Namespace) -> None:
             raise _bad(
                 option, value, f"an integer >= {low}", f"give {option} {low} or more ({why})"
             )
-    reals = (
-        ("--p", args.p, "> 0", lambda v: v > 0, "--p 2 3 (the paper's image kernel powers)"),
-        ("--d", args.d, ">= 1", lambda v: v >= 1, "--d 1 3 8 (the paper's d is in [1, 15])"),
-        ("--kappas", args.kappas, "> 0", lambda v: v > 0, "--kappas 0.1 0.5 1 5 (the paper's)"),
-    )
-    for option, values, need, ok, example in reals:
-        for v in values or ():
-            if not (math.isfinite(v) and ok(v)):
-                raise DataError(
-                    f"{option} values must be finite numbers {need}, got {v:g}",
-                    fix=f"give finite values {need}, e.g. {example}",
-                )
+    check_grid_flags(args)
     if args.seed < 0:
         raise _bad("--seed", args.seed, "an integer >= 0", "give --seed 0 or a larger integer")
     if args.jobs == 0:

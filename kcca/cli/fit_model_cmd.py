@@ -18,6 +18,7 @@ from kcca.cli.common import (
     add_grid_arguments,
     add_precision_argument,
     cache_from_args,
+    check_grid_flags,
     data_dir_from_args,
     run_config_from_args,
     seed_if_given,
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from kcca.model.build import demo_spec_and_corpus
 
     start = time.perf_counter()
+    check_grid_flags(args)
     cache = cache_from_args(args)
     if args.demo:
         overrides = {"seed": seed_if_given(args), "system": args.demo_system}

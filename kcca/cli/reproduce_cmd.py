@@ -36,6 +36,7 @@ from kcca.cli.common import (
     add_scheduler_argument,
     backend_from_args,
     cache_from_args,
+    check_grid_flags,
     data_dir_from_args,
     run_config_from_args,
     subparser,
@@ -233,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
         needed = args.systems or [
             s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
         ]
+        check_grid_flags(args)
         chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
         corpus = load_with_splits(data_dir, args.splits)

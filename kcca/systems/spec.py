@@ -44,6 +44,7 @@ picks the best one on dev (NN5_TRI(best)).
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -210,14 +211,18 @@ class SystemSpec:
                 "(grid.p), not in image_kernel.params"
             )
         for v in self.grid.p:
-            if not v > 0:
-                raise DataError(f"system {self.name!r}: grid p values must be > 0, got {v!r}")
+            if not (math.isfinite(v) and v > 0):
+                raise DataError(
+                    f"system {self.name!r}: grid p values must be > 0 and finite, got {v!r}"
+                )
         for v in self.grid.d:
-            if not v >= 1:
-                raise DataError(f"system {self.name!r}: grid d values must be >= 1, got {v!r}")
+            if not (math.isfinite(v) and v >= 1):
+                raise DataError(
+                    f"system {self.name!r}: grid d values must be >= 1 and finite, got {v!r}"
+                )
         for v in self.grid.kappas:
-            if not v > 0:
-                raise DataError(f"system {self.name!r}: kappas must be > 0, got {v!r}")
+            if not (math.isfinite(v) and v > 0):
+                raise DataError(f"system {self.name!r}: kappas must be > 0 and finite, got {v!r}")
         if not self.grid.p or not self.grid.d or not self.grid.kappas:
             raise DataError(f"system {self.name!r}: grid p, d and kappas must be non-empty")
         self.grid.check()
@@ -309,11 +314,17 @@ class SystemSpec:
 
         def numbers(key: str, value: Any, kind: type = float) -> tuple:
             ok = isinstance(value, (list, tuple)) and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in value
             )
             if ok and kind is int:
                 ok = all(float(v).is_integer() for v in value)
-            typed(key, value, ok, "an array of " + ("integers" if kind is int else "numbers"))
+            typed(
+                key,
+                value,
+                ok,
+                "an array of " + ("integers" if kind is int else "numbers (no inf or nan)"),
+            )
             return tuple(kind(v) for v in value)
 
         def kernel(block: Any, what: str) -> KernelSpec:

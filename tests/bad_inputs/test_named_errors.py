@@ -89,6 +89,35 @@ def test_demo_out_under_an_existing_file_is_a_named_error(tmp_path, capsys):
     assert "--out" in fix, fix
 
 
+#: (command and its own arguments, grid flag, value as printed, text the fix must contain)
+GRID_FLAG_CASES = [
+    (["reproduce", "--systems", "BoW5", "--tables", "3"], ["--p", "inf"], "--p", "inf", "> 0"),
+    (["reproduce", "--systems", "BoW5", "--tables", "3"], ["--d", "0.5"], "--d", "0.5", ">= 1"),
+    (["fit-model", "--demo"], ["--p", "2", "nan"], "--p", "nan", "> 0"),
+    (["fit-model", "--demo"], ["--d", "inf"], "--d", "inf", ">= 1"),
+]
+
+
+@pytest.mark.parametrize("command, extra, option, value, fix_text", GRID_FLAG_CASES,
+                         ids=[" ".join(c[0][:1] + c[1]) for c in GRID_FLAG_CASES])
+def test_a_grid_flag_out_of_range_is_named_before_any_work(tmp_path, capsys, monkeypatch,
+                                                          command, extra, option, value,
+                                                          fix_text):
+    """``--p`` / ``--d`` of kcca reproduce and kcca fit-model are checked as kcca demo's are
+    (argparse reads ``inf`` and ``nan`` as floats), before the data is read."""
+    from tests.kcca.fake_flickr8k import write_fake_flickr8k
+
+    write_fake_flickr8k(tmp_path / "data", images=False)
+    monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "data"))
+    code = main([*command, *extra, "--out", str(tmp_path / "out"), "--cache-dir",
+                 str(tmp_path / "cache"), "--quiet"])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert option in error and re.search(rf"got {re.escape(value)}\b", error), error
+    assert option in fix and fix_text in fix, fix
+    assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
+
+
 # ----------------------------------------------------------------------- score-captions
 def test_score_captions_unknown_metric_lists_the_known_ones(tmp_path, capsys):
     from kcca.cli.score_captions_cmd import METRIC_CHOICES

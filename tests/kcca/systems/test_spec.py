@@ -62,6 +62,9 @@ def test_json_and_defaults(tmp_path):
     ({"grid": {"kappas": []}}, "non-empty"),
     ({"grid": {"n": "all"}}, "'paper'"),
     ({"grid": {"q": [1]}}, "unknown key"),
+    ({"grid": {"kappas": [0.1, float("inf")]}}, "no inf or nan"),
+    ({"grid": {"p": [float("nan")]}}, "no inf or nan"),
+    ({"grid": {"d": [1, float("inf")]}}, "no inf or nan"),
 ])
 def test_bad_specs_raise(patch, message):
     data = {"name": "X", "image_kernel": "pyramid", "text_kernel": "bow", **patch}
@@ -154,3 +157,24 @@ def test_with_grid_replaces_only_the_fields_given_and_checks_them():
     assert changed.grid.d == spec.grid.d and changed.name == spec.name
     with pytest.raises(DataError, match="d values must be >= 1"):
         spec.with_grid(d=[0.5])
+
+
+@pytest.mark.parametrize("key, line", [("kappas", "kappas = [0.1, inf]"), ("p", "p = [inf]"),
+                                       ("d", "d = [nan]")])
+def test_a_non_finite_grid_value_in_a_file_is_named_with_the_file(tmp_path, key, line):
+    """TOML reads ``inf`` and ``nan`` as numbers; the grid refuses them before any work."""
+    path = tmp_path / "bad.toml"
+    path.write_text(TOML.replace("n = [10, 20]", line).replace("d = [1, 4]\n", "")
+                    if key == "d" else TOML.replace("n = [10, 20]", line))
+    refused = rf"grid.{key}' must be an array of numbers \(no inf or nan"
+    with pytest.raises(DataError, match=refused) as err:
+        load_spec(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize("grid", [{"kappas": [float("inf")]}, {"p": [float("inf")]},
+                                  {"d": [float("nan")]}])
+def test_a_non_finite_grid_value_from_code_or_flags_is_refused(grid):
+    spec = SystemSpec("X", KernelSpec("pyramid"), KernelSpec("bow"))
+    with pytest.raises(DataError, match="and finite"):
+        spec.with_grid(**grid)
