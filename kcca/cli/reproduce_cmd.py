@@ -231,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
         data_dir = data_dir_from_args(args)
         experiments = args.experiments or default_experiments_dir()
         specs = load_specs(experiments)
+        run_table = load_run_table(experiments)  # every file of the folder checked before data
         needed = args.systems or [
             s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
         ]
@@ -241,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
         cache = cache_from_args(args)
         config = run_config_from_args(
             args,
-            load_run_table(experiments),
+            run_table,
             backend=backend,
             scheduler=args.scheduler,
             data_dir=str(data_dir),

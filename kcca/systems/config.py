@@ -20,12 +20,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
+import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from kcca.data.text_files import read_utf8
 from kcca.errors import DataError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser as a package
+    import tomli as tomllib
 
 #: the executors of :func:`kcca.systems.run.run_systems`
 EXECUTORS = ("serial", "processes", "dask")
@@ -164,8 +170,8 @@ def load_run_table(folder: str | Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("run", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        table = tomllib.loads(read_utf8(path)).get("run", {})  # a BOM is named with its fix
+    except (OSError, tomllib.TOMLDecodeError) as exc:
         raise DataError(f"{path}: {exc}", fix=f"correct the TOML of {path}") from None
     allowed = (_SETTING_NAMES | _EXECUTION_NAMES | {"image_features"}) - {"image_config"}
     unknown = sorted(set(table) - allowed)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
+import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -53,8 +53,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kcca.data.errors import DataError
+from kcca.data.text_files import read_utf8
 from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
 from kcca.solver import PAPER_KAPPAS, paper_n_grid
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser as a package
+    import tomli as tomllib
 
 MODELS = ("kcca", "nn")
 #: the paper's p values (Section 4.1.3: image kernels "are either squared or cubed")
@@ -505,10 +511,8 @@ def load_spec(path: str | Path) -> SystemSpec:
             f"experiment file {p} {what}", fix="give the path of a .toml (or .json) experiment file"
         )
     try:
-        if p.suffix == ".json":
-            data = json.loads(p.read_text(encoding="utf-8"))
-        else:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        text = read_utf8(p, error=ExperimentFileError)  # a BOM is named with its own fix
+        data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
     except json.JSONDecodeError as exc:
         raise ExperimentFileError(
             f"{p}:{exc.lineno}: JSON syntax error: {exc.msg} (line {exc.lineno}, column "
@@ -522,7 +526,7 @@ def load_spec(path: str | Path) -> SystemSpec:
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         line = f":{m.group(1)}" if m else ""
         if not m and "end of document" in msg:
-            line = f":{len(p.read_text(encoding='utf-8').splitlines())}"
+            line = f":{len(text.splitlines())}"
         raise ExperimentFileError(
             f"{p}{line}: TOML syntax error: {msg}",
             fix="correct the TOML at that line: strings in double quotes, arrays in [ ], "

@@ -124,6 +124,36 @@ def test_malformed_experiment_file(tmp_path, capsys, monkeypatch, text, expected
     assert_one_clean_error(err, *expected)
 
 
+@pytest.mark.parametrize("name", ["01-x.toml", "run.toml"])
+def test_a_byte_order_mark_in_an_experiment_folder_is_named_and_its_fix_runs(
+        tmp_path, capsys, monkeypatch, name):
+    """An experiment file or run.toml saved as "UTF-8 with BOM" (TOML allows no BOM) is named
+    as such, not as a syntax error at line 1, and the printed fix removes the mark."""
+    import shlex
+    import subprocess
+
+    from tests.kcca.fake_flickr8k import write_fake_flickr8k
+
+    from kcca.systems import load_specs
+    from kcca.systems.config import load_run_table
+
+    folder = experiment(tmp_path, GOOD)
+    text = GOOD if name != "run.toml" else "[run]\nseed = 1\n"
+    (folder / name).write_bytes(b"\xef\xbb\xbf" + text.encode())
+    write_fake_flickr8k(tmp_path / "data", images=False)
+    code, err = run_cli(capsys, ["reproduce", "--experiments", str(folder), "--systems", "X",
+                                 "--tables", "3", "--data-dir", str(tmp_path / "data"),
+                                 "--out", str(tmp_path / "out"), "--quiet"])
+    assert code == 2
+    assert_one_clean_error(err, f"{folder / name} starts with a UTF-8 byte-order mark",
+                           "remove the byte-order mark")
+    assert "syntax error" not in err
+    command = re.search(r"^fix: .*`(.*)`$", err, re.M).group(1)
+    subprocess.run(shlex.split(command), check=True)
+    assert [s.name for s in load_specs(folder)] == ["X"]
+    assert load_run_table(folder).get("seed", 1) == 1
+
+
 def test_json_experiment_syntax_error_names_the_line(tmp_path):
     from kcca.systems import load_spec
     from kcca.systems.spec import ExperimentFileError
