@@ -18,6 +18,7 @@ import argparse
 import importlib
 import logging
 import os
+import select
 import sys
 import traceback
 from typing import Sequence
@@ -81,7 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     reset_cache_stats()
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that went away shows here, not at the interpreter's exit
+        return status
+    except BrokenPipeError as exc:
+        if not _stdout_reader_gone():
+            message, fix, status = describe_error(exc, args)
+            _report(args, message, fix)
+            return status
+        _discard_stdout()
+        return SIGPIPE_STATUS
     except KeyboardInterrupt:
         _report(
             args,
@@ -194,6 +204,31 @@ def _options(parser: argparse.ArgumentParser) -> set[str]:
             for sub in action.choices.values():
                 out |= _options(sub)
     return out
+
+
+#: the exit status of a command whose output reader went away (``kcca evaluate ... | head``):
+#: that of a process ended by SIGPIPE, as the shell reports it (128 + 13)
+SIGPIPE_STATUS = 141
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reading end is closed (poll reports an error
+    on it), so that a ``BrokenPipeError`` came from our own output, not from a worker."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device: the interpreter's final flush of what is
+    still buffered would raise the same ``BrokenPipeError`` again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _report(args: argparse.Namespace, message: str, fix: str | None) -> None:

@@ -9,6 +9,7 @@ exit 1 with a pointer to --verbose; the cache summary ends a command that used t
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -268,6 +269,34 @@ def test_unexpected_error_is_short_and_exits_1(capsys, monkeypatch):
     assert "second line" not in err
     code, err = run_cli(capsys, ["data", "--verbose"])
     assert code == 1 and "Traceback" in err and "second line" in err
+
+
+@pytest.mark.parametrize("files", [["BoW5.ranks.npz"], ["BoW5.ranks.npz", "TRI5.ranks.npz"]])
+def test_output_into_a_closed_pipe_ends_quietly(files):
+    """``kcca evaluate ... | head``: a reader that went away ends the command as SIGPIPE ends
+    a process (status 141), without an error line or Python's "Exception ignored" note,
+    whether the output was still buffered at the end or was being written."""
+    import subprocess
+    import sys
+
+    rankings = Path(__file__).resolve().parents[3] / "results" / "hodosh2013" / "rankings"
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first write
+    try:
+        done = subprocess.run([sys.executable, "-m", "kcca", "evaluate",
+                               *(str(rankings / f) for f in files)],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "error:" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_a_broken_pipe_that_is_not_our_output_is_still_an_error(capsys, monkeypatch):
+    code, err = run_data_command(capsys, monkeypatch, raising(BrokenPipeError, 32, "Broken pipe"))
+    assert code == 1
+    assert_one_clean_error(err, "error: unexpected BrokenPipeError")
 
 
 def test_value_error_from_argument_validation(capsys, monkeypatch):
