@@ -115,8 +115,10 @@ def _metrics(args: argparse.Namespace) -> list[str]:
 
 
 def _metric_params(args: argparse.Namespace) -> dict:
-    """Constructor arguments per metric (the METEOR engine)."""
-    return {"meteor": {"engine": getattr(args, "meteor_engine", "python")}}
+    """Constructor arguments per metric: the METEOR engine, and the cache of its paraphrase
+    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored)."""
+    cache_dir = None if args.no_cache else (args.cache_dir or "default")
+    return {"meteor": {"engine": getattr(args, "meteor_engine", "python"), "cache_dir": cache_dir}}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,13 +26,18 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-#: bump when the index layout changes (part of the cache key)
-INDEX_VERSION = 2
+from kcca.errors import DataError
+
+#: bump when the index layout or the parser's checks change (part of the cache key)
+INDEX_VERSION = 3
+#: deflate expands by at most this factor: a larger size in a gzip trailer is damage
+DEFLATE_MAX_RATIO = 1032
 #: the longest phrase of the English table (the trie is never deeper)
 MAX_PHRASE_WORDS = 7
 
@@ -77,14 +82,25 @@ def _parse_kernel():
         line = 0
         entry = 0
         i = 0
-        # 0 ok, 1 hash collision, 2 too many words in a line, 3 too many entries, 4 vocabulary
+        # 0 ok, 1 hash collision, 2 too many words in a line, 3 too many entries, 4 vocabulary,
+        # 5 a probability line that is not a number, 6 the file ends inside an entry
         status = 0
         while i < n:
             j = i
             while j < n and buf[j] != 10:
                 j += 1
             kind = line % 3  # 0: probability (unused by the jar), 1: phrase, 2: paraphrase
-            if kind != 0:
+            if kind == 0:
+                if j == i:
+                    status = 5
+                for k in range(i, j):
+                    c = buf[k]  # digits . e E + - (a decimal or scientific number)
+                    if not (48 <= c <= 57 or c == 46 or c == 101 or c == 69 or c == 43 or c == 45):
+                        status = 5
+                        break
+                if status != 0:
+                    break
+            else:
                 if entry >= n_entries_hint:
                     status = 3
                     break
@@ -143,9 +159,12 @@ def _parse_kernel():
                     entry += 1
             line += 1
             i = j + 1
+        if status == 0 and line % 3 != 0:
+            status = 6
         return (
             status,
             entry,
+            line,
             ref_len,
             para_len,
             ref_tok[:n_ref],
@@ -155,6 +174,29 @@ def _parse_kernel():
         )
 
     return count_tokens, parse
+
+
+class ParaphraseTableError(DataError):
+    """The paraphrase table cannot be read as Meteor's: not gzip, truncated, or not the
+    three-line entries (probability, phrase, paraphrase) of the module docstring."""
+
+    fix = (
+        "restore the table that ships with the jar: `pip install --force-reinstall --no-deps "
+        "pycocoevalcap==1.2` (meteor-1.5.jar and data/paraphrase-en.gz), or point "
+        "$KCCA_METEOR_JAR to a meteor-1.5.jar with an intact data/paraphrase-en.gz beside it"
+    )
+
+
+#: what the parser's status codes mean (``line`` is the 1-based line it stopped at)
+_PARSE_ERRORS = {
+    1: "two different words share a hash, so the index cannot be built",
+    2: "line {line} has more than 255 words",
+    3: "more entries than the file has lines for",
+    4: "more than 131,072 distinct words",
+    5: "line {line} should be a probability (a number) and is not: not a Meteor paraphrase "
+    "table, or its lines are shifted",
+    6: "the file ends inside an entry ({line} lines, not a multiple of 3): truncated?",
+}
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
@@ -196,12 +238,13 @@ def _build_trie(
 def _read_gzip(path: str | os.PathLike) -> bytes | bytearray:
     """The decompressed file, written into one buffer of the size the gzip trailer gives
     (``gzip.open(...).read()`` would hold it twice while joining its pieces)."""
-    import zlib
-
     with open(path, "rb") as f:
+        compressed = os.fstat(f.fileno()).st_size
         f.seek(-4, os.SEEK_END)
         size = int.from_bytes(f.read(4), "little")
         f.seek(0)
+        if size > DEFLATE_MAX_RATIO * compressed:  # a damaged trailer: allocate nothing for it
+            size = 0
         out = bytearray(size)
         view = memoryview(out)
         pos = 0
@@ -225,29 +268,44 @@ def _read_gzip(path: str | os.PathLike) -> bytes | bytearray:
 
 
 def build_index(path: str | os.PathLike) -> dict:
-    """Read ``paraphrase-en.gz`` into the arrays described in the module docstring."""
-    data = _read_gzip(path)
+    """Read ``paraphrase-en.gz`` into the arrays described in the module docstring; a file
+    that is not such a table is a :class:`ParaphraseTableError` naming it."""
+    try:
+        data = _read_gzip(path)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ParaphraseTableError(
+            f"paraphrase table {path}: not a readable gzip file ({exc})"
+        ) from None
     buf = np.frombuffer(data, dtype=np.uint8)
     hint = (data.count(b"\n") + 1) // 3 + 1
     count_tokens, parse = _parse_kernel()
     n_ref_tokens, n_para_tokens = count_tokens(buf)
-    status, n_entries, ref_len, para_len, ref_tok, para_tok, first_start, first_len = parse(
-        buf, hint, n_ref_tokens, n_para_tokens
+    (status, n_entries, n_lines, ref_len, para_len, ref_tok, para_tok, first_start, first_len) = (
+        parse(buf, hint, n_ref_tokens, n_para_tokens)
     )
     if status:
-        raise ValueError(f"{path}: cannot index the paraphrase table (code {status})")
-    vocab = [
-        bytes(data[s : s + n]).decode("utf-8")
-        for s, n in zip(first_start.tolist(), first_len.tolist())
-    ]
+        line = n_lines + 1 if status in (2, 5) else n_lines
+        raise ParaphraseTableError(
+            f"paraphrase table {path}: {_PARSE_ERRORS[status].format(line=line)}"
+        )
+    try:
+        vocab = [
+            bytes(data[s : s + n]).decode("utf-8")
+            for s, n in zip(first_start.tolist(), first_len.tolist())
+        ]
+    except UnicodeDecodeError as exc:
+        message = f"paraphrase table {path}: a word is not UTF-8 ({exc})"
+        raise ParaphraseTableError(message) from None
     del data, buf
     ref_len = ref_len[:n_entries]
     para_len = para_len[:n_entries]
     if max(ref_len.max(initial=0), para_len.max(initial=0)) > MAX_PHRASE_WORDS:
-        raise ValueError(f"{path}: phrases longer than {MAX_PHRASE_WORDS} words")
+        raise ParaphraseTableError(
+            f"paraphrase table {path}: phrases longer than {MAX_PHRASE_WORDS} words"
+        )
     if n_entries and para_len.min() == 0:
         # the jar would match an empty paraphrase at every word; the English table has none
-        raise ValueError(f"{path}: an entry with an empty paraphrase")
+        raise ParaphraseTableError(f"paraphrase table {path}: an entry with an empty paraphrase")
     # one trie over phrases and paraphrases (entries 0..E-1 phrases, E..2E-1 paraphrases)
     lengths = np.concatenate((ref_len, para_len))
     offsets = np.concatenate((_offsets(ref_len)[:-1], ref_tok.size + _offsets(para_len)[:-1]))

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -179,6 +180,67 @@ def test_paraphrase_index_of_a_small_table(tmp_path):
 
 
 # ------------------------------------------------------ the Python engine alone (no Java)
+GOOD_TABLE = b"0.5\na dog\na hound\n0.2\ndog\nhound\n"
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda good: good[: len(good) // 2], "not a readable gzip file"),
+    (lambda good: good[:-4] + (2**31).to_bytes(4, "little"), "not a readable gzip file"),
+    (lambda good: b"hello\n", "not a readable gzip file"),
+    (lambda good: gzip.compress(b"abc\ndef\n"), "line 1 should be a probability"),
+    (lambda good: gzip.compress(b"0.5\na dog\na hound\nx\n0.3\ny\n"),
+     "line 4 should be a probability"),
+    (lambda good: gzip.compress(GOOD_TABLE[:-6]), "ends inside an entry (5 lines"),
+    (lambda good: gzip.compress(b"0.5\na dog\n\xff\xfe\n"), "not UTF-8"),
+], ids=["truncated", "damaged-trailer", "not-gzip", "words-for-numbers", "shifted-lines",
+        "last-entry-cut", "not-utf8"])
+def test_a_damaged_paraphrase_table_is_named_with_a_fix(tmp_path, damage, message):
+    """A table that is not Meteor's three-line entries is refused by name, never indexed
+    into fewer (or no) paraphrases that would change every METEOR score silently."""
+    from kcca.captions.meteor_engine.paraphrase import ParaphraseTableError, build_index
+
+    path = tmp_path / "paraphrase-en.gz"
+    path.write_bytes(gzip.compress(GOOD_TABLE))
+    assert build_index(path)["n_entries"] == 2
+    path.write_bytes(damage(gzip.compress(GOOD_TABLE)))
+    with pytest.raises(ParaphraseTableError, match=re.escape(message)) as err:
+        build_index(path)
+    assert str(path) in str(err.value) and "pycocoevalcap==1.2" in err.value.fix
+
+
+def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files, tmp_path):
+    """``kcca score-captions`` with a jar whose table is damaged: exit 2 with the table named;
+    with an intact (small) table, the index goes to ``--cache-dir`` and ``--no-cache`` stores
+    nothing (both were ignored: the index always went to the default cache)."""
+    _python_engine_ready()
+    import shutil
+
+    r, c = files
+    jar_dir = tmp_path / "meteor"
+    (jar_dir / "data").mkdir(parents=True)
+    shutil.copy(find_meteor_jar(), jar_dir / "meteor-1.5.jar")
+    table = jar_dir / "data" / "paraphrase-en.gz"
+    env = {**os.environ, "KCCA_METEOR_JAR": str(jar_dir / "meteor-1.5.jar"),
+           "KCCA_CACHE_DIR": str(tmp_path / "default-cache")}
+
+    def score(*flags):
+        return subprocess.run([sys.executable, "-m", "kcca", *flags, "score-captions", "-r",
+                               str(r), "-c", str(c), "--metrics", "meteor", "--per-item",
+                               str(tmp_path / "o.json")],
+                              capture_output=True, text=True, env=env, timeout=600)
+
+    table.write_bytes(gzip.compress(b"abc\ndef\n"))
+    proc = score("--cache-dir", str(tmp_path / "cache"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: paraphrase table {table}: line 1" in proc.stderr
+    assert "fix: restore the table" in proc.stderr and "Traceback" not in proc.stderr
+    table.write_bytes(gzip.compress(GOOD_TABLE))
+    assert score("--cache-dir", str(tmp_path / "cache")).returncode == 0
+    assert (tmp_path / "cache" / "meteor-paraphrase").is_dir()
+    assert score("--no-cache").returncode == 0
+    assert not (tmp_path / "default-cache").exists()
+
+
 def test_python_engine_equals_pycocoevalcap_fixture():
     """pycocoevalcap's own METEOR numbers (stored by scripts/make_coco_parity_fixture.py)."""
     _python_engine_ready()
