@@ -113,7 +113,7 @@ class IBMAligner(BaseEstimator):
             t = _normalise_rows(
                 np.bincount(tv, weights=post, minlength=(V + 1) * V).reshape(V + 1, V)
             )
-        a = None
+        a: np.ndarray | None = None
         L1 = links.max_len + 1
         if self.model2_iterations > 0:
             # uniform start: a(i | j, l, m) = 1 / (l + 1)

@@ -70,7 +70,7 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
     del starts
     if float(base) ** max_n < 2.0**62:
         keys_list, rows_list, order_list = [], [], []
-        key = flat.copy()
+        key: np.ndarray = flat.copy()
         valid = flat != 0
         for n in range(1, max_n + 1):
             if n > 1:

@@ -130,6 +130,7 @@ def _shape_points(obj: ObjectSpec, side: int) -> np.ndarray | None:
     """Polygon vertices in pixels (None for a circle)."""
     if obj.shape == "circle":
         return None
+    r: np.ndarray
     if obj.shape == "square":
         angles = np.deg2rad(obj.angle + np.array([45, 135, 225, 315]))
         r = np.full(4, obj.radius)
@@ -199,7 +200,7 @@ def texture_fill(
 def background_canvas(name: str, side: int, rng: np.random.Generator) -> np.ndarray:
     """A (side, side, 3) float32 background: grass blades, sky gradient, sand, snow."""
     base = np.array(BACKGROUND_RGB[name], np.float32)
-    canvas = np.empty((side, side, 3), np.float32)
+    canvas: np.ndarray = np.empty((side, side, 3), np.float32)
     canvas[:] = base
     if name == "grass":
         for _ in range(side * 3):

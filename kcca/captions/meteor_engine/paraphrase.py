@@ -220,7 +220,7 @@ def _build_trie(
     ``(level_offsets, level_keys, node of each phrase)``."""
     node = np.zeros(lengths.size, np.int64)  # the root
     level_offsets = [0, 1]
-    keys = [np.zeros(1, np.uint64)]  # the root's slot (never searched)
+    keys: list[np.ndarray] = [np.zeros(1, np.uint64)]  # the root's slot (never searched)
     for depth in range(1, int(lengths.max(initial=0)) + 1):
         rows = np.flatnonzero(lengths >= depth)
         key = node[rows].astype(np.uint64)
