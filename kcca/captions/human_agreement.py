@@ -28,7 +28,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Hashable, Mapping, Sequence, Sized
+from typing import Any, Hashable, Mapping, Sequence, Sized
 
 import numpy as np
 
@@ -70,11 +70,14 @@ def _captions_per_image(captions: Mapping[Hashable, Sized], what: str) -> int:
 def leave_one_out_metrics(
     captions: Mapping[Hashable, Sequence[str]],
     metrics: Sequence[str] = DEFAULT_METRICS,
+    metric_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, dict]:
     """Human upper bound of each metric: caption j vs the other captions, j = 0..m-1.
 
     Returns ``{label: {"mean": float, "per_rotation": [float, ...]}}`` where rotation j uses
     caption j of every image as the candidate (all images need the same number m >= 2).
+    ``metric_params``: constructor arguments per metric, as
+    :func:`~kcca.captions.evaluate.evaluate_captions` takes them (the METEOR engine).
     """
     m = _captions_per_image(captions, "leave-one-out")
     per_rotation: dict[str, list[float]] = {}
@@ -82,7 +85,7 @@ def leave_one_out_metrics(
     for j in range(m):
         refs = {i: [c for n, c in enumerate(caps) if n != j] for i, caps in captions.items()}
         cands = {i: caps[j] for i, caps in captions.items()}
-        ev = evaluate_captions(refs, cands, metrics)
+        ev = evaluate_captions(refs, cands, metrics, metric_params=metric_params)
         for label, score in ev.corpus.items():
             per_rotation.setdefault(label, []).append(score)
         unavailable.update(ev.unavailable)
@@ -239,9 +242,11 @@ def human_agreement_report(
     metrics: Sequence[str] = DEFAULT_METRICS,
     vocabulary_size: int = 1000,
     plot_path: str | None = None,
+    metric_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict:
-    """Both analyses as a JSON-ready dict (and a PNG plot when ``plot_path`` is given)."""
-    loo = leave_one_out_metrics(captions, metrics)
+    """Both analyses as a JSON-ready dict (and a PNG plot when ``plot_path`` is given);
+    ``metric_params`` as :func:`leave_one_out_metrics`."""
+    loo = leave_one_out_metrics(captions, metrics, metric_params)
     wa = word_agreement(captions, vocabulary_size=vocabulary_size)
     kmax = wa.ks[-1]
     prec, rec = wa.precision[-1], wa.recall[-1]

@@ -236,7 +236,9 @@ def _run_human_agreement(args) -> int:
         else list(corpus.split(args.split))
     )
     captions: dict[Hashable, Sequence[str]] = {i: corpus.captions[i] for i in ids}
-    rep = human_agreement_report(captions, _metrics(args), args.vocabulary_size, args.plot)
+    rep = human_agreement_report(
+        captions, _metrics(args), args.vocabulary_size, args.plot, _metric_params(args)
+    )
     if args.out:
         from kcca.cache import write_text_atomic
 

@@ -54,3 +54,14 @@ def test_human_agreement_on_fake_flickr8k(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "NOT comparable" in text and "k = 4" in text and "PHR" in text
     assert png.is_file() and json.loads(rep.read_text())["n_images"] == 4
+
+
+def test_human_agreement_keeps_to_the_meteor_engine_flag(tmp_path, capsys, monkeypatch):
+    """``--meteor-engine java`` is the engine of the leave-one-out METEOR too (it was
+    dropped there, and the Python engine scored)."""
+    write_fake_flickr8k(tmp_path, images=False)
+    monkeypatch.setenv("KCCA_JAVA", str(tmp_path / "no-java"))
+    assert main(["score-captions", "--human-agreement", "--data-dir", str(tmp_path),
+                 "--split", "all", "--metrics", "meteor", "--meteor-engine", "java"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("METEOR"))
+    assert "n/a" in line and "Java" in line

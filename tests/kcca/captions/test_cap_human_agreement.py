@@ -88,6 +88,17 @@ def test_leave_one_out_equals_rotations():
     assert loo["ROUGE-L"]["mean"] == pytest.approx(np.mean(rot))
 
 
+def test_leave_one_out_scores_with_the_metric_parameters_given(monkeypatch, tmp_path):
+    """The METEOR engine chosen (kcca score-captions --human-agreement --meteor-engine) is
+    the one that scores: the Java engine without Java is reported unavailable as such (the
+    parameters were dropped and the default Python engine scored instead)."""
+    monkeypatch.setenv("KCCA_JAVA", str(tmp_path / "no-java"))
+    loo = leave_one_out_metrics(CAPS, ("rouge_l", "meteor"), {"meteor": {"engine": "java"}})
+    assert "Java" in loo["METEOR"]["unavailable"]
+    rep = human_agreement_report(CAPS, ("meteor",), metric_params={"meteor": {"engine": "java"}})
+    assert "Java" in rep["leave_one_out"]["METEOR"]["unavailable"]
+
+
 def test_report_says_not_comparable_and_plots(tmp_path):
     png = tmp_path / "ha.png"
     rep = human_agreement_report(CAPS, ("bleu", "rouge_l"), plot_path=str(png))
