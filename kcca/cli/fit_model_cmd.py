@@ -24,6 +24,7 @@ from kcca.cli.common import (
     seed_if_given,
     subparser,
 )
+from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
 
@@ -45,11 +46,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
         required=True,
         help="model file to write (e.g. bow5.kcca.npz; data only, see kcca/model/file_format.py)",
     )
-    add_experiments_arguments(p, "folder searched by --system")
+    add_experiments_arguments(
+        p,
+        "folder searched by --system; with --demo, a folder of demo systems instead of "
+        "experiments/demo",
+    )
     p.add_argument(
         "--demo-system",
-        default="TRI5",
-        help="which system of experiments/demo with --demo (TRI5 or BoW5; default TRI5)",
+        default=None,
+        help="which system of the demo's folder with --demo (TRI5 or BoW5; default TRI5)",
     )
     add_grid_arguments(p, "the system's", "searched on dev")
     p.add_argument(
@@ -84,15 +89,40 @@ def _spec(args: argparse.Namespace):
     return spec.with_grid(p=args.p, d=args.d)
 
 
+def _check_flag_combinations(args: argparse.Namespace) -> None:
+    """Refuse a flag that the chosen system would ignore (never drop it silently)."""
+    if args.demo and args.splits:
+        raise DataError(
+            "--splits gives split files of Flickr 8K; the demo corpus makes its own splits",
+            fix="drop --splits, or fit a Flickr 8K system (--system NAME or --experiment FILE)",
+        )
+    if not args.demo and args.demo_system:
+        raise DataError(
+            "--demo-system chooses a system of the demo and goes with --demo",
+            fix="add --demo, or name a Flickr 8K system with --system NAME",
+        )
+    if args.experiment and args.experiments:
+        raise DataError(
+            "--experiments is the folder searched by --system; --experiment names its file "
+            f"itself ({args.experiment})",
+            fix="drop --experiments, or give --system NAME instead of --experiment FILE",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.model import fit_system, save_model
     from kcca.model.build import demo_spec_and_corpus
 
     start = time.perf_counter()
     check_grid_flags(args)
+    _check_flag_combinations(args)
     cache = cache_from_args(args)
     if args.demo:
-        overrides = {"seed": seed_if_given(args), "system": args.demo_system}
+        overrides = {
+            "seed": seed_if_given(args),
+            "system": args.demo_system,
+            "folder": args.experiments,
+        }
         if args.p:
             overrides["p"] = list(args.p)
         if args.d:

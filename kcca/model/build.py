@@ -204,15 +204,17 @@ def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
 # ------------------------------------------------------------------------- demo
 def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system.
-    ``overrides``: ``system`` (a demo system's name), :class:`kcca.demo.DemoSettings` fields, and
-    the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca.demo.demo_systems`)."""
+    ``overrides``: ``system`` (a demo system's name), ``folder`` (another folder of demo
+    experiment files, as ``kcca demo --experiments``), :class:`kcca.demo.DemoSettings` fields,
+    and the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca.demo.demo_systems`)."""
     from kcca.data.demo import make_demo_corpus
     from kcca.demo import DemoSettings, demo_experiments_dir, demo_image_config, demo_systems
 
-    system = overrides.pop("system", DEMO_SYSTEM)
+    system = overrides.pop("system", None) or DEMO_SYSTEM
+    folder = overrides.pop("folder", None)
     grid = {k: overrides.pop(k) for k in ("p", "d", "kappas", "n_count") if k in overrides}
     args = DemoSettings(**overrides)
-    image_config = demo_image_config(args.seed)
+    image_config = demo_image_config(args.seed, folder)
     corpus = make_demo_corpus(
         n_train=args.n_train,
         n_dev=args.n_dev,
@@ -220,12 +222,12 @@ def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
         image_size=args.image_size,
         seed=image_config.seed,
     )
-    specs = {s.name: s for s in demo_systems(args.n_train, **grid)}
+    specs = {s.name: s for s in demo_systems(args.n_train, folder=folder, **grid)}
     if system not in specs:
         raise DataError(
             f"unknown demo system {system!r}; the demo has {sorted(specs)}",
             fix=f"give --demo-system one of {', '.join(specs)} (the systems of "
-            f"{demo_experiments_dir()})",
+            f"{folder or demo_experiments_dir()})",
         )
     return specs[system], corpus, image_config
 

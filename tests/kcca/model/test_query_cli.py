@@ -8,6 +8,7 @@ own captions rank high among the test images' captions.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -129,3 +130,39 @@ def test_cli_fit_model_demo_small(cache_dir, tmp_path, capsys):
     model = load_model(out)
     assert model.spec.name == "BoW5" and model.projections.p == 2
     assert len(model.projections.selected["search"]) == 15
+
+
+def test_cli_fit_model_demo_takes_another_demo_folder(cache_dir, tmp_path, capsys):
+    """``fit-model --demo --experiments DIR`` fits a system of DIR, as ``kcca demo
+    --experiments DIR`` runs them (the flag was ignored with --demo)."""
+    import shutil
+
+    folder = tmp_path / "demo-variant"
+    shutil.copytree(Path(__file__).resolve().parents[3] / "experiments" / "demo", folder)
+    bow = folder / "02-BoW5.toml"
+    text = bow.read_text()
+    assert "kappas = " in text
+    bow.write_text("\n".join("kappas = [5.0]" if line.startswith("kappas = ") else line
+                             for line in text.splitlines()) + "\n")
+    out = tmp_path / "m.kcca.npz"
+    assert main(["fit-model", "--demo", "--experiments", str(folder), "--demo-system", "BoW5",
+                 "--p", "2", "--d", "1", "--out", str(out), "--cache-dir", str(cache_dir),
+                 "--quiet"]) == 0
+    model = load_model(out)
+    assert model.spec.name == "BoW5" and model.spec.grid.kappas == (5.0,)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--demo", "--splits", "somewhere"], "--splits gives split files of Flickr 8K"),
+    (["--system", "BoW5", "--demo-system", "BoW5"], "--demo-system chooses a system of the demo"),
+    (["--experiment", "x.toml", "--experiments", "somewhere"],
+     "--experiments is the folder searched by --system"),
+])
+def test_cli_fit_model_refuses_a_flag_it_would_ignore(tmp_path, capsys, monkeypatch, extra,
+                                                      message):
+    monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "no-data"))  # never a long fit
+    out = tmp_path / "m.kcca.npz"
+    assert main(["fit-model", *extra, "--out", str(out), "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {message}" in err and "fix: " in err
+    assert not out.exists()
