@@ -179,6 +179,20 @@ def _refuse_overwrite(
         )
 
 
+#: flags that change how systems run, which --tables-only (no system runs) would ignore
+RUN_ONLY_FLAGS = ("p", "d", "image_config", "search_rank", "precision", "scheduler")
+
+
+def _refuse_run_flags(args: argparse.Namespace) -> None:
+    """``--tables-only`` runs no system: a flag that only changes a run is refused, not dropped."""
+    given = [f"--{name.replace('_', '-')}" for name in RUN_ONLY_FLAGS if getattr(args, name)]
+    if given:
+        raise DataError(
+            f"--tables-only runs no system, so {', '.join(given)} would change nothing",
+            fix=f"drop {', '.join(given)}, or run the systems (leave out --tables-only)",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.paper.header import rebuild_lines, table_header
     from kcca.paper.header import run_lines as lines_of_run
@@ -191,7 +205,9 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(str(exc)) from None
     out = Path(args.out)
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
-    if not args.tables_only:  # a backend the machine lacks is named before any data is read
+    if args.tables_only:
+        _refuse_run_flags(args)
+    else:  # a backend the machine lacks is named before any data is read
         backend = backend_from_args(args)
     start = time.perf_counter()
     failed: list[str] = []

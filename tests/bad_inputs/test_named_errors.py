@@ -118,6 +118,27 @@ def test_a_grid_flag_out_of_range_is_named_before_any_work(tmp_path, capsys, mon
     assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
 
 
+@pytest.mark.parametrize("extra, named", [
+    (["--p", "3"], "--p"),
+    (["--d", "2", "--precision", "1e-3"], "--d, --precision"),
+    (["--image-config", "{}"], "--image-config"),
+    (["--search-rank", "500"], "--search-rank"),
+    (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler"),
+])
+def test_tables_only_refuses_a_flag_that_changes_only_a_run(tmp_path, capsys, extra, named):
+    """``kcca reproduce --tables-only`` runs no system; a run-only flag is named, not dropped."""
+    from pathlib import Path
+
+    rankings = Path(__file__).resolve().parents[2] / "results" / "hodosh2013" / "rankings"
+    code = main(["reproduce", "--tables-only", "--rankings-dir", str(rankings), "--out",
+                 str(tmp_path / "out"), "--quiet", *extra])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error == f"--tables-only runs no system, so {named} would change nothing", error
+    assert fix.startswith(f"drop {named}"), fix
+    assert not (tmp_path / "out").exists()
+
+
 # ----------------------------------------------------------------------- score-captions
 def test_score_captions_unknown_metric_lists_the_known_ones(tmp_path, capsys):
     from kcca.cli.score_captions_cmd import METRIC_CHOICES
