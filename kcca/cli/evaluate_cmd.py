@@ -23,6 +23,7 @@ from pathlib import Path
 from kcca.cli.common import add_relevance_argument, subparser
 
 FORMATS = ("text", "json", "csv")  # of kcca.evaluate.formatting
+SAMPLES = 100_000  # randomisation test samples of --compare
 FORMAT_HELP = (
     "what is printed for the rankings files: text (default; one block per task, metrics as "
     "rows, systems as columns, at most 100 characters wide), json (one object with every "
@@ -81,7 +82,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--compare", action="store_true", help="significance of each system against the first"
     )
     p.add_argument(
-        "--samples", type=int, default=100_000, help="randomisation test samples (default 100,000)"
+        "--samples",
+        type=int,
+        default=None,
+        help=f"randomisation test samples of --compare (default {SAMPLES:,})",
     )
     p.add_argument(
         "--no-bleu-rouge", action="store_true", help="skip top-1 BLEU/ROUGE (needs NLTK stop words)"
@@ -197,6 +201,66 @@ def load_with_judgments(args: argparse.Namespace):
     return corpus
 
 
+def _refuse_ignored_flags(args: argparse.Namespace) -> None:
+    """Refuse a flag that this combination of arguments would ignore (never drop it)."""
+    from kcca.errors import DataError
+
+    if not args.rankings:
+        given = [
+            flag
+            for flag, on in (
+                ("--compare", args.compare),
+                ("--samples", args.samples is not None),
+                ("--ties", args.ties != "last"),
+                ("--relevance", args.relevance != "paper"),
+                ("--no-bleu-rouge", args.no_bleu_rouge),
+                ("--no-per-query", args.no_per_query),
+            )
+            if on
+        ]
+        if given:
+            raise DataError(
+                f"{', '.join(given)} apply to rankings files, and --paper-tables alone reads none",
+                fix=f"drop {', '.join(given)}, or give the rankings files to evaluate",
+            )
+    if args.compare and len(args.rankings) < 2:
+        raise DataError(
+            "--compare tests every rankings file against the first, and there is one file",
+            fix="give two or more rankings files (the first is the reference), or drop --compare",
+        )
+    if args.samples is not None and not args.compare:
+        raise DataError(
+            "--samples sets the randomisation test of --compare, which is not asked for",
+            fix="add --compare (with two or more rankings files), or drop --samples",
+        )
+    if args.no_per_query and not (args.output or args.format == "json"):
+        raise DataError(
+            "--no-per-query trims the JSON document, which is neither printed nor written",
+            fix="add --output OUT.json or --format json, or drop --no-per-query",
+        )
+
+
+def _refuse_data_flags(args: argparse.Namespace) -> None:
+    """Without the data, compact results files are evaluated on what they hold: refuse
+    ``--judgments`` (needs the captions) and a ``--split`` other than the files' pool."""
+    from kcca.errors import DataError
+    from kcca.evaluate.compact import read_compact
+
+    if args.judgments is not None:
+        raise DataError(
+            "--judgments needs the corpus's captions, and no data folder is set (the compact "
+            "results files would be evaluated without the judgments)",
+            fix="set the data folder with --data-dir DIR (or KCCA_DATA_DIR), or drop --judgments",
+        )
+    for path in args.rankings:
+        split = read_compact(path).split
+        if split != args.split:
+            raise DataError(
+                f"{path} ranks the {split} pool, not that of --split {args.split}",
+                fix=f"give --split {split}, or leave --split out for the test pool",
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
     from kcca.data.errors import DataError
@@ -216,12 +280,17 @@ def run(args: argparse.Namespace) -> int:
             "--format csv covers rankings files, not --paper-tables",
             fix="use --format json (or text) with --paper-tables",
         )
+    _refuse_ignored_flags(args)
     text = args.format == "text"
 
     def note(message: str) -> None:  # on stdout beside the text; on stderr beside json / csv
         print(wrap(message, WIDTH), file=sys.stdout if text else sys.stderr)
 
-    corpus = None if needs_no_data(args) else load_with_judgments(args)
+    if needs_no_data(args):
+        _refuse_data_flags(args)
+        corpus = None
+    else:
+        corpus = load_with_judgments(args)
     result: dict = {}
     if args.paper_tables:
         from kcca.paper import agreement
@@ -284,7 +353,12 @@ def run(args: argparse.Namespace) -> int:
         significance = None
         if args.compare and len(evals) > 1:
             significance = {
-                e.system: compare_systems(e, evals[0], n_samples=args.samples, seed=args.seed)
+                e.system: compare_systems(
+                    e,
+                    evals[0],
+                    n_samples=SAMPLES if args.samples is None else args.samples,
+                    seed=args.seed,
+                )
                 for e in evals[1:]
             }
         rel = ctx.relevance
