@@ -79,14 +79,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--split",
-        default="test",
+        default=None,
         choices=("train", "dev", "test", "all"),
         help="Flickr 8K images to use (default: test)",
     )
     g.add_argument(
         "--vocabulary-size",
         type=int,
-        default=1000,
+        default=None,
         help="words for the word-level analysis (default 1000)",
     )
     g.add_argument("--plot", metavar="FILE.png", help="precision-recall plot (PNG)")
@@ -114,6 +114,45 @@ def _metrics(args: argparse.Namespace) -> list[str]:
     return names
 
 
+#: (dest, flag) of the flags only scoring a result file reads, and only --human-agreement reads
+SCORING_FLAGS = (
+    ("references", "--references"),
+    ("candidates", "--candidates"),
+    ("per_item", "--per-item"),
+    ("json", "--json"),
+    ("no_tokenize", "--no-tokenize"),
+    ("allow_empty", "--allow-empty"),
+)
+AGREEMENT_FLAGS = (
+    ("split", "--split"),
+    ("vocabulary_size", "--vocabulary-size"),
+    ("plot", "--plot"),
+    ("out", "--out"),
+)
+
+
+def _refuse_other_form_flags(args: argparse.Namespace) -> None:
+    """Refuse a flag of the form not run (never drop it silently)."""
+    from kcca.errors import DataError
+
+    if args.human_agreement:
+        given = [flag for dest, flag in SCORING_FLAGS if getattr(args, dest)]
+        if given:
+            raise DataError(
+                f"--human-agreement scores Flickr 8K's own captions, so {', '.join(given)} "
+                "would change nothing",
+                fix=f"drop {', '.join(given)}, or score a result file (--references and "
+                "--candidates without --human-agreement)",
+            )
+        return
+    given = [flag for dest, flag in AGREEMENT_FLAGS if getattr(args, dest) is not None]
+    if given:
+        raise DataError(
+            f"{', '.join(given)} belong to --human-agreement, which is not asked for",
+            fix=f"add --human-agreement, or drop {', '.join(given)}",
+        )
+
+
 def _metric_params(args: argparse.Namespace) -> dict:
     """Constructor arguments per metric: the METEOR engine, and the cache of its paraphrase
     index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored)."""
@@ -123,6 +162,7 @@ def _metric_params(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     _metrics(args)  # refuse a bad --metrics before reading any file
+    _refuse_other_form_flags(args)
     if args.human_agreement:
         return _run_human_agreement(args)
     if not args.references or not args.candidates:
@@ -230,6 +270,7 @@ def _run_human_agreement(args) -> int:
     from kcca.data.flickr8k import load_flickr8k
 
     corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False, lemmas=False)
+    args.split = args.split or "test"
     ids = (
         [i for s in ("train", "dev", "test") for i in corpus.split(s)]
         if args.split == "all"
@@ -237,7 +278,11 @@ def _run_human_agreement(args) -> int:
     )
     captions: dict[Hashable, Sequence[str]] = {i: corpus.captions[i] for i in ids}
     rep = human_agreement_report(
-        captions, _metrics(args), args.vocabulary_size, args.plot, _metric_params(args)
+        captions,
+        _metrics(args),
+        1000 if args.vocabulary_size is None else args.vocabulary_size,
+        args.plot,
+        _metric_params(args),
     )
     if args.out:
         from kcca.cache import write_text_atomic

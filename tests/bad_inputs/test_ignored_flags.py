@@ -52,3 +52,42 @@ def test_evaluate_refuses_a_flag_it_would_ignore(no_data, capsys, extra, named, 
     error, fix = refused(capsys, ["evaluate", *extra])
     assert named in error, error
     assert fix_text in fix, fix
+
+
+# ----------------------------------------------------------------------- score-captions
+@pytest.fixture
+def coco_files(tmp_path):
+    """A one-image COCO annotation file and result file."""
+    import json
+
+    refs, cands = tmp_path / "refs.json", tmp_path / "cands.json"
+    refs.write_text(json.dumps([{"image_id": 1, "caption": "a dog runs on the grass"},
+                                {"image_id": 1, "caption": "a brown dog running"}]))
+    cands.write_text(json.dumps([{"image_id": 1, "caption": "a dog runs"}]))
+    return str(refs), str(cands)
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--split", "dev"], "--split"),
+    (["--vocabulary-size", "50", "--plot", "p.png"], "--vocabulary-size, --plot"),
+    (["--out", "report.json"], "--out"),
+])
+def test_score_captions_refuses_human_agreement_flags_when_scoring_a_file(
+        no_data, capsys, coco_files, extra, named):
+    refs, cands = coco_files
+    error, fix = refused(capsys, ["score-captions", "-r", refs, "-c", cands, "--metrics", "bleu",
+                                  "--per-item", str(no_data / "s.json"), *extra])
+    assert error == f"{named} belong to --human-agreement, which is not asked for", error
+    assert fix == f"add --human-agreement, or drop {named}", fix
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--json"], "--json"),
+    (["--no-tokenize", "--allow-empty"], "--no-tokenize, --allow-empty"),
+    (["--references", "r.json", "--per-item", "o.json"], "--references, --per-item"),
+])
+def test_score_captions_refuses_file_flags_with_human_agreement(no_data, capsys, extra, named):
+    error, fix = refused(capsys, ["score-captions", "--human-agreement", "--data-dir",
+                                  str(no_data), "--metrics", "bleu", *extra])
+    assert named in error and error.startswith("--human-agreement scores"), error
+    assert fix.startswith(f"drop {named}, or score a result file"), fix
