@@ -54,6 +54,14 @@ def run(args: argparse.Namespace) -> int:
     kwargs = {}
     if args.corpus.endswith(".json"):
         kwargs["images_dir"] = args.images_dir
+    elif args.images_dir:
+        from kcca.errors import DataError
+
+        raise DataError(
+            f"--images-dir is the image folder of a JSON split file; --corpus {args.corpus} "
+            "finds its own images",
+            fix="drop --images-dir, or give --corpus a JSON split file (SPLITS.json)",
+        )
     problems: dict[str, str] = {}
     corpus: Corpus | None
     try:

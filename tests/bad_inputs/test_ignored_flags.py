@@ -91,3 +91,10 @@ def test_score_captions_refuses_file_flags_with_human_agreement(no_data, capsys,
                                   str(no_data), "--metrics", "bleu", *extra])
     assert named in error and error.startswith("--human-agreement scores"), error
     assert fix.startswith(f"drop {named}, or score a result file"), fix
+
+
+# --------------------------------------------------------------------------------- data
+def test_data_refuses_images_dir_without_a_json_split_file(no_data, capsys):
+    error, fix = refused(capsys, ["data", "--corpus", "demo", "--images-dir", str(no_data)])
+    assert error.startswith("--images-dir is the image folder of a JSON split file"), error
+    assert fix.startswith("drop --images-dir"), fix
