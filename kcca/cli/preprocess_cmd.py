@@ -90,7 +90,17 @@ def _preprocessor(args: argparse.Namespace, corpus_name: str):
     if args.tagger is not None:
         overrides["tagger"] = None if args.tagger == "none" else args.tagger
     overrides["seed"] = args.seed
-    return CaptionPreprocessor.from_preset(args.preset or default_preset(corpus_name), **overrides)
+    preset = args.preset or default_preset(corpus_name)
+    pre = CaptionPreprocessor.from_preset(preset, **overrides)
+    if args.tagger is not None and not pre.lemmatize:
+        from kcca.errors import DataError
+
+        raise DataError(
+            f"--tagger tags the words for the lemmatiser, which is off (preset {preset}"
+            + (", --no-lemmatize)" if args.lemmatize is False else ")"),
+            fix="add --lemmatize, or drop --tagger",
+        )
+    return pre
 
 
 def run(args: argparse.Namespace) -> int:

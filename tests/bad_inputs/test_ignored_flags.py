@@ -98,3 +98,15 @@ def test_data_refuses_images_dir_without_a_json_split_file(no_data, capsys):
     error, fix = refused(capsys, ["data", "--corpus", "demo", "--images-dir", str(no_data)])
     assert error.startswith("--images-dir is the image folder of a JSON split file"), error
     assert fix.startswith("drop --images-dir"), fix
+
+
+# --------------------------------------------------------------------------- preprocess
+@pytest.mark.parametrize("extra, why", [
+    (["--preset", "bleu-rouge"], "(preset bleu-rouge)"),
+    (["--no-lemmatize"], "(preset flickr8k-full, --no-lemmatize)"),
+])
+def test_preprocess_refuses_a_tagger_without_lemmatisation(no_data, capsys, extra, why):
+    error, fix = refused(capsys, ["preprocess", "--corpus", "demo", "--tagger", "ngram",
+                                  "--no-cache", "--quiet", "--show", "0", *extra])
+    assert error == f"--tagger tags the words for the lemmatiser, which is off {why}", error
+    assert fix == "add --lemmatize, or drop --tagger", fix
