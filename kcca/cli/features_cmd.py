@@ -84,6 +84,14 @@ def run(args: argparse.Namespace) -> int:
     from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
 
     start = time.perf_counter()
+    if args.backend != "auto" and not args.gram:
+        from kcca.errors import DataError
+
+        raise DataError(
+            f"--backend {args.backend} is the array backend of --gram, which is not asked for "
+            "(the features are extracted on the CPU)",
+            fix="add --gram, or drop --backend",
+        )
     backend = backend_from_args(args) if args.gram else None  # checked before any extraction
     corpus = load_corpus(args)
     if args.split == "all":

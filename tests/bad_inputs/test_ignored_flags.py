@@ -110,3 +110,11 @@ def test_preprocess_refuses_a_tagger_without_lemmatisation(no_data, capsys, extr
                                   "--no-cache", "--quiet", "--show", "0", *extra])
     assert error == f"--tagger tags the words for the lemmatiser, which is off {why}", error
     assert fix == "add --lemmatize, or drop --tagger", fix
+
+
+# ----------------------------------------------------------------------------- features
+def test_features_refuses_a_backend_without_gram(no_data, capsys, monkeypatch):
+    monkeypatch.setenv("KCCA_DATA_DIR", str(no_data))  # an empty folder: no extraction
+    error, fix = refused(capsys, ["features", "--backend", "numpy", "--no-cache", "--quiet"])
+    assert error.startswith("--backend numpy is the array backend of --gram"), error
+    assert fix == "add --gram, or drop --backend", fix
