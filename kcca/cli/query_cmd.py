@@ -87,6 +87,14 @@ def _clip(text: str, width: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.skip_bad_images and not args.images:
+        from kcca.errors import DataError
+
+        raise DataError(
+            "--skip-bad-images leaves unreadable files of --images out, and the model's test "
+            "pool is ranked",
+            fix="add --images DIR, or drop --skip-bad-images",
+        )
     model = load_model_from_args(args)
     sentence = " ".join(args.sentence)
     pool = model.image_pool

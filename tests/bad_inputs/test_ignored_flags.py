@@ -118,3 +118,11 @@ def test_features_refuses_a_backend_without_gram(no_data, capsys, monkeypatch):
     error, fix = refused(capsys, ["features", "--backend", "numpy", "--no-cache", "--quiet"])
     assert error.startswith("--backend numpy is the array backend of --gram"), error
     assert fix == "add --gram, or drop --backend", fix
+
+
+# -------------------------------------------------------------------------------- query
+def test_query_refuses_skip_bad_images_without_images(no_data, capsys):
+    error, fix = refused(capsys, ["query", "a dog", "--model", str(no_data / "none.kcca.npz"),
+                                  "--skip-bad-images", "--no-cache"])
+    assert error.startswith("--skip-bad-images leaves unreadable files of --images out"), error
+    assert fix == "add --images DIR, or drop --skip-bad-images", fix
