@@ -35,6 +35,13 @@ def run(args: argparse.Namespace) -> int:
     from kcca.cache import prune_cache, verify_cache
     from kcca.cli.common import cache_from_args
 
+    if args.unrecorded and args.action != "prune":
+        from kcca.errors import DataError
+
+        raise DataError(
+            "--unrecorded chooses what prune deletes, and verify deletes nothing",
+            fix="run `kcca cache prune --unrecorded`, or drop --unrecorded",
+        )
     cache = cache_from_args(args)
     if not cache.enabled:
         print("the cache is disabled (--no-cache): nothing to check")

@@ -126,3 +126,11 @@ def test_query_refuses_skip_bad_images_without_images(no_data, capsys):
                                   "--skip-bad-images", "--no-cache"])
     assert error.startswith("--skip-bad-images leaves unreadable files of --images out"), error
     assert fix == "add --images DIR, or drop --skip-bad-images", fix
+
+
+# -------------------------------------------------------------------------------- cache
+def test_cache_verify_refuses_unrecorded(no_data, capsys):
+    error, fix = refused(capsys, ["cache", "verify", "--unrecorded", "--cache-dir",
+                                  str(no_data / "cache")])
+    assert error == "--unrecorded chooses what prune deletes, and verify deletes nothing", error
+    assert fix == "run `kcca cache prune --unrecorded`, or drop --unrecorded", fix
