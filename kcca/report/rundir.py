@@ -154,6 +154,12 @@ def load_run_corpus(
     """
     from kcca.data import load_corpus
 
+    flickr8k = name == "flickr8k" or name.startswith("flickr8k-splits-")
+    if splits_dir is not None and not flickr8k:
+        raise DataError(
+            f"--splits replaces the splits of Flickr 8K, and the rankings rank corpus {name!r}",
+            fix="drop --splits (it is for rankings made with `kcca reproduce --splits`)",
+        )
     m = DEMO_NAME.fullmatch(name)
     if m:
         from kcca.data.demo import make_demo_corpus
@@ -164,7 +170,7 @@ def load_run_corpus(
         )
     if name == "demo":
         return load_corpus("demo", seed=seed)
-    if name == "flickr8k" or name.startswith("flickr8k-splits-"):
+    if flickr8k:
         if name != "flickr8k" and splits_dir is None:
             raise DataError(
                 f"the rankings rank corpus {name!r} (Flickr 8K with replaced "

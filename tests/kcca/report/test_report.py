@@ -261,6 +261,19 @@ def test_cli_report(run_dir, tmp_path, capsys):
     assert main(["report", str(run_dir), "--top-k", "0"]) == 2
 
 
+def test_cli_report_refuses_splits_for_a_corpus_other_than_flickr8k(run_dir, tmp_path, capsys):
+    """``--splits`` replaces Flickr 8K's splits; with a demo corpus it is named, not dropped."""
+    from kcca.cli import main
+
+    out = tmp_path / "cli"
+    assert main(["report", str(run_dir), "-o", str(out), "--splits", str(tmp_path),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --splits replaces the splits of Flickr 8K" in err, err
+    assert "fix: drop --splits" in err, err
+    assert not (out / "index.html").exists()
+
+
 def test_top_k_is_capped_by_the_pool(run_dir, corpus, tmp_path):
     data = page_json(build_report(run_dir, tmp_path / "o", corpus=corpus, top_k=100,
                                   thumb_size=32).read_text())
