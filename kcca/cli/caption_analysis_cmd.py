@@ -120,8 +120,15 @@ def _fmt(v) -> str:
 
 
 def _corpus(args):
+    """Flickr 8K without images; a ``--max-images`` below 1 is refused first (0 meant every
+    image, and -N all but the last N)."""
     from kcca.data.flickr8k import load_flickr8k
 
+    if args.max_images is not None and args.max_images < 1:
+        raise DataError(
+            f"--max-images must be 1 or more, got {args.max_images}",
+            fix="give --max-images 1 or more, or leave it out for every image of the split",
+        )
     return load_flickr8k(data_dir_from_args(args), images=False, judgments=False)
 
 
@@ -137,7 +144,7 @@ def run_content_selection(args) -> int:
     )
 
     corpus = _corpus(args)
-    ids = list(corpus.split(args.split))[: args.max_images or None]
+    ids = list(corpus.split(args.split))[: args.max_images]
     model = load_tagger(
         TaggerConfig(kind=args.tagger, seed=args.seed),
         cache=cache_from_args(args),
@@ -251,7 +258,7 @@ def run_keywords(args) -> int:
     corpus = _corpus(args)
     if corpus.lemmas is None:
         raise DataError("keywords needs the released lemma file (Flickr8k.lemma.token.txt)")
-    ids = list(corpus.split(args.split))[: args.max_images or None]
+    ids = list(corpus.split(args.split))[: args.max_images]
     train_ids = list(corpus.split("train"))
     pre = CaptionPreprocessor.paper_flickr8k()
     pre.fit([c for i in train_ids for c in corpus.lemmas[i]])

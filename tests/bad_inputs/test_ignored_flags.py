@@ -134,3 +134,16 @@ def test_cache_verify_refuses_unrecorded(no_data, capsys):
                                   str(no_data / "cache")])
     assert error == "--unrecorded chooses what prune deletes, and verify deletes nothing", error
     assert fix == "run `kcca cache prune --unrecorded`, or drop --unrecorded", fix
+
+
+# --------------------------------------------------------------------- caption-analysis
+@pytest.mark.parametrize("analysis", ["content-selection", "keywords"])
+@pytest.mark.parametrize("value", ["0", "-2"])
+def test_caption_analysis_refuses_max_images_below_one(no_data, capsys, monkeypatch,
+                                                       analysis, value):
+    """0 meant every image and -N all but the last N: both are named before the data."""
+    monkeypatch.setenv("KCCA_DATA_DIR", str(no_data))  # an empty folder: nothing runs
+    error, fix = refused(capsys, ["caption-analysis", analysis, "--max-images", value,
+                                  "--no-cache"])
+    assert error == f"--max-images must be 1 or more, got {value}", error
+    assert fix.startswith("give --max-images 1 or more"), fix
