@@ -35,9 +35,17 @@ def add_model_option(p: argparse.ArgumentParser) -> None:
 
 
 def load_model_from_args(args: argparse.Namespace):
-    """The model named by ``--model`` (``demo`` uses the cache folder)."""
+    """The model named by ``--model`` (``demo`` uses the cache folder); a ``--top`` below 1
+    is refused first."""
     from kcca.model import resolve_model
 
+    if args.top < 1:
+        from kcca.errors import DataError
+
+        raise DataError(
+            f"--top must be 1 or more, got {args.top}",
+            fix="give --top 1 or more (the rows printed; default 10)",
+        )
     t = time.perf_counter()
     model = resolve_model(
         args.model,

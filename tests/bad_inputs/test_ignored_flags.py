@@ -147,3 +147,12 @@ def test_caption_analysis_refuses_max_images_below_one(no_data, capsys, monkeypa
                                   "--no-cache"])
     assert error == f"--max-images must be 1 or more, got {value}", error
     assert fix.startswith("give --max-images 1 or more"), fix
+
+
+@pytest.mark.parametrize("command", [["query", "a dog"], ["annotate", "dog.jpg"]])
+def test_query_and_annotate_refuse_top_below_one(no_data, capsys, command):
+    """``--top 0`` printed a table with no rows."""
+    error, fix = refused(capsys, [*command, "--model", str(no_data / "none.kcca.npz"),
+                                  "--top", "0"])
+    assert error == "--top must be 1 or more, got 0", error
+    assert fix.startswith("give --top 1 or more"), fix
