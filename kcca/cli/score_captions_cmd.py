@@ -111,6 +111,12 @@ def _metrics(args: argparse.Namespace) -> list[str]:
         raise unknown_name("metric", bad[0], METRIC_CHOICES, where="--metrics", fix=fix)
     if args.no_meteor:
         names = [m for m in names if m != "meteor"]
+    if args.meteor_engine != "python" and "meteor" not in names:
+        raise DataError(
+            f"--meteor-engine {args.meteor_engine} chooses how METEOR is scored, and METEOR is "
+            "not among the metrics" + (" (--no-meteor)" if args.no_meteor else ""),
+            fix="drop --meteor-engine, or score METEOR (add meteor to --metrics, no --no-meteor)",
+        )
     return names
 
 

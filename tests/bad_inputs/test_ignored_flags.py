@@ -156,3 +156,13 @@ def test_query_and_annotate_refuse_top_below_one(no_data, capsys, command):
                                   "--top", "0"])
     assert error == "--top must be 1 or more, got 0", error
     assert fix.startswith("give --top 1 or more"), fix
+
+
+@pytest.mark.parametrize("extra", [["--metrics", "bleu"], ["--no-meteor"]])
+def test_score_captions_refuses_a_meteor_engine_without_meteor(no_data, capsys, coco_files,
+                                                               extra):
+    refs, cands = coco_files
+    error, fix = refused(capsys, ["score-captions", "-r", refs, "-c", cands, "--per-item",
+                                  str(no_data / "s.json"), "--meteor-engine", "java", *extra])
+    assert error.startswith("--meteor-engine java chooses how METEOR is scored"), error
+    assert fix.startswith("drop --meteor-engine"), fix
