@@ -273,10 +273,11 @@ def stage_metrics(run: DemoRun) -> None:
     files = " ".join(
         shlex.quote(str(run.outputs[f"rankings {res.spec.name}"])) for res in run.results
     )
-    run.say(
-        f"wrote rankings to {run.out}; next: `kcca evaluate {files} --compare` "
-        "(every metric, each system against the first)"
-    )
+    if len(run.results) > 1:
+        step = f"`kcca evaluate {files} --compare` (every metric, each system against the first)"
+    else:  # kcca evaluate refuses --compare with one file
+        step = f"`kcca evaluate {files}` (every metric)"
+    run.say(f"wrote rankings to {run.out}; next: {step}")
 
 
 def stage_plot(run: DemoRun) -> None:

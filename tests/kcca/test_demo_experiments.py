@@ -61,6 +61,13 @@ def test_kcca_demo_takes_another_folder_of_experiment_files(tmp_path, capsys):
     # the folder's one system, and no run.toml: the paper's image feature settings
     assert (tmp_path / "out" / "rankings_BoW5.json").is_file()
     assert not (tmp_path / "out" / "rankings_TRI5.json").exists()
+    # the next step it prints runs as printed (no --compare for one system)
+    import re
+    import shlex
+
+    step = re.search(r"next: `(kcca evaluate [^`]*)`", text).group(1)
+    assert "--compare" not in step
+    assert main(shlex.split(step)[1:]) == 0
 
 
 def test_a_missing_folder_is_a_named_error(tmp_path, capsys):
