@@ -186,11 +186,27 @@ RUN_ONLY_FLAGS = ("p", "d", "image_config", "search_rank", "precision", "schedul
 def _refuse_run_flags(args: argparse.Namespace) -> None:
     """``--tables-only`` runs no system: a flag that only changes a run is refused, not dropped."""
     given = [f"--{name.replace('_', '-')}" for name in RUN_ONLY_FLAGS if getattr(args, name)]
+    if args.backend != "auto":
+        given.append("--backend")
     if given:
         raise DataError(
             f"--tables-only runs no system, so {', '.join(given)} would change nothing",
             fix=f"drop {', '.join(given)}, or run the systems (leave out --tables-only)",
         )
+
+
+def _tables_only_systems(args: argparse.Namespace) -> tuple[list[str] | None, list[str]]:
+    """The systems whose results ``--tables-only`` reads: those of ``--systems`` (paper or
+    short names, looked up in ``--experiments``' files; each must have results), else the
+    systems of ``--experiments`` that have results, else (neither given) every results file."""
+    if not (args.systems or args.experiments):
+        return None, []
+    from kcca.systems import load_specs, select_specs
+    from kcca.systems.spec import default_experiments_dir
+
+    specs = load_specs(args.experiments or default_experiments_dir())
+    selected = [s.name for s in select_specs(specs, args.systems)]
+    return selected, selected if args.systems else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -211,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
         backend = backend_from_args(args)
     start = time.perf_counter()
     failed: list[str] = []
+    selected: list[str] | None = None  # every results file of the folder
+    required: list[str] = []
     if args.tables_only:
         if not rank_dir.is_dir():
             raise DataError(
@@ -231,6 +249,7 @@ def run(args: argparse.Namespace) -> int:
         corpus = (
             load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
         )
+        selected, required = _tables_only_systems(args)
         run_lines = rebuild_lines(with_corpus=corpus is not None)
         if corpus is None:
             print(
@@ -297,6 +316,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         plots=not args.no_plots,
         progress=not args.quiet,
+        systems=selected,
+        required=required,
     )
     print(describe(report))
     print(f"wrote {len(report.files)} files to {out}")

@@ -559,15 +559,31 @@ def write_report(
     bleu_rouge: bool = True,
     progress: bool = False,
     extra_chosen: dict[str, str] | None = None,
+    systems: Sequence[str] | None = None,
+    required: Sequence[str] = (),
 ) -> Report:
     """Evaluate every rankings file of ``rankings_dir`` and write the tables (and plots).
+
+    ``systems``: only the results of these systems (paper names; None: every results file of
+    the folder); ``required``: systems whose results must be there (a :class:`DataError`
+    naming the folder's systems otherwise).
 
     Without the corpus (``corpus=None``: no data at hand) only compact results files are read,
     and the tables hold what they stored (:mod:`kcca.evaluate.compact`); the judgment-only
     Tables 8-10 and the Random baseline's judged columns need the data and are left empty."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     files = find_rankings(rankings_dir)
+    missing = [s for s in map(paper_name, required) if s not in files]
+    if missing:
+        raise DataError(
+            f"{rankings_dir} holds no results of {', '.join(missing)} "
+            f"(it holds {', '.join(files) or 'none'})",
+            fix="run those systems first (kcca reproduce --systems ...), or leave them out",
+        )
+    if systems is not None:
+        wanted = set(map(paper_name, systems))
+        files = {s: p for s, p in files.items() if s in wanted}
+    out.mkdir(parents=True, exist_ok=True)
     with_br = bleu_rouge and "2" in tables and corpus is not None
     ctx = EvaluationContext(corpus, split, relevance, with_bleu_rouge=with_br)
     notes: list[str] = []

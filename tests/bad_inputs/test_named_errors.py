@@ -124,14 +124,19 @@ def test_a_grid_flag_out_of_range_is_named_before_any_work(tmp_path, capsys, mon
     (["--image-config", "{}"], "--image-config"),
     (["--search-rank", "500"], "--search-rank"),
     (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler"),
+    (["--backend", "numpy"], "--backend"),
 ])
-def test_tables_only_refuses_a_flag_that_changes_only_a_run(tmp_path, capsys, extra, named):
-    """``kcca reproduce --tables-only`` runs no system; a run-only flag is named, not dropped."""
+def test_tables_only_refuses_a_flag_that_changes_only_a_run(tmp_path, capsys, monkeypatch,
+                                                            extra, named):
+    """``kcca reproduce --tables-only`` runs no system; a run-only flag is named, not dropped.
+    (Without the data and with one table, a flag let through costs seconds.)"""
     from pathlib import Path
 
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
     rankings = Path(__file__).resolve().parents[2] / "results" / "hodosh2013" / "rankings"
     code = main(["reproduce", "--tables-only", "--rankings-dir", str(rankings), "--out",
-                 str(tmp_path / "out"), "--quiet", *extra])
+                 str(tmp_path / "out"), "--tables", "1", "--samples", "10", "--no-plots",
+                 "--quiet", *extra])
     error, fix = one_error(capsys.readouterr().err)
     assert code == 2
     assert error == f"--tables-only runs no system, so {named} would change nothing", error

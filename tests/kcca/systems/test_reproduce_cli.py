@@ -199,3 +199,30 @@ def test_systems_on_local_worker_processes(run_dir, tmp_path, capsys):
     assert _ours(out / "table11.csv") == _ours(run_dir / "table11.csv")
     details = json.loads((out / "rankings" / "details.json").read_text())
     assert {d["system"] for d in details} == {"BoW5", "NN5_F1^idf"}
+
+
+def test_tables_only_reads_the_systems_named(tmp_path, monkeypatch, capsys):
+    """``--tables-only --systems``: the tables of those systems only (short or paper names,
+    through --experiments' files); a system without results in the folder is named."""
+    from kcca.cli import main
+
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    rankings = Path(__file__).resolve().parents[3] / "results" / "hodosh2013" / "rankings"
+    common = ["reproduce", "--tables-only", "--rankings-dir", str(rankings), "--tables", "3",
+              "--samples", "10", "--no-plots", "--quiet"]
+    assert main([*common, "--systems", "BoW5", "TRI5SEM", "--out", str(tmp_path / "two")]) == 0
+    rows = {line.split(" | ")[0].lstrip("| ") for line in
+            (tmp_path / "two" / "table3.md").read_text().splitlines() if line.startswith("| ")}
+    assert {"BoW5", "TRI5SEM"} <= rows and "TRI5" not in rows and "BoW1" not in rows
+    assert main([*common, "--out", str(tmp_path / "all")]) == 0
+    rows_all = {line.split(" | ")[0].lstrip("| ") for line in
+                (tmp_path / "all" / "table3.md").read_text().splitlines()
+                if line.startswith("| ")}
+    assert {"TRI5", "BoW1"} <= rows_all
+    capsys.readouterr()
+    empty = tmp_path / "empty-rankings"
+    empty.mkdir()
+    code = main(["reproduce", "--tables-only", "--rankings-dir", str(empty), "--systems", "BoW5",
+                 "--tables", "3", "--out", str(tmp_path / "none"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds no results of BoW5" in err and "fix: " in err
