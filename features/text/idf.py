@@ -23,7 +23,8 @@ class Idf:
         """``documents``: one entry per training image, each an iterable of captions."""
         df: Counter[str] = Counter()
         for doc in documents:
-            df.update({w for caption in doc for w in caption})
+            # each word once per image, in first-seen order (a set's order follows the hash seed)
+            df.update(dict.fromkeys((w for caption in doc for w in caption), 1))
         if not documents:
             raise ValueError("IDF needs at least one training document (image)")
         self.n_documents_ = len(documents)

@@ -195,7 +195,7 @@ class SpellingCorrector(BaseEstimator):
         }
         index: dict[str, list[str]] = defaultdict(list)
         for w in sorted(self.candidates_):
-            for d in deletions(w, self.long_distance):
+            for d in sorted(deletions(w, self.long_distance)):  # the index's order is saved
                 index[d].append(w)
         self._index = dict(index)
         self._counts = counts
