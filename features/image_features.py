@@ -343,7 +343,9 @@ class ImageFeaturePipeline:
         self.feature_types = dict(feature_types)
         self.cache = cache if cache is not None else Cache(None)
         self.n_jobs = n_jobs
-        self.chunk_size = max(1, int(chunk_size))
+        if int(chunk_size) < 1:
+            raise ValueError(f"chunk_size must be 1 or more, got {chunk_size!r}")
+        self.chunk_size = int(chunk_size)
         self.skip_bad_images = skip_bad_images
         self.scheduler = scheduler
         self.progress = progress

@@ -255,6 +255,11 @@ def run_keywords(args) -> int:
         run_baselines,
     )
 
+    if args.neighbours < 1:
+        raise DataError(
+            f"--neighbours must be 1 or more, got {args.neighbours}",
+            fix="give --neighbours 5 (the default: 25 captions per document) or another count",
+        )
     corpus = _corpus(args)
     if corpus.lemmas is None:
         raise DataError("keywords needs the released lemma file (Flickr8k.lemma.token.txt)")

@@ -83,10 +83,15 @@ def load_corpus(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
 
-    start = time.perf_counter()
-    if args.backend != "auto" and not args.gram:
-        from kcca.errors import DataError
+    from kcca.errors import DataError
 
+    start = time.perf_counter()
+    if args.chunk_size < 1:
+        raise DataError(
+            f"--chunk-size must be 1 or more, got {args.chunk_size}",
+            fix="give --chunk-size 16 (the default) or another number of images per task",
+        )
+    if args.backend != "auto" and not args.gram:
         raise DataError(
             f"--backend {args.backend} is the array backend of --gram, which is not asked for "
             "(the features are extracted on the CPU)",

@@ -116,11 +116,6 @@ def _similarity_neighbours(builder, name: str, word: str, k: int) -> list[tuple[
 
     if name == "lin":
         return builder.similarity("lin").nearest_similar(word, k)
-    if name not in ("dist-ic", "dist-ext", "align"):
-        raise SystemExit(
-            f"kcca similar-words: --values similarity needs one of lin, dist-ic, "
-            f"dist-ext, align (not {name})"
-        )
     est = builder.similarity(name)
     rows = est.rows_ if name != "align" else est.vocabulary_
     cols = est.columns_ if name != "align" else est.vocabulary_
@@ -132,13 +127,33 @@ def _similarity_neighbours(builder, name: str, word: str, k: int) -> list[tuple[
     return [(cols[j], float(row[j])) for j in order if row[j] > 0]
 
 
+#: the word kernels whose underlying similarity values --values similarity can show
+SIMILARITY_VALUES = ("lin", "dist-ic", "dist-ext", "align")
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """``-k`` and ``--values similarity`` checked before the corpus is read."""
+    from kcca.errors import DataError
+
+    if args.k < 1:
+        raise DataError(
+            f"-k must be 1 or more, got {args.k}", fix="give -k 5 (the default) or another count"
+        )
+    if args.values == "similarity" and args.similarity not in SIMILARITY_VALUES:
+        raise DataError(
+            f"--values similarity shows the values of {', '.join(SIMILARITY_VALUES)}; "
+            f"{args.similarity} has none of its own",
+            fix=f"use --values kernel with {args.similarity}, or --similarity one of "
+            f"{', '.join(SIMILARITY_VALUES)}",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.cli.common import cache_from_args
     from kcca.data import load_corpus
     from features.text.word_kernels import WordKernelBuilder, WordKernelConfig
 
-    if args.k < 1:
-        raise SystemExit("kcca similar-words: -k must be at least 1")
+    _check_arguments(args)
     corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, images=False)
     builder = WordKernelBuilder(
         corpus, WordKernelConfig(seed=args.seed), cache_from_args(args), progress=not args.quiet

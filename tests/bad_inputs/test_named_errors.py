@@ -144,6 +144,31 @@ def test_tables_only_refuses_a_flag_that_changes_only_a_run(tmp_path, capsys, mo
     assert not (tmp_path / "out").exists()
 
 
+#: (arguments, text of the error line, text of the fix line): counts checked before any data
+COUNT_CASES = [
+    (["similar-words", "rider", "-k", "0"], "-k must be 1 or more, got 0", "-k 5"),
+    (["similar-words", "rider", "--values", "similarity", "--similarity", "dist-avg"],
+     "dist-avg has none of its own", "--values kernel"),
+    (["caption-analysis", "keywords", "--neighbours", "0"], "--neighbours must be 1 or more",
+     "--neighbours 5"),
+    (["features", "--chunk-size", "0"], "--chunk-size must be 1 or more", "--chunk-size 16"),
+]
+
+
+@pytest.mark.parametrize("argv, error_text, fix_text", COUNT_CASES,
+                         ids=[" ".join(c[0]) for c in COUNT_CASES])
+def test_a_count_out_of_range_is_named_before_the_data_is_read(tmp_path, capsys, monkeypatch,
+                                                              argv, error_text, fix_text):
+    """Each was a plain exit message (status 1), or was changed silently (a chunk size of 0
+    became 1)."""
+    monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "no-data"))  # never a long run
+    code = main([*argv, "--no-cache", "--quiet"])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error_text in error, error
+    assert fix_text in fix, fix
+
+
 # ----------------------------------------------------------------------- score-captions
 def test_score_captions_unknown_metric_lists_the_known_ones(tmp_path, capsys):
     from kcca.cli.score_captions_cmd import METRIC_CHOICES

@@ -324,3 +324,10 @@ def test_features_command(tmp_path, monkeypatch, capsys):
     assert main(argv + ["--skip-bad-images", "--split", "train", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["cached"] == 5 and summary["computed"] == 0 and summary["skipped"] == {}
+
+
+@pytest.mark.parametrize("chunk_size", [0, -2])
+def test_a_chunk_size_below_one_is_refused(tmp_path, chunk_size):
+    """It was raised to 1 without a word."""
+    with pytest.raises(ValueError, match="chunk_size must be 1 or more"):
+        pipeline(make_corpus(tmp_path), chunk_size=chunk_size)
