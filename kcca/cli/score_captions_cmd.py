@@ -172,11 +172,19 @@ def run(args: argparse.Namespace) -> int:
     if args.human_agreement:
         return _run_human_agreement(args)
     if not args.references or not args.candidates:
-        print(
-            "kcca score-captions: error: give --references and --candidates (or --human-agreement)",
-            file=sys.stderr,
+        from kcca.errors import DataError
+
+        missing = [
+            f
+            for f, v in (("--references", args.references), ("--candidates", args.candidates))
+            if not v
+        ]
+        raise DataError(
+            f"{' and '.join(missing)} not given: score-captions scores a result file "
+            "against its references",
+            fix="give --references (COCO annotations) and --candidates (COCO results), or "
+            "--human-agreement to score Flickr 8K's own captions",
         )
-        return 2
     from pathlib import Path
 
     from kcca.captions.coco_io import (

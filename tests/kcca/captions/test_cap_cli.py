@@ -45,6 +45,12 @@ def test_missing_arguments(capsys):
     assert "--references" in capsys.readouterr().err
 
 
+def test_a_missing_file_argument_is_named_with_a_fix(capsys):
+    assert main(["score-captions", "--references", "refs.json"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --candidates not given" in err and "fix: give --references" in err
+
+
 def test_human_agreement_on_fake_flickr8k(tmp_path, capsys):
     write_fake_flickr8k(tmp_path, images=False)
     png, rep = tmp_path / "h.png", tmp_path / "h.json"
