@@ -240,11 +240,11 @@ def _refuse_ignored_flags(args: argparse.Namespace) -> None:
         )
 
 
-def _refuse_data_flags(args: argparse.Namespace) -> None:
-    """Without the data, compact results files are evaluated on what they hold: refuse
-    ``--judgments`` (needs the captions) and a ``--split`` other than the files' pool."""
+def _refuse_data_flags(args: argparse.Namespace, compacts: dict) -> None:
+    """Without the data, compact results files (``compacts``: path -> file read) are evaluated
+    on what they hold: refuse ``--judgments`` (needs the captions) and a ``--split`` other
+    than the files' pool."""
     from kcca.errors import DataError
-    from kcca.evaluate.compact import read_compact
 
     if args.judgments is not None:
         raise DataError(
@@ -252,8 +252,8 @@ def _refuse_data_flags(args: argparse.Namespace) -> None:
             "results files would be evaluated without the judgments)",
             fix="set the data folder with --data-dir DIR (or KCCA_DATA_DIR), or drop --judgments",
         )
-    for path in args.rankings:
-        split = read_compact(path).split
+    for path, compact in compacts.items():
+        split = compact.split
         if split != args.split:
             raise DataError(
                 f"{path} ranks the {split} pool, not that of --split {args.split}",
@@ -286,8 +286,12 @@ def run(args: argparse.Namespace) -> int:
     def note(message: str) -> None:  # on stdout beside the text; on stderr beside json / csv
         print(wrap(message, WIDTH), file=sys.stdout if text else sys.stderr)
 
+    compacts: dict = {}  # path -> compact results file, each read once
     if needs_no_data(args):
-        _refuse_data_flags(args)
+        from kcca.evaluate.compact import read_compact
+
+        compacts = {path: read_compact(path) for path in args.rankings}
+        _refuse_data_flags(args, compacts)
         corpus = None
     else:
         corpus = load_with_judgments(args)
@@ -333,7 +337,9 @@ def run(args: argparse.Namespace) -> int:
                 note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
         # without a corpus every file is compact (needs_no_data)
         evals = [
-            evaluate_compact(read_compact(path), ctx, ties=args.ties)
+            evaluate_compact(
+                compacts[path] if path in compacts else read_compact(path), ctx, ties=args.ties
+            )
             if is_compact(path)
             else evaluate_system(
                 read_rankings(path, corpus.pool(args.split)),  # type: ignore[union-attr]
