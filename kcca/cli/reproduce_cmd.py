@@ -195,18 +195,18 @@ def _refuse_run_flags(args: argparse.Namespace) -> None:
         )
 
 
-def _tables_only_systems(args: argparse.Namespace) -> tuple[list[str] | None, list[str]]:
+def _tables_only_systems(args: argparse.Namespace) -> list[str] | None:
     """The systems whose results ``--tables-only`` reads: those of ``--systems`` (paper or
     short names, looked up in ``--experiments``' files; each must have results), else the
-    systems of ``--experiments`` that have results, else (neither given) every results file."""
+    systems of ``--experiments`` that have results, else (None: neither given) every results
+    file."""
     if not (args.systems or args.experiments):
-        return None, []
+        return None
     from kcca.systems import load_specs, select_specs
     from kcca.systems.spec import default_experiments_dir
 
     specs = load_specs(args.experiments or default_experiments_dir())
-    selected = [s.name for s in select_specs(specs, args.systems)]
-    return selected, selected if args.systems else []
+    return [s.name for s in select_specs(specs, args.systems)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -228,8 +228,10 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     failed: list[str] = []
     selected: list[str] | None = None  # every results file of the folder
-    required: list[str] = []
+    required: list[str] = []  # systems whose results must be there
     if args.tables_only:
+        selected = _tables_only_systems(args)  # the experiment files checked before the data
+        required = (selected or []) if args.systems else []
         if not rank_dir.is_dir():
             raise DataError(
                 f"--tables-only: no rankings folder {rank_dir}",
@@ -249,7 +251,6 @@ def run(args: argparse.Namespace) -> int:
         corpus = (
             load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
         )
-        selected, required = _tables_only_systems(args)
         run_lines = rebuild_lines(with_corpus=corpus is not None)
         if corpus is None:
             print(
