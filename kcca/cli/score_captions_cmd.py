@@ -21,6 +21,9 @@ from typing import Hashable, Sequence
 from kcca.cli.common import subparser
 
 METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
+#: --human-agreement's defaults (the flags default to None, so that a given one is seen)
+AGREEMENT_SPLIT = "test"
+VOCABULARY_SIZE = 1000
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -81,13 +84,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--split",
         default=None,
         choices=("train", "dev", "test", "all"),
-        help="Flickr 8K images to use (default: test)",
+        help=f"Flickr 8K images to use (default: {AGREEMENT_SPLIT})",
     )
     g.add_argument(
         "--vocabulary-size",
         type=int,
         default=None,
-        help="words for the word-level analysis (default 1000)",
+        help=f"words for the word-level analysis (default {VOCABULARY_SIZE})",
     )
     g.add_argument("--plot", metavar="FILE.png", help="precision-recall plot (PNG)")
     g.add_argument("--out", metavar="FILE.json", help="write the full report as JSON")
@@ -284,17 +287,17 @@ def _run_human_agreement(args) -> int:
     from kcca.data.flickr8k import load_flickr8k
 
     corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False, lemmas=False)
-    args.split = args.split or "test"
+    split = args.split or AGREEMENT_SPLIT
     ids = (
         [i for s in ("train", "dev", "test") for i in corpus.split(s)]
-        if args.split == "all"
-        else list(corpus.split(args.split))
+        if split == "all"
+        else list(corpus.split(split))
     )
     captions: dict[Hashable, Sequence[str]] = {i: corpus.captions[i] for i in ids}
     rep = human_agreement_report(
         captions,
         _metrics(args),
-        1000 if args.vocabulary_size is None else args.vocabulary_size,
+        VOCABULARY_SIZE if args.vocabulary_size is None else args.vocabulary_size,
         args.plot,
         _metric_params(args),
     )
@@ -302,7 +305,7 @@ def _run_human_agreement(args) -> int:
         from kcca.cache import write_text_atomic
 
         write_text_atomic(args.out, json.dumps(rep, indent=1))
-    print(f"Human agreement on Flickr 8K {args.split} ({rep['n_images']} images)")
+    print(f"Human agreement on Flickr 8K {split} ({rep['n_images']} images)")
     print(f"NOTE: {rep['note']}")
     print(
         f"{'metric':8s}  {'LOO mean':>8s}  {'min..max over 5 rotations':>26s}  "
