@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import math
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -575,10 +576,12 @@ def write_report(
     files = find_rankings(rankings_dir)
     missing = [s for s in map(paper_name, required) if s not in files]
     if missing:
+        names = " ".join(map(shlex.quote, missing))
         raise DataError(
             f"{rankings_dir} holds no results of {', '.join(missing)} "
             f"(it holds {', '.join(files) or 'none'})",
-            fix="run those systems first (kcca reproduce --systems ...), or leave them out",
+            fix=f"run them first (`kcca reproduce --systems {names} --rankings-dir "
+            f"{shlex.quote(str(rankings_dir))} --out DIR`), or leave them out",
         )
     if systems is not None:
         wanted = set(map(paper_name, systems))
