@@ -47,6 +47,7 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from kcca.captions.image_ids import matched_image_ids
 from kcca.captions.flickr_st import SemanticTuple, Span
 from kcca.data.errors import DataError
 
@@ -242,22 +243,19 @@ class BastScorer:
         self, references: Mapping[Hashable, Sequence], candidates: Mapping[Hashable, Sequence]
     ) -> BastResult:
         """Per-image P/R/F1 of every component and the list of images left out (no gold)."""
-        if not isinstance(references, Mapping) or not isinstance(candidates, Mapping):
-            raise BastInputError("references and candidates must be dicts image id -> tuples")
-        for cid in candidates:
-            if cid not in references:
-                raise BastInputError(
-                    f"candidate image id {cid!r} has no gold tuples entry (unknown image id)"
-                )
-        ids = list(candidates)
-        for rid in references:
-            if rid not in candidates:
-                if self.missing == "error":
-                    raise BastInputError(
-                        f"gold image id {rid!r} has no candidate tuples entry "
-                        f"(pass missing='empty' to score it as no prediction)"
-                    )
-                ids.append(rid)
+        ids = matched_image_ids(
+            references,
+            candidates,
+            BastInputError,
+            not_mappings="references and candidates must be dicts image id -> tuples",
+            unknown="candidate image id {id!r} has no gold tuples entry (unknown image id)",
+            unscored=(
+                "gold image id {id!r} has no candidate tuples entry "
+                "(pass missing='empty' to score it as no prediction)"
+                if self.missing == "error"
+                else None
+            ),
+        )
         g = self._grounding()
         scored, skipped = [], []
         rows: dict[str, list[tuple[float, float, float]]] = {c: [] for c in COMPONENTS}

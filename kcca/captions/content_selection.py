@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, AbstractSet, Callable, Hashable, Iterable, Map
 
 import numpy as np
 
+from kcca.captions.image_ids import matched_image_ids
 from kcca.data.errors import DataError
 
 if TYPE_CHECKING:
@@ -163,21 +164,16 @@ class ContentSelectionScorer:
         references: Mapping[Hashable, Sequence[AbstractSet]],
         candidates: Mapping[Hashable, AbstractSet],
     ) -> ContentSelectionResult:
-        if not isinstance(references, Mapping) or not isinstance(candidates, Mapping):
-            raise ContentSelectionError("references and candidates must be dicts keyed by image id")
-        if not candidates:
+        if isinstance(references, Mapping) and isinstance(candidates, Mapping) and not candidates:
             raise ContentSelectionError("no candidates to score")
-        ids = list(candidates)
-        for cid in ids:
-            if cid not in references:
-                raise ContentSelectionError(
-                    f"candidate image id {cid!r} has no gold descriptions (unknown image id)"
-                )
-        for rid in references:
-            if rid not in candidates:
-                if self.missing == "error":
-                    raise ContentSelectionError(f"gold image id {rid!r} has no selection")
-                ids.append(rid)
+        ids = matched_image_ids(
+            references,
+            candidates,
+            ContentSelectionError,
+            not_mappings="references and candidates must be dicts keyed by image id",
+            unknown="candidate image id {id!r} has no gold descriptions (unknown image id)",
+            unscored="gold image id {id!r} has no selection" if self.missing == "error" else None,
+        )
         rows = []
         for i in ids:
             refs = references[i]

@@ -49,6 +49,7 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from kcca.captions.image_ids import matched_image_ids
 from kcca.data.errors import DataError
 
 Tokens = Sequence[str]
@@ -99,19 +100,18 @@ def _dedupe(keywords: Sequence[str]) -> list[str]:
 def _check_inputs(
     gold: Mapping[Hashable, Counter], system: Mapping[Hashable, Sequence[str]]
 ) -> list[Hashable]:
-    if not isinstance(gold, Mapping) or not isinstance(system, Mapping):
-        raise KeywordInputError("gold and system must be dicts keyed by image id")
-    for i in system:
-        if i not in gold:
-            raise KeywordInputError(
-                f"system keywords for image id {i!r}, which has no gold (unknown image id)"
-            )
+    matched_image_ids(
+        gold,
+        system,
+        KeywordInputError,
+        not_mappings="gold and system must be dicts keyed by image id",
+        unknown="system keywords for image id {id!r}, which has no gold (unknown image id)",
+        unscored=(
+            "gold image id {id!r} has no system entry (give an empty "
+            "list for an image the system does not annotate)"
+        ),
+    )
     for i in gold:
-        if i not in system:
-            raise KeywordInputError(
-                f"gold image id {i!r} has no system entry (give an empty "
-                f"list for an image the system does not annotate)"
-            )
         if not gold[i]:
             raise KeywordInputError(f"image {i!r} has an empty gold")
         _check_tokens(system[i], f"system keywords of image {i!r}")
