@@ -242,7 +242,8 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
     )
 
 
-def rankings_document(
+def write_rankings(
+    path: str | Path,
     pool: list[tuple[str, str, str]],
     tasks: Mapping[str, np.ndarray],
     *,
@@ -250,9 +251,11 @@ def rankings_document(
     corpus: str = "flickr8k",
     split: str = "test",
     gold_ties: Mapping[str, np.ndarray] | None = None,
-) -> dict:
-    """The JSON document for integer rankings (rows: pool queries; entries: pool indices);
-    ``gold_ties`` per task (n_queries,) counts, written for the queries that have ties."""
+) -> Path:
+    """Write integer rankings (rows: pool queries; entries: pool indices) as a rankings file,
+    atomically (temp file, then rename); ``gold_ties`` per task (n_queries,) counts, written
+    for the queries that have ties."""
+    p = Path(path)
     doc: dict = {
         "format": FORMAT,
         "version": VERSION,
@@ -282,23 +285,5 @@ def rankings_document(
                     f"{task} gold_ties have shape {counts.shape}, expected ({len(queries)},)"
                 )
             doc["tasks"][task]["gold_ties"] = {q: int(n) for q, n in zip(queries, counts) if n}
-    return doc
-
-
-def write_rankings(
-    path: str | Path,
-    pool: list[tuple[str, str, str]],
-    tasks: Mapping[str, np.ndarray],
-    *,
-    system: str,
-    corpus: str = "flickr8k",
-    split: str = "test",
-    gold_ties: Mapping[str, np.ndarray] | None = None,
-) -> Path:
-    """Write integer rankings as a rankings file (atomically: temp file, then rename)."""
-    p = Path(path)
-    doc = rankings_document(
-        pool, tasks, system=system, corpus=corpus, split=split, gold_ties=gold_ties
-    )
     remove_stale_temp_files(p.parent, recursive=False)
     return write_text_atomic(p, json.dumps(doc))

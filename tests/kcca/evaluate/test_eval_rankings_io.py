@@ -6,20 +6,21 @@ import numpy as np
 import pytest
 
 from kcca.data.errors import DataError
-from kcca.evaluate.rankings_io import read_rankings, rankings_document, write_rankings
+from kcca.evaluate.rankings_io import read_rankings, write_rankings
 
 POOL = [(f"i{k}.jpg", f"i{k}.jpg#2", f"caption {k}") for k in range(3)]
 
 
-def _doc():
+def _doc(tmp_path):
     ann = np.array([[0, 1, 2], [2, 1, 0], [1, 0, 2]])
     search = np.array([[2, 0, 1], [0, 1, 2], [1, 2, 0]])
-    return ann, search, rankings_document(POOL, {"annotation": ann, "search": search},
-                                          system="toy")
+    p = write_rankings(tmp_path / "doc.json", POOL, {"annotation": ann, "search": search},
+                       system="toy")
+    return ann, search, json.loads(p.read_text())
 
 
 def test_round_trip(tmp_path):
-    ann, search, _ = _doc()
+    ann, search, _ = _doc(tmp_path)
     p = write_rankings(tmp_path / "r.json", POOL, {"annotation": ann, "search": search},
                        system="toy")
     r = read_rankings(p, POOL)
@@ -40,7 +41,7 @@ def test_indices_and_own_candidate_order(tmp_path):
 
 
 def _write(tmp_path, mutate):
-    _, _, doc = _doc()
+    _, _, doc = _doc(tmp_path)
     mutate(doc)
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(doc))
