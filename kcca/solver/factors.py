@@ -52,12 +52,12 @@ class _Side:
     # (columns orthogonal to 1)
     s: Any  # (k,) eigenvalues of the centred kernel (descending, > 0)
     col_mean: Any  # (n,) training column means of the kernel (centring of new blocks)
-    delta: float  # isotropic diagonal term handled in closed form (0 when none)
     trace: float  # trace of the kernel as used in eq. 3 (after p and d)
     power: float
     rank: int  # factor rank (pivots, or eigenvalues kept)
     residual_trace: float
     method: str  # "eigen" or "cholesky"
+    delta: float = 0.0  # isotropic diagonal term handled in closed form (0 when none)
     #: ``(what, value, scale)`` when the kernel is not PSD beyond round-off (the factor keeps
     #: its positive part); a fit with ``indefinite="raise"`` refuses it (:func:`_check_side`)
     psd_violation: tuple[str, float, float] | None = None
@@ -199,7 +199,6 @@ def _eigen_side(
         U=U,
         s=s,
         col_mean=col_mean,
-        delta=0.0,
         trace=trace,
         power=power,
         rank=k,
@@ -259,7 +258,6 @@ def _cholesky_side(
         U=U,
         s=s,
         col_mean=col_mean,
-        delta=0.0,
         trace=f.trace,
         power=power,
         rank=f.rank,
