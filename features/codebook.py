@@ -15,6 +15,7 @@ the machine. The pipeline fits the three feature types' codebooks in parallel in
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numba
@@ -25,6 +26,7 @@ from sklearn.metrics import pairwise_distances_argmin
 from threadpoolctl import threadpool_limits
 
 
+@dataclass(eq=False, repr=False)
 class Codebook(BaseEstimator):
     """A k-means vocabulary of ``n_words`` visual words.
 
@@ -41,23 +43,13 @@ class Codebook(BaseEstimator):
     ``n_samples_fit_`` (rows clustered), ``inertia_``.
     """
 
-    def __init__(
-        self,
-        n_words: int,
-        points_per_image: int = 1000,
-        n_images: int = 200,
-        seed: int = 0,
-        n_init: int = 1,
-        max_iter: int = 100,
-        algorithm: str = "kmeans",
-    ):
-        self.n_words = n_words
-        self.points_per_image = points_per_image
-        self.n_images = n_images
-        self.seed = seed
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.algorithm = algorithm
+    n_words: int
+    points_per_image: int = 1000
+    n_images: int = 200
+    seed: int = 0
+    n_init: int = 1
+    max_iter: int = 100
+    algorithm: str = "kmeans"
 
     # ------------------------------------------------------------------ sampling
     def choose_images(self, image_ids: Sequence[str]) -> list[str]:

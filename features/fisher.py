@@ -17,6 +17,7 @@ linear kernel of two images lies in [-1, 1] with ``k(x, x) = 1``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -40,6 +41,7 @@ def strip_masks(rows: np.ndarray, height: int, strips: int) -> list[np.ndarray]:
     return [np.ones(rows.shape[0], dtype=bool)] + [band == s for s in range(strips)]
 
 
+@dataclass(eq=False, repr=False)
 class FisherVectorEncoder(BaseEstimator):
     """PCA + diagonal GMM fitted on a descriptor sample; :meth:`encode` gives improved FVs.
 
@@ -52,19 +54,11 @@ class FisherVectorEncoder(BaseEstimator):
             SIFT, False for descriptors such as local colour statistics).
     """
 
-    def __init__(
-        self,
-        n_gaussians: int = 64,
-        pca_dim: int = 64,
-        strips: int = 3,
-        seed: int = 0,
-        root: bool = True,
-    ):
-        self.n_gaussians = n_gaussians
-        self.pca_dim = pca_dim
-        self.strips = strips
-        self.seed = seed
-        self.root = root
+    n_gaussians: int = 64
+    pca_dim: int = 64
+    strips: int = 3
+    seed: int = 0
+    root: bool = True
 
     def prepare(self, values: np.ndarray) -> np.ndarray:
         """Descriptor rows as the PCA sees them: RootSIFT when ``root``, else float32."""

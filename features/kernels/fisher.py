@@ -12,6 +12,7 @@ with the paper's pyramid kernel by ``mix`` (:mod:`features.kernels.mixture`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -95,6 +96,7 @@ def _encode_chunk(
 
 
 @register_kernel("fisher")
+@dataclass(eq=False, repr=False)
 class FisherKernel(Kernel):
     """Linear kernel of improved Fisher vectors (``features.fisher``), optionally ``^p``.
 
@@ -116,33 +118,18 @@ class FisherKernel(Kernel):
     item_type = "image-pixels"
     execution_params = ("n_jobs", "progress")
 
-    def __init__(
-        self,
-        n_gaussians: int = 64,
-        pca_dim: int = 64,
-        strips: int = 3,
-        sample_images: int = 600,
-        per_image: int = 200,
-        step: int = 4,
-        bin_sizes: Sequence[int] = (4,),
-        p: float = 1.0,
-        seed: int = 0,
-        n_jobs: int = 1,
-        progress: bool = False,
-        descriptor: str = "sift",
-    ):
-        self.n_gaussians = n_gaussians
-        self.pca_dim = pca_dim
-        self.strips = strips
-        self.sample_images = sample_images
-        self.per_image = per_image
-        self.step = step
-        self.bin_sizes = bin_sizes
-        self.p = p
-        self.seed = seed
-        self.n_jobs = n_jobs
-        self.progress = progress
-        self.descriptor = descriptor
+    n_gaussians: int = 64
+    pca_dim: int = 64
+    strips: int = 3
+    sample_images: int = 600
+    per_image: int = 200
+    step: int = 4
+    bin_sizes: Sequence[int] = (4,)
+    p: float = 1.0
+    seed: int = 0
+    n_jobs: int = 1
+    progress: bool = False
+    descriptor: str = "sift"
 
     def _descriptor(self) -> str:
         if self.descriptor not in DESCRIPTORS:

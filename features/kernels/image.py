@@ -16,6 +16,7 @@ histogram intersection (:mod:`features.kernels.intersection`) over a weighted co
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -150,6 +151,7 @@ class _IntersectionKernel(Kernel):
 
 
 @register_kernel("histogram")
+@dataclass(eq=False, repr=False)
 class HistogramKernel(_IntersectionKernel):
     """K^HISTO (eq. 5-6): ``[1/3 sum_F sum_v min(H_iF(v), H_jF(v))]^p`` over whole-image histograms.
 
@@ -157,22 +159,15 @@ class HistogramKernel(_IntersectionKernel):
     ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``), ``n_jobs`` threads, ``progress`` bar.
     """
 
-    def __init__(
-        self,
-        p: float = 2,
-        feature_types: Sequence[str] = DEFAULT_FEATURES,
-        backend: str = "numpy",
-        n_jobs: int = 1,
-        progress: bool = False,
-    ):
-        self.p = p
-        self.feature_types = feature_types
-        self.backend = backend
-        self.n_jobs = n_jobs
-        self.progress = progress
+    p: float = 2
+    feature_types: Sequence[str] = DEFAULT_FEATURES
+    backend: str = "numpy"
+    n_jobs: int = 1
+    progress: bool = False
 
 
 @register_kernel("pyramid")
+@dataclass(eq=False, repr=False)
 class PyramidKernel(_IntersectionKernel):
     """K^PY (eq. 7-8, combined as eq. 6): ``[1/3 sum_F sum_l w_l I^l_F]^p``.
 
@@ -182,21 +177,12 @@ class PyramidKernel(_IntersectionKernel):
     Other parameters as :class:`HistogramKernel`.
     """
 
-    def __init__(
-        self,
-        p: float = 2,
-        levels: int = 2,
-        feature_types: Sequence[str] = DEFAULT_FEATURES,
-        backend: str = "numpy",
-        n_jobs: int = 1,
-        progress: bool = False,
-    ):
-        self.p = p
-        self.levels = levels
-        self.feature_types = feature_types
-        self.backend = backend
-        self.n_jobs = n_jobs
-        self.progress = progress
+    p: float = 2
+    levels: int = 2
+    feature_types: Sequence[str] = DEFAULT_FEATURES
+    backend: str = "numpy"
+    n_jobs: int = 1
+    progress: bool = False
 
     def _pyramid_levels(self) -> int | None:
         return int(self.levels)

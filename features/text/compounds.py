@@ -21,6 +21,7 @@ applied before the learned merges and overrides them. Every merge is logged in `
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
@@ -48,6 +49,7 @@ def _alpha(s: str) -> bool:
     return s.isalpha()
 
 
+@dataclass(eq=False, repr=False)
 class CompoundNormalizer(BaseEstimator):
     """Map spaced / hyphenated / solid spellings of a compound to one canonical token.
 
@@ -66,21 +68,12 @@ class CompoundNormalizer(BaseEstimator):
         table_: variant token tuple -> canonical token (hand table plus learned merges).
     """
 
-    def __init__(
-        self,
-        min_count: int = 5,
-        min_ratio: float = 1.0,
-        min_part_length: int = 1,
-        stop_words: Iterable[str] | None = None,
-        hand_table: Mapping[tuple[str, ...], str] | None = None,
-        learn: bool = True,
-    ):
-        self.min_count = min_count
-        self.min_ratio = min_ratio
-        self.min_part_length = min_part_length
-        self.stop_words = stop_words
-        self.hand_table = hand_table
-        self.learn = learn
+    min_count: int = 5
+    min_ratio: float = 1.0
+    min_part_length: int = 1
+    stop_words: Iterable[str] | None = None
+    hand_table: Mapping[tuple[str, ...], str] | None = None
+    learn: bool = True
 
     # ------------------------------------------------------------------ fit
     def fit(self, token_lists: Sequence[Sequence[str]]) -> "CompoundNormalizer":

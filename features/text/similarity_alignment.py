@@ -80,6 +80,7 @@ def _normalise_rows(counts: np.ndarray) -> np.ndarray:
     return np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
 
 
+@dataclass(eq=False, repr=False)
 class IBMAligner(BaseEstimator):
     """IBM Model 1 for ``model1_iterations`` EM steps, then Model 2 for ``model2_iterations``.
 
@@ -93,9 +94,8 @@ class IBMAligner(BaseEstimator):
         log_likelihood_: per EM iteration, sum of log P(target token) over all pairs.
     """
 
-    def __init__(self, model1_iterations: int = 5, model2_iterations: int = 5):
-        self.model1_iterations = model1_iterations
-        self.model2_iterations = model2_iterations
+    model1_iterations: int = 5
+    model2_iterations: int = 5
 
     def fit(
         self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]], n_words: int
@@ -207,6 +207,7 @@ class PosStatistics:
         return c / n if n else 0.0
 
 
+@dataclass(eq=False, repr=False)
 class AlignmentSimilarity(BaseEstimator):
     """Alignment vectors (eq. 25) from POS-tagged training captions grouped by image.
 
@@ -225,23 +226,13 @@ class AlignmentSimilarity(BaseEstimator):
         :class:`IBMAligner`. vectors_: (V, V) eq. 25 vectors (rows: w; columns: w_i).
     """
 
-    def __init__(
-        self,
-        noun_min_count: int = 5,
-        noun_min_fraction: float = 0.5,
-        verb_min_count: int = 25,
-        verb_min_fraction: float = 0.25,
-        model1_iterations: int = 5,
-        model2_iterations: int = 5,
-        name: str = "align",
-    ):
-        self.noun_min_count = noun_min_count
-        self.noun_min_fraction = noun_min_fraction
-        self.verb_min_count = verb_min_count
-        self.verb_min_fraction = verb_min_fraction
-        self.model1_iterations = model1_iterations
-        self.model2_iterations = model2_iterations
-        self.name = name
+    noun_min_count: int = 5
+    noun_min_fraction: float = 0.5
+    verb_min_count: int = 25
+    verb_min_fraction: float = 0.25
+    model1_iterations: int = 5
+    model2_iterations: int = 5
+    name: str = "align"
 
     def fit(self, groups: Sequence[Sequence[Sequence[tuple[str, str]]]]) -> "AlignmentSimilarity":
         groups = [[list(c) for c in g] for g in groups]

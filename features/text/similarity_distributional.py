@@ -18,6 +18,7 @@ eq. 24 does not exclude it, but Figure 3 decides: without it the D_ic neighbours
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections import Counter
 from typing import Iterable, Sequence
 
@@ -109,6 +110,7 @@ def ppmi(
     )
 
 
+@dataclass(eq=False, repr=False)
 class DistributionalSimilarity(BaseEstimator):
     """PPMI vectors (eq. 24) fitted on a corpus of sentences; word kernel = cosine (eq. 18).
 
@@ -126,19 +128,11 @@ class DistributionalSimilarity(BaseEstimator):
         rows_, columns_: the row and column words. vectors_: sparse (rows, columns) PPMI.
     """
 
-    def __init__(
-        self,
-        min_count: int = 5,
-        rows: Sequence[str] | None = None,
-        row_min_count: int = 0,
-        self_pmi: bool = False,
-        name: str = "dist",
-    ):
-        self.min_count = min_count
-        self.rows = rows
-        self.row_min_count = row_min_count
-        self.self_pmi = self_pmi
-        self.name = name
+    min_count: int = 5
+    rows: Sequence[str] | None = None
+    row_min_count: int = 0
+    self_pmi: bool = False
+    name: str = "dist"
 
     def fit(self, sentences) -> "DistributionalSimilarity":
         counts = token_counts(sentences)

@@ -34,6 +34,7 @@ eight right distance-2 changes, including "moutains" in the lemma file.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
@@ -112,6 +113,7 @@ class KnownWords:
         return False
 
 
+@dataclass(eq=False, repr=False)
 class SpellingCorrector(BaseEstimator):
     """Correct out-of-vocabulary tokens to a unique best frequent known word.
 
@@ -136,27 +138,15 @@ class SpellingCorrector(BaseEstimator):
         candidates_: candidate word -> training count.
     """
 
-    def __init__(
-        self,
-        max_distance: int = 1,
-        long_word: int = 8,
-        long_distance: int = 2,
-        min_length: int = 4,
-        min_candidate_count: int = 5,
-        min_ratio: float = 3.0,
-        same_first_letter: bool = True,
-        max_token_count: int = 10,
-        protected: Iterable[str] = (),
-    ):
-        self.max_distance = max_distance
-        self.long_word = long_word
-        self.long_distance = long_distance
-        self.min_length = min_length
-        self.min_candidate_count = min_candidate_count
-        self.min_ratio = min_ratio
-        self.same_first_letter = same_first_letter
-        self.max_token_count = max_token_count
-        self.protected = protected
+    max_distance: int = 1
+    long_word: int = 8
+    long_distance: int = 2
+    min_length: int = 4
+    min_candidate_count: int = 5
+    min_ratio: float = 3.0
+    same_first_letter: bool = True
+    max_token_count: int = 10
+    protected: Iterable[str] = ()
 
     def __getstate__(self):
         state = super().__getstate__()
