@@ -41,6 +41,7 @@ from joblib import delayed
 from tqdm.auto import tqdm
 
 from features.codebook import Codebook
+from features.params import shared_params
 from features.pyramid import pyramid_histogram
 from kcca.cache import RECORDS_MANIFEST as MANIFEST
 from kcca.cache import Cache, atomic_dump, atomic_write, config_key, write_text_atomic
@@ -96,12 +97,12 @@ class ImageFeatureConfig:
     """
 
     levels: int = 2
-    points_per_image: int = 1000
-    n_images: int = 200
-    seed: int = 0
-    n_init: int = 1
-    max_iter: int = 100
-    algorithm: str = "kmeans"
+    points_per_image: int = Codebook.points_per_image
+    n_images: int = Codebook.n_images
+    seed: int = Codebook.seed
+    n_init: int = Codebook.n_init
+    max_iter: int = Codebook.max_iter
+    algorithm: str = Codebook.algorithm
     vocabulary: Mapping[str, int] | None = None
     codebook_split: str = "train"
 
@@ -111,15 +112,7 @@ class ImageFeatureConfig:
         return int(ft.vocabulary_size)
 
     def codebook(self, ft: FeatureType) -> Codebook:
-        return Codebook(
-            self.vocabulary_size(ft),
-            points_per_image=self.points_per_image,
-            n_images=self.n_images,
-            seed=self.seed,
-            n_init=self.n_init,
-            max_iter=self.max_iter,
-            algorithm=self.algorithm,
-        )
+        return Codebook(self.vocabulary_size(ft), **shared_params(Codebook, self))
 
 
 @dataclass

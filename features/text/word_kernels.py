@@ -34,7 +34,9 @@ from typing import Any, Hashable
 from kcca.cache import Cache
 from kcca.names import WORD_KERNELS
 from kcca.progress import building
+from features.params import shared_params
 from features.text.english_corpus import EXT_CORPORA
+from features.text.similarity_alignment import AlignmentSimilarity
 from features.text.word_kernel import WordKernel, average, maximum
 
 BASE_SIMILARITIES = ("lin", "dist-ic", "dist-ext", "align")
@@ -79,12 +81,12 @@ class WordKernelConfig:
     self_pmi: bool = False
     lin_min_count: int = 5
     lin_total: str = "tokens"
-    noun_min_count: int = 5
-    noun_min_fraction: float = 0.5
-    verb_min_count: int = 25
-    verb_min_fraction: float = 0.25
-    model1_iterations: int = 5
-    model2_iterations: int = 5
+    noun_min_count: int = AlignmentSimilarity.noun_min_count
+    noun_min_fraction: float = AlignmentSimilarity.noun_min_fraction
+    verb_min_count: int = AlignmentSimilarity.verb_min_count
+    verb_min_fraction: float = AlignmentSimilarity.verb_min_fraction
+    model1_iterations: int = AlignmentSimilarity.model1_iterations
+    model2_iterations: int = AlignmentSimilarity.model2_iterations
     tagger: str = "perceptron"
     tagger_corpora: tuple[str, ...] = ("brown",)
     tagger_iter: int = 5
@@ -316,17 +318,9 @@ class WordKernelBuilder:
                 name="dist-ext",
             ).fit(ext)
         if name == "align":
-            from features.text.similarity_alignment import AlignmentSimilarity
-
-            return AlignmentSimilarity(
-                noun_min_count=cfg.noun_min_count,
-                noun_min_fraction=cfg.noun_min_fraction,
-                verb_min_count=cfg.verb_min_count,
-                verb_min_fraction=cfg.verb_min_fraction,
-                model1_iterations=cfg.model1_iterations,
-                model2_iterations=cfg.model2_iterations,
-                name="align",
-            ).fit(self.tagged_training_groups())
+            return AlignmentSimilarity(**shared_params(AlignmentSimilarity, cfg), name="align").fit(
+                self.tagged_training_groups()
+            )
         raise ValueError(f"unknown similarity {name!r}: use one of {BASE_SIMILARITIES}")
 
     # ----------------------------------------------------------------- kernels
