@@ -95,14 +95,24 @@ def items():
     return train, test
 
 
-@pytest.mark.parametrize("weighting", [None, "sqrt-idf"])
-def test_equals_literal(items, weighting):
+def fit_beside_literal(items, weighting, **params):
+    """A trigram kernel on random word kernel 0 fitted to ``items``' training part, with the
+    literal eq. 25-26 Gram matrices it must match (training, test)."""
     train, test = items
     kappa = random_word_kernel(0)
     want, want_t = literal_grams(train, test, kappa, weighting)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyCaptionWarning)
-        k = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False).fit(train)
+        k = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False, **params)
+        return k.fit(train), want, want_t
+
+
+@pytest.mark.parametrize("weighting", [None, "sqrt-idf"])
+def test_equals_literal(items, weighting):
+    train, test = items
+    k, want, want_t = fit_beside_literal(items, weighting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyCaptionWarning)
         got = k.gram(train)
         np.testing.assert_allclose(got, want, atol=1e-12)
         got_t = k.gram(test)

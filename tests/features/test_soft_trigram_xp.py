@@ -15,8 +15,8 @@ from features.text.text_items import EmptyCaptionWarning
 from features.text.trigram_kernel import TrigramKernel
 from features.text.word_kernel import WordKernel
 from kcca.backend import gpu_available
-from tests.features.test_soft_trigram import (VOCAB, items, literal_grams,  # noqa: F401
-                                              random_word_kernel)
+from tests.features.test_soft_trigram import (VOCAB, fit_beside_literal,  # noqa: F401
+                                              items, random_word_kernel)
 
 
 def _random_set(seed, n=23, n_words=12, n_vocab=9):
@@ -74,13 +74,11 @@ def test_xp_empty_sets():
 @pytest.mark.parametrize("weighting", [None, "sqrt-idf"])
 def test_kernel_backend_equals_literal_and_numba(items, weighting):  # noqa: F811
     train, test = items
-    kappa = random_word_kernel(0)
-    want, want_t = literal_grams(train, test, kappa, weighting)
+    ref, _, _ = fit_beside_literal(items, weighting)
+    k, want, want_t = fit_beside_literal(items, weighting, backend="array_api_strict",
+                                         engine="array-api")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyCaptionWarning)
-        ref = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False).fit(train)
-        k = TrigramKernel(word_kernel=kappa, weighting=weighting, progress=False,
-                          backend="array_api_strict", engine="array-api").fit(train)
         got = k.gram(train)
         np.testing.assert_allclose(got, want, atol=1e-10)
         np.testing.assert_allclose(got, ref.gram(train), atol=1e-10)

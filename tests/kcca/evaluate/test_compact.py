@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 
 from kcca.cli import main
-from kcca.data import load_corpus
 from kcca.data.errors import DataError
 from kcca.evaluate.compact import (DEPTH, from_rankings, judgments_digest, read_compact,
                                    write_compact)
-from kcca.evaluate.rankings_io import write_rankings
 from kcca.evaluate.system import EvaluationContext, evaluate_compact, evaluate_system
 from kcca.paper.report import write_report
+from tests.kcca.evaluate.demo_systems import demo_test_pool, write_systems
 
 TABLES = [str(t) for t in range(1, 13)]
 
@@ -21,19 +20,15 @@ TABLES = [str(t) for t in range(1, 13)]
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
     """Two systems' rankings of the demo test pool: a noisy good one and a random one."""
-    corpus = load_corpus("demo", seed=0)
-    pool = corpus.pool("test")
+    corpus, pool = demo_test_pool()
     n = len(pool)
     rng = np.random.default_rng(1)
     folder = tmp_path_factory.mktemp("run") / "rankings"
     scores = rng.normal(size=(n, n)) + 3 * np.eye(n)
     good = np.argsort(-scores, axis=1)
     rand = np.argsort(rng.random((n, n)), axis=1)
-    write_rankings(folder / "BoW5.json", pool,
-                   {"annotation": good, "search": np.argsort(-scores.T, axis=1)},
-                   system="BoW5", corpus="demo")
-    write_rankings(folder / "TRI5.json", pool, {"annotation": rand, "search": rand},
-                   system="TRI5", corpus="demo")
+    write_systems(folder, pool, {"BoW5": (good, np.argsort(-scores.T, axis=1)),
+                                 "TRI5": (rand, rand)})
     return corpus, folder
 
 

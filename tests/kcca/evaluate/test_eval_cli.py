@@ -11,21 +11,15 @@ from kcca.cli import main
 
 @pytest.fixture(scope="module")
 def demo_files(tmp_path_factory):
-    from kcca.data import load_corpus
-    from kcca.evaluate.rankings_io import write_rankings
+    from tests.kcca.evaluate.demo_systems import demo_test_pool, write_systems
 
-    corpus = load_corpus("demo", seed=0)
-    pool = corpus.pool("test")
+    _, pool = demo_test_pool()
     n = len(pool)
     rng = np.random.default_rng(0)
     folder = tmp_path_factory.mktemp("rankings")
     perfect = np.array([[q] + [c for c in range(n) if c != q] for q in range(n)])
     rand = np.argsort(rng.random((n, n)), axis=1)
-    a = write_rankings(folder / "perfect.json", pool,
-                       {"annotation": perfect, "search": perfect}, system="perfect",
-                       corpus="demo")
-    b = write_rankings(folder / "random.json", pool, {"annotation": rand, "search": rand},
-                       system="random", corpus="demo")
+    a, b = write_systems(folder, pool, {"perfect": (perfect, perfect), "random": (rand, rand)})
     return a, b, folder
 
 
