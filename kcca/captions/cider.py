@@ -151,12 +151,18 @@ def cider_reference(
 
 
 class _CiderBase(CaptionScorer):
+    """What CIDEr and CIDEr-D share: tf-idf weighting of n-grams (eq. 16) and the mean of
+    the per-image scores each defines in :meth:`_image_scores`."""
+
+    #: whether term frequencies are divided by the caption's n-gram count (plain CIDEr)
+    _normalise_tf = False
+
     def __init__(self, n: int = 4):
         if n < 1:
             raise ValueError(f"CIDEr order n must be >= 1, got {n}")
         self.n = n
 
-    def _weighted(self, references, candidates, normalise_tf: bool):
+    def _weighted(self, references, candidates):
         """tf-idf matrices of candidates and references, their per-order norms, owners."""
         import scipy.sparse as sp
 
@@ -168,7 +174,7 @@ class _CiderBase(CaptionScorer):
         ) @ (ref > 0)
         df = np.asarray((present > 0).sum(axis=0)).ravel()
         idf = math.log(float(n_items)) - np.log(np.maximum(1.0, df))
-        if normalise_tf:
+        if self._normalise_tf:
             cand = sp.diags(1.0 / np.maximum(1.0, np.asarray(cand.sum(axis=1)).ravel())) @ cand
             ref = sp.diags(1.0 / np.maximum(1.0, np.asarray(ref.sum(axis=1)).ravel())) @ ref
         cw = sp.csr_matrix(cand @ sp.diags(idf))
@@ -176,6 +182,15 @@ class _CiderBase(CaptionScorer):
         norm_c = np.sqrt(ng.per_order(cw.multiply(cw)))
         norm_r = np.sqrt(ng.per_order(rw.multiply(rw)))
         return ng, cw, rw, norm_c, norm_r, owner
+
+    def score_tokens(self, references, candidates):
+        n_items = len(candidates)
+        scores = self._image_scores(n_items, *self._weighted(references, candidates))
+        return float(np.mean(scores)), scores
+
+    def _image_scores(self, n_items, ng, cw, rw, norm_c, norm_r, owner) -> np.ndarray:
+        """Per-image scores from the tf-idf matrices and norms of :meth:`_weighted`."""
+        raise NotImplementedError
 
 
 class CiderD(_CiderBase):
@@ -199,9 +214,7 @@ class CiderD(_CiderBase):
     def params(self) -> dict:
         return {"n": self.n, "sigma": self.sigma}
 
-    def score_tokens(self, references, candidates):
-        ng, cw, rw, norm_c, norm_r, owner = self._weighted(references, candidates, False)
-        n_items = len(candidates)
+    def _image_scores(self, n_items, ng, cw, rw, norm_c, norm_r, owner) -> np.ndarray:
         clipped = ng.per_order(cw[owner].minimum(rw).multiply(rw))  # (n_refs, n)
         denom = norm_c[owner] * norm_r
         val = np.where(denom != 0, clipped / np.where(denom != 0, denom, 1.0), clipped)
@@ -214,8 +227,7 @@ class CiderD(_CiderBase):
         penalty = np.e ** (-(delta**2) / (2.0 * self.sigma**2))
         per_ref = (val * penalty[:, None]).sum(axis=1)
         m = np.bincount(owner, minlength=n_items)
-        scores = np.bincount(owner, weights=per_ref, minlength=n_items) / self.n / m * 10.0
-        return float(np.mean(scores)), scores
+        return np.bincount(owner, weights=per_ref, minlength=n_items) / self.n / m * 10.0
 
 
 class Cider(_CiderBase):
@@ -237,14 +249,13 @@ class Cider(_CiderBase):
     def params(self) -> dict:
         return {"n": self.n, "scale": self.scale}
 
-    def score_tokens(self, references, candidates):
-        ng, cw, rw, norm_c, norm_r, owner = self._weighted(references, candidates, True)
-        n_items = len(candidates)
+    _normalise_tf = True
+
+    def _image_scores(self, n_items, ng, cw, rw, norm_c, norm_r, owner) -> np.ndarray:
         dots = ng.per_order(cw[owner].multiply(rw))
         denom = norm_c[owner] * norm_r
         cos = np.where(denom != 0, dots / np.where(denom != 0, denom, 1.0), 0.0)
         m = np.bincount(owner, minlength=n_items)
-        scores = (
+        return (
             self.scale * np.bincount(owner, weights=cos.sum(axis=1), minlength=n_items) / self.n / m
         )
-        return float(np.mean(scores)), scores
