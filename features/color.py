@@ -17,20 +17,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from features.descriptors import Descriptors, descriptor_config
+from features.descriptors import Descriptors, config_function
 
 #: Bump when the numbers this module produces change (part of the cache key).
 VERSION = 1
-
-_DEFAULTS: dict[str, Any] = {}
-
-
-def config(**params: Any) -> dict[str, Any]:
-    """The full config of :func:`color_descriptors` for cache keys: kind, version, parameters.
-
-    Colour has no parameters; passing any is an error.
-    """
-    return descriptor_config("color", VERSION, _DEFAULTS, params)
 
 
 def check_rgb_image(image: Any) -> np.ndarray:
@@ -80,3 +70,7 @@ def color_descriptors(image: np.ndarray) -> Descriptors:
     rows, cols = pixel_grid(height, width)
     values = np.ascontiguousarray(lab.reshape(-1, 3), dtype=np.float32)
     return Descriptors(values=values, rows=rows, cols=cols, height=height, width=width)
+
+
+#: ``config(**params)``: the extractor's config for cache keys (:func:`config_function`)
+config = config_function("color", VERSION, color_descriptors)

@@ -9,8 +9,9 @@ can bin the words into cells.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -51,3 +52,26 @@ def descriptor_config(
     if unknown:
         raise TypeError(f"{kind}_descriptors has no parameter(s) {sorted(unknown)}")
     return {"kind": kind, "version": version, **defaults, **params}
+
+
+def config_function(
+    kind: str, version: int, extractor: Callable[..., Descriptors]
+) -> Callable[..., dict[str, Any]]:
+    """The ``config(**params)`` of the module that defines ``extractor``
+    (``<kind>_descriptors(image, ...)``): its full config for cache keys (kind, version,
+    parameters), with the defaults read from the extractor's signature; keyword arguments
+    override them (unknown names raise ``TypeError``)."""
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(extractor).parameters.items()
+        if name != "image"
+    }
+
+    def config(**params: Any) -> dict[str, Any]:
+        return descriptor_config(kind, version, defaults, params)
+
+    config.__doc__ = (
+        f"The full config of :func:`{kind}_descriptors` for cache keys: kind, version, "
+        "parameters. ``config()`` gives the defaults; keyword arguments override them."
+    )
+    return config

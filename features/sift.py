@@ -35,14 +35,13 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
 
 import cv2
 import numpy as np
 import scipy.sparse
 
 from features.color import check_rgb_image
-from features.descriptors import Descriptors, descriptor_config
+from features.descriptors import Descriptors, config_function
 
 #: Bump when the numbers this module produces change (part of the cache key).
 VERSION = 1
@@ -53,22 +52,6 @@ DESCRIPTOR_SIZE = NUM_SPATIAL_BINS * NUM_SPATIAL_BINS * NUM_ORIENTATIONS  # 128
 
 #: Pre-smoothing OpenCV applies to its octave-0 image: sqrt(1.6^2 - 0.5^2).
 OPENCV_PRESMOOTH = math.sqrt(1.6**2 - 0.5**2)
-
-_DEFAULTS: dict[str, Any] = {
-    "step": 4,
-    "bin_size": 4,
-    "presmooth": OPENCV_PRESMOOTH,
-    "window": True,
-    "clamp": 0.2,
-}
-
-
-def config(**params: Any) -> dict[str, Any]:
-    """The full config of :func:`sift_descriptors` for cache keys: kind, version, parameters.
-
-    ``config()`` gives the defaults; keyword arguments override them (unknown names raise).
-    """
-    return descriptor_config("sift", VERSION, _DEFAULTS, params)
 
 
 def opencv_keypoint_size(bin_size: float) -> float:
@@ -214,6 +197,10 @@ def sift_descriptors(
         height=h,
         width=w,
     )
+
+
+#: ``config(**params)``: the extractor's config for cache keys (:func:`config_function`)
+config = config_function("sift", VERSION, sift_descriptors)
 
 
 def opencv_sift_descriptors(image: np.ndarray, step: int = 4, bin_size: int = 4) -> Descriptors:

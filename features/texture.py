@@ -35,14 +35,13 @@ responses, F(x) <- F(x) * log(1 + L(x) / 0.03) / L(x) (``contrast_normalize``,
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 import cv2
 import numpy as np
 import scipy.fft
 
 from features.color import check_rgb_image, pixel_grid
-from features.descriptors import Descriptors, descriptor_config
+from features.descriptors import Descriptors, config_function
 
 #: Bump when the numbers this module produces change (part of the cache key).
 VERSION = 1
@@ -53,20 +52,6 @@ NUM_ORIENTATIONS = 6
 NUM_FILTERS = 2 * len(SCALES) * NUM_ORIENTATIONS + 2  # 38
 NUM_RESPONSES = 2 * len(SCALES) + 2  # 8
 ROTATION_INVARIANT_SIGMA = 10.0
-
-_DEFAULTS: dict[str, Any] = {
-    "normalize_intensity": True,
-    "contrast_normalize": True,
-    "contrast_scale": 0.03,
-}
-
-
-def config(**params: Any) -> dict[str, Any]:
-    """The full config of :func:`texture_descriptors` for cache keys: kind, version, parameters.
-
-    ``config()`` gives the defaults; keyword arguments override them (unknown names raise).
-    """
-    return descriptor_config("texture", VERSION, _DEFAULTS, params)
 
 
 def _gauss1d(sigma: float, x: np.ndarray, order: int) -> np.ndarray:
@@ -214,3 +199,7 @@ def texture_descriptors(
     if not np.isfinite(values).all():
         raise ValueError(f"non-finite MR8 responses for the image of shape {image.shape}")
     return Descriptors(values=values, rows=rows, cols=cols, height=height, width=width)
+
+
+#: ``config(**params)``: the extractor's config for cache keys (:func:`config_function`)
+config = config_function("texture", VERSION, texture_descriptors)
