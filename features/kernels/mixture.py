@@ -17,6 +17,7 @@ kernels, p is applied to the mixed block (by the solver, or by ``p`` here).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -59,14 +60,14 @@ def check_parts(parts: Any) -> list[dict[str, Any]]:
 
 
 @register_kernel("mix")
+@dataclass(eq=False, repr=False)
 class MixtureKernel(Kernel):
     """Weighted average of registered image kernels, raised to ``p`` (module docstring)."""
 
     item_type = "image-mixture"
 
-    def __init__(self, parts: Sequence[Mapping[str, Any]] = (), p: float = 1.0):
-        self.parts = parts
-        self.p = p
+    parts: Sequence[Mapping[str, Any]] = ()
+    p: float = 1.0
 
     def part_kernels(self, **overrides: Any) -> list[Kernel]:
         """One kernel object per part (``overrides`` go to the parts that take them)."""

@@ -13,6 +13,7 @@ very list given to ``fit`` (or ``None`` as second argument); :meth:`gram_train` 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -113,6 +114,7 @@ class _SparseSequenceKernel(Kernel):
 
 
 @register_kernel("bow")
+@dataclass(eq=False, repr=False)
 class BowKernel(_SparseSequenceKernel):
     """BoW kernel: ``K(x, y) = cos(tf_x, tf_y)`` (Section 3.4.1), optionally (sqrt-)idf weighted.
 
@@ -122,12 +124,6 @@ class BowKernel(_SparseSequenceKernel):
         random_state: seed of the BoW1 draw.
     """
 
-    def __init__(
-        self,
-        weighting: str | None = None,
-        single_caption: bool = False,
-        random_state: int | None = 0,
-    ) -> None:
-        self.weighting = weighting
-        self.single_caption = single_caption
-        self.random_state = random_state
+    weighting: str | None = None
+    single_caption: bool = False
+    random_state: int | None = 0

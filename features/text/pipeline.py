@@ -25,6 +25,7 @@ Flickr 8K reproduction default: the released lemma file, lower-cased, punctuatio
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import logging
 from typing import Any, Mapping, Sequence
 
@@ -68,6 +69,7 @@ def check_captions(captions: Sequence[str], ids: Sequence[str] | None = None) ->
             raise DataError(f"{_item_name(i, ids)} is empty: fix or remove it in the source")
 
 
+@dataclass(eq=False, repr=False)
 class CaptionPreprocessor(BaseEstimator):
     """Section 4.1.1's caption preprocessing, each step switchable (see the module docs).
 
@@ -97,41 +99,22 @@ class CaptionPreprocessor(BaseEstimator):
         n_fit_captions_: number of training captions seen.
     """
 
-    def __init__(
-        self,
-        source: str = "captions",
-        tokenizer: str = "treebank",
-        lowercase: bool = True,
-        drop_punctuation: bool = True,
-        compounds: bool = True,
-        compound_options: Mapping[str, Any] | None = None,
-        spelling: bool = True,
-        spelling_options: Mapping[str, Any] | None = None,
-        stop_words: str | tuple[str, ...] | None = NLTK_ENGLISH,
-        lemmatize: bool = True,
-        tagger: str | None = "perceptron",
-        tagger_corpora: tuple[str, ...] = ("brown",),
-        tagger_iter: int = 5,
-        tagger_max_sents: int | None = None,
-        split_hyphens: bool = False,
-        seed: int = 0,
-    ):
-        self.source = source
-        self.tokenizer = tokenizer
-        self.lowercase = lowercase
-        self.drop_punctuation = drop_punctuation
-        self.compounds = compounds
-        self.compound_options = compound_options
-        self.spelling = spelling
-        self.spelling_options = spelling_options
-        self.stop_words = stop_words
-        self.lemmatize = lemmatize
-        self.tagger = tagger
-        self.tagger_corpora = tagger_corpora
-        self.tagger_iter = tagger_iter
-        self.tagger_max_sents = tagger_max_sents
-        self.split_hyphens = split_hyphens
-        self.seed = seed
+    source: str = "captions"
+    tokenizer: str = "treebank"
+    lowercase: bool = True
+    drop_punctuation: bool = True
+    compounds: bool = True
+    compound_options: Mapping[str, Any] | None = None
+    spelling: bool = True
+    spelling_options: Mapping[str, Any] | None = None
+    stop_words: str | tuple[str, ...] | None = NLTK_ENGLISH
+    lemmatize: bool = True
+    tagger: str | None = "perceptron"
+    tagger_corpora: tuple[str, ...] = ("brown",)
+    tagger_iter: int = 5
+    tagger_max_sents: int | None = None
+    split_hyphens: bool = False
+    seed: int = 0
 
     # -------------------------------------------------------------- presets
     @classmethod

@@ -22,6 +22,7 @@ training tokens (default, "a randomly drawn word") or only the tokens with a nou
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
@@ -49,6 +50,7 @@ def hypernym_closure(synset) -> list:
     return list(synset.closure(lambda s: s.hypernyms() + s.instance_hypernyms()))
 
 
+@dataclass(eq=False, repr=False)
 class LinSimilarity(BaseEstimator):
     """Lin vectors (eq. 23) with P(s) (eq. 22) estimated on training token lists.
 
@@ -67,17 +69,10 @@ class LinSimilarity(BaseEstimator):
         probability_: synset name -> P(s). vectors_: sparse (words, synsets), eq. 23.
     """
 
-    def __init__(
-        self,
-        min_count: int = 5,
-        vocabulary: Sequence[str] | None = None,
-        total: str = "tokens",
-        name: str = "lin",
-    ):
-        self.min_count = min_count
-        self.vocabulary = vocabulary
-        self.total = total
-        self.name = name
+    min_count: int = 5
+    vocabulary: Sequence[str] | None = None
+    total: str = "tokens"
+    name: str = "lin"
 
     def fit(self, sentences: Iterable[Sequence[str]]) -> "LinSimilarity":
         from features.text.resources import wordnet

@@ -20,6 +20,7 @@ empty caption). The kernel is not normalised.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 import warnings
 from collections import defaultdict
@@ -116,6 +117,7 @@ def _mean_chi2(pairs, A):
 
 
 @register_kernel("tagrank")
+@dataclass(eq=False, repr=False)
 class TagRankKernel(Kernel):
     """TAGRANK kernel (eq. 9-11), averaged over caption pairs of multi-caption items.
 
@@ -127,17 +129,10 @@ class TagRankKernel(Kernel):
 
     execution_params = ("n_jobs", "progress")
 
-    def __init__(
-        self,
-        n_pairs: int = 20000,
-        random_state: int | None = 0,
-        n_jobs: int | None = None,
-        progress: bool = True,
-    ) -> None:
-        self.n_pairs = n_pairs
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.progress = progress
+    n_pairs: int = 20000
+    random_state: int | None = 0
+    n_jobs: int | None = None
+    progress: bool = True
 
     def fit(self, train_items: Sequence[Any]) -> "TagRankKernel":
         items = as_items(train_items, "training items")

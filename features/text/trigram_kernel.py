@@ -22,6 +22,7 @@ some of its columns.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -42,6 +43,7 @@ from features.text.text_items import as_items, one_caption_each
 
 
 @register_kernel("trigram")
+@dataclass(eq=False, repr=False)
 class TrigramKernel(_SparseSequenceKernel):
     """TRI / TRI1 / TRI^sqrt-idf, optionally with a word kernel (eq. 15, 16, 20, 21).
 
@@ -67,31 +69,17 @@ class TrigramKernel(_SparseSequenceKernel):
     execution_params = ("backend", "engine", "n_jobs", "progress")
     run_inputs = ("word_kernel",)
 
-    def __init__(
-        self,
-        lambda_m: float = 0.5,
-        lambda_g: float = 1.0,
-        max_length: int = 3,
-        weighting: str | None = None,
-        single_caption: bool = False,
-        random_state: int | None = 0,
-        word_kernel: Any = None,
-        n_jobs: int | None = None,
-        progress: bool = True,
-        backend: str = "numpy",
-        engine: str = "numba",
-    ) -> None:
-        self.lambda_m = lambda_m
-        self.lambda_g = lambda_g
-        self.max_length = max_length
-        self.weighting = weighting
-        self.single_caption = single_caption
-        self.random_state = random_state
-        self.word_kernel = word_kernel
-        self.n_jobs = n_jobs
-        self.progress = progress
-        self.backend = backend
-        self.engine = engine
+    lambda_m: float = 0.5
+    lambda_g: float = 1.0
+    max_length: int = 3
+    weighting: str | None = None
+    single_caption: bool = False
+    random_state: int | None = 0
+    word_kernel: Any = None
+    n_jobs: int | None = None
+    progress: bool = True
+    backend: str = "numpy"
+    engine: str = "numba"
 
     @property  # read-only here; nothing assigns it on an instance
     def positive_semidefinite(self) -> bool:  # type: ignore[override]
