@@ -192,77 +192,52 @@ EXPERT_ROWS: tuple[Fraction, ...] = (
     Fraction(8, 3),
 )
 EXPERT_ROW_LABELS = ("=4.0", ">=3.6", ">=3.3", ">=3.0", ">=2.6")
-#: refs -> {"columns": ((metric, threshold), ...), "kappa": rows of kappas}
-TABLE8_9: dict[str, dict[str, tuple]] = {
-    "R5": {
-        "columns": (
-            ("bleu", 0.9),
-            ("bleu", 0.8),
-            ("bleu", 0.7),
-            ("rouge", 0.4),
-            ("rouge", 0.3),
-            ("rouge", 0.2),
-        ),
-        "kappa": (
-            (0.72, 0.70, 0.59, 0.54, 0.47, 0.29),
-            (0.71, 0.72, 0.61, 0.54, 0.50, 0.33),
-            (0.64, 0.67, 0.63, 0.50, 0.50, 0.37),
-            (0.45, 0.54, 0.57, 0.45, 0.54, 0.49),
-            (0.35, 0.45, 0.51, 0.38, 0.51, 0.53),
-        ),
-    },
-    "R1-gold": {
-        "columns": (
-            ("bleu", 0.8),
-            ("bleu", 0.6),
-            ("bleu", 0.5),
-            ("rouge", 0.9),
-            ("rouge", 0.7),
-            ("rouge", 0.3),
-        ),
-        "kappa": (
-            (0.71, 0.70, 0.52, 0.69, 0.67, 0.35),
-            (0.68, 0.68, 0.56, 0.65, 0.64, 0.39),
-            (0.60, 0.59, 0.56, 0.57, 0.56, 0.40),
-            (0.41, 0.42, 0.48, 0.39, 0.40, 0.45),
-            (0.32, 0.32, 0.42, 0.30, 0.32, 0.43),
-        ),
-    },
-    "R4": {
-        "columns": (
-            ("bleu", 0.7),
-            ("bleu", 0.6),
-            ("bleu", 0.5),
-            ("rouge", 0.4),
-            ("rouge", 0.3),
-            ("rouge", 0.2),
-        ),
-        "kappa": (
-            (0.50, 0.40, 0.23, 0.44, 0.40, 0.26),
-            (0.51, 0.43, 0.28, 0.43, 0.43, 0.30),
-            (0.52, 0.46, 0.32, 0.40, 0.44, 0.34),
-            (0.47, 0.48, 0.41, 0.39, 0.50, 0.47),
-            (0.41, 0.47, 0.44, 0.33, 0.48, 0.51),
-        ),
-    },
-    "R1-other": {
-        "columns": (
-            ("bleu", 0.5),
-            ("bleu", 0.4),
-            ("bleu", 0.3),
-            ("rouge", 0.4),
-            ("rouge", 0.3),
-            ("rouge", 0.2),
-        ),
-        "kappa": (
-            (0.33, 0.27, 0.16, 0.33, 0.30, 0.18),
-            (0.34, 0.29, 0.19, 0.34, 0.32, 0.21),
-            (0.34, 0.32, 0.22, 0.35, 0.35, 0.24),
-            (0.32, 0.36, 0.29, 0.39, 0.42, 0.34),
-            (0.30, 0.35, 0.31, 0.37, 0.41, 0.38),
-        ),
-    },
-}
+# Tables 8-9 as printed: per reference set, its columns (metric@threshold), then one row of
+# kappas per expert threshold of EXPERT_ROWS
+_TABLE8_9 = """
+R5       bleu@0.9 bleu@0.8 bleu@0.7 rouge@0.4 rouge@0.3 rouge@0.2
+0.72 0.70 0.59 0.54 0.47 0.29
+0.71 0.72 0.61 0.54 0.50 0.33
+0.64 0.67 0.63 0.50 0.50 0.37
+0.45 0.54 0.57 0.45 0.54 0.49
+0.35 0.45 0.51 0.38 0.51 0.53
+R1-gold  bleu@0.8 bleu@0.6 bleu@0.5 rouge@0.9 rouge@0.7 rouge@0.3
+0.71 0.70 0.52 0.69 0.67 0.35
+0.68 0.68 0.56 0.65 0.64 0.39
+0.60 0.59 0.56 0.57 0.56 0.40
+0.41 0.42 0.48 0.39 0.40 0.45
+0.32 0.32 0.42 0.30 0.32 0.43
+R4       bleu@0.7 bleu@0.6 bleu@0.5 rouge@0.4 rouge@0.3 rouge@0.2
+0.50 0.40 0.23 0.44 0.40 0.26
+0.51 0.43 0.28 0.43 0.43 0.30
+0.52 0.46 0.32 0.40 0.44 0.34
+0.47 0.48 0.41 0.39 0.50 0.47
+0.41 0.47 0.44 0.33 0.48 0.51
+R1-other bleu@0.5 bleu@0.4 bleu@0.3 rouge@0.4 rouge@0.3 rouge@0.2
+0.33 0.27 0.16 0.33 0.30 0.18
+0.34 0.29 0.19 0.34 0.32 0.21
+0.34 0.32 0.22 0.35 0.35 0.24
+0.32 0.36 0.29 0.39 0.42 0.34
+0.30 0.35 0.31 0.37 0.41 0.38
+"""
+
+
+def _parse_kappa_tables(block: str) -> dict[str, dict[str, tuple]]:
+    tables: dict[str, dict[str, tuple]] = {}
+    for line in block.strip().splitlines():
+        first, *rest = line.split()
+        if first[0].isalpha():  # a reference set and its columns
+            columns = tuple((m, float(t)) for m, t in (c.split("@") for c in rest))
+            current: dict[str, tuple] = {"columns": columns, "kappa": ()}
+            tables[first] = current
+        else:
+            current["kappa"] += (tuple(float(v) for v in (first, *rest)),)
+    assert all(len(t["kappa"]) == len(EXPERT_ROWS) for t in tables.values())
+    return tables
+
+
+TABLE8_9 = _parse_kappa_tables(_TABLE8_9)
+"""refs -> {"columns": ((metric, threshold), ...), "kappa": rows of kappas}."""
 # Table 10(a): kappa of crowd (fraction yes = 1.0, >= 0.6, >= 0.3) vs expert thresholds.
 TABLE10A_COLUMNS = (Fraction(1), Fraction(3, 5), Fraction(3, 10))
 TABLE10A_COLUMN_LABELS = ("=1.0", ">=0.6", ">=0.3")

@@ -104,33 +104,37 @@ TABLE6_SYSTEMS = (
     ("TRI5_D(ic)", "TRI5^sqrtidf_D(ic)", "TRI5_A,D(ic)", "TRI5^sqrtidf_A,D(ic)"),
     ("TRI5_D(BNC+ic)", "TRI5^sqrtidf_D(BNC+ic)", "TRI5_A,D(BNC+ic)", "TRI5^sqrtidf_A,D(BNC+ic)"),
 )
-# printed (annotation, superscript, search, superscript) per cell; None = not in the text
-TABLE6_PRINTED = (
-    (
-        (11.6, "", 11.0, ""),
-        (12.5, "ii", 11.3, ""),
-        (13.4, "aaa", 12.3, "aa"),
-        (13.4, "a", None, None),
-    ),
-    (
-        (12.7, "dd", 12.1, "dd"),
-        (12.9, "", 12.2, "ddd"),
-        (13.2, "", 12.8, "a"),
-        (12.9, "", None, None),
-    ),
-    (
-        (12.7, "dd", 12.8, "ddd"),
-        (12.8, "", 13.1, "ddd"),
-        (13.0, "", 12.8, ""),
-        (13.3, "", None, None),
-    ),
-    (
-        (12.5, "dd", 12.7, "ddd"),
-        (13.3, "d", 13.0, "ddd"),
-        (13.4, "aa", 13.2, "dd"),
-        (13.7, "", 13.4, None),
-    ),
-)
+# Table 6 as printed: one line per row of TABLE6_ROWS, one cell per column of TABLE6_COLUMNS
+# ("annotation search", each value with its superscript); "?" is what the text does not give
+_TABLE6 = """
+11.6 11.0      | 12.5ii 11.3   | 13.4aaa 12.3aa | 13.4a ?
+12.7dd 12.1dd  | 12.9 12.2ddd  | 13.2 12.8a     | 12.9 ?
+12.7dd 12.8ddd | 12.8 13.1ddd  | 13.0 12.8      | 13.3 ?
+12.5dd 12.7ddd | 13.3d 13.0ddd | 13.4aa 13.2dd  | 13.7 13.4?
+"""
+
+
+def _printed_value(token: str) -> tuple[float | None, str | None]:
+    if token == "?":
+        return None, None
+    if token.endswith("?"):
+        return float(token[:-1]), None
+    number = token.rstrip("adi")
+    return float(number), token[len(number) :]
+
+
+def _parse_table6(block: str) -> tuple:
+    return tuple(
+        tuple(
+            (*_printed_value(annotation), *_printed_value(search))
+            for annotation, search in (cell.split() for cell in line.split("|"))
+        )
+        for line in block.strip().splitlines()
+    )
+
+
+#: (annotation, superscript, search, superscript) per cell of the printed grid
+TABLE6_PRINTED = _parse_table6(_TABLE6)
 
 
 def table6_paper(row: int, col: int, task: str) -> tuple[float | None, str | None]:
