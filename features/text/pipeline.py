@@ -25,8 +25,8 @@ Flickr 8K reproduction default: the released lemma file, lower-cased, punctuatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import logging
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from sklearn.base import BaseEstimator

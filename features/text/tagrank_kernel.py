@@ -20,10 +20,10 @@ empty caption). The kernel is not normalised.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
 import warnings
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numba
