@@ -21,8 +21,8 @@ applied before the learned merges and overrides them. Every merge is logged in `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections import Counter
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from sklearn.base import BaseEstimator

@@ -18,8 +18,8 @@ eq. 24 does not exclude it, but Figure 3 decides: without it the D_ic neighbours
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections import Counter
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np

@@ -22,8 +22,8 @@ training tokens (default, "a randomly drawn word") or only the tokens with a nou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np

@@ -34,8 +34,8 @@ eight right distance-2 changes, including "moutains" in the lemma file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from sklearn.base import BaseEstimator
