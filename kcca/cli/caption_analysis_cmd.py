@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import shlex
 from pathlib import Path
 
 from kcca.cli.common import add_common_options, cache_from_args, data_dir_from_args, subparser
@@ -204,6 +205,12 @@ def run_bast(args) -> int:
     from kcca.captions.bast import COMPONENTS, PAPER_FIGURE5_TEXT, gold_counts, score_flickr_st
     from kcca.captions.flickr_st import load_flickr_st
 
+    if args.flickr_st and args.data_dir is not None:
+        raise DataError(
+            "--data-dir is not read when --flickr-st names the Flickr-ST folder "
+            "(BAST reads nothing else)",
+            fix=f"kcca caption-analysis bast --flickr-st {shlex.quote(args.flickr_st)}",
+        )
     folder = Path(args.flickr_st) if args.flickr_st else data_dir_from_args(args) / "flickr-st"
     data = load_flickr_st(folder)
     s = data.summary()

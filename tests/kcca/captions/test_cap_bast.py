@@ -189,3 +189,15 @@ def test_cli_bast_prints_table(data_dir, nltk_data_dir, capsys):
     out = capsys.readouterr().out
     assert "50 images, 250 captions, 273 tuples" in out
     assert "PA+PR+LO" in out and "model2 F1" in out
+
+
+def test_cli_bast_refuses_data_dir_beside_flickr_st(tmp_path, capsys):
+    """--data-dir is not read when --flickr-st names the folder: named, with a fix that runs."""
+    from kcca.cli import main
+
+    rc = main(["caption-analysis", "bast", "--flickr-st", str(tmp_path / "st"),
+               "--data-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "error: --data-dir is not read when --flickr-st names the Flickr-ST folder" in err
+    assert f"fix: kcca caption-analysis bast --flickr-st {tmp_path / 'st'}" in err
