@@ -85,11 +85,9 @@ def orientation_planes(grey: np.ndarray, presmooth: float = OPENCV_PRESMOOTH) ->
     Angle ``atan2(dy, dx)`` with y up, bin k centred at ``2 pi k / 8``, linear interpolation
     between the two nearest bins. Pixels on the image border have no gradient (as in OpenCV).
     """
-    img = grey.astype(np.float32)
+    img: np.ndarray = grey.astype(np.float32)
     if presmooth > 0:
-        # the 4th positional parameter is ``dst`` (not sigmaY); harmless, sigmaY defaults to
-        # sigmaX, but the stubs rightly refuse a float there (kept as is: no behaviour change)
-        img = cv2.GaussianBlur(img, (0, 0), presmooth, presmooth)  # type: ignore[call-overload]
+        img = cv2.GaussianBlur(img, (0, 0), sigmaX=presmooth, sigmaY=presmooth)
     h, w = img.shape
     dx = np.zeros_like(img)
     dy = np.zeros_like(img)
