@@ -379,12 +379,12 @@ def documents_from_kernel(
         )
     if not np.isfinite(K).all():
         raise KeywordInputError("kernel block has non-finite values")
-    overlap = set(row_ids) & set(col_ids)
-    if overlap:
-        # image ids are strings in practice (sortable); Hashable does not promise it
+    training = set(col_ids)
+    both = next((i for i in row_ids if i in training), None)
+    if both is not None:
         raise KeywordInputError(
-            f"image {sorted(overlap)[0]!r} is both a query and a "  # type: ignore[type-var]
-            f"training image: its document would contain its gold"
+            f"image {both!r} is both a query and a training image: its document would "
+            "contain its gold"
         )
     for c in col_ids:
         if c not in captions:
