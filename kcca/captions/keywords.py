@@ -380,10 +380,10 @@ def documents_from_kernel(
     if not np.isfinite(K).all():
         raise KeywordInputError("kernel block has non-finite values")
     training = set(col_ids)
-    both = next((i for i in row_ids if i in training), None)
-    if both is not None:
+    both = [i for i in row_ids if i in training]
+    if both:
         raise KeywordInputError(
-            f"image {both!r} is both a query and a training image: its document would "
+            f"image {both[0]!r} is both a query and a training image: its document would "
             "contain its gold"
         )
     for c in col_ids:
