@@ -240,6 +240,14 @@ def run(args: argparse.Namespace) -> int:
                 "with --rankings-dir DIR",
             )
         data_dir = _optional_data_dir(args)
+        if data_dir is None and args.splits:
+            raise DataError(
+                "--splits names Flickr 8K split files, but without the data the tables are "
+                "rebuilt from the compact results files alone, so the split files would be "
+                "neither read nor checked",
+                fix="give the data folder (--data-dir DIR or KCCA_DATA_DIR) with --splits, "
+                "or drop --splits",
+            )
         if data_dir is None:
             _refuse_overwrite(
                 out,

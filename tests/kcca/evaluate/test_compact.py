@@ -205,3 +205,16 @@ def test_the_tables_only_refusal_fix_runs_as_printed(demo_run, tmp_path, capsys,
     assert main(base + shlex.split(fix.group(1).replace("DIR", str(fresh)))) == 0
     assert (fresh / "table3.csv").read_text().splitlines()[1:] == \
         (out / "table3.csv").read_text().splitlines()[1:]
+
+
+def test_tables_only_without_the_data_refuses_splits(demo_run, tmp_path, monkeypatch, capsys):
+    """Without the data --splits would only reach the header: it is refused, with a fix."""
+    _, folder = demo_run
+    monkeypatch.setenv("KCCA_DATA_DIR", "")
+    base = ["reproduce", "--tables-only", "--tables", "3", "--no-plots", "--samples", "100",
+            "--rankings-dir", str(folder), "--out", str(tmp_path / "out")]
+    assert main(base + ["--splits", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "error: --splits names Flickr 8K split files" in err
+    assert "or drop --splits" in err
+    assert main(base) == 0  # the fix's second branch, as printed
