@@ -25,7 +25,13 @@ import math
 import shlex
 from pathlib import Path
 
-from kcca.cli.common import add_common_options, cache_from_args, data_dir_from_args, subparser
+from kcca.cli.common import (
+    add_common_options,
+    cache_from_args,
+    check_count,
+    data_dir_from_args,
+    subparser,
+)
 from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -125,11 +131,11 @@ def _corpus(args):
     image, and -N all but the last N)."""
     from kcca.data.flickr8k import load_flickr8k
 
-    if args.max_images is not None and args.max_images < 1:
-        raise DataError(
-            f"--max-images must be 1 or more, got {args.max_images}",
-            fix="give --max-images 1 or more, or leave it out for every image of the split",
-        )
+    check_count(
+        "--max-images",
+        args.max_images,
+        "give --max-images 1 or more, or leave it out for every image of the split",
+    )
     return load_flickr8k(data_dir_from_args(args), images=False, judgments=False)
 
 
@@ -262,11 +268,11 @@ def run_keywords(args) -> int:
         run_baselines,
     )
 
-    if args.neighbours < 1:
-        raise DataError(
-            f"--neighbours must be 1 or more, got {args.neighbours}",
-            fix="give --neighbours 5 (the default: 25 captions per document) or another count",
-        )
+    check_count(
+        "--neighbours",
+        args.neighbours,
+        "give --neighbours 5 (the default: 25 captions per document) or another count",
+    )
     corpus = _corpus(args)
     if corpus.lemmas is None:
         raise DataError("keywords needs the released lemma file (Flickr8k.lemma.token.txt)")

@@ -224,6 +224,13 @@ def check_grid_flags(args: argparse.Namespace) -> None:
                 )
 
 
+def check_count(flag: str, value: int | None, fix: str) -> None:
+    """A count flag (``--top``, ``-k``, ...) must be 1 or more when given; else a
+    :class:`DataError` naming the flag and its value, with ``fix``."""
+    if value is not None and value < 1:
+        raise DataError(f"{flag} must be 1 or more, got {value}", fix=fix)
+
+
 def add_precision_argument(parser: argparse.ArgumentParser) -> None:
     """``--precision``, the incomplete-Cholesky precision of the solver."""
     parser.add_argument(

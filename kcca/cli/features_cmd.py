@@ -18,6 +18,7 @@ from kcca.cli.common import (
     add_scheduler_argument,
     backend_from_args,
     cache_from_args,
+    check_count,
     data_dir_from_args,
     subparser,
 )
@@ -86,11 +87,11 @@ def run(args: argparse.Namespace) -> int:
     from kcca.errors import DataError
 
     start = time.perf_counter()
-    if args.chunk_size < 1:
-        raise DataError(
-            f"--chunk-size must be 1 or more, got {args.chunk_size}",
-            fix="give --chunk-size 16 (the default) or another number of images per task",
-        )
+    check_count(
+        "--chunk-size",
+        args.chunk_size,
+        "give --chunk-size 16 (the default) or another number of images per task",
+    )
     if args.backend != "auto" and not args.gram:
         raise DataError(
             f"--backend {args.backend} is the array backend of --gram, which is not asked for "

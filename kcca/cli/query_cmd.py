@@ -15,7 +15,7 @@ import sys
 import textwrap
 import time
 
-from kcca.cli.common import cache_from_args, seed_if_given, subparser
+from kcca.cli.common import cache_from_args, check_count, seed_if_given, subparser
 
 HELP = "rank images for a sentence with a saved model (image search)"
 
@@ -39,13 +39,7 @@ def load_model_from_args(args: argparse.Namespace):
     is refused first."""
     from kcca.model import resolve_model
 
-    if args.top < 1:
-        from kcca.errors import DataError
-
-        raise DataError(
-            f"--top must be 1 or more, got {args.top}",
-            fix="give --top 1 or more (the rows printed; default 10)",
-        )
+    check_count("--top", args.top, "give --top 1 or more (the rows printed; default 10)")
     t = time.perf_counter()
     model = resolve_model(
         args.model,

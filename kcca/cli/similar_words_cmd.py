@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from kcca.cli.common import subparser
+from kcca.cli.common import check_count, subparser
 from kcca.names import WORD_KERNELS
 
 SIMILARITIES = WORD_KERNELS
@@ -135,10 +135,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
     """``-k`` and ``--values similarity`` checked before the corpus is read."""
     from kcca.errors import DataError
 
-    if args.k < 1:
-        raise DataError(
-            f"-k must be 1 or more, got {args.k}", fix="give -k 5 (the default) or another count"
-        )
+    check_count("-k", args.k, "give -k 5 (the default) or another count")
     if args.values == "similarity" and args.similarity not in SIMILARITY_VALUES:
         raise DataError(
             f"--values similarity shows the values of {', '.join(SIMILARITY_VALUES)}; "
