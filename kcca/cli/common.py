@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -204,20 +203,24 @@ def add_grid_arguments(parser: argparse.ArgumentParser, whose: str, note: str) -
         )
 
 
-#: the grid flags' rules: (what a value must be, the test, an example with the paper's values)
-GRID_FLAG_RULES: dict[str, tuple[str, Any, str]] = {
-    "p": ("> 0", lambda v: v > 0, "--p 2 3 (the paper's image kernel powers)"),
-    "d": (">= 1", lambda v: v >= 1, "--d 1 3 8 (the paper's d is in [1, 15])"),
-    "kappas": ("> 0", lambda v: v > 0, "--kappas 0.1 0.5 1 5 (the paper's)"),
+#: an example of each grid flag, with the paper's values
+GRID_FLAG_EXAMPLES = {
+    "p": "--p 2 3 (the paper's image kernel powers)",
+    "d": "--d 1 3 8 (the paper's d is in [1, 15])",
+    "kappas": "--kappas 0.1 0.5 1 5 (the paper's)",
 }
 
 
 def check_grid_flags(args: argparse.Namespace) -> None:
-    """``--p``, ``--d`` and (where the command has it) ``--kappas``: finite values in range,
-    else a :class:`DataError` naming the flag, with an example (argparse reads ``inf``)."""
-    for name, (need, ok, example) in GRID_FLAG_RULES.items():
+    """``--p``, ``--d`` and (where the command has it) ``--kappas``: finite values within the
+    grids' bounds (:data:`kcca.systems.spec.GRID_BOUNDS`), else a :class:`DataError` naming
+    the flag, with an example (argparse reads ``inf``)."""
+    from kcca.systems.spec import GRID_BOUNDS, within_grid_bound
+
+    for name, example in GRID_FLAG_EXAMPLES.items():
+        need = GRID_BOUNDS[name][0]
         for v in getattr(args, name, None) or ():
-            if not (math.isfinite(v) and ok(v)):
+            if not within_grid_bound(name, v):
                 raise DataError(
                     f"--{name} values must be finite numbers {need}, got {v:g}",
                     fix=f"give finite values {need}, e.g. {example}",

@@ -48,7 +48,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -63,6 +63,20 @@ else:  # Python 3.10: the same parser as a package
     import tomli as tomllib
 
 MODELS = ("kcca", "nn")
+#: each grid's bound (what a value must be, the test): image kernel powers p and diagonal
+#: scales d (Section 4.1.3: d in [1, 15]) and the regularisers kappa (eq. 3)
+GRID_BOUNDS: dict[str, tuple[str, Callable[[float], bool]]] = {
+    "p": ("> 0", lambda v: v > 0),
+    "d": (">= 1", lambda v: v >= 1),
+    "kappas": ("> 0", lambda v: v > 0),
+}
+
+
+def within_grid_bound(name: str, value: float) -> bool:
+    """Whether ``value`` is finite and within the bound of grid ``name`` (:data:`GRID_BOUNDS`)."""
+    return math.isfinite(value) and GRID_BOUNDS[name][1](value)
+
+
 #: the paper's p values (Section 4.1.3: image kernels "are either squared or cubed")
 PAPER_P: tuple[float, ...] = (2, 3)
 #: d values searched on dev (Section 4.1.3 gives the range 1..15, not the values)
@@ -216,19 +230,14 @@ class SystemSpec:
                 f"system {self.name!r}: give the image kernel power in the grid "
                 "(grid.p), not in image_kernel.params"
             )
-        for v in self.grid.p:
-            if not (math.isfinite(v) and v > 0):
-                raise DataError(
-                    f"system {self.name!r}: grid p values must be > 0 and finite, got {v!r}"
-                )
-        for v in self.grid.d:
-            if not (math.isfinite(v) and v >= 1):
-                raise DataError(
-                    f"system {self.name!r}: grid d values must be >= 1 and finite, got {v!r}"
-                )
-        for v in self.grid.kappas:
-            if not (math.isfinite(v) and v > 0):
-                raise DataError(f"system {self.name!r}: kappas must be > 0 and finite, got {v!r}")
+        for name, values in (("p", self.grid.p), ("d", self.grid.d), ("kappas", self.grid.kappas)):
+            what = "kappas" if name == "kappas" else f"grid {name} values"
+            for v in values:
+                if not within_grid_bound(name, v):
+                    raise DataError(
+                        f"system {self.name!r}: {what} must be {GRID_BOUNDS[name][0]} and "
+                        f"finite, got {v!r}"
+                    )
         if not self.grid.p or not self.grid.d or not self.grid.kappas:
             raise DataError(f"system {self.name!r}: grid p, d and kappas must be non-empty")
         self.grid.check()
