@@ -12,10 +12,18 @@ from __future__ import annotations
 import io
 import os
 import shlex
+import sys
 from pathlib import Path
 from typing import Iterator
 
 from kcca.errors import DataError
+
+#: the TOML parser of experiment files: the standard library's, or the same as a package on
+#: Python 3.10
+if sys.version_info >= (3, 11):
+    import tomllib as tomllib
+else:
+    import tomli as tomllib  # noqa: F401 (re-exported, as on 3.11)
 
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

@@ -20,18 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from kcca.data.text_files import read_utf8
+from kcca.data.text_files import read_utf8, tomllib
 from kcca.errors import DataError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser as a package
-    import tomli as tomllib
 
 #: the executors of :func:`kcca.systems.run.run_systems`
 EXECUTORS = ("serial", "processes", "dask")

@@ -53,14 +53,9 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from kcca.data.errors import DataError
-from kcca.data.text_files import read_utf8
+from kcca.data.text_files import read_utf8, tomllib
 from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
 from kcca.solver import PAPER_KAPPAS, paper_n_grid
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser as a package
-    import tomli as tomllib
 
 MODELS = ("kcca", "nn")
 #: each grid's bound (what a value must be, the test): image kernel powers p and diagonal
@@ -455,7 +450,6 @@ def load_plugins(
     Python path; ``base_dir`` stays on the path (at the end) so worker processes find it.
     """
     import importlib
-    import sys
 
     for name in modules:
         if name in sys.modules:
