@@ -9,6 +9,11 @@ process, a joblib worker too, has its own), and raises :class:`ImageReadError` n
 file and libjpeg's message when one was written. Other text written there meanwhile
 (another thread's output, benign library notes such as libpng's) is passed on to stderr.
 
+A file may declare a picture far larger than itself (a few hundred KB of PNG can hold
+20,000 x 20,000 pixels): :func:`read_image` reads the width and height from the file's header
+first (:mod:`kcca.data.image_header`) and refuses, before decoding, a picture of more than
+:data:`MAX_IMAGE_PIXELS` pixels; ``$KCCA_MAX_IMAGE_PIXELS`` sets another limit.
+
 :func:`check_image_file` is the cheap check of a file's presence (``stat`` only);
 :func:`damaged_band` a heuristic for pictures whose bottom rows were lost before the file was
 written (a flat or vertically smeared band under a detailed picture).
@@ -28,7 +33,8 @@ from typing import IO, Mapping
 import cv2
 import numpy as np
 
-from kcca.data.errors import ImageReadError
+from kcca.data.errors import DataError, ImageReadError
+from kcca.data.image_header import image_dimensions
 
 _JPEG_EOI = b"\xff\xd9"
 _PNG_IEND = b"IEND"
@@ -39,6 +45,11 @@ _DECODER_WARNING = re.compile(
     r"|Inconsistent progression sequence|Unknown Adobe color transform"
     r"|Application transferred too many scanlines|Warning: unknown JFIF revision)"
 )
+#: the most pixels (width x height) an image may have: a larger one is refused before it is
+#: decoded (its header gives the size); ``$KCCA_MAX_IMAGE_PIXELS`` overrides it
+MAX_IMAGE_PIXELS = 100_000_000
+#: the environment variable that sets another limit than :data:`MAX_IMAGE_PIXELS`
+MAX_IMAGE_PIXELS_ENV = "KCCA_MAX_IMAGE_PIXELS"
 #: messages of a decoder that gave up (shown in the reason when decoding failed)
 _DECODER_ERROR = re.compile(r"^(libpng error|Not a JPEG file|Bogus |Corrupt JPEG|Premature end)")
 
@@ -48,7 +59,8 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
 
     Raises :class:`ImageReadError` naming the file when it is missing, zero-size,
     truncated (JPEG without end-of-image marker, PNG without IEND), not decodable, or
-    decodable only with the decoder's warnings about corrupt data.
+    decodable only with the decoder's warnings about corrupt data, or larger than
+    :func:`max_image_pixels` (checked on the header's size before decoding).
     """
     path = Path(path)
     try:
@@ -62,6 +74,10 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     if not data:
         raise ImageReadError(str(path), "file is empty (0 bytes)")
     _check_complete(path, data)
+    limit = max_image_pixels()
+    size = image_dimensions(data)
+    if size is not None:
+        _check_pixels(path, *size, limit)
     arr, messages = _CAPTURE.decode(data)
     if arr is None or arr.size == 0:
         said = [m for m in messages if _DECODER_ERROR.match(m)]
@@ -72,7 +88,42 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     if warnings:
         more = f" and {len(warnings) - 1} more warning(s)" if len(warnings) > 1 else ""
         raise ImageReadError(str(path), f"corrupt image data (decoder: {warnings[0]}{more})")
+    _check_pixels(path, arr.shape[1], arr.shape[0], limit)  # a header that under-stated it
     return to_rgb_uint8(arr, str(path))
+
+
+def max_image_pixels() -> int:
+    """The pixel limit of :func:`read_image`: ``$KCCA_MAX_IMAGE_PIXELS`` when set, else
+    :data:`MAX_IMAGE_PIXELS`."""
+    value = os.environ.get(MAX_IMAGE_PIXELS_ENV, "").strip()
+    if not value:
+        return MAX_IMAGE_PIXELS
+    try:
+        limit = int(value)
+    except ValueError:
+        limit = 0
+    if limit <= 0:
+        raise DataError(
+            f"${MAX_IMAGE_PIXELS_ENV}={value!r} is not a positive whole number of pixels",
+            fix=(
+                f"export {MAX_IMAGE_PIXELS_ENV}={MAX_IMAGE_PIXELS} (the default), or unset "
+                f"{MAX_IMAGE_PIXELS_ENV}"
+            ),
+        )
+    return limit
+
+
+def _check_pixels(path: Path, width: int, height: int, limit: int) -> None:
+    if width * height > limit:
+        raise ImageReadError(
+            str(path),
+            f"{width} x {height} pixels ({width * height:,}), over the limit of {limit:,} "
+            f"pixels (${MAX_IMAGE_PIXELS_ENV})",
+            fix=(
+                f"replace {path} with a smaller copy of the image, or allow it: export "
+                f"{MAX_IMAGE_PIXELS_ENV}={width * height} (then run the command again)"
+            ),
+        )
 
 
 class _StderrCapture:
@@ -314,6 +365,8 @@ def inspect_image(path: str | os.PathLike) -> tuple[str | None, str | None]:
         rgb = read_image(path)
     except ImageReadError as exc:
         return exc.reason, None
+    except DataError:  # a setting, not this file ($KCCA_MAX_IMAGE_PIXELS): stop the check
+        raise
     except Exception as exc:  # noqa: BLE001 - a check names every failure and goes on
         return f"unexpected {type(exc).__name__} while reading: {exc}", None
     return None, damaged_band(rgb)
