@@ -9,32 +9,39 @@ A model file is a zip archive that ``np.load(path, allow_pickle=False)`` opens (
 * ``arr_N.npy``: the arrays (``.npy``, never pickled); arrays of at most :data:`SMALL_BYTES`
   are packed into one pool member per dtype (``pools`` in the header).
 
-JSON values stand for themselves; a JSON object is a dict with str keys none of which starts
-with ``$``, unless it is a tagged node: ``$tuple``, ``$set``, ``$frozenset``, ``$items`` (any
-other dict, as ``[key, value]`` pairs), ``$counter``, ``$array``,
-``$scalar`` (a numpy scalar), ``$dtype``, ``$csr`` (a scipy CSR matrix), ``$object`` with
-``$state`` (an instance of a class of :data:`ALLOWED`, rebuilt as ``cls.__new__(cls)`` plus its
-state; no other class is ever imported or called) and ``$rebuild`` (state rebuilt on load from
-the saved configuration and NLTK data, e.g. the POS tagger). Anything else is refused with
-:class:`ModelFormatError`. The hash detects damage, not forgery: safety comes from the format.
+The tree and arrays are :mod:`kcca.data_tree`'s: only the classes of :data:`ALLOWED` are
+rebuilt (as ``cls.__new__(cls)`` plus their state; no other class is ever imported or called),
+and the POS tagger is ``$rebuild`` state, made again on load from the saved configuration and
+NLTK data. Anything else is refused with :class:`ModelFormatError`. Member sizes are checked
+before anything is inflated (:data:`MAX_MODEL_BYTES`, :data:`MAX_INFLATION`), and every
+setting that drives work is bounded when the model is loaded (:mod:`kcca.model.saved`).
+The hash detects damage, not forgery: safety comes from the format.
 """
 
 from __future__ import annotations
 
-import gc
 import hashlib
-import importlib
 import json
 import re
 import shlex
 import zipfile
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from kcca import __version__
+from kcca.data_tree import (
+    ArchiveTooLarge,
+    ClassTable,
+    TreeDecoder,
+    TreeEncoder,
+    UnknownClassError,
+    check_member_sizes,
+    encode_tree,
+    read_array_member,
+    write_archive,
+)
 from kcca.errors import DataError, FileVersionError
 
 MAGIC = "kcca-fitted-system"
@@ -42,12 +49,15 @@ MAGIC = "kcca-fitted-system"
 FORMAT_VERSION = 2
 HEADER = "header.json"
 TREE = "model.json"
-#: arrays of at most this many bytes share one pool member per dtype
-SMALL_BYTES = 4096
 #: the largest header.json read (a bigger one is not a model file)
 MAX_HEADER_BYTES = 1 << 24
-#: array dtype kinds a model file may hold (no objects, no records)
-DTYPE_KINDS = "biufcSU"
+#: the most bytes the members of a model file may inflate to together, unless the
+#: environment variable :data:`MAX_MODEL_BYTES_ENV` says otherwise
+MAX_MODEL_BYTES = 16 << 30
+MAX_MODEL_BYTES_ENV = "KCCA_MAX_MODEL_BYTES"
+#: a compressed member (over 1 MiB) may inflate at most this many times its stored size:
+#: arrays of fitted values and padded id strings stay far below, zip bombs far above
+MAX_INFLATION = 200.0
 
 #: the only classes a model file may hold, as ``module:name``
 ALLOWED = frozenset(
@@ -109,15 +119,28 @@ _OLD_MAGICS = (
 )
 
 
+def max_model_bytes() -> int:
+    """:data:`MAX_MODEL_BYTES`, or the byte count in ``$KCCA_MAX_MODEL_BYTES``."""
+    import os
+
+    raw = os.environ.get(MAX_MODEL_BYTES_ENV, "").strip()
+    if not raw:
+        return MAX_MODEL_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise DataError(
+            f"{MAX_MODEL_BYTES_ENV}={raw!r} is not a positive number of bytes",
+            fix=f"`export {MAX_MODEL_BYTES_ENV}={MAX_MODEL_BYTES}`, or "
+            f"`unset {MAX_MODEL_BYTES_ENV}` for that default",
+        )
+    return value
+
+
 class ModelFormatError(FileVersionError):
     """A model file of another format version, damaged, or not a model file at all."""
-
-
-class _Rebuild:
-    """Placeholder for an attribute rebuilt on load (:data:`REBUILT`)."""
-
-    def __init__(self, kind: str):
-        self.kind = kind
 
 
 def _pos_tagger(obj: Any, cache: Any) -> Any:
@@ -176,303 +199,18 @@ def _error(
 
 
 # ---------------------------------------------------------------------- encode
-def _class_name(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-_CLASSES: dict[str, type] = {}
+#: the classes a model file may hold, and those that moved
+CLASSES = ClassTable(ALLOWED, MOVED)
+#: the fix of a value that a model file cannot hold
+_REFUSED_FIX = (
+    "fit a system whose kernels are built in (kernels of plug-ins cannot be "
+    "saved as model files); evaluate other systems with kcca reproduce"
+)
 
 
 def _resolve(name: str) -> type[object]:
     """An allowed class by ``module:name`` (only modules of :data:`ALLOWED` are imported)."""
-    name = MOVED.get(name, name)
-    cls = _CLASSES.get(name)
-    if cls is None:
-        if name not in ALLOWED:
-            raise KeyError(name)
-        module, _, attr = name.partition(":")
-        cls = _CLASSES[name] = getattr(importlib.import_module(module), attr)
-    return cls
-
-
-def _state(obj: Any) -> dict:
-    getstate = getattr(obj, "__getstate__", None)
-    state = getstate() if getstate is not None else vars(obj)
-    if state is None:
-        return {}
-    if not isinstance(state, dict):
-        raise TypeError(f"{type(obj).__name__} has a non-dict state")
-    return dict(state)
-
-
-class _Encoder:
-    """Python values -> a JSON tree plus arrays (members and per-dtype pools)."""
-
-    def __init__(self) -> None:
-        self.members: dict[str, np.ndarray] = {}
-        self.pools: dict[str, list[np.ndarray]] = {}
-        self.pool_size: dict[str, int] = {}
-        self.seen: dict[int, Any] = {}
-        self.keep: list[Any] = []
-        self.active: set[int] = set()
-
-    def encode(self, x: Any, path: str) -> Any:
-        t = type(x)
-        if x is None or t in (bool, int, float, str):
-            return x
-        if t is np.ndarray:
-            return self.array(x, path)
-        if isinstance(x, np.generic):
-            if x.dtype.kind not in "biufU":
-                raise DataError(f"{path}: a numpy {x.dtype} scalar cannot be stored")
-            return {"$scalar": [x.dtype.str, x.item()]}
-        if isinstance(x, np.dtype):
-            if x.kind not in DTYPE_KINDS:
-                raise DataError(f"{path}: the dtype {x} cannot be stored")
-            return {"$dtype": x.str}
-        if id(x) in self.active:
-            raise DataError(f"{path}: a reference cycle cannot be stored in a model file")
-        self.active.add(id(x))
-        try:
-            return self._container(x, t, path)
-        finally:
-            self.active.discard(id(x))
-
-    def _container(self, x: Any, t: type, path: str) -> Any:
-        enc = self.encode
-        if t is list:
-            return [enc(v, f"{path}[{i}]") for i, v in enumerate(x)]
-        if t is tuple:
-            return {"$tuple": [enc(v, f"{path}[{i}]") for i, v in enumerate(x)]}
-        if t is dict:
-            if all(type(k) is str and not k.startswith("$") for k in x):
-                return {k: enc(v, f"{path}[{k!r}]") for k, v in x.items()}
-            return {
-                "$items": [[enc(k, f"{path}.key"), enc(v, f"{path}[{k!r}]")] for k, v in x.items()]
-            }
-        if t is Counter:
-            return {
-                "$counter": [
-                    [enc(k, f"{path}.key"), enc(v, f"{path}[{k!r}]")] for k, v in x.items()
-                ]
-            }
-        if t in (set, frozenset):
-            try:
-                values = sorted(x)
-            except TypeError:
-                values = list(x)
-            return {f"${t.__name__}": [enc(v, f"{path}[]") for v in values]}
-        if t.__module__.startswith("scipy.sparse") and t.__name__ == "csr_matrix":
-            return {
-                "$csr": {
-                    "data": self.array(x.data, path + ".data"),
-                    "indices": self.array(x.indices, path + ".indices"),
-                    "indptr": self.array(x.indptr, path + ".indptr"),
-                    "shape": [int(n) for n in x.shape],
-                }
-            }
-        name = _class_name(t)
-        try:
-            allowed = _resolve(name) is t
-        except (KeyError, ImportError, AttributeError):
-            allowed = False
-        if not allowed:
-            raise DataError(
-                f"{path}: a {name.replace(':', '.')} cannot be stored in a model file (only "
-                "the classes of kcca.model.file_format.ALLOWED)",
-                fix="fit a system whose kernels are built in (kernels of plug-ins cannot be "
-                "saved as model files); evaluate other systems with kcca reproduce",
-            )
-        state = _state(x)
-        for attr, kind in REBUILT.get(name, {}).items():
-            if state.get(attr) is not None:
-                state[attr] = _Rebuild(kind)
-        out = {}
-        for k, v in state.items():
-            if type(k) is not str or k.startswith("$"):
-                raise DataError(f"{path}: {name} has an attribute name {k!r} that cannot be stored")
-            out[k] = {"$rebuild": v.kind} if isinstance(v, _Rebuild) else enc(v, f"{path}.{k}")
-        return {"$object": name, "$state": out}
-
-    def array(self, a: np.ndarray, path: str) -> Any:
-        ref = self.seen.get(id(a))
-        if ref is not None:
-            return ref
-        if a.dtype.kind not in DTYPE_KINDS or a.dtype.fields is not None:
-            raise DataError(
-                f"{path}: an array of dtype {a.dtype} cannot be stored in a model "
-                "file (numbers, booleans and strings only)"
-            )
-        if a.nbytes <= SMALL_BYTES and a.flags.c_contiguous and a.dtype.kind in "biuf":
-            key = a.dtype.str
-            start = self.pool_size.get(key, 0)
-            self.pools.setdefault(key, []).append(a.reshape(-1))
-            self.pool_size[key] = start + a.size
-            ref = {"$array": [key, start, list(a.shape)]}
-        else:
-            name = f"arr_{len(self.members)}"
-            self.members[name] = a
-            ref = {"$array": name}
-        self.seen[id(a)] = ref
-        self.keep.append(a)
-        return ref
-
-    def finish(self) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-        """All members, pools included, and the pool table (dtype -> member)."""
-        pools = {}
-        for key, parts in self.pools.items():
-            name = f"arr_{len(self.members)}"
-            self.members[name] = np.concatenate(parts).astype(np.dtype(key), copy=False)
-            pools[key] = name
-        return self.members, pools
-
-
-# ---------------------------------------------------------------------- decode
-class _Decoder:
-    """A JSON tree (``object_hook``) -> Python values, with only allowed classes."""
-
-    def __init__(
-        self, arrays: Mapping[str, np.ndarray], pools: Mapping[str, str], cache: Any
-    ) -> None:
-        self.arrays = arrays
-        self.pools = {k: arrays[v] for k, v in pools.items()}
-        self.cache = cache
-        self.pending = 0
-
-    def hook(self, node: dict) -> Any:
-        if len(node) > 2:
-            return node
-        tag = next(iter(node), "")
-        if not tag.startswith("$"):
-            return node
-        if tag == "$object":
-            if set(node) != {"$object", "$state"}:
-                raise ValueError(f"malformed object node with keys {sorted(node)}")
-            return self.instance(node["$object"], node["$state"])
-        if len(node) != 1:
-            raise ValueError(f"malformed node with keys {sorted(node)}")
-        value = node[tag]
-        if tag == "$tuple":
-            return tuple(_list(value, tag))
-        if tag == "$set":
-            return set(_list(value, tag))
-        if tag == "$frozenset":
-            return frozenset(_list(value, tag))
-        if tag == "$items":
-            return dict(_pairs(value, tag))
-        if tag == "$counter":
-            return Counter(dict(_pairs(value, tag)))
-        if tag == "$array":
-            return self.array(value)
-        if tag == "$scalar":
-            dtype, v = _list(value, tag)
-            dt = np.dtype(_str(dtype, tag))
-            if (
-                dt.kind not in "biufU"
-                or type(v) not in (bool, int, float, str)
-                or (dt.kind == "U") != (type(v) is str)
-            ):
-                raise ValueError(f"bad numpy scalar {value!r}")
-            return dt.type(v)
-        if tag == "$dtype":
-            dt = np.dtype(_str(value, tag))
-            if dt.kind not in DTYPE_KINDS:
-                raise ValueError(f"dtype {dt} is not allowed")
-            return dt
-        if tag == "$csr":
-            import scipy.sparse as sp
-
-            if not isinstance(value, dict) or set(value) != {"data", "indices", "indptr", "shape"}:
-                raise ValueError("malformed $csr node")
-            return sp.csr_matrix(
-                (value["data"], value["indices"], value["indptr"]),
-                shape=tuple(int(n) for n in _list(value["shape"], tag)),
-            )
-        if tag == "$rebuild":
-            if value not in _REBUILDERS:
-                raise ValueError(f"unknown rebuilt state {value!r}")
-            self.pending += 1
-            return _Rebuild(value)
-        raise ValueError(f"unknown tag {tag!r}")
-
-    def array(self, ref: Any) -> np.ndarray:
-        if isinstance(ref, str):
-            if ref not in self.arrays:
-                raise ValueError(f"unknown array member {ref!r}")
-            return self.arrays[ref]
-        key, start, shape = _list(ref, "$array")
-        pool = self.pools.get(key)
-        shape = tuple(_list(shape, "$array"))
-        if (
-            pool is None
-            or type(start) is not int
-            or not all(type(n) is int and n >= 0 for n in shape)
-        ):
-            raise ValueError(f"bad pooled array reference {ref!r}")
-        size = int(np.prod(shape, dtype=np.int64))
-        if start < 0 or start + size > pool.shape[0]:
-            raise ValueError(f"pooled array reference {ref!r} is out of range")
-        return pool[start : start + size].reshape(shape).copy()
-
-    def instance(self, name: Any, state: Any) -> Any:
-        try:
-            cls = _resolve(_str(name, "$object"))
-        except KeyError:
-            raise UnknownClassError(name) from None
-        if not isinstance(state, dict):
-            raise ValueError(f"the state of {name} is not a table")
-        rebuild = {k: v for k, v in state.items() if isinstance(v, _Rebuild)}
-        for k, v in rebuild.items():
-            if REBUILT.get(name, {}).get(k) != v.kind:
-                raise ValueError(f"{name}.{k} cannot be rebuilt as {v.kind!r}")
-            state[k] = None
-        obj: Any = cls.__new__(cls)
-        setstate = getattr(cls, "__setstate__", None)
-        if setstate is not None:
-            obj.__setstate__(state)
-        else:
-            obj.__dict__.update(state)
-        for k, v in rebuild.items():
-            self.pending -= 1
-            obj.__dict__[k] = _REBUILDERS[v.kind](obj, self.cache)
-        return obj
-
-
-class UnknownClassError(ValueError):
-    """A class name in a file that is not in :data:`ALLOWED`."""
-
-
-def _list(value: Any, tag: str) -> list:
-    if type(value) is not list:
-        raise ValueError(f"{tag} must hold a list")
-    return value
-
-
-def _str(value: Any, tag: str) -> str:
-    if type(value) is not str:
-        raise ValueError(f"{tag} must hold a string")
-    return value
-
-
-def _pairs(value: Any, tag: str) -> list[tuple[Any, Any]]:
-    out = []
-    for pair in _list(value, tag):
-        if type(pair) is not list or len(pair) != 2:
-            raise ValueError(f"{tag} must hold [key, value] pairs")
-        out.append((pair[0], pair[1]))
-    return out
-
-
-def _without_gc(build: Callable[[], Any]) -> Any:
-    """``build()`` with the cyclic garbage collector paused (a tree makes no cycles; the
-    collector would rescan the growing tree many times)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        return build()
-    finally:
-        if was:
-            gc.enable()
+    return CLASSES.resolve(name)
 
 
 # ---------------------------------------------------------------------- hashing
@@ -505,24 +243,20 @@ def write(path: str | Path, header: Mapping[str, Any], obj: Any, *, compress: in
     """Write ``obj`` with ``header`` (atomically); ``compress`` 1-9 deflates the members."""
     from kcca.cache import atomic_write
 
-    enc = _Encoder()
-    root = enc.encode(obj, "model")
-    arrays, pools = enc.finish()
-    tree = json.dumps(root, ensure_ascii=True, separators=(",", ":")).encode()
+    enc = TreeEncoder(
+        CLASSES,
+        what="a model file",
+        allowed_name="kcca.model.file_format.ALLOWED",
+        refused_fix=_REFUSED_FIX,
+        rebuilt=REBUILT,
+    )
+    tree, arrays, pools = encode_tree(enc, obj, "model")
     head = {**header, "magic": MAGIC, "format_version": FORMAT_VERSION, "pools": pools}
     head["sha256"] = content_hash(head, tree, arrays)
-    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
-    level = int(compress) if compress else None
+    members = {HEADER: json.dumps(head, indent=1, sort_keys=True).encode(), TREE: tree}
 
     def dump(tmp: str) -> None:
-        with zipfile.ZipFile(
-            tmp, "w", compression=method, compresslevel=level, allowZip64=True
-        ) as zf:
-            zf.writestr(HEADER, json.dumps(head, indent=1, sort_keys=True))
-            zf.writestr(TREE, tree)
-            for name, a in arrays.items():
-                with zf.open(name + ".npy", "w", force_zip64=True) as f:
-                    np.lib.format.write_array(f, np.asanyarray(a), allow_pickle=False)
+        write_archive(tmp, members, arrays, compress=compress)
 
     return atomic_write(Path(path), dump)
 
@@ -608,6 +342,16 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
     with npz:
         header = _header(path, npz)
         try:
+            check_member_sizes(npz.zip, max_total=max_model_bytes(), max_ratio=MAX_INFLATION)
+        except ArchiveTooLarge as exc:
+            fix = refit_fix(path, header)
+            if exc.total is not None:
+                fix = (
+                    f"if you trust the file and have the memory, raise the limit: "
+                    f"`export {MAX_MODEL_BYTES_ENV}={exc.total}`; else " + fix
+                )
+            raise ModelFormatError(f"{path}: refused: {exc}", fix=fix) from None
+        try:
             members = npz.zip.namelist()
             odd = [m for m in members if m not in (HEADER, TREE) and not _MEMBER.fullmatch(m)]
             if odd or TREE not in members:
@@ -617,11 +361,8 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
             for m in members:
                 if m in (HEADER, TREE):
                     continue
-                a = npz[m[:-4]]
-                if not isinstance(a, np.ndarray) or a.dtype.kind not in DTYPE_KINDS:
-                    raise ValueError(f"member {m} is not an array of numbers or strings")
-                arrays[m[:-4]] = a
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as exc:
+                arrays[m[:-4]] = read_array_member(npz.zip, m)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, MemoryError) as exc:
             raise _error(
                 path, f"damaged or truncated model file ({exc})", header, damaged=True
             ) from None
@@ -640,8 +381,10 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
             for k, v in pools.items()
         ):
             raise ValueError("bad pool table in the header")
-        dec = _Decoder(arrays, pools, cache)
-        obj = _without_gc(lambda: json.loads(tree.decode("utf-8"), object_hook=dec.hook))
+        dec = TreeDecoder(
+            arrays, pools, CLASSES, cache=cache, rebuilt=REBUILT, rebuilders=_REBUILDERS
+        )
+        obj = dec.decode(tree)
     except UnknownClassError as exc:
         raise _error(
             path,
@@ -649,7 +392,9 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
             "file may not hold (only kcca.model.file_format.ALLOWED)",
             header,
         ) from None
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+    except (
+        ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, MemoryError
+    ) as exc:
         raise _error(path, f"malformed model tree ({type(exc).__name__}: {exc})", header) from None
     if dec.pending:
         raise _error(path, "malformed model tree (state to rebuild outside its object)", header)
