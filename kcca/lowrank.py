@@ -22,13 +22,15 @@ the power ``p`` entry-wise and multiplies the diagonal by ``d``.
 
 from __future__ import annotations
 
+import reprlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from kcca.backend import get_xp, to_numpy
+from kcca.backend import array_namespace, get_xp, to_numpy
 from kcca.errors import KernelError
 
 #: default relative precision: stop when the residual trace is below this fraction of trace(K)
@@ -94,6 +96,115 @@ class ColumnSource(Protocol):
         """The columns ``K[:, index]``, shape ``(n, len(index))``."""
 
 
+#: the remedy printed for a kernel that is not an array of real numbers
+KERNEL_INPUT_FIX = (
+    "pass the kernel as a 2-D array of real numbers: a NumPy (or backend) array, a "
+    "scipy.sparse matrix, or a list of equal-length rows of numbers"
+)
+
+#: element types of an object array or nested list taken as numbers (when float64 holds them)
+_REAL_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+#: integers of larger magnitude than this are not all exact in float64
+_EXACT_INTEGER = 2**53
+
+#: what a NumPy dtype kind that is not a number holds, for the message
+_NOT_NUMBERS = {"U": "strings", "S": "bytes", "M": "dates", "m": "time spans", "V": "records"}
+
+
+def as_kernel_array(K: Any, argument: str) -> Any:
+    """``K`` as a float64 array, converted only where that is exact; else a
+    :class:`~kcca.errors.KernelError` naming ``argument``.
+
+    A float64 array (NumPy or of another backend) is returned as given. Converted exactly to
+    float64: float16 / float32, bool (0 / 1), integers of magnitude up to 2**53, complex with
+    an all-zero imaginary part (its real part), a scipy.sparse matrix (made dense: 8 bytes an
+    entry, as the solver holds a dense kernel anyway), nested lists and object arrays of Python
+    or NumPy numbers. Refused: a nonzero imaginary part, larger integers, strings, None,
+    ragged lists, any other element. An array of another backend (cupy, array_api_strict)
+    stays in its namespace.
+    """
+    if isinstance(K, np.ndarray) and K.dtype == np.float64:
+        return K
+    if not isinstance(K, np.ndarray) and hasattr(K, "__array_namespace__"):
+        return _real_float64(K, argument, array_namespace(K))
+    if K is None:
+        raise KernelError(f"{argument} is None, not a kernel matrix", fix=KERNEL_INPUT_FIX)
+    sparse = sys.modules.get("scipy.sparse")  # imported wherever a sparse matrix exists
+    if sparse is not None and sparse.issparse(K):
+        K = K.toarray(order="C")
+    try:
+        arr = np.asarray(K)
+    except (ValueError, TypeError) as exc:  # rows of different lengths
+        raise KernelError(
+            f"{argument} is not a rectangular array of numbers: {exc}", fix=KERNEL_INPUT_FIX
+        ) from None
+    if arr.dtype == object:
+        return _object_to_float64(arr, argument)
+    if arr.dtype.kind in _NOT_NUMBERS:
+        raise KernelError(
+            f"{argument} holds {_NOT_NUMBERS[arr.dtype.kind]} (dtype {arr.dtype}), not numbers",
+            fix=KERNEL_INPUT_FIX,
+        )
+    return _real_float64(arr, argument, array_namespace(arr))
+
+
+def _real_float64(arr: Any, argument: str, xp: Any) -> Any:
+    """``arr`` (a real, integer, bool or complex array of namespace ``xp``) as float64."""
+    dtype = arr.dtype
+    if dtype == xp.float64:
+        return arr
+    if xp.isdtype(dtype, "complex floating"):
+        imag = xp.imag(arr)
+        if bool(xp.any(imag != 0)):
+            host = np.abs(np.asarray(to_numpy(imag)))
+            where = tuple(int(i) for i in np.unravel_index(int(np.argmax(host)), host.shape))
+            raise KernelError(
+                f"{argument} is complex with a nonzero imaginary part (largest "
+                f"{float(host[where]):.3g} at index {where}): a kernel's Gram matrix is real",
+                fix="pass K.real if the imaginary part is round-off, else correct the kernel "
+                "that produced it",
+            )
+        arr = xp.real(arr)
+    elif xp.isdtype(dtype, "integral"):
+        info = xp.iinfo(dtype)
+        if arr.size and (
+            (info.max > _EXACT_INTEGER and bool(xp.any(arr > _EXACT_INTEGER)))
+            or (info.min < -_EXACT_INTEGER and bool(xp.any(arr < -_EXACT_INTEGER)))
+        ):
+            raise KernelError(
+                f"{argument} has integer entries beyond 2**53 in magnitude, which float64 "
+                "cannot hold exactly",
+                fix="scale the kernel down, or convert it yourself (K.astype(float)) if its "
+                "rounding is acceptable",
+            )
+    elif not xp.isdtype(dtype, ("bool", "real floating")):
+        raise KernelError(f"{argument} has dtype {dtype}, not numbers", fix=KERNEL_INPUT_FIX)
+    return xp.astype(arr, xp.float64)
+
+
+def _object_to_float64(arr: np.ndarray, argument: str) -> np.ndarray:
+    """An object array of Python or NumPy numbers as float64, each converted exactly."""
+    out = np.empty(arr.shape, dtype=np.float64)
+    flat = out.reshape(-1)
+    for i, v in enumerate(arr.flat):
+        f: float | None = None
+        if isinstance(v, _REAL_SCALARS):
+            try:
+                f = float(v)
+            except OverflowError:  # a Python integer beyond float64
+                pass
+        if f is None or (f != v and f == f):  # not a number, or not exact (NaN passes)
+            where = tuple(int(j) for j in np.unravel_index(i, arr.shape))
+            what = "not a number" if not isinstance(v, _REAL_SCALARS) else "not exact in float64"
+            raise KernelError(
+                f"{argument} holds {reprlib.repr(v)} ({type(v).__name__}, {what}) at index {where}",
+                fix=KERNEL_INPUT_FIX,
+            )
+        flat[i] = f
+    return out
+
+
 def check_finite(arr: np.ndarray, argument: str) -> None:
     """Raise a :class:`~kcca.errors.KernelError` (a ValueError) naming ``argument`` when
     ``arr`` has a NaN or infinite entry."""
@@ -114,8 +225,10 @@ def _columns_label(index: np.ndarray) -> str:
 
 
 def check_square_symmetric(K: Any, argument: str, *, atol: float = 1e-8) -> np.ndarray:
-    """Validate a dense training Gram matrix: 2-D, square, finite, symmetric. Returns NumPy."""
-    arr = to_numpy(K) if not isinstance(K, np.ndarray) else K
+    """Validate a dense training Gram matrix: real numbers (:func:`as_kernel_array`), 2-D,
+    square, finite, symmetric. Returns NumPy float64."""
+    arr = as_kernel_array(K, argument)
+    arr = to_numpy(arr) if not isinstance(arr, np.ndarray) else arr
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{argument} must be a square (n, n) kernel matrix, got shape {arr.shape}")
     if arr.shape[0] < 2:
@@ -164,7 +277,8 @@ class CallableColumns:
     """Columns from ``fn(index) -> K[:, index]`` and a given diagonal (kernel columns on demand)."""
 
     def __init__(self, fn: Callable[[np.ndarray], Any], diag: Any, argument: str = "K"):
-        d = np.asarray(to_numpy(diag) if not isinstance(diag, np.ndarray) else diag, dtype=float)
+        d = as_kernel_array(diag, f"diagonal of {argument}")
+        d = np.asarray(to_numpy(d) if not isinstance(d, np.ndarray) else d, dtype=float)
         if d.ndim != 1 or d.shape[0] < 2:
             raise ValueError(
                 f"diagonal of {argument} must be a 1-D array of n >= 2 values, got shape {d.shape}"
@@ -177,7 +291,7 @@ class CallableColumns:
 
     def columns(self, index: Sequence[int] | np.ndarray) -> np.ndarray:
         index = np.asarray(index, dtype=np.intp)
-        cols = self.fn(index)
+        cols = as_kernel_array(self.fn(index), f"{_columns_label(index)} of {self.argument}")
         cols = to_numpy(cols) if not isinstance(cols, np.ndarray) else cols
         cols = np.asarray(cols, dtype=float).reshape(self.n, len(index))
         check_finite(cols, f"{_columns_label(index)} of {self.argument}")

@@ -17,6 +17,7 @@ from kcca.backend import get_xp, to_numpy
 from kcca.lowrank import (
     DEFAULT_PRECISION,
     ColumnSource,
+    as_kernel_array,
     check_finite,
     check_power_domain,
 )
@@ -90,23 +91,18 @@ def _check_common(
 
 
 def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
-    arr = K_new
-    if isinstance(arr, np.ndarray) or not hasattr(arr, "__array_namespace__"):
-        arr = np.asarray(arr, dtype=float)
-        if arr.ndim != 2 or arr.shape[1] != n:
-            raise ValueError(
-                f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
-                f"got shape {arr.shape}"
-            )
+    """A new-by-train block as float64 of namespace ``xp`` (converted as training kernels
+    are, :func:`kcca.lowrank.as_kernel_array`), checked and raised to ``power``."""
+    arr = as_kernel_array(K_new, argument)
+    if arr.ndim != 2 or arr.shape[1] != n:
+        raise ValueError(
+            f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
+            f"got shape {tuple(arr.shape)}"
+        )
+    if isinstance(arr, np.ndarray):
         check_finite(arr, argument)
-    else:
-        if arr.ndim != 2 or arr.shape[1] != n:
-            raise ValueError(
-                f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
-                f"got shape {tuple(arr.shape)}"
-            )
-        if not bool(xp.all(xp.isfinite(arr))):
-            raise ValueError(f"{argument} has a NaN or infinite entry")
+    elif not bool(xp.all(xp.isfinite(arr))):
+        raise ValueError(f"{argument} has a NaN or infinite entry")
     arr = xp.asarray(arr, dtype=xp.float64)
     if power != 1:
         check_power_domain(arr, power, argument, xp)
@@ -302,7 +298,9 @@ class KCCA(_Estimator):
     Ky_test)`` projects test-by-train blocks of either view (eq. 4 ranks by the cosine of
     those projections); ``score(Kx_test, Ky_test)`` is the mean canonical correlation of
     held-out pairs. Clones, pickles and raises ``NotFittedError`` as scikit-learn estimators
-    do (module docstring).
+    do (module docstring). Kernels of other real types (float16 / float32, bool, integers,
+    sparse, lists) are converted exactly to float64; what cannot be is a
+    :class:`~kcca.errors.KernelError` (:func:`kcca.lowrank.as_kernel_array`).
 
     Parameters
     ----------

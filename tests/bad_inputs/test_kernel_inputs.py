@@ -1,0 +1,188 @@
+"""Kernel matrices of every kind the Python API is handed: what converts exactly to float64 is
+fitted as its float64 copy (bit for bit), what cannot is a ``KernelError`` naming the view.
+
+Both estimators (``KCCA``, ``KCCAGrid``), both views (``Kx``, ``Ky``) and the new-by-train
+blocks of ``transform`` go through the same conversion (``kcca.lowrank.as_kernel_array``):
+float16 / float32, bool, integers, complex with a zero imaginary part, scipy.sparse, nested
+lists and object arrays of numbers convert; a nonzero imaginary part, strings, None, ragged
+lists and integers beyond 2**53 are refused.
+"""
+
+from __future__ import annotations
+
+import decimal
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kcca.errors import DataError, KernelError
+from kcca.solver import KCCA, KCCAGrid
+
+ESTIMATORS = [
+    lambda **kw: KCCA(kappa=0.5, n_components=2, **kw),
+    lambda **kw: KCCAGrid(kappas=[0.1, 1.0], n_components=[1, 2], **kw),
+]
+EST_IDS = ["KCCA", "KCCAGrid"]
+
+
+def kernels(n: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two correlated linear kernels with small integer entries (exact in float16)."""
+    rng = np.random.default_rng(seed)
+    L = rng.integers(0, 3, size=(n, 2))
+    X = np.c_[L, rng.integers(0, 3, size=(n, 3))]
+    Y = np.c_[L + rng.integers(0, 2, size=(n, 2)), rng.integers(0, 3, size=(n, 2))]
+    return (X @ X.T).astype(float), (Y @ Y.T).astype(float)
+
+
+def results(est, Kx_new, Ky_new, weights: bool = True) -> list[np.ndarray]:
+    """Everything a fitted estimator computes (the weights of a KCCA unless ``weights`` is
+    False), as NumPy arrays."""
+    zx, zy = est.transform(Kx_new, Ky_new)
+    if isinstance(est, KCCAGrid):
+        return [np.asarray(z) for z in (*zx, *zy, est.correlations_)]
+    out = [zx, zy, est.correlations_]
+    if weights:
+        out += [est.x_weights_, est.y_weights_]
+    return [np.asarray(a) for a in out]
+
+
+def assert_same(a: list[np.ndarray], b: list[np.ndarray]) -> None:
+    assert len(a) == len(b)
+    for u, v in zip(a, b):
+        assert u.dtype == v.dtype == np.float64
+        np.testing.assert_array_equal(u, v)
+
+
+def fit_both_ways(make, convert, Kx, Ky, **kw):
+    """Results of a fit on ``convert``-ed kernels and blocks, and on the float64 originals."""
+    got = results(make(**kw).fit(convert(Kx), convert(Ky)), convert(Kx[:6]), convert(Ky[:6]))
+    want = results(make(**kw).fit(Kx, Ky), Kx[:6], Ky[:6])
+    return got, want
+
+
+def refused(call, argument: str) -> KernelError:
+    with pytest.raises(DataError) as err:
+        call()
+    assert type(err.value) is KernelError, repr(err.value)
+    assert str(err.value).startswith(argument), str(err.value)
+    assert err.value.fix
+    return err.value
+
+
+# ----------------------------------------------------------------------- exact conversions
+@pytest.mark.filterwarnings("error")  # no ComplexWarning: nothing is dropped
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_complex_kernel_with_zero_imaginary_part_is_fitted_as_its_real_part(make):
+    Kx, Ky = kernels()
+    for dtype in (np.complex128, np.complex64):
+        got, want = fit_both_ways(make, lambda K: K.astype(dtype), Kx, Ky)
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_bool_and_integer_kernels_are_fitted_as_their_float64_copy(make):
+    Kx, Ky = kernels()
+    for dtype in (np.int8, np.uint16, np.int64):
+        got, want = fit_both_ways(make, lambda K: K.astype(dtype), Kx, Ky)
+        assert_same(got, want)
+    # a same-class indicator (one-hot classes Z: Z Z') is a PSD kernel; bool means 0 / 1
+    classes = np.arange(40) % 4
+    same = classes[:, None] == classes[None, :]
+    est = make().fit(same, Ky)
+    assert_same(results(est, same[:6], Ky[:6]),
+                results(make().fit(same.astype(float), Ky), same[:6].astype(float), Ky[:6]))
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_sparse_kernels_are_fitted_as_their_dense_copy(make):
+    Kx, Ky = kernels()
+    for convert in (sp.csr_matrix, sp.csc_array, lambda K: sp.coo_matrix(K.astype(np.int32))):
+        got, want = fit_both_ways(make, convert, Kx, Ky)
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_nested_lists_and_object_arrays_of_numbers_are_fitted_as_float64(make):
+    Kx, Ky = kernels()
+    got, want = fit_both_ways(make, lambda K: K.tolist(), Kx, Ky)
+    assert_same(got, want)
+    got, want = fit_both_ways(make, lambda K: K.astype(object), Kx, Ky)
+    assert_same(got, want)
+
+    def mixed(K):  # Python ints, NumPy float32 and int16 scalars, Python floats
+        out = K.astype(int).astype(object)
+        out[::3] = [[np.float32(v) for v in row] for row in K[::3]]
+        out[1::3] = [[np.int16(v) for v in row] for row in K[1::3]]
+        return out
+
+    got, want = fit_both_ways(make, mixed, Kx, Ky)
+    assert_same(got, want)
+
+
+def test_new_blocks_of_another_backend_are_converted_the_same_way():
+    array_api_strict = pytest.importorskip("array_api_strict")
+    Kx, Ky = kernels()
+    est = KCCA(kappa=0.5, n_components=2, backend="array_api_strict").fit(Kx, Ky)
+    want = np.asarray(est.transform_x(array_api_strict.asarray(Kx[:6])))
+    for block in (Kx[:6].astype(np.float32), Kx[:6].astype(np.int64), Kx[:6] + 0j):
+        got = est.transform_x(array_api_strict.asarray(block))
+        np.testing.assert_array_equal(np.asarray(got), want)
+    bad = Kx[:6] + 0j
+    bad[2, 5] += 0.5j
+    error = refused(lambda: est.transform_x(array_api_strict.asarray(bad)), "Kx_new is complex")
+    assert "(2, 5)" in str(error)
+
+
+# ----------------------------------------------------------------------- refusals
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+@pytest.mark.parametrize("view", ["Kx", "Ky"])
+def test_complex_kernel_with_an_imaginary_part_is_refused_naming_the_view(make, view):
+    Kx, Ky = kernels()
+    for sign in (1, -1):  # a symmetric imaginary part, and a Hermitian one
+        bad = (Kx if view == "Kx" else Ky) + 0j
+        bad[3, 7] += 1e-3j
+        bad[7, 3] += sign * 1e-3j
+        args = (bad, Ky) if view == "Kx" else (Kx, bad)
+        error = refused(lambda: make().fit(*args), f"{view} is complex with a nonzero imaginary")
+        assert "0.001 at index (3, 7)" in str(error) and "K.real" in error.fix
+    est = make().fit(Kx, Ky)
+    call = est.transform_x if view == "Kx" else est.transform_y
+    refused(lambda: call(bad[:6]), f"{view}_new is complex")
+
+
+#: (what is passed, the start of the message)
+NOT_NUMBERS = [
+    (None, "is None"),
+    (lambda K: K.astype(str), "holds strings (dtype <U"),
+    (lambda K: K.astype(str).tolist(), "holds strings"),
+    (lambda K: [row[: 1 + i % 3] for i, row in enumerate(K.tolist())],
+     "is not a rectangular array of numbers"),
+    (lambda K: np.where(np.eye(len(K), dtype=bool), None, K.astype(object)),
+     "holds None (NoneType, not a number) at index (0, 0)"),
+    (lambda K: np.where(np.eye(len(K), dtype=bool), decimal.Decimal("0.1"), K.astype(object)),
+     "holds Decimal('0.1') (Decimal, not a number)"),
+    (lambda K: np.where(np.eye(len(K), dtype=bool), 2**53 + 1, K.astype(object)),
+     "holds 9007199254740993 (int, not exact in float64)"),
+    (lambda K: np.where(np.eye(len(K), dtype=bool), 2**53 + 1, K.astype(np.int64)),
+     "has integer entries beyond 2**53"),
+    (lambda K: K.astype(np.int64).astype("datetime64[s]"), "holds dates"),
+]
+
+
+@pytest.mark.parametrize("convert, message", NOT_NUMBERS,
+                         ids=["None", "str-array", "str-lists", "ragged", "object-None",
+                              "object-Decimal", "object-big-int", "int64-big", "datetime"])
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_what_is_not_an_array_of_numbers_is_refused_naming_the_view(make, convert, message):
+    Kx, Ky = kernels()
+
+    def bad(K):
+        return None if convert is None else convert(K)
+
+    refused(lambda: make().fit(bad(Kx), Ky), f"Kx {message}")
+    refused(lambda: make().fit(Kx, bad(Ky)), f"Ky {message}")
+    est = make().fit(Kx, Ky)
+    if convert is not None:  # transform(None) is "view not given"
+        refused(lambda: est.transform_x(bad(Kx)[:6]), f"Kx_new {message}")
+        refused(lambda: est.transform_y(bad(Ky)[:6]), f"Ky_new {message}")
