@@ -83,6 +83,32 @@ def not_psd_error(argument: str, what: str, value: float, scale: float) -> Kerne
     )
 
 
+KERNEL_SCALE_RANGE: tuple[float, float] = (1e-100, 1e100)
+"""The range of a training kernel's scale (its largest ``|K[i, i]|`` as used, after p and d)
+that the solve represents in float64. It multiplies eigenvalues with each other and with kappa
+(``s (s + kappa)``, squared projection norms), so beyond about 1e+-150 they overflow or
+underflow and the "fitted" model projects everything to 0; the range leaves 50 orders of
+magnitude for n, kappa and d. Eq. 3 is unchanged when the kernel and kappa are divided by the
+same number, so any kernel can be brought into it."""
+
+
+def check_kernel_scale(diag: Any, argument: str) -> None:
+    """Refuse a kernel whose largest finite ``|diag|`` lies outside :data:`KERNEL_SCALE_RANGE`
+    (a zero or non-finite diagonal is left to the other checks)."""
+    d = np.abs(np.asarray(to_numpy(diag) if not isinstance(diag, np.ndarray) else diag))
+    top = float(d.max()) if d.size else 0.0
+    low, high = KERNEL_SCALE_RANGE
+    if top == 0.0 or not np.isfinite(top) or low <= top <= high:
+        return
+    raise KernelError(
+        f"{argument} is out of scale: its largest diagonal entry is {top:.3g}, outside "
+        f"[{low:.0e}, {high:.0e}], where the solve's products of eigenvalues fit in float64",
+        fix="normalise the kernel: divide it by its largest diagonal entry c, and kappa by c "
+        "for the same model (eq. 3 is unchanged when both are divided; with power p, divide "
+        "the kernel given by c ** (1/p))",
+    )
+
+
 @runtime_checkable
 class ColumnSource(Protocol):
     """A symmetric PSD kernel of ``n`` training items that yields columns on demand."""

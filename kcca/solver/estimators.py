@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from kcca.backend import get_xp, to_numpy
+from kcca.errors import KernelError
 from kcca.lowrank import (
     DEFAULT_PRECISION,
     ColumnSource,
@@ -107,6 +108,12 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
     if power != 1:
         check_power_domain(arr, power, argument, xp)
         arr = arr**power
+        if not bool(xp.all(xp.isfinite(arr))):
+            raise KernelError(
+                f"{argument} ** {power:g} has a non-finite entry (the power overflows float64)",
+                fix="normalise the kernel: divide it, the training kernel and kappa by the "
+                "training kernel's largest diagonal entry",
+            )
     return arr
 
 

@@ -23,6 +23,7 @@ from kcca.lowrank import (
     DenseColumns,
     TransformedColumns,
     as_column_source,
+    check_kernel_scale,
     not_psd_error,
     pivoted_cholesky,
 )
@@ -425,6 +426,8 @@ def _prepare_side(
     """
     owner = K if owner is None else owner
     base, delta, folded = _side_base(K, name, power, diag_scale)
+    label = f"{name} ** {power:g}" if power != 1 else name
+    check_kernel_scale(np.abs(np.asarray(to_numpy(base.diag()), dtype=float)) + abs(delta), label)
     method = _method(base, factorisation)
     key = (name, id(owner), float(power), folded, float(precision), rank, str(backend), method)
 

@@ -5,7 +5,8 @@ Both estimators (``KCCA``, ``KCCAGrid``), both views (``Kx``, ``Ky``) and the ne
 blocks of ``transform`` go through the same conversion (``kcca.lowrank.as_kernel_array``):
 float16 / float32, bool, integers, complex with a zero imaginary part, scipy.sparse, nested
 lists and object arrays of numbers convert; a nonzero imaginary part, strings, None, ragged
-lists and integers beyond 2**53 are refused.
+lists and integers beyond 2**53 are refused, and so is a kernel whose scale is outside
+``KERNEL_SCALE_RANGE`` (the solve would overflow or underflow into a model projecting to 0).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 import scipy.sparse as sp
 
 from kcca.errors import DataError, KernelError
+from kcca.lowrank import KERNEL_SCALE_RANGE
 from kcca.solver import KCCA, KCCAGrid
 
 ESTIMATORS = [
@@ -151,6 +153,36 @@ def test_complex_kernel_with_an_imaginary_part_is_refused_naming_the_view(make, 
     refused(lambda: call(bad[:6]), f"{view}_new is complex")
 
 
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+@pytest.mark.parametrize("view", ["Kx", "Ky"])
+def test_kernel_scale_outside_the_range_is_refused_and_at_its_edges_eq3_is_unchanged(make, view):
+    """At 1e300 the old solve's ``s (s + kappa)`` overflowed and at 1e-300 its projection
+    norms underflowed: "fitted" models whose projections were all 0."""
+    Kx, Ky = kernels()
+    Kx, Ky = Kx / Kx.diagonal().max(), Ky / Ky.diagonal().max()  # largest diagonal entry 1
+    low, high = KERNEL_SCALE_RANGE
+    assert (low, high) == (1e-100, 1e100)
+
+    def scaled(c):
+        return (Kx * c, Ky) if view == "Kx" else (Kx, Ky * c)
+
+    for c in (1e300, 1e120, 1e-120, 1e-300):
+        error = refused(lambda: make().fit(*scaled(c)), f"{view} is out of scale")
+        assert f"largest diagonal entry is {c:.3g}" in str(error), str(error)
+        assert "[1e-100, 1e+100]" in str(error)
+        assert "divide it by its largest diagonal entry" in error.fix and "kappa" in error.fix
+    # the power is part of the kernel as used: (1e60) ** 2 = 1e120
+    refused(lambda: make(**{f"power_{view[1]}": 2}).fit(*scaled(1e60)), f"{view} ** 2 is out")
+    # inside the range (rescale="trace" divides kappa by the same factor) the correlations and
+    # projections do not change (the dual weights scale by 1 / c)
+    want = results(make(rescale="trace").fit(Kx, Ky), Kx[:6], Ky[:6], weights=False)
+    for c in (high, low):
+        Kx_c, Ky_c = scaled(c)
+        got = results(make(rescale="trace").fit(Kx_c, Ky_c), Kx_c[:6], Ky_c[:6], weights=False)
+        for u, v in zip(got, want):
+            np.testing.assert_allclose(u, v, rtol=0, atol=1e-12)
+
+
 #: (what is passed, the start of the message)
 NOT_NUMBERS = [
     (None, "is None"),
@@ -186,3 +218,12 @@ def test_what_is_not_an_array_of_numbers_is_refused_naming_the_view(make, conver
     if convert is not None:  # transform(None) is "view not given"
         refused(lambda: est.transform_x(bad(Kx)[:6]), f"Kx_new {message}")
         refused(lambda: est.transform_y(bad(Ky)[:6]), f"Ky_new {message}")
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_new_block_whose_power_overflows_is_refused_naming_the_view(make):
+    Kx, Ky = kernels()
+    est = make(power_x=3).fit(Kx, Ky)
+    error = refused(lambda: est.transform_x(Kx[:6] * 1e120), "Kx_new ** 3 has a non-finite")
+    assert "normalise" in error.fix
