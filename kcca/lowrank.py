@@ -72,15 +72,30 @@ NOT_PSD_FIX = (
 )
 
 
-def not_psd_error(argument: str, what: str, value: float, scale: float) -> KernelError:
+def not_psd_error(
+    argument: str, what: str, value: float, scale: float, given: tuple[str, float] | None = None
+) -> KernelError:
     """The :class:`~kcca.errors.KernelError` for a kernel whose ``what`` (an eigenvalue or a
-    residual diagonal entry) is ``value < -PSD_RTOL * scale``."""
+    residual diagonal entry) is ``value < -PSD_RTOL * scale``.
+
+    ``given``: ``(dtype, eps)`` of a kernel given in a coarser float type than float64
+    (:func:`coarse_float`). Rounding a PSD kernel to it moves its eigenvalues by at most
+    ``eps / 2 x trace``; a violation within ``eps x trace`` is said to be that rounding's.
+    """
     ratio = value / scale if scale > 0 else -np.inf
-    return KernelError(
+    message = (
         f"{argument} is not positive semi-definite: {what} is {value:.3g} = {ratio:.1e} x trace "
-        f"(tolerance {PSD_RTOL:.0e} x trace for round-off)",
-        fix=NOT_PSD_FIX,
+        f"(tolerance {PSD_RTOL:.0e} x trace for round-off)"
     )
+    if given is not None and -value <= given[1] * scale:
+        dtype = given[0]
+        return KernelError(
+            f"{message}; it was given as {dtype}, whose rounding alone moves a Gram matrix's "
+            f"eigenvalues by up to {given[1] / 2:.1e} x trace",
+            fix=f"compute the kernel in float64 (its {dtype} rounding made it indefinite), or "
+            "fit with indefinite='psd-part' to use its positive part",
+        )
+    return KernelError(message, fix=NOT_PSD_FIX)
 
 
 KERNEL_SCALE_RANGE: tuple[float, float] = (1e-100, 1e100)
@@ -231,6 +246,27 @@ def _object_to_float64(arr: np.ndarray, argument: str) -> np.ndarray:
     return out
 
 
+def coarse_float(K: Any) -> tuple[str, float] | None:
+    """``(dtype name, eps)`` when ``K`` is an array of a float type coarser than float64
+    (float16, float32, complex64), else None."""
+    dtype = getattr(K, "dtype", None)
+    if dtype is None:
+        return None
+    if isinstance(dtype, np.dtype):
+        if dtype.kind not in "fc":
+            return None
+        name, eps = dtype.name, float(np.finfo(dtype).eps)
+    else:
+        try:
+            xp = array_namespace(K)
+        except TypeError:
+            return None
+        if not xp.isdtype(dtype, ("real floating", "complex floating")):
+            return None
+        name, eps = str(dtype).rsplit(".", 1)[-1], float(xp.finfo(dtype).eps)
+    return (name, eps) if eps > float(np.finfo(np.float64).eps) else None
+
+
 def check_finite(arr: np.ndarray, argument: str) -> None:
     """Raise a :class:`~kcca.errors.KernelError` (a ValueError) naming ``argument`` when
     ``arr`` has a NaN or infinite entry."""
@@ -286,9 +322,11 @@ def check_power_domain(arr: Any, power: float, argument: str, xp: Any = np) -> N
 
 
 class DenseColumns:
-    """Columns of a precomputed (validated) dense kernel matrix."""
+    """Columns of a precomputed (validated) dense kernel matrix; ``given_dtype`` is
+    :func:`coarse_float` of the matrix given (it is held as float64)."""
 
     def __init__(self, K: Any, argument: str = "K"):
+        self.given_dtype = coarse_float(K)
         self.K = check_square_symmetric(K, argument)
         self.n, self.argument = self.K.shape[0], argument
 

@@ -84,11 +84,16 @@ def _side_base(K: Any, name: str, power: float, diag_scale: float) -> tuple[Any,
     return base, delta, folded
 
 
-def _is_dense(base: Any) -> bool:
-    """True when ``base`` is a dense matrix (possibly raised to p / diagonal-scaled)."""
+def _root(base: Any) -> Any:
+    """The source ``base`` is built on (below any power / diagonal scale)."""
     while isinstance(base, TransformedColumns):
         base = base.base
-    return isinstance(base, DenseColumns)
+    return base
+
+
+def _is_dense(base: Any) -> bool:
+    """True when ``base`` is a dense matrix (possibly raised to p / diagonal-scaled)."""
+    return isinstance(_root(base), DenseColumns)
 
 
 def _method(base: Any, factorisation: str) -> str:
@@ -151,13 +156,15 @@ def _psd_violation(w_desc: np.ndarray, abs_trace: float) -> tuple[str, float, fl
     return None
 
 
-def _check_side(side: "_Side", indefinite: str) -> None:
+def _check_side(side: "_Side", indefinite: str, given: tuple[str, float] | None = None) -> None:
     """Refuse a factor of a kernel that is not PSD unless ``indefinite="psd-part"`` (the
     kernel is declared indefinite in theory; its positive part is used): eq. 3 needs PSD
-    kernels. The check is made at each use, so a shared factor serves both kinds of fit."""
+    kernels. The check is made at each use, so a shared factor serves both kinds of fit.
+    ``given``: the coarse float type the kernel came in (:func:`kcca.lowrank.coarse_float`)."""
     violation = getattr(side, "psd_violation", None)  # absent in factors stored before it
     if violation is not None and indefinite == "raise":
-        raise not_psd_error(side.name, *violation)
+        what, value, scale = violation
+        raise not_psd_error(side.name, what, value, scale, given)
 
 
 def _leading(
@@ -447,7 +454,7 @@ def _prepare_side(
         side = _truncated(full, int(rank), xp)
     else:
         side = cache.side(key, owner, compute)
-    _check_side(side, indefinite)
+    _check_side(side, indefinite, getattr(_root(base), "given_dtype", None))
     if delta != 0.0:
         side = replace(side, delta=delta, trace=side.trace + int(base.n) * delta)
     return side, key

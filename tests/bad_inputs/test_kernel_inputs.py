@@ -97,6 +97,29 @@ def test_bool_and_integer_kernels_are_fitted_as_their_float64_copy(make):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_float16_and_float32_kernels_are_fitted_as_their_float64_copy(make):
+    Kx, Ky = kernels()  # small integers: exact in float16
+    for dtype in (np.float16, np.float32):
+        got, want = fit_both_ways(make, lambda K: K.astype(dtype), Kx, Ky)
+        assert_same(got, want)
+    # rounding an RBF kernel to float16 makes it indefinite: refused as its float64 copy is,
+    # with the float16 rounding named
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    rbf16 = np.exp(-0.2 * ((X[:, None] - X[None]) ** 2).sum(-1)).astype(np.float16)
+    Ky = X @ X.T
+    copy = refused(lambda: make().fit(rbf16.astype(np.float64), Ky), "Kx is not positive")
+    error = refused(lambda: make().fit(rbf16, Ky), "Kx is not positive")
+    assert str(error).startswith(str(copy)), (str(error), str(copy))
+    assert "given as float16" in str(error) and "float16" not in str(copy)
+    assert "float64" in error.fix and "indefinite='psd-part'" in error.fix
+    # the positive part of the float16 kernel is the float64 copy's
+    assert_same(results(make(indefinite="psd-part").fit(rbf16, Ky), rbf16[:6], Ky[:6]),
+                results(make(indefinite="psd-part").fit(rbf16.astype(float), Ky),
+                        rbf16[:6].astype(float), Ky[:6]))
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
 def test_sparse_kernels_are_fitted_as_their_dense_copy(make):
     Kx, Ky = kernels()
     for convert in (sp.csr_matrix, sp.csc_array, lambda K: sp.coo_matrix(K.astype(np.int32))):
