@@ -7,7 +7,7 @@ exits with status 2, with no traceback unless ``--verbose`` is given::
     ├── DataError (ValueError)    bad, missing or inconsistent input data, files or settings
     │   ├── DataFolderNotGiven    no --data-dir and no $KCCA_DATA_DIR (a fresh clone)
     │   ├── FileVersionError      a file written by another version of the toolkit
-    │   ├── KernelError           a kernel matrix KCCA cannot use (not PSD, NaN/inf, asymmetric)
+    │   ├── KernelError           a kernel matrix KCCA cannot use (not PSD, NaN/inf, not numbers)
     │   └── UnknownNameError (KeyError)   an unknown kernel, system, ... (close matches named)
     └── PluginError (ImportError) a kernel plug-in that cannot be imported or registers nothing
 
@@ -72,8 +72,9 @@ class FileVersionError(DataError):
 
 
 class KernelError(DataError):
-    """A kernel matrix that KCCA (Section 3.2.1, eq. 3) cannot use: a NaN or infinite entry, not
-    symmetric, or not positive semi-definite. The message names the view (``Kx`` / ``Ky``).
+    """A kernel matrix that KCCA (Section 3.2.1, eq. 3) cannot use: not real numbers, a NaN or
+    infinite entry, not symmetric, not positive semi-definite, or of a scale float64 cannot
+    carry through the solve. The message names the view (``Kx`` / ``Ky``).
 
     Kernels come from data and from plug-in kernels (``@register_kernel``), so this is the
     user's to fix, not a bug of the solver.
