@@ -30,35 +30,78 @@ def caption_spans(
 
     With ``lambda_g = 1`` the values are the span counts of eq. 15; otherwise each span adds
     ``lambda_g ** ((j - i + 1) - k)`` (the gap part of eq. 14).
+
+    The keys come in the order in which the spans ``(i, j)`` first meet them, ``i`` then ``j``
+    ascending (for ``k = 3`` then the middle word's first position after ``i``). With
+    ``lambda_g = 1`` the time is linear in the length for a given number of distinct words
+    ``V`` (at most ``n V`` steps for pairs, ``n V^2`` for triples); otherwise every span is
+    added in that order (``n^2`` steps for pairs, up to ``n^2 V`` for triples).
     """
     if max_length not in (1, 2, 3):
         raise ValueError(f"max_length must be 1, 2 or 3 (the trigram kernel), got {max_length}")
     out: dict[Key, float] = {}
-    n = len(tokens)
     key: Key
     for t in tokens:
         key = (t,)
         out[key] = out.get(key, 0.0) + 1.0
-    if max_length >= 2:
-        for i in range(n):
-            a = tokens[i]
-            for j in range(i + 1, n):
-                key = (a, tokens[j])
-                out[key] = out.get(key, 0.0) + (1.0 if lambda_g == 1.0 else lambda_g ** (j - i - 1))
+    if max_length == 1:
+        return out
+    if lambda_g != 1.0:
+        _weighted_spans(tokens, max_length, lambda_g, out)
+        return out
+    # A sequence starting with word ``a`` first appears on a span from ``a``'s first position
+    # ``f`` (every later ``a`` matches a subset of what the first one does), so its key is
+    # made there, in the order of the span loop; its count sums, over each end ``j``, the
+    # ``a``s before the last middle word in front of ``j``: #a in [0, last_b(j)).
+    first: dict[str, int] = {}
+    for f, a in enumerate(tokens):
+        first.setdefault(a, f)
+    for a, f in first.items():
+        seen = 1.0  # the ``a``s before ``c``
+        for c in tokens[f + 1 :]:
+            key = (a, c)
+            out[key] = out.get(key, 0.0) + seen
+            if c == a:
+                seen += 1.0
+    if max_length == 3:
+        for a, f in first.items():
+            seen = 1.0
+            # each word b met after f -> the ``a``s before its last position so far, in order
+            # of its first position after f (a set's order would follow the string hashing)
+            before: dict[str, float] = {}
+            for c in tokens[f + 1 :]:
+                for b, v in before.items():
+                    key = (a, b, c)
+                    out[key] = out.get(key, 0.0) + v
+                before[c] = seen
+                if c == a:
+                    seen += 1.0
+    return out
+
+
+def _weighted_spans(
+    tokens: Sequence[str], max_length: int, lambda_g: float, out: dict[Key, float]
+) -> None:
+    """Add every span's ``lambda_g ** gaps`` to ``out`` one by one, spans in order."""
+    n = len(tokens)
+    key: Key
+    for i in range(n):
+        a = tokens[i]
+        for j in range(i + 1, n):
+            key = (a, tokens[j])
+            out[key] = out.get(key, 0.0) + lambda_g ** (j - i - 1)
     if max_length >= 3:
         for i in range(n - 2):
             a = tokens[i]
-            # distinct words strictly inside (i, j), in first-seen order: a set's order would
-            # follow the process's string hashing and reorder the kernel's columns run to run
+            # distinct words strictly inside (i, j), in first-seen order
             middle: dict[str, None] = {}
             for j in range(i + 2, n):
                 middle[tokens[j - 1]] = None
                 c = tokens[j]
-                w = 1.0 if lambda_g == 1.0 else lambda_g ** (j - i - 2)
+                w = lambda_g ** (j - i - 2)
                 for b in middle:
                     key = (a, b, c)
                     out[key] = out.get(key, 0.0) + w
-    return out
 
 
 def item_spans(
