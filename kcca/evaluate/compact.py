@@ -21,11 +21,17 @@ they give the judged columns of the tables; with it, they give only what needs t
 that rule and those judgments. :func:`missing_metrics` names what is absent.
 
 The file is a NumPy ``.npz`` read with ``allow_pickle=False`` (data only, never code).
+:func:`read_compact` checks what it holds against itself: integer ranks and candidate indices
+in range, no candidate twice in a top list, the original item at its gold rank or outside the
+top, each stored metric's values in their range (:data:`METRIC_RULES`), and the header's
+aggregates and Table 5 total equal to what the per-query values give.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +58,20 @@ DEPTH = 25
 #: metrics of :func:`kcca.evaluate.system.evaluate_system` that need the whole ranking (stored
 #: as per-query values when the file is written with the judgments at hand)
 FULL_RANKING_SUFFIXES = (" condensed", " imputed", " bound")
+
+#: stored per-query metrics by name: (pattern, lowest value, highest value, only 0 or 1, may
+#: be NaN, factor of the aggregate); the aggregate is ``factor * mean`` (``nanmean`` for the
+#: metric that may be NaN: an unjudged first caption's expert score)
+METRIC_RULES: tuple[tuple[str, float, float, bool, bool, float], ...] = (
+    (r"S@\d+( condensed| bound)?", 0.0, 1.0, True, False, 100.0),
+    (r"S@\d+ imputed", 0.0, 1.0, False, False, 100.0),
+    (r"R-precision( condensed| imputed)?", 0.0, 1.0, False, False, 100.0),
+    (r"expert >?=\d+(\.\d+)?", 0.0, 1.0, True, False, 100.0),
+    (r"expert mean", 1.0, 4.0, False, True, 1.0),
+    (r"top-1 (BLEU|ROUGE)", 0.0, 1.0, False, False, 1.0),
+)
+#: relative difference allowed between a header's aggregate and the one recomputed
+AGGREGATE_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -227,6 +247,12 @@ def read_compact(path: str | Path) -> CompactRankings:
         except KeyError as exc:
             raise DataError(f"{path}: task {task} lacks the array {exc}", fix=fix) from None
         n, m = len(q), len(c)
+        if g.dtype.kind not in "iu" or t.dtype.kind not in "iu":
+            raise DataError(
+                f"{path}: task {task}: gold ranks ({g.dtype}) and top lists ({t.dtype}) must "
+                "be integers",
+                fix=fix,
+            )
         if g.shape != (n,) or t.ndim != 2 or t.shape[0] != n or not 0 < t.shape[1] <= m:
             raise DataError(
                 f"{path}: task {task}: shapes gold {g.shape}, top {t.shape} do not "
@@ -239,9 +265,18 @@ def read_compact(path: str | Path) -> CompactRankings:
             raise DataError(f"{path}: task {task}: a candidate index outside 0..{m - 1}", fix=fix)
         if len(set(q)) != n or len(set(c)) != m:
             raise DataError(f"{path}: task {task}: duplicate query or candidate ids", fix=fix)
+        repeated = np.flatnonzero((np.diff(np.sort(t, axis=1), axis=1) == 0).any(axis=1))
+        if repeated.size:
+            raise DataError(
+                f"{path}: task {task}: query {q[repeated[0]]} has a candidate twice in its top "
+                f"{t.shape[1]}",
+                fix=fix,
+            )
         rows = np.arange(n)
         in_top = g <= t.shape[1]
-        if not np.all(t[rows[in_top], g[in_top] - 1] == rows[in_top]):
+        if not np.all(t[rows[in_top], g[in_top] - 1] == rows[in_top]) or np.any(
+            t[~in_top] == rows[~in_top, None]
+        ):
             raise DataError(
                 f"{path}: task {task}: the top lists disagree with the gold ranks", fix=fix
             )
@@ -264,9 +299,11 @@ def read_compact(path: str | Path) -> CompactRankings:
             values = arrays[key]
             if values.shape != (n,) or values.dtype.kind != "f":
                 raise DataError(f"{path}: {key} has shape {values.shape}, expected ({n},)", fix=fix)
+            _check_metric_values(path, task, key[len(prefix) :], values, q, fix)
             full.setdefault(task, {})[key[len(prefix) :]] = values
     if not gold:
         raise DataError(f"{path}: no task in the file", fix=fix)
+    _check_aggregates(path, header, gold, full, fix)
     return CompactRankings(
         str(header.get("system") or path.name[: -len(SUFFIX)]),
         str(header.get("corpus", "")),
@@ -280,6 +317,125 @@ def read_compact(path: str | Path) -> CompactRankings:
         full_metrics=full,
         gold_ties=ties,
     )
+
+
+def _metric_rule(name: str) -> tuple[str, float, float, bool, bool, float] | None:
+    return next((rule for rule in METRIC_RULES if re.fullmatch(rule[0], name)), None)
+
+
+def _check_metric_values(
+    path: Path, task: str, name: str, values: np.ndarray, queries: list[str], fix: str
+) -> None:
+    """Refuse an unknown stored metric, or a value out of its range (NaN where none may be)."""
+    rule = _metric_rule(name)
+    if rule is None:
+        raise DataError(f"{path}: task {task}: unknown stored metric {name!r}", fix=fix)
+    _, low, high, binary, nan_ok, _ = rule
+    nan = np.isnan(values)
+    bad = (nan & (not nan_ok)) | (~nan & ((values < low) | (values > high)))
+    if binary:
+        bad |= ~nan & (values != 0) & (values != 1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        allowed = "0 or 1" if binary else f"in {low:g}..{high:g}" + (" or NaN" if nan_ok else "")
+        raise DataError(
+            f"{path}: task {task}: {name} of query {queries[k]} is {float(values[k])!r}, "
+            f"not {allowed}",
+            fix=fix,
+        )
+
+
+def _aggregate(name: str, gold: np.ndarray, full: Mapping[str, np.ndarray]) -> float | None:
+    """A metric's aggregate from the per-query values, as :mod:`kcca.evaluate.system` makes it
+    (``None``: no per-query values of that name)."""
+    recall = re.fullmatch(r"R@(\d+)", name)
+    if recall:
+        return 100.0 * float((gold <= int(recall.group(1))).astype(float).mean())
+    if name == "median rank":
+        return float(np.median(gold.astype(float)))
+    values = full.get(name)
+    rule = _metric_rule(name)
+    if values is None or rule is None:
+        return None
+    if rule[4]:
+        judged = ~np.isnan(values)
+        return rule[5] * float(np.nanmean(values)) if judged.any() else math.nan
+    return rule[5] * float(values.mean())
+
+
+def _same(stored: object, computed: float) -> bool:
+    if not isinstance(stored, (int, float)) or isinstance(stored, bool):
+        return False
+    if math.isnan(computed) or math.isnan(stored):
+        return math.isnan(computed) and math.isnan(stored)
+    return math.isclose(stored, computed, rel_tol=AGGREGATE_TOLERANCE, abs_tol=AGGREGATE_TOLERANCE)
+
+
+def _check_aggregates(
+    path: Path,
+    header: dict,
+    gold: Mapping[str, np.ndarray],
+    full: Mapping[str, Mapping[str, np.ndarray]],
+    fix: str,
+) -> None:
+    """The header's aggregates (and Table 5's total) must be what the per-query values give,
+    and every stored metric must have its aggregate."""
+    aggregates = header.get("aggregates", {})
+    if not isinstance(aggregates, dict) or not all(
+        isinstance(v, dict) for v in aggregates.values()
+    ):
+        raise DataError(f"{path}: the header's aggregates are not a table per task", fix=fix)
+    for task, table in aggregates.items():
+        if task not in gold:
+            raise DataError(f"{path}: aggregates of task {task!r}, which the file lacks", fix=fix)
+        for name, stored in table.items():
+            computed = _aggregate(name, gold[task], full.get(task, {}))
+            if computed is None:
+                raise DataError(
+                    f"{path}: task {task}: an aggregate of {name!r} without its per-query values",
+                    fix=fix,
+                )
+            if not _same(stored, computed):
+                raise DataError(
+                    f"{path}: task {task}: the header gives {name} = {stored!r}, but the "
+                    f"per-query values give {computed!r}",
+                    fix=fix,
+                )
+    for task, metrics in full.items():
+        lacking = sorted(set(metrics) - set(aggregates.get(task, {})))
+        if lacking:
+            raise DataError(
+                f"{path}: task {task}: no aggregate in the header for {', '.join(lacking)}",
+                fix=fix,
+            )
+    coverage = header.get("coverage", {})
+    if not isinstance(coverage, dict):
+        raise DataError(f"{path}: the header's coverage is not a table", fix=fix)
+    total = coverage.get("R-precision total (Table 5)")
+    if total is not None:
+        parts = [aggregates.get(t, {}).get("R-precision") for t in ("annotation", "search")]
+        if None in parts or not _same(total, (parts[0] + parts[1]) / 2.0):
+            raise DataError(
+                f"{path}: the header gives R-precision total (Table 5) = {total!r}, not the "
+                "mean of the annotation and search R-precision",
+                fix=fix,
+            )
+    for task, entries in coverage.items():
+        if task == "R-precision total (Table 5)":
+            continue
+        if task not in gold or not isinstance(entries, dict):
+            raise DataError(f"{path}: coverage of task {task!r}, which the file lacks", fix=fix)
+        for name, value in entries.items():
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = ok and math.isfinite(value) and value >= 0
+            if ok and name.endswith(" judged"):
+                ok = value <= 1
+            if not ok:
+                raise DataError(
+                    f"{path}: task {task}: coverage {name} = {value!r} is not "
+                    + ("a fraction in 0..1" if name.endswith(" judged") else "a count"),
+                    fix=fix,
+                )
 
 
 def check_pool(compact: CompactRankings, pool: Sequence[tuple[str, str, str]]) -> None:
