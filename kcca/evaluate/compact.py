@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,10 +213,7 @@ def read_compact(path: str | Path) -> CompactRankings:
     """Read and validate a compact results file; every problem is a :class:`DataError`
     naming the file."""
     path = Path(path)
-    fix = (
-        "rebuild it from the full rankings file with `kcca reproduce --tables-only "
-        f"--rankings-dir {path.parent}` (the data and the rankings JSON needed)"
-    )
+    fix = _rebuild_fix(path)
     if not path.is_file():
         raise DataError(f"compact results file {path} does not exist")
     try:
@@ -316,6 +314,22 @@ def read_compact(path: str | Path) -> CompactRankings:
         meta=header,
         full_metrics=full,
         gold_ties=ties,
+    )
+
+
+def _rebuild_fix(path: Path) -> str:
+    """How to replace a bad compact file: from its rankings file when one is beside it (with
+    the data at hand), else from where it came."""
+    rankings = path.with_name(path.name[: -len(SUFFIX)] + ".json") if is_compact(path) else None
+    if rankings is not None and rankings.is_file():
+        return (
+            f"write it again from {rankings.name} beside it, with the data at hand "
+            f"($KCCA_DATA_DIR): `kcca reproduce --tables-only --rankings-dir "
+            f"{shlex.quote(str(path.parent))} --out {shlex.quote(str(path.parent.parent))}`"
+        )
+    return (
+        f"restore {path} from where it came (`git checkout -- {shlex.quote(str(path))}` for a "
+        "committed file), or delete it to leave its system out of the tables"
     )
 
 

@@ -231,9 +231,12 @@ def random_rankings(n: int, seed: int) -> dict[str, np.ndarray]:
 def load_systems(
     files: dict[str, Path], ctx: EvaluationContext, progress: bool = False
 ) -> tuple[dict[str, SystemData], list[str]]:
-    """Read and evaluate each results file (rankings JSON or compact ``.ranks.npz``);
-    unreadable ones are skipped with a reason. With the corpus at hand, the compact form of
-    each rankings file is written beside it (:func:`write_compact_beside`)."""
+    """Read and evaluate each results file (rankings JSON or compact ``.ranks.npz``).
+
+    A compact file that cannot be read (damaged, pickled, inconsistent) is a
+    :class:`DataError` naming it; rankings files that cannot be read, and results of another
+    pool than the corpus's, are skipped with a reason. With the corpus at hand, the compact
+    form of each rankings file is written beside it (:func:`write_compact_beside`)."""
     from kcca.evaluate.compact import is_compact, read_compact
     from kcca.evaluate.system import evaluate_compact
 
@@ -242,15 +245,19 @@ def load_systems(
     for name, path in files.items():
         if progress:
             print(f"evaluating {name} ({path.name})", flush=True)
-        try:
-            if is_compact(path):
-                compact = read_compact(path)
+        if is_compact(path):
+            compact = read_compact(path)  # a damaged file is an error naming it, not "not run"
+            try:
                 ev = evaluate_compact(compact, ctx)
-                out[name] = SystemData(name, ev, dict(compact.gold), str(path))
+            except DataError as exc:  # made on another pool
+                skipped.append(f"{path.name}: {exc}")
                 continue
-            if ctx.corpus is None:
-                skipped.append(f"{path.name}: a rankings file needs the corpus data")
-                continue
+            out[name] = SystemData(name, ev, dict(compact.gold), str(path))
+            continue
+        if ctx.corpus is None:
+            skipped.append(f"{path.name}: a rankings file needs the corpus data")
+            continue
+        try:
             r = read_rankings(path, ctx.corpus.pool(ctx.split))
         except DataError as exc:
             skipped.append(f"{path.name}: {exc}")
