@@ -8,7 +8,7 @@ For a :class:`~kcca.data.corpus.Corpus` and a list of image ids (Section 3.3):
    config, the sample config and the chosen training ids;
 2. for every image: extract descriptors, quantise them, and build the spatial-pyramid
    histograms of :mod:`features.pyramid` (an :class:`ImageFeatures` record);
-   each record is written atomically to ``<cache>/image-features/<key>/<image id>.joblib``
+   each record is written atomically to ``<cache>/image-features/<key>/<image id>.<digest>.entry``
    (``key`` hashes the feature, codebook and pyramid config), so a second run loads it and
    an interrupted run resumes where it stopped.
 
@@ -43,9 +43,8 @@ from tqdm.auto import tqdm
 from features.codebook import Codebook
 from features.params import shared_params
 from features.pyramid import pyramid_histogram
-from kcca.cache import RECORDS_MANIFEST as MANIFEST
-from kcca.cache import Cache, atomic_dump, atomic_write, config_key, write_text_atomic
-from kcca.cache import read_records_manifest as read_manifest
+from kcca.cache import Cache, atomic_write, config_key
+from kcca.cache_entry import make_private_folder
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.fingerprints import file_digest
@@ -401,8 +400,7 @@ class ImageFeaturePipeline:
         """Folder of the per-image records (``None`` when the cache is disabled)."""
         if not self.cache.enabled:
             return None
-        assert self.cache.root is not None  # enabled means a root
-        return self.cache.root / FEATURE_STAGE / self.feature_key()
+        return self.cache.folder(FEATURE_STAGE, self.feature_key())
 
     def _chosen_ids(self) -> list[str]:
         train = list(self.corpus.split(self.config.codebook_split))
@@ -418,11 +416,9 @@ class ImageFeaturePipeline:
         configs = {n: self._codebook_config(ft, chosen) for n, ft in self.feature_types.items()}
         books: dict[str, Codebook] = {}
         for n, cfg in configs.items():
-            if self.cache.has(CODEBOOK_STAGE, cfg):
-                try:
-                    books[n] = self.cache.load(CODEBOOK_STAGE, cfg)
-                except Exception:  # corrupt entry: refit below
-                    pass
+            found, book = self.cache.load_if_usable(CODEBOOK_STAGE, cfg)
+            if found:
+                books[n] = book
         missing = [n for n in self.feature_types if n not in books]
         if missing:
             types = {n: self.feature_types[n] for n in missing}
@@ -489,39 +485,30 @@ class ImageFeaturePipeline:
         log.warning("skipped image %s: %s", image_id, reason)
 
     # ------------------------------------------------------------------ records
-    def _record_path(self, folder: Path, image_id: str) -> Path:
-        """``<id>.<digest of the image file>.joblib``: an edited image is described again,
-        and a restored one finds its old record."""
+    def _record_name(self, image_id: str) -> str:
+        """``<id>.<digest of the image file>``: an edited image is described again, and a
+        restored one finds its old record."""
         digest = self.image_digest(image_id)
         tag = hashlib.sha256(digest.encode()).hexdigest()[:16] if digest else "memory"
-        return folder / f"{safe_name(image_id)}.{tag}.joblib"
+        return f"{safe_name(image_id)}.{tag}"
 
     def _load_cached(self, folder: Path | None, image_id: str) -> ImageFeatures | None:
         if folder is None:
             return None
-        p = self._record_path(folder, image_id)
-        if not p.exists():
-            return None
-        try:
-            rec = joblib.load(p)
-        except Exception:  # corrupt or partial file from another tool: recompute
-            return None
+        rec = self.cache.load_record(FEATURE_STAGE, folder.name, self._record_name(image_id))
         if not isinstance(rec, ImageFeatures) or rec.image_id != image_id:
             return None
         return rec
 
-    def _write_manifest(self, folder: Path, ids: Sequence[str]) -> None:
-        """Add the input files of new records to the folder's manifest."""
-        import json
-
+    def _save_record(self, folder: Path, image_id: str, rec: ImageFeatures) -> None:
+        """Store ``rec`` with its image file's digest as its input record."""
         paths = self.corpus.image_paths or {}
-        manifest = read_manifest(folder)
-        for i in ids:
-            if i in paths:
-                manifest[self._record_path(folder, i).name] = {
-                    os.path.abspath(paths[i]): self.image_digest(i)
-                }
-        write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=0, sort_keys=True))
+        inputs = (
+            {os.path.abspath(paths[image_id]): self.image_digest(image_id)}
+            if image_id in paths
+            else {}
+        )
+        self.cache.save_record(FEATURE_STAGE, folder.name, self._record_name(image_id), rec, inputs)
 
     def extract(self, image_ids: Sequence[str] | None = None) -> ExtractionResult:
         """Features of ``image_ids`` (default: every image of every split), cached."""
@@ -537,7 +524,7 @@ class ImageFeaturePipeline:
         books = self.fit_codebooks()
         folder = self.feature_dir()
         if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
+            make_private_folder(folder)
             cfg_file = folder / "config.json"
             if not cfg_file.exists():
                 import json
@@ -590,12 +577,10 @@ class ImageFeaturePipeline:
                         _, image_id, rec = item
                         features[image_id] = rec
                         if folder is not None:
-                            atomic_dump(rec, self._record_path(folder, image_id))
+                            self._save_record(folder, image_id, rec)
         finally:
             bar.close()
         ordered = {i: features[i] for i in ids if i in features}
-        if folder is not None and todo:
-            self._write_manifest(folder, [i for i in todo if i in features])
         if folder is not None:  # the per-image records are cached here, not by Cache.save
             self.cache.record(FEATURE_STAGE, computed=len(ordered) - n_cached, loaded=n_cached)
         return ExtractionResult(

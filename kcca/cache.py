@@ -1,30 +1,40 @@
 """On-disk cache of pipeline stages, keyed by a hash of the stage's config, written atomically.
 
 Every arrow of the data flow (docs/design.md#data-flow) is a function of its inputs and a config; a
-stage stores its result under ``<root>/<stage>/<key>.joblib`` where ``key`` hashes that config
-(or ``<key>.npz`` for a value made of arrays and scalars, :meth:`Cache.get_or_compute_arrays`:
-read without pickle or joblib, which is quicker to import and to load).
-Files are written to a temporary name in the same folder and renamed into place, so an interrupted
-run never leaves a partial entry and the next run resumes from what is there.
+stage stores its result under ``<root>/<stage>/<key>.entry`` where ``key`` hashes that config.
+Entries are data, never pickles (:mod:`kcca.cache_entry`): no cache content can run code, whoever
+wrote it. Files are written to a temporary name in the same folder and renamed into place, so an
+interrupted run never leaves a partial entry and the next run resumes from what is there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import socket
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
 import numpy as np
 
-from kcca.fingerprints import input_record
+from kcca.cache_entry import (
+    ENTRY_SUFFIX,
+    EntryUnusable,
+    UntrustedCacheFile,
+    check_folder,
+    entry_header,
+    input_digests,
+    read_entry,
+    write_entry,
+)
+from kcca.errors import DataError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 DEFAULT_CACHE_ENV = "KCCA_CACHE_DIR"
 
@@ -117,8 +127,9 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> Pat
 
     The temporary file is unique to this writer (host, process id and a random part), so
     concurrent writers of one target never collide and a reader sees the old or the new file,
-    never a partial one; the result gets the permissions the umask gives a new file. A
-    temporary file left behind by a killed writer is removed by :func:`remove_stale_temp_files`.
+    never a partial one; the result gets the permissions the umask gives a new file, less
+    group and other write. A temporary file left behind by a killed writer is removed by
+    :func:`remove_stale_temp_files`.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,7 +139,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> Pat
     os.close(fd)
     try:
         write(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o644 & ~_umask())  # never writable by group or others
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -185,40 +196,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def atomic_dump(value: Any, path: str | os.PathLike) -> Path:
-    """``joblib.dump`` written atomically."""
-    import joblib
-
-    return atomic_write(path, lambda tmp: joblib.dump(value, tmp))
-
-
-#: the suffixes of an entry's value: a joblib pickle, or arrays (``np.savez``)
-ENTRY_SUFFIXES = (".joblib", ".npz")
-
-
-def _save_arrays(value: dict[str, Any], path: Path) -> Path:
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as fh:  # a file object: savez would append ".npz" to a name
-            # the stubs fear a key named allow_pickle
-            np.savez(fh, **{k: np.asarray(v) for k, v in value.items()})  # type: ignore[arg-type]
-
-    return atomic_write(path, write)
-
-
-def _load_arrays(path: Path) -> dict[str, Any]:
-    """An ``.npz`` entry (no pickles); 0-d arrays come back as Python scalars."""
-    with np.load(path, allow_pickle=False) as z:
-        return {k: (a.item() if a.ndim == 0 else a) for k in z.files for a in (z[k],)}
-
-
 class Cache:
     """A folder of cached stage results; ``Cache(None)`` is a disabled cache.
 
-    An entry is ``<root>/<stage>/<key>.joblib`` with a ``<key>.json`` sidecar holding the
-    config and the input files behind it (path -> content digest, :mod:`kcca.fingerprints`),
-    which ``kcca cache verify`` re-checks. Entries are pickles, so a cache folder must be the
-    user's own: one owned by another user or writable by everyone is refused
-    (:func:`check_trusted`).
+    An entry is ``<root>/<stage>/<key>.entry`` (:mod:`kcca.cache_entry`): data only (no
+    pickle: no entry can run code, whoever wrote it), with a header naming its stage and key,
+    the config behind the key and the input files behind the value (path -> content digest,
+    :mod:`kcca.fingerprints`), which ``kcca cache verify`` re-checks. An entry whose header
+    names another stage or key, or that is damaged, is recomputed; one that another user
+    could have written is refused by name (:class:`kcca.cache_entry.UntrustedCacheFile`), as
+    is a cache folder owned by another user or writable by everyone (:func:`check_trusted`).
 
     >>> cache = Cache("/tmp/kcca-cache")                      # doctest: +SKIP
     >>> gram = cache.get_or_compute("pyramid-gram", cfg, lambda: compute(cfg))  # doctest: +SKIP
@@ -229,6 +216,7 @@ class Cache:
         #: stage -> {"computed": n, "loaded": n} for this cache (also summed in cache_stats())
         self.stats: dict[str, dict[str, int]] = {}
         self._checked = False
+        self._folders: set[str] = set()
 
     def record(self, stage: str, *, computed: int = 0, loaded: int = 0) -> None:
         """Count entries computed / loaded (``load`` and ``save`` count themselves)."""
@@ -258,43 +246,90 @@ class Cache:
             self._checked = True
         return self.root
 
-    def path(self, stage: str, config: Any, suffix: str = ".joblib") -> Path:
-        return self._open() / stage / f"{config_key(config)}{suffix}"
+    def folder(self, *parts: str) -> Path:
+        """``<root>/<parts...>``, each level checked once (not a symbolic link, the user's
+        own, not writable by others: :func:`kcca.cache_entry.check_folder`)."""
+        folder = self._open()
+        for part in parts:
+            folder = folder / part
+            if str(folder) not in self._folders:
+                check_folder(folder)
+                self._folders.add(str(folder))
+        return folder
+
+    def path(self, stage: str, config: Any, suffix: str = ENTRY_SUFFIX) -> Path:
+        return self.folder(stage) / f"{config_key(config)}{suffix}"
 
     def has(self, stage: str, config: Any) -> bool:
         return self.enabled and self.path(stage, config).exists()
 
     def load(self, stage: str, config: Any) -> Any:
-        import joblib
-
-        value = joblib.load(self.path(stage, config))
+        """The value of an entry; :class:`kcca.cache_entry.EntryUnusable` for a damaged or
+        misplaced one, ``FileNotFoundError`` for none."""
+        value = read_entry(self.path(stage, config), stage=stage, key=config_key(config))
         self.record(stage, loaded=1)
         return value
+
+    def load_if_usable(self, stage: str, config: Any) -> tuple[bool, Any]:
+        """``(True, value)`` of a usable entry, else ``(False, None)`` (none, damaged or
+        misplaced: logged); an entry someone else could have written is an error."""
+        if not self.enabled:
+            return False, None
+        try:
+            return True, self.load(stage, config)
+        except FileNotFoundError:
+            return False, None
+        except EntryUnusable as exc:
+            log.warning(
+                "cache entry %s is not used and is computed again: %s",
+                self.path(stage, config),
+                exc,
+            )
+            return False, None
 
     def save(
         self, stage: str, config: Any, value: Any, inputs: Iterable[str | os.PathLike] | None = None
     ) -> None:
         """Store ``value``; ``inputs`` are the files it was computed from (their digests go
-        to the sidecar, for ``kcca cache verify``)."""
-        if self.enabled:
-            self._store(stage, config, value, inputs, ".joblib", atomic_dump)
-
-    def _store(
-        self,
-        stage: str,
-        config: Any,
-        value: Any,
-        inputs: Iterable[str | os.PathLike] | None,
-        suffix: str,
-        dump: Callable[[Any, Path], Any],
-    ) -> None:
-        """Write an entry's value (``dump``) and its sidecar, and count it computed."""
-        p = self.path(stage, config, suffix)
-        dump(value, p)
-        write_sidecar(
-            p, {"stage": stage, "config": _jsonable(config), "inputs": input_record(inputs or ())}
-        )
+        to the header, for ``kcca cache verify``). A value the entry format cannot hold is
+        not stored (logged), never an error of the run."""
+        if not self.enabled:
+            return
+        key = config_key(config)
+        header = entry_header(stage, key, config=_jsonable(config), inputs=input_digests(inputs))
+        try:
+            write_entry(self.path(stage, config), value, header)
+        except DataError as exc:
+            if isinstance(exc, UntrustedCacheFile):
+                raise
+            log.warning("not cached (%s/%s): %s", stage, key, exc)
+            return
         self.record(stage, computed=1)
+
+    # -------------------------------------------------------------- per-item records
+    def record_path(self, stage: str, key: str, item: str) -> Path:
+        """``<root>/<stage>/<key>/<item>.entry``: one record of a stage that stores one
+        entry per item (``image-features`` per image; ``item`` a file-name-safe string)."""
+        return self.folder(stage, key) / f"{item}{ENTRY_SUFFIX}"
+
+    def load_record(self, stage: str, key: str, item: str) -> Any | None:
+        """A record's value, or ``None`` when there is none or it is damaged or misplaced
+        (logged); a record someone else could have written is an error."""
+        path = self.record_path(stage, key, item)
+        try:
+            return read_entry(path, stage=stage, key=key, item=item)
+        except FileNotFoundError:
+            return None
+        except EntryUnusable as exc:
+            log.warning("cache record %s is not used and is computed again: %s", path, exc)
+            return None
+
+    def save_record(
+        self, stage: str, key: str, item: str, value: Any, inputs: dict[str, str]
+    ) -> None:
+        """Store a record; ``inputs`` is its input record (absolute path -> digest)."""
+        header = entry_header(stage, key, inputs=inputs, item=item)
+        write_entry(self.record_path(stage, key, item), value, header)
 
     def get_or_compute(
         self,
@@ -308,11 +343,9 @@ class Cache:
         ``inputs``: the files behind the value (or a function returning them, called only when
         the value is computed); their content must be part of ``config`` already.
         """
-        if self.has(stage, config):
-            try:
-                return self.load(stage, config)
-            except Exception:  # a corrupt entry (e.g. disk full when written): recompute
-                pass
+        found, value = self.load_if_usable(stage, config)
+        if found:
+            return value
         value = compute()
         self.save(stage, config, value, inputs() if callable(inputs) else inputs)
         return value
@@ -325,51 +358,38 @@ class Cache:
         inputs: Iterable[str | os.PathLike] | None = None,
     ) -> dict[str, Any]:
         """:meth:`get_or_compute` for a value that is a dict of NumPy arrays, strings and
-        numbers, stored as ``<key>.npz`` and read back without pickle (scalars and strings
-        come back as Python objects)."""
+        numbers (scalars and strings come back as Python objects)."""
         if not self.enabled:
             return compute()
-        path = self.path(stage, config, ".npz")
-        if path.exists():
-            try:
-                value = _load_arrays(path)
-                self.record(stage, loaded=1)
-                return value
-            except Exception:  # a corrupt entry (e.g. disk full when written): recompute
-                pass
+        found, stored = self.load_if_usable(stage, config)
+        if found and isinstance(stored, dict):
+            return {k: (a.item() if a.ndim == 0 else a) for k, a in stored.items()}
         value = compute()
-        self._store(stage, config, value, inputs, ".npz", _save_arrays)
+        self.save(stage, config, {k: np.asarray(v) for k, v in value.items()}, inputs)
         return value
 
 
 _CLEANED: set[str] = set()
 
 
-def write_sidecar(entry: Path, doc: dict) -> Path:
-    """The ``.json`` beside a cache entry: stage, config and input record."""
-    return write_text_atomic(entry.with_suffix(".json"), json.dumps(doc, indent=1, sort_keys=True))
-
-
 def check_trusted(root: str | os.PathLike) -> None:
-    """Refuse a cache folder that someone else could have written pickles into: one owned by
+    """Refuse a cache folder that someone else could have written entries into: one owned by
     another user, or writable by everyone (a shared Dask cache included)."""
-    from kcca.errors import DataError
-
     root = Path(root)
     probe = root
     while not probe.exists() and probe.parent != probe:
-        probe = probe.parent  # the folder will be made with the umask: check its parent
+        probe = probe.parent  # the folder will be made owner-only: check its parent
     st = probe.stat()
     if probe == root and hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise DataError(
-            f"cache folder {root} belongs to another user (uid {st.st_uid}); cache "
-            "entries are pickles, so only your own folder is read",
+            f"cache folder {root} belongs to another user (uid {st.st_uid}); only your own "
+            "folder is read, so that no one else chooses what a run loads",
             fix="pass --cache-dir with a folder of your own (or set KCCA_CACHE_DIR)",
         )
     if probe == root and st.st_mode & 0o002:
         raise DataError(
-            f"cache folder {root} is writable by every user; cache entries are "
-            "pickles, so such a folder is not read",
+            f"cache folder {root} is writable by every user, so anyone could plant entries "
+            "in it; such a folder is not read",
             fix=f"chmod o-w '{root}', or pass --cache-dir with a folder of your own",
         )
 
@@ -380,106 +400,3 @@ def default_cache_dir() -> Path | None:
     if env:
         return Path(env)
     return Path.home() / ".cache" / "kcca"
-
-
-# ------------------------------------------------------------------ verify and prune
-@dataclass
-class CacheAudit:
-    """What :func:`verify_cache` found: entries whose input files changed (``stale``: entry
-    path -> reasons), entries with no input record (written before inputs were recorded, or
-    by a stage that reads no file: ``unrecorded``), entries whose inputs are unchanged
-    (``current``), and leftovers (a value without its sidecar or the reverse, temporary files
-    of killed writers)."""
-
-    root: Path
-    current: int = 0
-    unrecorded: list[Path] = field(default_factory=list)
-    stale: dict[Path, list[str]] = field(default_factory=dict)
-    leftovers: list[Path] = field(default_factory=list)
-
-    def check(self, entry: Path, inputs: dict[str, str] | None) -> None:
-        """File ``entry`` as unrecorded, stale or current from its input record."""
-        from kcca.fingerprints import changed_inputs
-
-        if not inputs:
-            self.unrecorded.append(entry)
-            return
-        changed = changed_inputs(inputs)
-        if changed:
-            self.stale[entry] = [f"{path}: {why}" for path, why in sorted(changed.items())]
-        else:
-            self.current += 1
-
-    def stages(self) -> dict[str, dict[str, int]]:
-        """Stage -> {"stale": n} (for the report)."""
-        out: dict[str, dict[str, int]] = {}
-        for p in self.stale:
-            stage = p.relative_to(self.root).parts[0]
-            out.setdefault(stage, {"stale": 0})["stale"] += 1
-        return out
-
-
-_KEY = re.compile(r"[0-9a-f]{20}")
-
-
-def verify_cache(root: str | os.PathLike) -> CacheAudit:
-    """Re-check the input files of every entry of a cache folder (``kcca cache verify``)."""
-    root = Path(root)
-    check_trusted(root)
-    audit = CacheAudit(root)
-    if not root.is_dir():
-        return audit
-    for sidecar in sorted(root.glob("*/*.json")):
-        value = next(
-            (v for v in map(sidecar.with_suffix, ENTRY_SUFFIXES) if v.exists()),
-            sidecar.with_suffix(".joblib"),
-        )
-        try:
-            doc = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            audit.leftovers.append(sidecar)
-            continue
-        if not value.exists():
-            audit.leftovers.append(sidecar)
-            continue
-        audit.check(value, doc.get("inputs") if isinstance(doc, dict) and "stage" in doc else None)
-    values = [v for suffix in ENTRY_SUFFIXES for v in root.glob(f"*/*{suffix}")]
-    for value in sorted(values):  # an entry's value without its sidecar
-        if _KEY.fullmatch(value.stem) and not value.with_suffix(".json").exists():
-            audit.leftovers.append(value)
-    _verify_records(root, audit)
-    audit.leftovers += stale_temp_files(root)
-    return audit
-
-
-#: the manifest of a folder of per-item records (a stage that stores one file per item, as
-#: ``image-features`` does per image): record file name -> its input record
-RECORDS_MANIFEST = "inputs.json"
-
-
-def read_records_manifest(folder: Path) -> dict[str, dict[str, str]]:
-    """Record file name -> {input file: digest} of a folder of per-item records."""
-    try:
-        return json.loads((folder / RECORDS_MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _verify_records(root: Path, audit: CacheAudit) -> None:
-    """Per-item records: every ``<stage>/<config>/`` folder (only record stages have
-    folders); a record missing from its folder's manifest is unrecorded."""
-    for folder in sorted(p for p in root.glob("*/*") if p.is_dir()):
-        manifest = read_records_manifest(folder)
-        for record in sorted(folder.glob("*.joblib")):
-            audit.check(record, manifest.get(record.name))
-
-
-def prune_cache(audit: CacheAudit, *, unrecorded: bool = False) -> list[Path]:
-    """Delete the stale entries and leftovers of an audit (and, with ``unrecorded``, the
-    entries without an input record); returns the files removed."""
-    doomed = [*audit.stale, *audit.leftovers, *(audit.unrecorded if unrecorded else [])]
-    return _unlink_all(
-        f
-        for p in doomed
-        for f in ((p, p.with_suffix(".json")) if p.suffix in ENTRY_SUFFIXES else (p,))
-    )

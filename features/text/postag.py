@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 import nltk
+import numpy as np
 
 from kcca.cache import Cache
 
@@ -158,6 +159,61 @@ def _count_sentences(tagger, bar) -> None:
 _MEMO: dict[str, Any] = {}
 
 
+def tagger_data(tagger) -> dict[str, Any]:
+    """A trained tagger as plain data (what the cache stores; :func:`tagger_from_data`
+    rebuilds it): the perceptron's weights, tag dictionary and classes, or the context
+    tables of the n-gram chain."""
+    from nltk.tag.perceptron import PerceptronTagger
+
+    if isinstance(tagger, PerceptronTagger):
+        classes = sorted(tagger.classes)
+        index = {c: i for i, c in enumerate(classes)}
+        features = list(tagger.model.weights)
+        rows = [tagger.model.weights[f] for f in features]
+        return {
+            "kind": "perceptron",
+            "classes": classes,
+            "tagdict": dict(tagger.tagdict),
+            "features": "\n".join(features),
+            "counts": np.array([len(r) for r in rows], dtype=np.int32),
+            "tags": np.array([index[t] for r in rows for t in r], dtype=np.int16),
+            "weights": np.array([w for r in rows for w in r.values()], dtype=np.float64),
+        }
+    chain = tagger._taggers  # outermost first, the default tagger last
+    return {
+        "kind": "ngram",
+        "default": chain[-1]._tag,
+        "tables": [dict(t._context_to_tag) for t in reversed(chain[:-1])],
+    }
+
+
+def tagger_from_data(data: dict[str, Any]):
+    """The tagger :func:`tagger_data` describes (no code is read: only tables)."""
+    if data["kind"] == "perceptron":
+        from nltk.tag.perceptron import PerceptronTagger
+
+        tagger = PerceptronTagger(load=False)
+        classes = list(data["classes"])
+        tags = [classes[i] for i in data["tags"].tolist()]
+        weights = data["weights"].tolist()
+        features = data["features"].split("\n") if data["features"] else []
+        table: dict[str, dict[str, float]] = {}
+        pos = 0
+        for f, n in zip(features, data["counts"].tolist()):
+            table[f] = dict(zip(tags[pos : pos + n], weights[pos : pos + n]))
+            pos += n
+        tagger.model.weights = table
+        tagger.model.classes = tagger.classes = set(classes)
+        tagger.tagdict = dict(data["tagdict"])
+        return tagger
+    from nltk.tag import BigramTagger, DefaultTagger, TrigramTagger, UnigramTagger
+
+    tagger = DefaultTagger(data["default"])
+    for cls, table in zip((UnigramTagger, BigramTagger, TrigramTagger), data["tables"]):
+        tagger = cls(model=table, backoff=tagger)
+    return tagger
+
+
 def load_tagger(config: TaggerConfig, cache: Cache | None = None, progress: bool = False):
     """The trained tagger for ``config``: from memory, else from ``cache``, else trained
     (``progress``: say so on stderr, with its expected duration, and show a bar)."""
@@ -177,7 +233,10 @@ def load_tagger(config: TaggerConfig, cache: Cache | None = None, progress: bool
                 STAGE,
                 enabled=progress,
             )
-        tagger = cache.get_or_compute(STAGE, key, lambda: train_tagger(config, progress=progress))
+        data = cache.get_or_compute(
+            STAGE, key, lambda: tagger_data(train_tagger(config, progress=progress))
+        )
+        tagger = tagger_from_data(data)
         _MEMO[k] = tagger
     return tagger
 

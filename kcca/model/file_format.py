@@ -393,7 +393,13 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
             header,
         ) from None
     except (
-        ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError, MemoryError
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        IndexError,
+        RecursionError,
+        MemoryError,
     ) as exc:
         raise _error(path, f"malformed model tree ({type(exc).__name__}: {exc})", header) from None
     if dec.pending:

@@ -129,11 +129,11 @@ def test_query_refuses_skip_bad_images_without_images(no_data, capsys):
 
 
 # -------------------------------------------------------------------------------- cache
-def test_cache_verify_refuses_unrecorded(no_data, capsys):
-    error, fix = refused(capsys, ["cache", "verify", "--unrecorded", "--cache-dir",
+def test_cache_verify_refuses_dry_run(no_data, capsys):
+    error, fix = refused(capsys, ["cache", "verify", "--dry-run", "--cache-dir",
                                   str(no_data / "cache")])
-    assert error == "--unrecorded chooses what prune deletes, and verify deletes nothing", error
-    assert fix == "run `kcca cache prune --unrecorded`, or drop --unrecorded", fix
+    assert error == "--dry-run shows what prune would delete, and verify deletes nothing", error
+    assert fix == "run `kcca cache prune --dry-run`, or drop --dry-run", fix
 
 
 # --------------------------------------------------------------------- caption-analysis

@@ -146,10 +146,10 @@ def test_second_run_loads_from_cache(tmp_path):
     calls_first = CALLS["n"]
     assert calls_first > 0 and first.n_cached == 0
     folder = first.cache_dir
-    files = sorted(folder.glob("*.joblib"))
+    files = sorted(folder.glob("*.entry"))
     assert len(files) == len(first.features)
     assert (folder / "config.json").exists()
-    assert len(list((tmp_path / "cache" / "codebook").glob("*.joblib"))) == 2
+    assert len(list((tmp_path / "cache" / "codebook").glob("*.entry"))) == 2
     mtimes = {f: f.stat().st_mtime_ns for f in files}
     CALLS["n"] = 0
     second = pipeline(corpus, cache).extract()
@@ -174,7 +174,7 @@ def test_interrupted_run_resumes(tmp_path):
     CALLS.update(n=0, fail_after=5)  # dies on the 6th image
     with pytest.raises(KeyboardInterrupt):
         pipe.extract()
-    done = sorted(p.name for p in pipe.feature_dir().glob("*.joblib"))
+    done = sorted(p.name for p in pipe.feature_dir().glob("*.entry"))
     assert len(done) == 4  # two finished chunks of two images were written
     assert not list(pipe.feature_dir().glob(".*.tmp"))  # no partial files left
     CALLS.update(n=0, fail_after=None)
@@ -258,7 +258,7 @@ def test_parallel_and_dask_give_the_same_records(tmp_path):
         for n in TYPES:
             np.testing.assert_array_equal(par.features[i].pyramids[n], ref.features[i].pyramids[n])
             np.testing.assert_array_equal(dsk.features[i].pyramids[n], ref.features[i].pyramids[n])
-    assert len(list(dsk.cache_dir.glob("*.joblib"))) == len(ref.features)
+    assert len(list(dsk.cache_dir.glob("*.entry"))) == len(ref.features)
 
 
 def test_shortcut_and_missing_images(tmp_path):

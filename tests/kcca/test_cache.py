@@ -30,7 +30,10 @@ def test_get_or_compute_caches(tmp_path):
     assert len(calls) == 1
     cache.get_or_compute("stage", {"a": 2}, compute)
     assert len(calls) == 2
-    assert (cache.path("stage", {"a": 1}).with_suffix(".json")).exists()
+    from kcca.cache_entry import read_header_of
+
+    head = read_header_of(cache.path("stage", {"a": 1}))
+    assert (head["stage"], head["config"]) == ("stage", {"a": 1})
 
 
 def test_disabled_cache_always_computes():
@@ -63,7 +66,7 @@ def test_corrupt_entry_is_recomputed(tmp_path):
 # ------------------------------------------------------------------ array entries (.npz)
 def test_array_entries_round_trip_without_pickle(tmp_path):
     """Arrays come back equal, strings and numbers as Python objects; the second call loads
-    (compute is not called) and the file is a plain .npz with a sidecar."""
+    (compute is not called) and the file is an entry that np.load opens without pickle."""
     cache = Cache(tmp_path)
     value = {"words": np.array([b"a", b"bb"]), "ids": np.arange(5), "text": "x\ny",
              "version": 3, "empty": ""}
@@ -74,17 +77,17 @@ def test_array_entries_round_trip_without_pickle(tmp_path):
     assert isinstance(loaded["version"], int) and isinstance(loaded["text"], str)
     assert np.array_equal(loaded["words"], value["words"])
     assert np.array_equal(loaded["ids"], value["ids"])
-    path = cache.path("arr", {"k": 1}, ".npz")
+    path = cache.path("arr", {"k": 1})
     with np.load(path, allow_pickle=False) as z:
-        assert sorted(z.files) == sorted(value)
-    assert path.with_suffix(".json").is_file()
+        assert {"header.json", "tree.json"} <= set(z.files)
+        assert all(z[m].dtype.kind in "biufSU" for m in z.files if m.startswith("arr_"))
     assert cache.stats["arr"] == {"computed": 1, "loaded": 1}
 
 
 def test_a_corrupt_array_entry_is_recomputed(tmp_path):
     cache = Cache(tmp_path)
     cache.get_or_compute_arrays("arr", {"k": 1}, lambda: {"a": np.ones(3)})
-    cache.path("arr", {"k": 1}, ".npz").write_bytes(b"garbage")
+    cache.path("arr", {"k": 1}).write_bytes(b"garbage")
     got = cache.get_or_compute_arrays("arr", {"k": 1}, lambda: {"a": np.zeros(2)})
     assert np.array_equal(got["a"], np.zeros(2))
     again = cache.get_or_compute_arrays("arr", {"k": 1}, lambda: pytest.fail("recomputed"))
@@ -92,9 +95,9 @@ def test_a_corrupt_array_entry_is_recomputed(tmp_path):
 
 
 def test_verify_and_prune_know_array_entries(tmp_path):
-    """A stale .npz entry (its input file edited) and a .npz without its sidecar are found
-    and removed with their sidecars, as .joblib entries are."""
-    from kcca.cache import prune_cache, verify_cache
+    """A stale array entry (its input file edited) and one whose header names another key
+    are found and removed; the current entry stays."""
+    from kcca.cache_audit import prune_cache, verify_cache
 
     src = tmp_path / "input.txt"
     src.write_text("one")
@@ -102,14 +105,15 @@ def test_verify_and_prune_know_array_entries(tmp_path):
     cache = Cache(root)
     cache.get_or_compute_arrays("arr", {"k": 1}, lambda: {"a": np.ones(2)}, inputs=[src])
     cache.get_or_compute_arrays("arr", {"k": 2}, lambda: {"a": np.ones(2)})
-    orphan = cache.path("arr", {"k": 2}, ".npz")
-    orphan.with_suffix(".json").unlink()
+    cache.get_or_compute_arrays("arr", {"k": 3}, lambda: {"a": np.ones(2)})
+    moved = cache.path("arr", {"k": 3})
+    moved.write_bytes(cache.path("arr", {"k": 2}).read_bytes())  # k=2's value under k=3's name
     audit = verify_cache(root)
-    assert audit.current == 1 and orphan in audit.leftovers
+    assert audit.current == 2 and list(audit.unusable) == [moved]
     src.write_text("two")
     audit = verify_cache(root)
-    stale = cache.path("arr", {"k": 1}, ".npz")
+    stale = cache.path("arr", {"k": 1})
     assert list(audit.stale) == [stale]
     removed = prune_cache(audit)
-    assert set(removed) == {stale, stale.with_suffix(".json"), orphan}
-    assert not list((root / "arr").iterdir())
+    assert set(removed) == {stale, moved}
+    assert [p.name for p in (root / "arr").iterdir()] == [cache.path("arr", {"k": 2}).name]

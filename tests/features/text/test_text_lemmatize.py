@@ -47,7 +47,7 @@ def test_wordnet_lemmas_under_the_tag():
 def test_ngram_tagger_is_cached_and_tags_universal(tmp_path):
     cfg = TaggerConfig(kind="ngram", corpora=("treebank",), max_sents=1500)
     tagger = load_tagger(cfg, cache=Cache(tmp_path))
-    assert list((tmp_path / "pos-tagger").glob("*.joblib"))
+    assert list((tmp_path / "pos-tagger").glob("*.entry"))
     tags = tag_tokens(tagger, "the dog is running on the beach".split())
     assert tags[0] == "DET" and tags[1] == "NOUN" and tags[3] == "VERB"
     assert tag_tokens(tagger, []) == []

@@ -41,7 +41,7 @@ def test_corpus_result_is_cached(flickr8k, tmp_path):
     cache = Cache(tmp_path)
     pre = CaptionPreprocessor.paper_flickr8k()
     first = preprocess_corpus(flickr8k, pre, cache=cache)
-    files = list((tmp_path / "text-preprocess").glob("*.joblib"))
+    files = list((tmp_path / "text-preprocess").glob("*.entry"))
     assert len(files) == 1
     again = preprocess_corpus(flickr8k, CaptionPreprocessor.paper_flickr8k(), cache=cache)
     assert again.tokens == first.tokens and again.params == first.params

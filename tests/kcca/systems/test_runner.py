@@ -78,7 +78,7 @@ def test_rankings_file_reads_back(result, corpus, tmp_path):
 
 
 def test_second_run_resumes_from_the_cache(result, corpus, cache_dir, monkeypatch):
-    assert len(list((cache_dir / "system-dev").glob("*.joblib"))) >= len(GRID.p) * len(GRID.d)
+    assert len(list((cache_dir / "system-dev").glob("*.entry"))) >= len(GRID.p) * len(GRID.d)
 
     def boom(*a, **k):
         raise AssertionError("the KCCA grid was refitted although every stage is cached")

@@ -1,0 +1,313 @@
+"""One cache entry on disk: data only, saying what it is, read only from the user's own files.
+
+An entry is a zip archive (``<key>.entry``; ``np.load(allow_pickle=False)`` opens it) with
+members stored, never compressed:
+
+* ``header.json``: magic, format version, the kcca version, the stage, the key (and, for a
+  per-item record, the item), the config behind the key and the input files behind the value
+  (absolute path -> content digest, :mod:`kcca.fingerprints`, which ``kcca cache verify``
+  re-checks);
+* ``tree.json`` and ``arr_N.npy``: the value as :mod:`kcca.data_tree` writes it: only the
+  classes of :data:`CACHE_CLASSES` are ever rebuilt, so no entry can run code, whoever wrote it.
+
+An entry is used only when its header names the stage and key (and item) it is read for, so a
+file copied or renamed into another entry's place is recomputed, not served. Entries and stage
+folders are created with owner-only write permissions whatever the umask, and an entry that
+another user owns, or that group or others could write, is refused by name
+(:class:`UntrustedCacheFile`).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shlex
+import stat
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from kcca import __version__
+from kcca.data_tree import (
+    ClassTable,
+    TreeDecoder,
+    TreeEncoder,
+    UnknownClassError,
+    encode_tree,
+    read_array_member,
+    write_archive,
+)
+from kcca.errors import DataError
+
+ENTRY_SUFFIX = ".entry"
+ENTRY_MAGIC = "kcca-cache-entry"
+#: bump when the layout changes: entries of another version are recomputed
+ENTRY_VERSION = 1
+HEADER = "header.json"
+TREE = "tree.json"
+#: the largest header.json read (a bigger one is not an entry)
+MAX_HEADER_BYTES = 1 << 26
+#: permission bits never set on what the cache creates, and refused on what it reads
+FOREIGN_WRITE = stat.S_IWGRP | stat.S_IWOTH
+#: folders are created with this mode (the umask can only take bits away)
+FOLDER_MODE = 0o755
+
+#: every class a cache entry may hold, as ``module:name``
+CACHE_CLASSES = ClassTable(
+    frozenset(
+        {
+            "features.codebook:Codebook",
+            "features.image_features:ImageFeatures",
+            "features.text.corpus_tokens:PreprocessedCorpus",
+            "features.text.english_corpus:TokenizedCorpus",
+            "features.text.similarity_alignment:AlignmentSimilarity",
+            "features.text.similarity_alignment:IBMAligner",
+            "features.text.similarity_alignment:PosStatistics",
+            "features.text.similarity_alignment:_Links",
+            "features.text.similarity_distributional:DistributionalSimilarity",
+            "features.text.similarity_lin:LinSimilarity",
+            "features.text.word_kernel:WordKernel",
+            "kcca.solver.factors:_Side",
+            "kcca.systems.grid:DevOutcome",
+        }
+    )
+)
+
+
+class EntryUnusable(ValueError):
+    """An entry that cannot serve the request: damaged, of another format version, or holding
+    another stage's, key's or item's value. The caller recomputes it."""
+
+
+class UntrustedCacheFile(DataError):
+    """A cache file or folder that someone else could have written."""
+
+
+def entry_header(
+    stage: str,
+    key: str,
+    *,
+    config: Any = None,
+    inputs: dict[str, str] | None = None,
+    item: str | None = None,
+) -> dict[str, Any]:
+    """The header fields of an entry (magic and version added on write)."""
+    head: dict[str, Any] = {"stage": stage, "key": key, "config": config, "inputs": inputs or {}}
+    if item is not None:
+        head["item"] = item
+    return head
+
+
+def write_entry(path: Path, value: Any, header: dict[str, Any]) -> Path:
+    """Write ``value`` as an entry at ``path`` (atomically, owner-only write); a value holding
+    a class outside :data:`CACHE_CLASSES` raises :class:`DataError` before anything is
+    written."""
+    from kcca.cache import atomic_write
+
+    enc = TreeEncoder(
+        CACHE_CLASSES, what="a cache entry", allowed_name="kcca.cache_entry.CACHE_CLASSES"
+    )
+    tree, arrays, pools = encode_tree(enc, value, "value")
+    head = {
+        **header,
+        "magic": ENTRY_MAGIC,
+        "format_version": ENTRY_VERSION,
+        "kcca_version": __version__,
+        "pools": pools,
+    }
+    members = {HEADER: json.dumps(head, sort_keys=True).encode(), TREE: tree}
+    make_private_folder(path.parent)
+    return atomic_write(path, lambda tmp: write_archive(tmp, members, arrays))
+
+
+def read_entry(path: Path, *, stage: str, key: str, item: str | None = None) -> Any:
+    """The value of the entry at ``path``, which must say it holds ``stage``/``key``/``item``.
+
+    Raises :class:`EntryUnusable` for a damaged or misplaced entry, :class:`UntrustedCacheFile`
+    for one another user could have written, ``FileNotFoundError`` when there is none."""
+    with open_owned(path) as f:
+        try:
+            with zipfile.ZipFile(f) as zf:
+                head = _read_header(zf)
+                found = (head.get("stage"), head.get("key"), head.get("item"))
+                if found != (stage, key, item):
+                    raise EntryUnusable(
+                        f"it holds {_what(*found)}, not {_what(stage, key, item)} as its name says"
+                    )
+                return _read_value(zf, head)
+        except EntryUnusable:
+            raise
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            OSError,
+            EOFError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            IndexError,
+            RecursionError,
+            MemoryError,
+        ) as exc:
+            raise EntryUnusable(f"damaged ({type(exc).__name__}: {exc})") from None
+
+
+def read_header_of(path: Path) -> dict[str, Any]:
+    """The checked header of the entry at ``path`` (:class:`EntryUnusable` when it is not a
+    complete entry of this format version)."""
+    with open_owned(path) as f:
+        try:
+            with zipfile.ZipFile(f) as zf:
+                return _read_header(zf)
+        except EntryUnusable:
+            raise
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, RecursionError) as exc:
+            raise EntryUnusable(f"damaged ({type(exc).__name__}: {exc})") from None
+
+
+def _what(stage: Any, key: Any, item: Any) -> str:
+    return f"{stage}/{key}" + (f" item {item}" if item is not None else "")
+
+
+def _read_header(zf: zipfile.ZipFile) -> dict[str, Any]:
+    for info in zf.infolist():  # stored members only: nothing inflates past the file's size
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise EntryUnusable(f"member {info.filename} is compressed: not a kcca cache entry")
+    info = zf.getinfo(HEADER)
+    if info.file_size > MAX_HEADER_BYTES:
+        raise EntryUnusable(f"{HEADER} is too large: not a kcca cache entry")
+    head = json.loads(zf.read(info).decode("utf-8"))
+    if not isinstance(head, dict) or head.get("magic") != ENTRY_MAGIC:
+        raise EntryUnusable("not a kcca cache entry (wrong magic)")
+    if head.get("format_version") != ENTRY_VERSION:
+        raise EntryUnusable(
+            f"an entry of format version {head.get('format_version')!r}; this kcca reads "
+            f"version {ENTRY_VERSION}"
+        )
+    return head
+
+
+def _read_value(zf: zipfile.ZipFile, head: dict[str, Any]) -> Any:
+    names = zf.namelist()
+    arrays = {m[:-4]: read_array_member(zf, m) for m in names if m not in (HEADER, TREE)}
+    pools = head.get("pools")
+    if not isinstance(pools, dict) or not all(
+        isinstance(v, str) and v in arrays and arrays[v].ndim == 1 and arrays[v].dtype.str == k
+        for k, v in pools.items()
+    ):
+        raise ValueError("bad pool table in the header")
+    try:
+        return TreeDecoder(arrays, pools, CACHE_CLASSES).decode(zf.read(TREE))
+    except UnknownClassError as exc:
+        raise EntryUnusable(
+            f"it names the class {str(exc)!r}, which an entry may not hold"
+        ) from None
+
+
+# ------------------------------------------------------------------ ownership
+class open_owned:
+    """``open(path, "rb")`` without following a symbolic link, refusing a file that is not a
+    regular file of this user's that group and others cannot write."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self):
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP and os.path.islink(self.path):
+                raise UntrustedCacheFile(
+                    f"cache entry {self.path} is a symbolic link; the cache reads only its "
+                    "own files",
+                    fix=_remove_fix(self.path),
+                ) from None
+            raise
+        self.file = os.fdopen(fd, "rb")
+        try:
+            check_owned(self.path, os.fstat(fd), folder=False)
+        except BaseException:
+            self.file.close()
+            raise
+        return self.file
+
+    def __exit__(self, *exc: Any) -> None:
+        self.file.close()
+
+
+def check_owned(path: Path, st: os.stat_result, *, folder: bool) -> None:
+    """Refuse a cache file (or folder) that another user owns or that others could write
+    (files: group or others; folders: others)."""
+    kind = "folder" if folder else "entry"
+    if folder and not stat.S_ISDIR(st.st_mode):
+        raise DataError(
+            f"cache folder {path} is not a folder",
+            fix=_remove_fix(path),
+        )
+    if not folder and not stat.S_ISREG(st.st_mode):
+        raise DataError(
+            f"cache entry {path} is a {'folder' if stat.S_ISDIR(st.st_mode) else 'special file'}"
+            ", not a file",
+            fix=_remove_fix(path),
+        )
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise UntrustedCacheFile(
+            f"cache {kind} {path} belongs to another user (uid {st.st_uid}); the cache reads "
+            "only its own files",
+            fix=_remove_fix(path),
+        )
+    writable = st.st_mode & (stat.S_IWOTH if folder else FOREIGN_WRITE)
+    if writable:
+        who = "every user" if st.st_mode & stat.S_IWOTH else "its group"
+        raise UntrustedCacheFile(
+            f"cache {kind} {path} is writable by {who}, so its content may not be yours",
+            fix=f"if you wrote it: `chmod go-w {shlex.quote(str(path))}`; else {_remove_fix(path)}",
+        )
+
+
+def _remove_fix(path: Path) -> str:
+    return (
+        f"move it out of the cache (`mv {shlex.quote(str(path))} /tmp/`), or pass --cache-dir "
+        "with a folder of your own"
+    )
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create ``folder`` and its missing parents with :data:`FOLDER_MODE` (never writable
+    by group or others, whatever the umask)."""
+    missing = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for f in reversed(missing):
+        try:
+            f.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:
+            pass
+
+
+def check_folder(folder: Path) -> None:
+    """Refuse a stage or record folder that is a symbolic link, not a folder, or writable
+    by others or owned by another user."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise UntrustedCacheFile(
+            f"cache folder {folder} is a symbolic link; the cache does not follow links out "
+            "of its folder",
+            fix=_remove_fix(folder),
+        )
+    check_owned(folder, st, folder=True)
+
+
+def input_digests(inputs: Iterable[str | os.PathLike] | None) -> dict[str, str]:
+    from kcca.fingerprints import input_record
+
+    return input_record(inputs or ())
