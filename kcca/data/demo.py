@@ -409,10 +409,45 @@ def make_demo_corpus(
 
 _NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(\d+)")
 
+#: the most images (training + development + test) of a demo corpus rebuilt from the name a
+#: results file records (about 0.35 ms each): a file names the corpus, not the work
+MAX_NAMED_DEMO_IMAGES = 20_000
+#: the most test images of such a corpus: its synthetic judgments pair every test image with
+#: every pool caption (2,000 take about 25 s)
+MAX_NAMED_DEMO_TEST = 2_000
+#: the largest image side (pixels) of such a corpus: the report draws its test images
+MAX_NAMED_DEMO_IMAGE_SIZE = 1_024
 
-def demo_corpus_from_name(name: str) -> Corpus:
+
+def check_named_demo(
+    name: str, n_train: int, n_dev: int, n_test: int, image_size: int, *, source: str = ""
+) -> None:
+    """Refuse to rebuild a demo corpus ``name`` over the ``MAX_NAMED_DEMO_*`` limits;
+    ``source`` (the file that names it) starts the message."""
+    total = n_train + n_dev + n_test
+    if (
+        total > MAX_NAMED_DEMO_IMAGES
+        or n_test > MAX_NAMED_DEMO_TEST
+        or image_size > MAX_NAMED_DEMO_IMAGE_SIZE
+    ):
+        where = f"{source}: " if source else ""
+        raise DataError(
+            f"{where}demo corpus {name}: {total:,} images ({n_test:,} test, "
+            f"{image_size}x{image_size} pixels), more than a demo corpus rebuilt from its name "
+            f"may have (at most {MAX_NAMED_DEMO_IMAGES:,} images, {MAX_NAMED_DEMO_TEST:,} of "
+            f"them test images, {MAX_NAMED_DEMO_IMAGE_SIZE} pixels a side)",
+            fix=(
+                'check the file\'s "corpus" field: it is the name `kcca demo` gave its corpus '
+                "(demo-TRAIN-DEV-TEST-SIZEpx-sSEED), and the results of a larger demo are read "
+                "in the tables that run wrote"
+            ),
+        )
+
+
+def demo_corpus_from_name(name: str, *, source: str = "") -> Corpus:
     """Rebuild the demo corpus called ``name`` (``Corpus.name`` of :func:`make_demo_corpus`,
-    which encodes its sizes, image size and seed; rankings files record it)."""
+    which encodes its sizes, image size and seed; rankings files record it), within the
+    ``MAX_NAMED_DEMO_*`` limits; ``source`` names the file that records it."""
     m = _NAME.fullmatch(name)
     if m is None:
         raise DataError(
@@ -420,4 +455,5 @@ def demo_corpus_from_name(name: str) -> Corpus:
             "demo-<train>-<dev>-<test>-<size>px-s<seed>)"
         )
     n_train, n_dev, n_test, size, seed = (int(v) for v in m.groups())
+    check_named_demo(name, n_train, n_dev, n_test, size, source=source)
     return make_demo_corpus(n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size, seed=seed)

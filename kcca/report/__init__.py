@@ -59,7 +59,11 @@ def build_report(
     if corpus is None:
         try:
             corpus = load_run_corpus(
-                corpus_name or run.corpus_name, data_dir=data_dir, seed=seed, splits_dir=splits_dir
+                corpus_name or run.corpus_name,
+                data_dir=data_dir,
+                seed=seed,
+                splits_dir=splits_dir,
+                source="--corpus" if corpus_name else str(run.rankings[0].path),
             )
         except DataFolderNotGiven:
             if not all(r.compact is not None for r in run.rankings):

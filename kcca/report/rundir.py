@@ -144,13 +144,15 @@ def load_run_corpus(
     data_dir: str | Path | None = None,
     seed: int = 0,
     splits_dir: str | Path | None = None,
+    source: str = "",
 ) -> Corpus:
     """The corpus a rankings file names: Flickr 8K, a demo corpus, or a JSON split file.
 
-    ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED`` is regenerated from its sizes and seed (plain
-    ``demo`` from ``seed``); ``flickr8k`` is read from ``data_dir`` (else ``$KCCA_DATA_DIR``)
-    with images and judgments; ``flickr8k-splits-X`` (``kcca reproduce --splits X``) needs
-    ``splits_dir``.
+    ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED`` is regenerated from its sizes and seed within the
+    limits of :func:`kcca.data.demo.check_named_demo` (``source``, the file naming it, is
+    named when it is over them; plain ``demo`` from ``seed``); ``flickr8k`` is read from
+    ``data_dir`` (else ``$KCCA_DATA_DIR``) with images and judgments; ``flickr8k-splits-X``
+    (``kcca reproduce --splits X``) needs ``splits_dir``.
     """
     from kcca.data import load_corpus
 
@@ -162,9 +164,10 @@ def load_run_corpus(
         )
     m = DEMO_NAME.fullmatch(name)
     if m:
-        from kcca.data.demo import make_demo_corpus
+        from kcca.data.demo import check_named_demo, make_demo_corpus
 
         n_train, n_dev, n_test, size, s = map(int, m.groups())
+        check_named_demo(name, n_train, n_dev, n_test, size, source=source)
         return make_demo_corpus(
             n_train=n_train, n_dev=n_dev, n_test=n_test, image_size=size, seed=s
         )
