@@ -558,7 +558,10 @@ def default_experiments_dir(name: str = "hodosh2013") -> Path:
 
 def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     """Every experiment file of a folder, in file-name order (files are numbered); the
-    folder's run configuration file (``run.toml``, :mod:`kcca.systems.config`) is not one."""
+    folder's run configuration file (``run.toml``, :mod:`kcca.systems.config`) is not one.
+
+    Two files whose systems would write the same rankings file (the same name, or names that
+    differ only in the characters a file name leaves out) are an error naming both."""
     fix = (
         "point the command at the folder of experiment files (experiments/hodosh2013 of a "
         "clone of the repository; an install that is not editable does not carry them)"
@@ -570,7 +573,37 @@ def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     files = sorted(f for f in Path(folder).glob(pattern) if f.name != RUN_FILE)
     if not files:
         raise DataError(f"no experiment files {pattern} in {folder}", fix=fix)
-    return [load_spec(f) for f in files]
+    specs = [load_spec(f) for f in files]
+    _refuse_shared_rankings(files, specs)
+    return specs
+
+
+def rankings_stem(name: str) -> str:
+    """A system name as the name of its rankings file ``<stem>.json``, as
+    :func:`kcca.systems.run.slug` makes it (``TRI5^sqrtidf_A,D(ic)`` ->
+    ``TRI5_sqrtidf_A_D_ic_``)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def _refuse_shared_rankings(files: Sequence[Path], specs: Sequence[SystemSpec]) -> None:
+    first: dict[str, tuple[Path, SystemSpec]] = {}
+    for path, spec in zip(files, specs):
+        stem = rankings_stem(spec.name)
+        if stem not in first:
+            first[stem] = (path, spec)
+            continue
+        other, prior = first[stem]
+        names = (
+            f"system {spec.name!r}"
+            if prior.name == spec.name
+            else f"systems {prior.name!r} and {spec.name!r}"
+        )
+        raise ExperimentFileError(
+            f"{other} and {path} both define {names}: each run would write its rankings to "
+            f"{stem}.json over the other's",
+            fix=f"give one of them another name (its `name = ...` line), or move {path} out of "
+            f"{path.parent}",
+        )
 
 
 def select_specs(specs: Sequence[SystemSpec], keys: Sequence[str] | None) -> list[SystemSpec]:
