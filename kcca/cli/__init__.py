@@ -5,8 +5,10 @@ sets ``func=run`` on its parser) and ``run(args) -> int``. Register it in ``SUBC
 
 Errors: :func:`main` turns the user errors of :mod:`kcca.errors` (bad or missing data and
 files, malformed experiment files, unknown names, broken plug-ins, files of another version),
-missing paths and invalid values (a ``ValueError`` raised by this project's code; one raised
-inside a library is a bug) into ``error: <message>`` and ``fix: <what to do>`` on
+missing paths, faults of the machine (a read-only or full file system, the file size limit,
+a broken symbolic link: :mod:`kcca.cli.environment_faults`) and invalid values (a
+``ValueError`` raised by this project's code; one raised inside a library is a bug) into
+``error: <message>`` and ``fix: <what to do>`` on
 stderr and exit status 2; anything else prints a one-line message and exits with 1.
 ``--verbose`` adds the traceback. A command that used the cache ends with one line per stage
 of entries computed and loaded (not with ``--quiet``).
@@ -81,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from kcca.cache import format_cache_stats, reset_cache_stats
 
     reset_cache_stats()
+    _raise_on_file_size_limit()
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that went away shows here, not at the interpreter's exit
@@ -116,6 +119,12 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
     command = getattr(args, "command", None) or "COMMAND"
     if isinstance(exc, KccaUserError):
         return exc.message or type(exc).__name__, exc.fix, 2
+    from kcca.cli.environment_faults import describe_os_error, is_environment_fault
+
+    if is_environment_fault(exc):
+        assert isinstance(exc, OSError)
+        message, fix = describe_os_error(exc, args)
+        return message, fix, 2
     if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)):
         path = exc.filename if exc.filename is not None else ""
         reason = exc.strerror or type(exc).__name__
@@ -140,6 +149,18 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
         "run with --verbose for the traceback (and report it if the inputs look right)",
         1,
     )
+
+
+def _raise_on_file_size_limit() -> None:
+    """Ignore SIGXFSZ, so that a write past the file size limit (``ulimit -f``) raises an
+    ``OSError`` (EFBIG) that is named, instead of killing the process."""
+    import signal
+
+    if hasattr(signal, "SIGXFSZ"):
+        try:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        except ValueError:  # not the main thread: leave the signal as it is
+            pass
 
 
 def _raised_in_a_library(exc: BaseException) -> bool:

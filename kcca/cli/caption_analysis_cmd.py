@@ -32,6 +32,7 @@ from kcca.cli.common import (
     data_dir_from_args,
     subparser,
 )
+from kcca.cli.environment_faults import check_outputs
 from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -150,6 +151,7 @@ def run_content_selection(args) -> int:
         upper_bound,
     )
 
+    check_outputs(args)
     corpus = _corpus(args)
     ids = list(corpus.split(args.split))[: args.max_images]
     model = load_tagger(

@@ -394,7 +394,10 @@ def check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every stage of :data:`STAGES` in order on one shared :class:`DemoRun`."""
+    from kcca.cli.environment_faults import check_outputs
+
     check_args(args)
+    check_outputs(args, ("--out", args.out, True))
     experiments = Path(args.experiments) if args.experiments else demo_experiments_dir()
     config = run_config_from_args(
         args, demo_run_table(experiments), backend=backend_from_args(args)

@@ -281,6 +281,9 @@ def run(args: argparse.Namespace) -> int:
             fix="use --format json (or text) with --paper-tables",
         )
     _refuse_ignored_flags(args)
+    from kcca.cli.environment_faults import check_outputs
+
+    check_outputs(args, ("--output", args.output, False), cache=False)
     text = args.format == "text"
 
     def note(message: str) -> None:  # on stdout beside the text; on stderr beside json / csv

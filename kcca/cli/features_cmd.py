@@ -84,6 +84,7 @@ def load_corpus(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
 
+    from kcca.cli.environment_faults import check_outputs
     from kcca.errors import DataError
 
     start = time.perf_counter()
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             fix="add --gram, or drop --backend",
         )
     backend = backend_from_args(args) if args.gram else None  # checked before any extraction
+    check_outputs(args)
     corpus = load_corpus(args)
     if args.split == "all":
         ids = [i for s in ("train", "dev", "test") for i in corpus.split(s)]

@@ -24,6 +24,7 @@ from kcca.cli.common import (
     seed_if_given,
     subparser,
 )
+from kcca.cli.environment_faults import check_outputs
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     check_grid_flags(args)
     _check_flag_combinations(args)
+    check_outputs(args, ("--out", args.out, False))
     cache = cache_from_args(args)
     if args.demo:
         overrides = {
@@ -143,11 +145,11 @@ def run(args: argparse.Namespace) -> int:
         f"test {len(corpus.split('test'))})"
     )
     model = fit_system(corpus, spec, config=config, cache=cache)
-    out = save_model(model, args.out, compress=args.compress)
-    print(model.describe())
+    print(model.describe())  # what was computed is shown before the model file is written
     for task, m in model.info["test_metrics"].items():
         print(f"  test {task}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
     print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
+    out = save_model(model, args.out, compress=args.compress)
     size = out.stat().st_size / 2**20
     print(
         f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "

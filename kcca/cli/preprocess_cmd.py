@@ -106,8 +106,10 @@ def _preprocessor(args: argparse.Namespace, corpus_name: str):
 def run(args: argparse.Namespace) -> int:
     from features.text.corpus_tokens import preprocess_corpus
     from features.text.vocabulary import token_counts, vocabulary_stats
+    from kcca.cli.environment_faults import check_outputs
     from kcca.data import load_corpus
 
+    check_outputs(args)
     corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, images=False)
     pre = _preprocessor(args, corpus.name)
     preset = args.preset or "(default)"

@@ -16,6 +16,7 @@ import textwrap
 import time
 
 from kcca.cli.common import cache_from_args, check_count, seed_if_given, subparser
+from kcca.cli.environment_faults import check_outputs
 
 HELP = "rank images for a sentence with a saved model (image search)"
 
@@ -40,6 +41,7 @@ def load_model_from_args(args: argparse.Namespace):
     from kcca.model import resolve_model
 
     check_count("--top", args.top, "give --top 1 or more (the rows printed; default 10)")
+    check_outputs(args, ("--html", args.html, False))
     t = time.perf_counter()
     model = resolve_model(
         args.model,

@@ -14,6 +14,7 @@ and loads nothing from the network.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from kcca.cli.common import add_relevance_argument, subparser
 
@@ -70,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"--top-k must be at least 1, got {args.top_k}")
     if args.thumb_size < 16:
         raise DataError(f"--thumb-size must be at least 16 pixels, got {args.thumb_size}")
+    from kcca.cli.environment_faults import check_outputs
+
+    output = args.output or str(Path(args.run_dir) / "report")
+    check_outputs(args, ("--output", output, True), cache=False)
     path = build_report(
         args.run_dir,
         args.output,

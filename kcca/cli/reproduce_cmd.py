@@ -41,6 +41,7 @@ from kcca.cli.common import (
     run_config_from_args,
     subparser,
 )
+from kcca.cli.environment_faults import check_outputs
 from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -256,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
                 "judged columns would be left empty",
                 f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`",
             )
+        check_outputs(args, ("--out", out, True), cache=False)
         corpus = (
             load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
         )
@@ -282,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
         check_grid_flags(args)
         chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
+        check_outputs(args, ("--out", out, True), ("--rankings-dir", rank_dir, True))
         corpus = load_with_splits(data_dir, args.splits)
         cache = cache_from_args(args)
         config = run_config_from_args(

@@ -197,11 +197,30 @@ def run(args: argparse.Namespace) -> int:
         write_per_item_json,
     )
 
+    from kcca.cli.environment_faults import check_outputs
+
+    out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
+    args.per_item = out  # so that a fault writing the default file names --per-item
+    check_outputs(args, ("--per-item", out, False), cache=False)
     refs = load_coco_references(args.references, allow_empty=args.allow_empty)
     cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
-    out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
+    # the scores are printed before the per-item file is written: a failed write keeps them
+    if args.json:
+        print(json.dumps({"corpus": ev.corpus, "unavailable": ev.unavailable}, indent=1))
+    else:
+        print(
+            f"{len(ev.ids)} images scored"
+            + (
+                f"; {len(ev.unscored_reference_ids)} reference images have no candidate "
+                "and were not scored"
+                if ev.unscored_reference_ids
+                else ""
+            )
+        )
+        print(ev.table())
+    sys.stdout.flush()
     write_per_item_json(
         out,
         ev.per_item_records(),
@@ -221,19 +240,7 @@ def run(args: argparse.Namespace) -> int:
             },
         },
     )
-    if args.json:
-        print(json.dumps({"corpus": ev.corpus, "unavailable": ev.unavailable}, indent=1))
-    else:
-        print(
-            f"{len(ev.ids)} images scored"
-            + (
-                f"; {len(ev.unscored_reference_ids)} reference images have no candidate "
-                "and were not scored"
-                if ev.unscored_reference_ids
-                else ""
-            )
-        )
-        print(ev.table())
+    if not args.json:
         print(f"per-item scores: {out}")
     return 0
 
@@ -284,8 +291,10 @@ def _evaluate(args, refs: dict, cands: dict):
 def _run_human_agreement(args) -> int:
     from kcca.captions.human_agreement import CHEN_TABLE_I, human_agreement_report
     from kcca.cli.common import data_dir_from_args
+    from kcca.cli.environment_faults import check_outputs
     from kcca.data.flickr8k import load_flickr8k
 
+    check_outputs(args, ("--plot", args.plot, False), ("--out", args.out, False), cache=False)
     corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False, lemmas=False)
     split = args.split or AGREEMENT_SPLIT
     ids = (
@@ -301,10 +310,6 @@ def _run_human_agreement(args) -> int:
         args.plot,
         _metric_params(args),
     )
-    if args.out:
-        from kcca.cache import write_text_atomic
-
-        write_text_atomic(args.out, json.dumps(rep, indent=1))
     print(f"Human agreement on Flickr 8K {split} ({rep['n_images']} images)")
     print(f"NOTE: {rep['note']}")
     print(
@@ -345,6 +350,10 @@ def _run_human_agreement(args) -> int:
         )
     if args.plot:
         print(f"plot: {args.plot}")
-    if args.out:
+    if args.out:  # written after the report is printed: a failed write keeps it
+        from kcca.cache import write_text_atomic
+
+        sys.stdout.flush()
+        write_text_atomic(args.out, json.dumps(rep, indent=1))
         print(f"report: {args.out}")
     return 0

@@ -147,10 +147,12 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kcca.cli.common import cache_from_args
+    from kcca.cli.environment_faults import check_outputs
     from kcca.data import load_corpus
     from features.text.word_kernels import WordKernelBuilder, WordKernelConfig
 
     _check_arguments(args)
+    check_outputs(args)
     corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, images=False)
     builder = WordKernelBuilder(
         corpus, WordKernelConfig(seed=args.seed), cache_from_args(args), progress=not args.quiet

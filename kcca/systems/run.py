@@ -189,12 +189,14 @@ class _Batch:
             bar.set_postfix_str(spec.label)
             res = run_system(self.corpus, spec, workspace=self.ws)
             self.ws.release_text_blocks()  # one system's text kernel in memory at a time
+            eta.done(sum(res.timings.values()))
+            # the system's numbers are shown before its files are written (a failed write
+            # keeps them)
+            self.say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
             res.write_rankings(self.rank_dir / f"{slug(spec.name)}.json", self.corpus)
             merge_details(
                 self.rank_dir, [{**res.to_json(), "command": self.command, "date": now()}]
             )
-            eta.done(sum(res.timings.values()))
-            self.say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
         if self.specs:
             self.say(
                 f"stage timings over {len(self.specs)} system(s): {stages_text(stages)}; "
@@ -235,7 +237,6 @@ class _Batch:
                 self.say.failure(f"{spec.label}: failed: {err}")
                 failed.append(spec.name)
                 continue
-            record_task_result(spec, res, self.corpus, self.rank_dir, self.command)
             details = res["details"]
             self.say(
                 _finished_line(
@@ -247,6 +248,7 @@ class _Batch:
                     eta,
                 )
             )
+            record_task_result(spec, res, self.corpus, self.rank_dir, self.command)
         bar.close()
         self.say(
             f"stage timings over {len(self.specs)} system(s), summed over workers: "
@@ -263,11 +265,11 @@ class _Batch:
             shared_image_blocks(self.specs, self.ws)
 
         def done(spec, res: dict) -> None:
-            record_task_result(
-                spec, res, self.corpus, self.rank_dir, self.command, scheduler=execution.scheduler
-            )
             self.say(
                 summary_line(spec.label, chosen_text(res["details"].get("chosen")), res["table"])
+            )
+            record_task_result(
+                spec, res, self.corpus, self.rank_dir, self.command, scheduler=execution.scheduler
             )
 
         # Execution refuses the dask executor without a scheduler address
