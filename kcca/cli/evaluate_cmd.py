@@ -129,15 +129,20 @@ def _demo_corpus(rankings: list[str], seed: int):
     from kcca.data.demo import demo_corpus_from_name
     from kcca.data.errors import DataError
 
-    names = {
-        n for n in map(_recorded_corpus, rankings) if isinstance(n, str) and n.startswith("demo-")
+    recorded = {
+        path: n
+        for path, n in zip(rankings, map(_recorded_corpus, rankings))
+        if isinstance(n, str) and n.startswith("demo-")
     }
+    names = set(recorded.values())
     if len(names) > 1:
         raise DataError(
             f"the rankings files come from different demo corpora: "
             f"{', '.join(sorted(names))}; evaluate one corpus at a time"
         )
-    return demo_corpus_from_name(names.pop()) if names else load_corpus("demo", seed=seed)
+    if not names:
+        return load_corpus("demo", seed=seed)
+    return demo_corpus_from_name(names.pop(), source=next(iter(recorded)))
 
 
 def corpus_name(args: argparse.Namespace) -> str:

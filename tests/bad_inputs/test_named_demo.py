@@ -69,7 +69,7 @@ def test_kcca_evaluate_refuses_a_file_naming_a_huge_demo(tmp_path, capsys, no_de
     assert path.stat().st_size < 2048
     assert main(["evaluate", str(path)]) == 2
     error, fix = one_error(capsys.readouterr().err)
-    assert f"demo corpus {name}: 2,000,200 images" in error, error
+    assert error.startswith(f"{path}: demo corpus {name}: 2,000,200 images"), error
     assert 'check the file\'s "corpus" field' in fix
     assert no_demo == []
 
