@@ -225,12 +225,12 @@ class open_owned:
                     fix=_remove_fix(self.path),
                 ) from None
             raise
-        self.file = os.fdopen(fd, "rb")
         try:
             check_owned(self.path, os.fstat(fd), folder=False)
         except BaseException:
-            self.file.close()
+            os.close(fd)
             raise
+        self.file = os.fdopen(fd, "rb")
         return self.file
 
     def __exit__(self, *exc: Any) -> None:

@@ -1,0 +1,143 @@
+"""A model file does not decide how much work or memory loading it takes.
+
+A member that inflates to gigabytes is refused before it is inflated (checked here under a
+memory limit), and a setting that drives work on load (the POS tagger rebuilt from its
+configuration) is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kcca.cache import Cache
+from kcca.model import file_format
+from kcca.model.build import demo_model
+from kcca.model.file_format import ModelFormatError
+
+#: bytes the bomb's one array inflates to, and the address-space limit it is opened under
+BOMB_BYTES = 2 << 30
+MEMORY_LIMIT = 3 << 29  # 1.5 GiB
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory) -> Path:
+    """A 2 MB model file whose array member inflates to 2 GiB of zeros."""
+    path = tmp_path_factory.mktemp("bomb") / "bomb.kcca.npz"
+    header = {"magic": file_format.MAGIC, "format_version": file_format.FORMAT_VERSION,
+              "pools": {}, "sha256": "0"}
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        zf.writestr("header.json", json.dumps(header))
+        zf.writestr("model.json", json.dumps({"$array": "arr_0"}))
+        with zf.open("arr_0.npy", "w", force_zip64=True) as f:
+            n = BOMB_BYTES // 8
+            np.lib.format.write_array_header_2_0(
+                f, {"descr": "<f8", "fortran_order": False, "shape": (n,)})
+            block = bytes(1 << 24)
+            for _ in range(BOMB_BYTES // len(block)):
+                f.write(block)
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(bomb, tmp_path):
+    """Under a 1.5 GiB address-space limit: a named error and exit 2 (before: a MemoryError
+    with exit 1, or 2.2 GB and 37 s without the limit)."""
+    assert bomb.stat().st_size < BOMB_BYTES / 200
+    limit = (
+        "import resource, sys; "
+        f"resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_LIMIT}, {MEMORY_LIMIT})); "
+        "from kcca.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", limit, "query", "a dog", "--model", str(bomb), "--no-cache"],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: {bomb}: refused: member arr_0.npy inflates" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and "fix:" in proc.stderr
+
+
+def test_the_total_size_limit_is_named_and_can_be_raised(bomb, monkeypatch):
+    monkeypatch.setattr(file_format, "MAX_INFLATION", 1e9)
+    monkeypatch.setenv(file_format.MAX_MODEL_BYTES_ENV, str(1 << 30))
+    with pytest.raises(ModelFormatError, match="over the limit of 1,073,741,824") as info:
+        file_format.read(bomb)
+    assert f"`export {file_format.MAX_MODEL_BYTES_ENV}=" in info.value.fix
+    monkeypatch.setenv(file_format.MAX_MODEL_BYTES_ENV, "lots")
+    from kcca.errors import DataError
+
+    with pytest.raises(DataError, match="is not a positive number of bytes"):
+        file_format.read(bomb)
+
+
+@pytest.fixture(scope="module")
+def demo_file(tmp_path_factory) -> Path:
+    """The demo model's file."""
+    return Path(demo_model(Cache(tmp_path_factory.mktemp("cache"))).info["file"])
+
+
+def _rewrite_tree(src: Path, dst: Path, edit) -> Path:
+    """A copy of a model file with its tree edited by ``edit(tree)`` and the hash renewed."""
+    with zipfile.ZipFile(src) as zf:
+        header = json.loads(zf.read(file_format.HEADER))
+        tree = json.loads(zf.read(file_format.TREE))
+        members = {n: zf.read(n) for n in zf.namelist()}
+    edit(tree)
+    raw = json.dumps(tree, separators=(",", ":")).encode()
+    with np.load(src, allow_pickle=False) as z:
+        arrays = {n: z[n] for n in z.files if n.startswith("arr_")}
+    header["sha256"] = file_format.content_hash(header, raw, arrays)
+    members[file_format.HEADER] = json.dumps(header).encode()
+    members[file_format.TREE] = raw
+    with zipfile.ZipFile(dst, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return dst
+
+
+def _preprocessor_states(node):
+    if isinstance(node, dict):
+        if node.get("$object") == "features.text.pipeline:CaptionPreprocessor":
+            yield node["$state"]
+        for v in node.values():
+            yield from _preprocessor_states(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _preprocessor_states(v)
+
+
+@pytest.mark.parametrize("setting, value", [("tagger_iter", 100_000),
+                                            ("tagger_corpora", ["brown", "everything"]),
+                                            ("tagger_max_sents", -1)])
+def test_a_forged_tagger_setting_never_starts_training(demo_file, tmp_path, monkeypatch,
+                                                       setting, value):
+    """The tagger is rebuilt from the saved settings on load: an unbounded one is refused
+    (before: the perceptron started 100,000 passes over Brown)."""
+    src = demo_file
+
+    def forge(tree):
+        states = list(_preprocessor_states(tree))
+        assert states
+        for state in states:
+            state[setting] = value
+            state["tagger_"] = {"$rebuild": "pos-tagger"}
+
+    forged = _rewrite_tree(src, tmp_path / "forged.kcca.npz", forge)
+    import features.text.postag as postag
+
+    def no_training(*a, **k):
+        raise AssertionError("a tagger was trained from a model file's settings")
+
+    monkeypatch.setattr(postag, "train_tagger", no_training)
+    monkeypatch.setattr(postag, "_MEMO", {})
+    with pytest.raises(ModelFormatError, match="malformed model tree"):
+        file_format.read(forged, cache=Cache(tmp_path / "cache"))
