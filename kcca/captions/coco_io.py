@@ -20,20 +20,14 @@ from pathlib import Path
 from typing import Any, Hashable
 
 from kcca.captions.scorer import CaptionInputError
-from kcca.data.text_files import read_utf8
+from kcca.data.documents import read_json
 
 
 def _read_json(path: str | os.PathLike, what: str) -> Any:
     p = Path(path)
     if not p.is_file():
         raise CaptionInputError(f"{what} file {p} does not exist")
-    text = read_utf8(p, error=CaptionInputError)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CaptionInputError(
-            f"{p}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+    return read_json(p, error=CaptionInputError)
 
 
 def _image_id(entry: Any, where: str) -> Hashable:
@@ -80,7 +74,12 @@ def load_coco_references(
         for n, img in enumerate(images):
             if not isinstance(img, dict) or "id" not in img:
                 raise CaptionInputError(f'{path}: images[{n}] has no "id"')
-            refs.setdefault(img["id"], [])
+            iid = img["id"]
+            if isinstance(iid, bool) or not isinstance(iid, (int, str)):
+                raise CaptionInputError(
+                    f'{path}: images[{n}]: "id" must be an integer or a string, not {iid!r:.60}'
+                )
+            refs.setdefault(iid, [])
         label = "annotations"
     elif isinstance(data, list):
         anns, label = data, "entry"

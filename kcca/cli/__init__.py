@@ -125,6 +125,8 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
         assert isinstance(exc, OSError)
         message, fix = describe_os_error(exc, args)
         return message, fix, 2
+    if type(exc).__module__ == "cv2" and type(exc).__name__ == "error":
+        return _opencv_error(exc)
     if isinstance(exc, (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError)):
         path = exc.filename if exc.filename is not None else ""
         reason = exc.strerror or type(exc).__name__
@@ -148,6 +150,27 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
         f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""),
         "run with --verbose for the traceback (and report it if the inputs look right)",
         1,
+    )
+
+
+def _opencv_error(exc: BaseException) -> tuple[str, str | None, int]:
+    """An OpenCV error (``cv2.error``) raised while decoding a file: the file the command was
+    reading is malformed (a size the decoder refuses, say), so the error names it."""
+    from kcca.cli.environment_faults import traceback_path
+
+    path = traceback_path(exc)
+    said = next((line.strip() for line in str(exc).splitlines() if "error:" in line), str(exc))
+    said = said.split("error:", 1)[-1].strip()
+    if path is None:
+        return (
+            f"OpenCV could not decode an image: {said}",
+            "run with --verbose to see which file; re-save it as PNG or JPEG, or remove it",
+            2,
+        )
+    return (
+        f"{path}: not a decodable image (OpenCV: {said})",
+        f"re-save {path} as PNG or JPEG, or remove it",
+        2,
     )
 
 

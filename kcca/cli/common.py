@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,14 +95,20 @@ def image_config_from_args(args: argparse.Namespace) -> Any:
         return None
     from features.image_features import ImageFeatureConfig
 
+    from kcca.data.documents import parse_json
+
+    fix = (
+        "give a JSON object of ImageFeatureConfig fields, e.g. --image-config "
+        '\'{"vocabulary": {"color": 32, "texture": 64, "sift": 64}}\''
+    )
     try:
-        return ImageFeatureConfig(**{"seed": args.seed, **json.loads(text)})
-    except (json.JSONDecodeError, TypeError, ValueError) as exc:
-        raise DataError(
-            f"--image-config: {exc}",
-            fix="give a JSON object of ImageFeatureConfig fields, e.g. --image-config "
-            '\'{"vocabulary": {"color": 32, "texture": 64, "sift": 64}}\'',
-        ) from None
+        fields = parse_json(text, "--image-config")
+    except DataError as exc:
+        raise DataError(str(exc), fix=fix) from None
+    try:
+        return ImageFeatureConfig(**{"seed": args.seed, **fields})
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"--image-config: {exc}", fix=fix) from None
 
 
 def run_config_from_args(

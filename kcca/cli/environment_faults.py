@@ -191,12 +191,19 @@ def failed_path(exc: OSError) -> Path | None:
     name = exc.filename
     if name is not None and not _is_temp(os.fsdecode(name)):
         return Path(os.fsdecode(name))
+    found = traceback_path(exc)
+    if found is None and name is not None:
+        return Path(os.fsdecode(name)).parent
+    return found
+
+
+def traceback_path(exc: BaseException) -> Path | None:
+    """The ``path`` the innermost function of this project that ``exc`` passed through was
+    reading or writing (its local variable ``path``), or ``None``."""
     for local in _project_frames(exc):
         value = local.get("path")
         if isinstance(value, (str, os.PathLike)) and not _is_temp(os.fspath(value)):
             return Path(os.fspath(value))
-    if name is not None:
-        return Path(os.fsdecode(name)).parent
     return None
 
 

@@ -115,9 +115,11 @@ def _recorded_corpus(path: str) -> str | None:
             return read_compact(path).corpus
         except DataError:
             return None
+    from kcca.data.documents import read_json
+
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = read_json(path)
+    except (OSError, DataError):
         return None
     return doc.get("corpus") if isinstance(doc, dict) else None
 

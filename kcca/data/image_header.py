@@ -26,7 +26,7 @@ def image_dimensions(data: bytes) -> tuple[int, int] | None:
             size = reader(data)
             if size is not None:
                 return size
-    except (struct.error, ValueError, IndexError):
+    except (struct.error, ValueError, IndexError, KeyError):  # a header lacking a field
         return None
     return None
 

@@ -8,7 +8,6 @@ The format: ``{"dataset": NAME, "images": [{"filename": F, "filepath": D (option
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Mapping
 
@@ -17,7 +16,7 @@ from kcca.data.errors import DataError
 from kcca.data.flickr8k import image_paths
 from kcca.data.images import ImageFiles
 from kcca.data.lines import require_file
-from kcca.data.text_files import read_utf8
+from kcca.data.documents import read_json
 
 DEFAULT_SPLIT_MAP = {
     "train": "train",
@@ -59,12 +58,7 @@ def load_json_splits(
             split's images from the splits, keeping their captions in the corpus).
     """
     path = require_file(Path(json_path), "JSON split file")
-    try:
-        doc = json.loads(read_utf8(path))
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    doc = read_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("images"), list):
         raise DataError(f"{path}: expected an object with an 'images' list")
     mapping = dict(DEFAULT_SPLIT_MAP if split_map is None else split_map)
@@ -87,7 +81,7 @@ def load_json_splits(
             _sentence_text(path, f"{where} sentence {k}", s) for k, s in enumerate(sentences)
         )
         split = item.get("split")
-        if split not in mapping:
+        if not isinstance(split, str) or split not in mapping:
             raise DataError(
                 f"{path}: {where}: unknown split {split!r}; known: {sorted(mapping)}"
                 " (pass split_map to map it)"

@@ -43,7 +43,7 @@ from typing import Mapping
 import numpy as np
 
 from kcca.data.errors import DataError
-from kcca.data.text_files import read_utf8
+from kcca.data.documents import read_json
 from kcca.cache import remove_stale_temp_files, write_text_atomic
 from kcca.names import TASKS
 
@@ -76,13 +76,18 @@ def pool_ids(pool: list[tuple[str, str, str]], task: str) -> tuple[list[str], li
     raise DataError(f"unknown task {task!r}: use one of {TASKS}")
 
 
-def _no_duplicate_keys(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise DataError(f"duplicate JSON key {k!r}")
-        out[k] = v
-    return out
+def _no_duplicate_keys(path: Path):
+    """A JSON object hook refusing a key given twice in one object of ``path``."""
+
+    def hook(pairs):
+        out = {}
+        for k, v in pairs:
+            if k in out:
+                raise DataError(f"{path}: duplicate JSON key {k!r}")
+            out[k] = v
+        return out
+
+    return hook
 
 
 def parse_task(
@@ -204,13 +209,8 @@ def read_rankings(path: str | Path, pool: list[tuple[str, str, str]]) -> Ranking
             "`kcca reproduce --out DIR` (into DIR/rankings/) and "
             "`kcca demo --out DIR`",
         )
-    text = read_utf8(p)  # a BOM or a non-UTF-8 byte is named with its own fix
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    except DataError as exc:
-        raise DataError(f"{p}: {exc}") from None
+    # a BOM, a non-UTF-8 byte, bad JSON or a duplicate key is named with the file
+    data = read_json(p, object_pairs_hook=_no_duplicate_keys(p))
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise DataError(f'{p}: not a rankings file (expected "format": "{FORMAT}")')
     if data.get("version") != VERSION:

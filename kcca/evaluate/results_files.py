@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kcca.data.documents import read_json
 from kcca.data.errors import DataError
 from kcca.evaluate.compact import SUFFIX, compact_path, read_compact
 from kcca.evaluate.rankings_io import FORMAT
@@ -43,9 +44,13 @@ def read_header(path: str | Path) -> dict | None:
         fields = {k: json.loads(v) for k, v in _FIELD.findall(head[:cut])}
         return fields if fields.get("format") == FORMAT else None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = read_json(path)
+    except OSError as exc:
         raise DataError(f"{path}: looks like a rankings file but cannot be read ({exc})") from None
+    except DataError as exc:
+        raise DataError(
+            f"looks like a rankings file but cannot be read: {exc}", fix=exc.fix
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None
     return {k: v for k, v in data.items() if k != "tasks"}

@@ -31,6 +31,7 @@ import numpy as np
 
 from kcca.cache import write_text_atomic
 from kcca.data.corpus import Corpus
+from kcca.data.documents import read_json
 from kcca.data.errors import DataError
 from kcca.evaluate.original import original_ranks
 from kcca.evaluate.rankings_io import Rankings, read_rankings
@@ -105,8 +106,8 @@ def read_details(rankings_dir: str | Path) -> dict[str, dict]:
     out: dict[str, dict] = {}
     if path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            data = read_json(path)
+        except (OSError, DataError) as exc:
             log.warning("%s: %s", path, exc)
             return out
         for d in data if isinstance(data, list) else []:

@@ -13,12 +13,12 @@ beside one that is present, for a report made without the data.
 from __future__ import annotations
 
 import csv
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kcca.data.corpus import Corpus
+from kcca.data.documents import read_json
 from kcca.data.errors import DataError
 from kcca.evaluate.rankings_io import FORMAT
 from kcca.evaluate.results_files import ResultsFile, find_results
@@ -106,8 +106,8 @@ def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFold
     for path in (root / "details.json", root / "rankings" / "details.json"):
         if path.is_file():
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
+                data = read_json(path)
+            except (OSError, DataError):  # run details are optional: the report goes on
                 continue
             if isinstance(data, list):
                 details.extend(d for d in data if isinstance(d, dict))

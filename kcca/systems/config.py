@@ -24,8 +24,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from kcca.data.text_files import read_utf8, tomllib
-from kcca.errors import DataError
+from kcca.data.documents import parse_toml
+from kcca.data.text_files import read_utf8
+from kcca.errors import DataError, type_name
 
 #: the executors of :func:`kcca.systems.run.run_systems`
 EXECUTORS = ("serial", "processes", "dask")
@@ -164,9 +165,15 @@ def load_run_table(folder: str | Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        table = tomllib.loads(read_utf8(path)).get("run", {})  # a BOM is named with its fix
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = read_utf8(path)  # a BOM is named with its fix
+    except OSError as exc:
         raise DataError(f"{path}: {exc}", fix=f"correct the TOML of {path}") from None
+    table = parse_toml(text, path).get("run", {})
+    if not isinstance(table, dict):
+        raise DataError(
+            f"{path}: run must be a table ([run]), got {type_name(table)}",
+            fix=f"write the run settings under a [run] header in {path}",
+        )
     allowed = (_SETTING_NAMES | _EXECUTION_NAMES | {"image_features"}) - {"image_config"}
     unknown = sorted(set(table) - allowed)
     if unknown:

@@ -43,7 +43,6 @@ picks the best one on dev (NN5_TRI(best)).
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from dataclasses import asdict, dataclass, field, replace
@@ -53,7 +52,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from kcca.data.errors import DataError
-from kcca.data.text_files import read_utf8, tomllib
+from kcca.data.documents import parse_json, parse_toml
+from kcca.data.text_files import read_utf8
 from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
 from kcca.solver import PAPER_KAPPAS, paper_n_grid
 
@@ -513,33 +513,11 @@ def load_spec(path: str | Path) -> SystemSpec:
         raise ExperimentFileError(
             f"experiment file {p} {what}", fix="give the path of a .toml (or .json) experiment file"
         )
-    try:
-        text = read_utf8(p, error=ExperimentFileError)  # a BOM is named with its own fix
-        data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ExperimentFileError(
-            f"{p}:{exc.lineno}: JSON syntax error: {exc.msg} (line {exc.lineno}, column "
-            f"{exc.colno})",
-            fix="correct the JSON at that line",
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        import re
-
-        msg = str(exc)
-        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        line = f":{m.group(1)}" if m else ""
-        if not m and "end of document" in msg:
-            line = f":{len(text.splitlines())}"
-        raise ExperimentFileError(
-            f"{p}{line}: TOML syntax error: {msg}",
-            fix="correct the TOML at that line: strings in double quotes, arrays in [ ], "
-            "one key = value per line (https://toml.io)",
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise ExperimentFileError(
-            f"{p}: not a UTF-8 text file ({exc.reason})",
-            fix="save the experiment file as UTF-8 text",
-        ) from None
+    text = read_utf8(p, error=ExperimentFileError)  # a BOM is named with its own fix
+    if p.suffix == ".json":
+        data = parse_json(text, p, error=ExperimentFileError)
+    else:
+        data = parse_toml(text, p, error=ExperimentFileError)
     spec = SystemSpec.from_dict(data, str(p), base_dir=p.parent)
     check_kernel_names(spec, str(p))
     return spec

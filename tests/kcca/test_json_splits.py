@@ -75,5 +75,5 @@ def test_bad_items_named(tmp_path, mutate, expected):
 def test_invalid_json(tmp_path):
     p = tmp_path / "bad.json"
     p.write_text('{"images": [ {"filename": "a.jpg",, } ]}')
-    with pytest.raises(DataError, match=r"bad\.json: not valid JSON \(line 1"):
+    with pytest.raises(DataError, match=r"bad\.json:1: not valid JSON: .* at line 1 column"):
         load_json_splits(p)

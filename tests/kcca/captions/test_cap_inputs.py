@@ -80,7 +80,7 @@ def test_malformed_reference_files(tmp_path, text, match):
      r"entry \[1\]: second caption for image id 1 \(first at entry \[0\]\)"),
     ('[{"image_id": 1, "caption": 2}]', "must be a string"),
     ("[]", "no candidate"),
-    ("[1, 2", "malformed JSON"),
+    ("[1, 2", "not valid JSON"),
 ])
 def test_malformed_result_files(tmp_path, text, match):
     with pytest.raises(CaptionInputError, match=match):

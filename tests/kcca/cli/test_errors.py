@@ -161,7 +161,7 @@ def test_json_experiment_syntax_error_names_the_line(tmp_path):
 
     path = tmp_path / "x.json"
     path.write_text('{\n "name": "X",\n "image_kernel": pyramid\n}')
-    with pytest.raises(ExperimentFileError, match=r"x\.json:3: JSON syntax error") as exc:
+    with pytest.raises(ExperimentFileError, match=r"x\.json:3: not valid JSON") as exc:
         load_spec(path)
     assert exc.value.fix
 
