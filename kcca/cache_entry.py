@@ -48,6 +48,9 @@ HEADER = "header.json"
 TREE = "tree.json"
 #: the largest header.json read (a bigger one is not an entry)
 MAX_HEADER_BYTES = 1 << 26
+#: arrays of at most this many bytes share one member per dtype (a per-image record is one
+#: member, read at once)
+POOLED_BYTES = 1 << 16
 #: permission bits never set on what the cache creates, and refused on what it reads
 FOREIGN_WRITE = stat.S_IWGRP | stat.S_IWOTH
 #: folders are created with this mode (the umask can only take bits away)
@@ -106,7 +109,10 @@ def write_entry(path: Path, value: Any, header: dict[str, Any]) -> Path:
     from kcca.cache import atomic_write
 
     enc = TreeEncoder(
-        CACHE_CLASSES, what="a cache entry", allowed_name="kcca.cache_entry.CACHE_CLASSES"
+        CACHE_CLASSES,
+        what="a cache entry",
+        allowed_name="kcca.cache_entry.CACHE_CLASSES",
+        small_bytes=POOLED_BYTES,
     )
     tree, arrays, pools = encode_tree(enc, value, "value")
     head = {

@@ -94,7 +94,8 @@ class TreeEncoder:
 
     ``what`` names the file in messages ("a model file"); ``refused_fix`` is the fix of a
     value of a class the table does not hold; ``rebuilt``: class -> {attribute: rebuilder}
-    for state that is not stored but rebuilt on load."""
+    for state that is not stored but rebuilt on load; arrays of at most ``small_bytes`` share
+    one pool member per dtype."""
 
     def __init__(
         self,
@@ -104,8 +105,10 @@ class TreeEncoder:
         allowed_name: str,
         refused_fix: str | None = None,
         rebuilt: Mapping[str, Mapping[str, str]] | None = None,
+        small_bytes: int = SMALL_BYTES,
     ) -> None:
         self.classes = classes
+        self.small_bytes = small_bytes
         self.what = what
         self.allowed_name = allowed_name
         self.refused_fix = refused_fix
@@ -199,7 +202,7 @@ class TreeEncoder:
                 f"{path}: an array of dtype {a.dtype} cannot be stored in {self.what} "
                 "(numbers, booleans and strings only)"
             )
-        if a.nbytes <= SMALL_BYTES and a.flags.c_contiguous and a.dtype.kind in "biuf":
+        if a.nbytes <= self.small_bytes and a.flags.c_contiguous and a.dtype.kind in "biuf":
             key = a.dtype.str
             start = self.pool_size.get(key, 0)
             self.pools.setdefault(key, []).append(a.reshape(-1))
@@ -437,26 +440,48 @@ def check_member_sizes(
 
 def read_array_member(zf: zipfile.ZipFile, name: str) -> np.ndarray:
     """The ``.npy`` member ``name`` (no pickles); its header's shape and dtype are checked
-    against the member's declared size before the array is allocated."""
-    fmt = np.lib.format
+    against the member's declared size before the array is allocated. A stored member is
+    read straight from the archive's file (no copy through the zip reader)."""
     info = zf.getinfo(name)
+    if info.compress_type == zipfile.ZIP_STORED and zf.fp is not None:
+        fp = zf.fp
+        fp.seek(info.header_offset)
+        local = fp.read(30)
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            raise ValueError(f"member {name}: bad local header")
+        start = info.header_offset + 30 + int.from_bytes(local[26:28], "little")
+        start += int.from_bytes(local[28:30], "little")
+        fp.seek(start)
+        return _read_npy(fp, name, info.file_size, direct=True)
     with zf.open(info) as f:
-        version = fmt.read_magic(f)
-        if version == (1, 0):
-            shape, fortran, dtype = fmt.read_array_header_1_0(f)
-        elif version in ((2, 0), (3, 0)):
-            shape, fortran, dtype = fmt.read_array_header_2_0(f)
-        else:
-            raise ValueError(f"member {name}: unknown .npy version {version}")
-        if dtype.hasobject or dtype.kind not in DTYPE_KINDS or dtype.fields is not None:
-            raise ValueError(f"member {name} is not an array of numbers or strings")
-        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
-        if nbytes > info.file_size:
-            raise ValueError(
-                f"member {name} declares {nbytes:,} bytes of array in {info.file_size:,} bytes"
-            )
-    with zf.open(info) as f:
-        a = fmt.read_array(f, allow_pickle=False)
-    if not isinstance(a, np.ndarray):
-        raise ValueError(f"member {name} is not an array")
-    return a
+        return _read_npy(f, name, info.file_size, direct=False)
+
+
+def _read_npy(f: Any, name: str, size: int, *, direct: bool) -> np.ndarray:
+    fmt = np.lib.format
+    start = f.tell() if direct else 0
+    version = fmt.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = fmt.read_array_header_1_0(f)
+    elif version in ((2, 0), (3, 0)):
+        shape, fortran, dtype = fmt.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"member {name}: unknown .npy version {version}")
+    if dtype.hasobject or dtype.kind not in DTYPE_KINDS or dtype.fields is not None:
+        raise ValueError(f"member {name} is not an array of numbers or strings")
+    count = int(np.prod(shape, dtype=object))
+    nbytes = count * dtype.itemsize
+    header = (f.tell() - start) if direct else 0
+    if nbytes > size - header:
+        raise ValueError(f"member {name} declares {nbytes:,} bytes of array in {size:,} bytes")
+    if direct:
+        a = np.fromfile(f, dtype=dtype, count=count)
+        if a.size != count:
+            raise ValueError(f"member {name} is cut short")
+    else:
+        data = f.read(nbytes)
+        if len(data) != nbytes:
+            raise ValueError(f"member {name} is cut short")
+        a = np.frombuffer(data, dtype=dtype).copy() if count else np.empty(0, dtype)
+    order = "F" if fortran else "C"
+    return a.reshape(shape[::-1]).T if fortran else a.reshape(shape, order=order)
