@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from kcca.cache import _TEMP, _alive, _host, check_trusted, config_key
+from kcca.atomic_files import _TEMP, _alive, _host
+from kcca.cache import check_trusted, config_key
 from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, read_header_of
 from kcca.errors import DataError
 
@@ -198,7 +199,7 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
 
 def _dead_temp(name: str) -> bool:
     m = _TEMP.match(name)
-    return bool(m) and m["host"] == _host() and not _alive(int(m["pid"]))
+    return m is not None and m["host"] == _host() and not _alive(int(m["pid"]))
 
 
 def file_size(path: Path) -> int:

@@ -3,7 +3,7 @@
 An entry is a zip archive (``<key>.entry``; ``np.load(allow_pickle=False)`` opens it) with
 members stored, never compressed:
 
-* ``header.json``: magic, format version, the kcca version, the stage, the key (and, for a
+* ``header.json``: magic, format version, the stage, the key (and, for a
   per-item record, the item), the config behind the key and the input files behind the value
   (absolute path -> content digest, :mod:`kcca.fingerprints`, which ``kcca cache verify``
   re-checks);
@@ -28,7 +28,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Iterable
 
-from kcca import __version__
+from kcca.atomic_files import atomic_write
 from kcca.data_tree import (
     ClassTable,
     TreeDecoder,
@@ -106,8 +106,6 @@ def write_entry(path: Path, value: Any, header: dict[str, Any]) -> Path:
     """Write ``value`` as an entry at ``path`` (atomically, owner-only write); a value holding
     a class outside :data:`CACHE_CLASSES` raises :class:`DataError` before anything is
     written."""
-    from kcca.cache import atomic_write
-
     enc = TreeEncoder(
         CACHE_CLASSES,
         what="a cache entry",
@@ -119,7 +117,6 @@ def write_entry(path: Path, value: Any, header: dict[str, Any]) -> Path:
         **header,
         "magic": ENTRY_MAGIC,
         "format_version": ENTRY_VERSION,
-        "kcca_version": __version__,
         "pools": pools,
     }
     members = {HEADER: json.dumps(head, sort_keys=True).encode(), TREE: tree}

@@ -483,5 +483,4 @@ def _read_npy(f: Any, name: str, size: int, *, direct: bool) -> np.ndarray:
         if len(data) != nbytes:
             raise ValueError(f"member {name} is cut short")
         a = np.frombuffer(data, dtype=dtype).copy() if count else np.empty(0, dtype)
-    order = "F" if fortran else "C"
-    return a.reshape(shape[::-1]).T if fortran else a.reshape(shape, order=order)
+    return a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
