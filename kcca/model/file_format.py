@@ -366,6 +366,14 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
             raise _error(
                 path, f"damaged or truncated model file ({exc})", header, damaged=True
             ) from None
+    for name, a in arrays.items():
+        if a.dtype.kind in "fc" and not np.isfinite(a).all():
+            raise _error(
+                path,
+                f"array {name} holds NaN or infinite values, which no fitted model has",
+                header,
+                damaged=True,
+            )
     if content_hash(header, tree, arrays) != header.get("sha256"):
         raise _error(
             path,

@@ -382,4 +382,49 @@ def load_model(path: str | Path, cache: Any = None) -> FittedSystem:
             f"{path}: the header is a model's but the body is not",
             fix=file_format.refit_fix(path, header),
         )
+    problem = _projection_problem(model.projections)
+    if problem:
+        raise ModelFormatError(f"{path}: {problem}", fix=file_format.refit_fix(path, header))
     return model
+
+
+def _projection_problem(proj: Any) -> str | None:
+    """What is wrong with a model's directions (eq. 3), or ``None``: p > 0 and d >= 1 finite,
+    each kappa's weights a 2-d float array with one row per training item in both views,
+    offsets one per column, and every selected (kappa, n) within its block."""
+    from kcca.systems.fitted import Projections
+
+    if not isinstance(proj, Projections):
+        return "the model's projections are not a Projections table"
+    p, d = proj.p, proj.d
+    number = (int, float, np.integer, np.floating)
+    if not all(isinstance(v, number) and not isinstance(v, bool) for v in (p, d)):
+        return "p and d are not numbers"
+    if not (np.isfinite(p) and np.isfinite(d) and p > 0 and d >= 1):
+        return f"p = {p!r} and d = {d!r} are outside p > 0, d >= 1"
+    n_rows: set[int] = set()
+    for side in ("x", "y"):
+        weights, offsets = getattr(proj, f"{side}_weights"), getattr(proj, f"{side}_offset")
+        if not isinstance(weights, dict) or not isinstance(offsets, dict):
+            return f"{side}_weights and {side}_offset are not tables by kappa"
+        for kappa, w in weights.items():
+            off = offsets.get(kappa)
+            if not isinstance(w, np.ndarray) or w.ndim != 2 or w.dtype.kind != "f":
+                return f"{side}_weights[{kappa!r}] is not a 2-d float array"
+            if not isinstance(off, np.ndarray) or off.shape != (w.shape[1],):
+                return f"{side}_offset[{kappa!r}] does not have one value per direction"
+            n_rows.add(w.shape[0])
+    if len(n_rows) > 1:
+        return f"the directions have {sorted(n_rows)} rows: one count of training items is needed"
+    if not isinstance(proj.selected, dict):
+        return "the selected models are not a table by task"
+    for task, models in proj.selected.items():
+        for model in models:
+            if not isinstance(model, tuple) or len(model) != 2:
+                return f"a selected model of {task} is not a (kappa, n) pair"
+            kappa, n = model
+            for side in ("x", "y"):
+                w = getattr(proj, f"{side}_weights").get(kappa)
+                if w is None or type(n) is not int or not 1 <= n <= w.shape[1]:
+                    return f"the selected model (kappa={kappa!r}, n={n!r}) of {task} is missing"
+    return None

@@ -141,3 +141,36 @@ def test_a_forged_tagger_setting_never_starts_training(demo_file, tmp_path, monk
     monkeypatch.setattr(postag, "_MEMO", {})
     with pytest.raises(ModelFormatError, match="malformed model tree"):
         file_format.read(forged, cache=Cache(tmp_path / "cache"))
+
+
+def _forged_model(demo_file: Path, out: Path, edit) -> Path:
+    """The demo model with ``edit(model)`` applied, written with a valid hash."""
+    from kcca.model.saved import header_of
+
+    header, model = file_format.read(demo_file)
+    edit(model)
+    return file_format.write(out, header_of(model), model)
+
+
+def _nan_weight(model) -> None:
+    kappa = next(iter(model.projections.x_weights))
+    model.projections.x_weights[kappa][0, 0] = np.nan
+
+
+def _far_model(model) -> None:
+    task = next(iter(model.projections.selected))
+    kappa, _ = model.projections.selected[task][0]
+    model.projections.selected[task][0] = (kappa, 10**6)
+
+
+@pytest.mark.parametrize("edit, words", [(_nan_weight, "holds NaN or infinite values"),
+                                         (_far_model, "n=1000000) of")])
+def test_forged_projections_are_refused_not_ranked(demo_file, tmp_path, capsys, edit, words):
+    """Before: NaN directions ranked every candidate with a ``nan`` cosine, exit 0."""
+    from kcca.cli import main
+
+    forged = _forged_model(demo_file, tmp_path / "forged.kcca.npz", edit)
+    code = main(["query", "a red dog", "--model", str(forged), "--no-cache", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"error: {forged}: " in err and words in err and "fix:" in err
