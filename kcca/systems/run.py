@@ -30,13 +30,15 @@ from kcca.names import TASKS
 from kcca.provenance import now
 
 from kcca.systems.config import EXECUTORS, Execution, RunConfig
+from kcca.systems.spec import rankings_stem
 
 __all__ = ["EXECUTORS", "Execution", "RunConfig", "run_systems"]
 
 
 def slug(name: str) -> str:
-    """A system name as a file name (``TRI5^sqrtidf_A,D(ic)`` -> ``TRI5_sqrtidf_A_D_ic_``)."""
-    return "".join(ch if ch.isalnum() else "_" for ch in name)
+    """A system name as a file name (``TRI5^sqrtidf_A,D(ic)`` -> ``TRI5_sqrtidf_A_D_ic_``):
+    :func:`kcca.systems.spec.rankings_stem`, the one rule."""
+    return rankings_stem(name)
 
 
 def summary_line(label: str, chosen: str, table: dict, seconds: float | None = None) -> str:

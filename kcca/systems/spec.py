@@ -557,9 +557,8 @@ def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
 
 
 def rankings_stem(name: str) -> str:
-    """A system name as the name of its rankings file ``<stem>.json``, as
-    :func:`kcca.systems.run.slug` makes it (``TRI5^sqrtidf_A,D(ic)`` ->
-    ``TRI5_sqrtidf_A_D_ic_``)."""
+    """A system name as the name of its rankings file ``<stem>.json`` (``TRI5^sqrtidf_A,D(ic)``
+    -> ``TRI5_sqrtidf_A_D_ic_``)."""
     return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
