@@ -6,7 +6,7 @@ changes the key of exactly the stages that read it, and a restored file hits its
 again. A digest is memoised per process under the file's path, size, modification time and
 inode, so a file is read once per process however many stages ask for it.
 
-Stages record the files behind their key in the entry's ``.json`` sidecar (``"inputs"``: path
+Stages record the files behind their key in the entry's header (``"inputs"``: path
 -> digest); :func:`changed_inputs` re-checks them (``kcca cache verify``).
 """
 
@@ -59,7 +59,7 @@ def files_digest(paths: Mapping[str, str | os.PathLike]) -> str:
 
 
 def input_record(paths: Iterable[str | os.PathLike]) -> dict[str, str]:
-    """``{absolute path: digest}`` of files, for a cache entry's sidecar."""
+    """``{absolute path: digest}`` of files, for a cache entry's header."""
     return {os.path.abspath(p): file_digest(p) for p in paths}
 
 

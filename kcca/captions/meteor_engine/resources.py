@@ -49,8 +49,8 @@ def paraphrase_table_path(jar: str | os.PathLike) -> Path:
 
 def _digest(path: Path, cache_root: Path | None) -> str:
     """SHA-256 of ``path``, remembered across processes under its stat record (in
-    ``<cache>/meteor-paraphrase/file-digests.tsv``: not a ``.json``, which ``kcca cache
-    verify`` would take for a cache entry's sidecar)."""
+    ``<cache>/meteor-paraphrase/file-digests.tsv``, which ``kcca cache prune`` leaves
+    alone)."""
     from kcca.fingerprints import file_digest
 
     real = os.path.realpath(path)
