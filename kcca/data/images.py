@@ -95,22 +95,9 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
 def max_image_pixels() -> int:
     """The pixel limit of :func:`read_image`: ``$KCCA_MAX_IMAGE_PIXELS`` when set, else
     :data:`MAX_IMAGE_PIXELS`."""
-    value = os.environ.get(MAX_IMAGE_PIXELS_ENV, "").strip()
-    if not value:
-        return MAX_IMAGE_PIXELS
-    try:
-        limit = int(value)
-    except ValueError:
-        limit = 0
-    if limit <= 0:
-        raise DataError(
-            f"${MAX_IMAGE_PIXELS_ENV}={value!r} is not a positive whole number of pixels",
-            fix=(
-                f"export {MAX_IMAGE_PIXELS_ENV}={MAX_IMAGE_PIXELS} (the default), or unset "
-                f"{MAX_IMAGE_PIXELS_ENV}"
-            ),
-        )
-    return limit
+    from kcca.limits import limit_from_env
+
+    return limit_from_env(MAX_IMAGE_PIXELS_ENV, MAX_IMAGE_PIXELS, "pixels")
 
 
 def _check_pixels(path: Path, width: int, height: int, limit: int) -> None:

@@ -121,22 +121,9 @@ _OLD_MAGICS = (
 
 def max_model_bytes() -> int:
     """:data:`MAX_MODEL_BYTES`, or the byte count in ``$KCCA_MAX_MODEL_BYTES``."""
-    import os
+    from kcca.limits import limit_from_env
 
-    raw = os.environ.get(MAX_MODEL_BYTES_ENV, "").strip()
-    if not raw:
-        return MAX_MODEL_BYTES
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise DataError(
-            f"{MAX_MODEL_BYTES_ENV}={raw!r} is not a positive number of bytes",
-            fix=f"`export {MAX_MODEL_BYTES_ENV}={MAX_MODEL_BYTES}`, or "
-            f"`unset {MAX_MODEL_BYTES_ENV}` for that default",
-        )
-    return value
+    return limit_from_env(MAX_MODEL_BYTES_ENV, MAX_MODEL_BYTES, "bytes")
 
 
 class ModelFormatError(FileVersionError):

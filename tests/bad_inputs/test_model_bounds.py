@@ -75,7 +75,7 @@ def test_the_total_size_limit_is_named_and_can_be_raised(bomb, monkeypatch):
     monkeypatch.setenv(file_format.MAX_MODEL_BYTES_ENV, "lots")
     from kcca.errors import DataError
 
-    with pytest.raises(DataError, match="is not a positive number of bytes"):
+    with pytest.raises(DataError, match="is not a positive whole number of bytes"):
         file_format.read(bomb)
 
 
