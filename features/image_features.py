@@ -48,7 +48,7 @@ from kcca.cache_entry import make_private_folder
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.fingerprints import file_digest
-from kcca.workers import worker_parallel
+from kcca.workers import check_scheduler, worker_parallel
 
 if TYPE_CHECKING:  # the registry imports every extractor (OpenCV): only when used
     from features.feature_types import FeatureType
@@ -262,6 +262,7 @@ def parallel_context(scheduler: str | None) -> Iterator[None]:
             "a Dask scheduler address was given but dask.distributed is not installed: "
             "pip install '.[dask]'"
         ) from None
+    check_scheduler(scheduler)  # form, listener and greeting, in seconds
     client = Client(scheduler)
     try:
         with joblib.parallel_config(backend="dask"):

@@ -101,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
         )
     backend = backend_from_args(args) if args.gram else None  # checked before any extraction
     check_outputs(args)
+    if args.scheduler:
+        from kcca.workers import check_scheduler
+
+        check_scheduler(args.scheduler)
     corpus = load_corpus(args)
     if args.split == "all":
         ids = [i for s in ("train", "dev", "test") for i in corpus.split(s)]

@@ -285,6 +285,10 @@ def run(args: argparse.Namespace) -> int:
         chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
         _refuse_overwrite(out, args)
         check_outputs(args, ("--out", out, True), ("--rankings-dir", rank_dir, True))
+        if args.scheduler:
+            from kcca.workers import check_scheduler
+
+            check_scheduler(args.scheduler)
         corpus = load_with_splits(data_dir, args.splits)
         cache = cache_from_args(args)
         config = run_config_from_args(

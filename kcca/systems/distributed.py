@@ -21,6 +21,7 @@ import numpy as np
 from kcca.cache import Cache
 from kcca.data.errors import DataError
 from kcca.systems.config import RunConfig
+from kcca.workers import check_scheduler
 
 
 def with_client_nltk_path(config: RunConfig) -> RunConfig:
@@ -71,6 +72,7 @@ def client_for(address: str):
         raise DataError(
             "--scheduler needs dask.distributed: pip install 'dask[distributed]'"
         ) from None
+    check_scheduler(address)  # form, listener and greeting, in seconds
     try:
         return Client(address, timeout="30s")
     except (OSError, TimeoutError) as exc:
