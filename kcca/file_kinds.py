@@ -1,5 +1,7 @@
 """What a path is (a folder, a named pipe, a device, a dangling or looping symbolic link), in
-words for messages, without following a link further than the operating system does."""
+words for messages, without following a link further than the operating system does; and
+:func:`check_regular_file`, which refuses anything but a regular file by name before it is
+opened (reading a FIFO or ``/dev/zero`` would never end)."""
 
 from __future__ import annotations
 
@@ -54,3 +56,17 @@ def file_on_path(path: str | os.PathLike) -> Path | None:
         if part.exists() and not part.is_dir():
             return part
     return None
+
+
+def check_regular_file(path: str | os.PathLike, what: str, fix: str) -> Path:
+    """``path`` as a ``Path`` when it is a regular file (links followed); else a
+    :class:`~kcca.errors.DataError` naming ``what`` it should be and what it is: missing, a
+    folder, a named pipe, a device, a socket, a symbolic link loop or a link to nothing."""
+    from kcca.errors import DataError
+
+    kind = path_kind(path)
+    if kind == "a file":
+        return Path(path)
+    if kind == "missing":
+        raise DataError(f"{what} {path} does not exist", fix=fix)
+    raise DataError(f"{what} {path} is {kind}, not a file", fix=fix)

@@ -33,11 +33,18 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from kcca.data.images import read_image
+    from kcca.file_kinds import check_regular_file
 
     model = load_model_from_args(args)
     pool = model.caption_pool
-    if args.captions:
+    if args.captions:  # a FIFO or a device would be read for ever: named instead
+        check_regular_file(
+            args.captions,
+            "--captions: captions file",
+            fix="give --captions a text file (one caption per line, or ID<TAB>caption)",
+        )
         pool = model.caption_pool_from_file(args.captions)
+    check_regular_file(args.image, "image", fix="give the path of an image file (JPEG, PNG, ...)")
     image = read_image(args.image)
     ranking = model.rank_captions(image, pool=pool, top=args.top)
     ranking.query = str(args.image)

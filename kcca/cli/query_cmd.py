@@ -42,6 +42,8 @@ def load_model_from_args(args: argparse.Namespace):
 
     check_count("--top", args.top, "give --top 1 or more (the rows printed; default 10)")
     check_outputs(args, ("--html", args.html, False))
+    if args.model != "demo":
+        check_model_path(args.model)
     t = time.perf_counter()
     model = resolve_model(
         args.model,
@@ -55,6 +57,26 @@ def load_model_from_args(args: argparse.Namespace):
             f"model: {model.describe()} (loaded in {time.perf_counter() - t:.1f}s)", file=sys.stderr
         )
     return model
+
+
+def check_model_path(path: str) -> None:
+    """``--model PATH`` must be a regular file (:func:`kcca.file_kinds.check_regular_file`):
+    a folder, a FIFO, a device or a broken link is named before anything is read."""
+    import shlex
+
+    from kcca.file_kinds import check_regular_file, path_kind
+
+    fit = (
+        f"`kcca fit-model --system BoW5 --out {shlex.quote(path)}`"
+        if path_kind(path) == "missing"
+        else "`kcca fit-model --system BoW5 --out FILE.kcca.npz`"
+    )
+    check_regular_file(
+        path,
+        "--model: model file",
+        fix=f"give --model the file a fit wrote (fit one with {fit}), or use the demo model: "
+        "--model demo",
+    )
 
 
 def print_ranking_head(model, ranking, pool, task: str, items: str, head: str) -> None:
