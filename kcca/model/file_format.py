@@ -42,7 +42,7 @@ from kcca.data_tree import (
     read_array_member,
     write_archive,
 )
-from kcca.errors import DataError, FileVersionError
+from kcca.errors import FileVersionError
 
 MAGIC = "kcca-fitted-system"
 #: bump when the saved layout changes; files of another version must be refitted
@@ -267,10 +267,14 @@ def _sniff(path: Path) -> None:
 
 def _open(path: Path) -> Any:
     if not path.is_file():
-        raise DataError(
-            f"model file {path} does not exist",
-            fix="fit one with `kcca fit-model --system BoW5 --out "
-            f"{shlex.quote(str(path))}`, or use the demo model: "
+        from kcca.file_kinds import check_regular_file, path_kind
+
+        missing = path_kind(path) == "missing"
+        out = shlex.quote(str(path)) if missing else "bow5.kcca.npz"
+        check_regular_file(
+            path,
+            "model file",
+            fix=f"fit one with `kcca fit-model --system BoW5 --out {out}`, or use the demo model: "
             "`kcca query TEXT --model demo`",
         )
     _sniff(path)

@@ -174,3 +174,15 @@ def test_forged_projections_are_refused_not_ranked(demo_file, tmp_path, capsys, 
     err = capsys.readouterr().err
     assert code == 2, err
     assert f"error: {forged}: " in err and words in err and "fix:" in err
+
+
+@pytest.mark.parametrize("kind, words", [("folder", "is a folder, not a file"),
+                                         ("device", "is a character device, not a file")])
+def test_load_model_names_a_path_that_is_not_a_file(tmp_path, kind, words):
+    """The Python API as the CLI: before, "does not exist" (and a fix writing to the path)."""
+    from kcca.model.saved import load_model
+
+    path = tmp_path if kind == "folder" else Path("/dev/zero")
+    with pytest.raises(Exception, match=words) as info:
+        load_model(path)
+    assert "--out bow5.kcca.npz" in info.value.fix and str(path) not in info.value.fix
