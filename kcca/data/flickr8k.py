@@ -91,7 +91,8 @@ def read_caption_file(path: Path) -> dict[str, tuple[str, ...]]:
 
 
 def read_split_file(path: Path, captions: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """Image ids of a split file; unknown (uncaptioned) and duplicate ids are errors."""
+    """Image ids of a split file; unknown (uncaptioned) and duplicate ids, and a file that
+    lists none (every experiment needs train, dev and test images), are errors."""
     require_file(path, "split file")
     ids: list[str] = []
     first: dict[str, int] = {}
@@ -109,6 +110,13 @@ def read_split_file(path: Path, captions: dict[str, tuple[str, ...]]) -> tuple[s
             )
         first[image_id] = number
         ids.append(image_id)
+    if not ids:
+        raise DataError(
+            f"{path}: the split file lists no image ids (an empty split: training, selection "
+            "on dev and the test metrics each need images)",
+            fix=f"list the split's image ids in {path}, one per line (the released files list "
+            "6,000 train, 1,000 dev and 1,000 test images), or restore the released file",
+        )
     return tuple(ids)
 
 

@@ -1,0 +1,47 @@
+"""An empty Flickr 8K split file (train, dev or test; of the data folder or of ``--splits``)
+is a named error naming the file when the corpus is loaded: ``kcca data`` accepted it, and a
+run failed much later with a message about codebooks."""
+
+from __future__ import annotations
+
+import pytest
+
+from kcca.cli import main
+from tests.bad_inputs.test_named_errors import one_error
+from tests.kcca.fake_flickr8k import write_fake_flickr8k
+
+EMPTY = ("the split file lists no image ids (an empty split: training, selection on dev and "
+         "the test metrics each need images)")
+
+
+@pytest.mark.parametrize("split", ["train", "dev", "test"])
+@pytest.mark.parametrize("content", ["", "\n\n"], ids=["empty", "blank-lines"])
+def test_kcca_data_refuses_an_empty_split_file(tmp_path, capsys, split, content):
+    root = tmp_path / "data"
+    write_fake_flickr8k(root)
+    path = root / "flickr8k" / "text" / f"Flickr_8k.{split}Images.txt"
+    path.write_text(content)
+    code = main(["data", "--data-dir", str(root)])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error == f"{path}: {EMPTY}", error
+    assert fix.startswith(f"list the split's image ids in {path}, one per line"), fix
+
+
+def test_reproduce_refuses_an_empty_split_of_splits_before_any_run(tmp_path, capsys,
+                                                                   monkeypatch):
+    root = tmp_path / "data"
+    write_fake_flickr8k(root)
+    monkeypatch.setenv("KCCA_DATA_DIR", str(root))
+    splits = tmp_path / "splits"
+    splits.mkdir()
+    for split in ("train", "dev", "test"):
+        source = root / "flickr8k" / "text" / f"Flickr_8k.{split}Images.txt"
+        (splits / source.name).write_text("" if split == "test" else source.read_text())
+    code = main(["reproduce", "--systems", "BoW5", "--tables", "3", "--splits", str(splits),
+                 "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"),
+                 "--quiet"])
+    error, _ = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error == f"{splits / 'Flickr_8k.testImages.txt'}: {EMPTY}", error
+    assert not (tmp_path / "cache").exists()  # nothing was computed
