@@ -164,6 +164,11 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def registered_kernels() -> dict[str, str]:
+    """Every kernel registered so far: name -> the module its class is defined in."""
+    return {name: cls.__module__ for name, cls in _REGISTRY.items()}
+
+
 # Modules whose import registers the built-in kernels (image and text).
 BUILTIN_MODULES = (
     "features.kernels.image",

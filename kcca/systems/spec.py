@@ -441,6 +441,10 @@ class SystemSpec:
         return out
 
 
+#: plug-in module -> the kernels its import registered (in this process)
+_PLUGIN_KERNELS: dict[str, list[str]] = {}
+
+
 def load_plugins(
     modules: Sequence[str], base_dir: str | Path | None = None, where: str = "experiment file"
 ) -> None:
@@ -448,17 +452,31 @@ def load_plugins(
 
     A module is searched in ``base_dir`` (the experiment file's folder) first, then on the
     Python path; ``base_dir`` stays on the path (at the end) so worker processes find it.
+    A module of the standard library is refused before it is imported, and a module that
+    registers no kernel after (:class:`~kcca.errors.PluginError` naming it).
     """
     import importlib
 
+    from features.kernels.base import registered_kernels
+
     for name in modules:
-        if name in sys.modules:
-            continue
         folder = str(Path(base_dir).resolve()) if base_dir is not None else None
         if folder is not None:
             sys.path.insert(0, folder)
         try:
-            importlib.import_module(name)
+            if _in_standard_library(name):
+                raise PluginError(
+                    f"{where}: plugins: {name!r} is a module of Python's standard library, "
+                    "not a kernel plug-in",
+                    fix="name the module that defines your @register_kernel classes "
+                    "(docs/plugin-kernels.md), or drop it from plugins = [...]",
+                )
+            if name not in sys.modules:
+                before = set(registered_kernels())
+                importlib.import_module(name)
+                _PLUGIN_KERNELS[name] = sorted(set(registered_kernels()) - before)
+        except PluginError:
+            raise
         except ModuleNotFoundError as exc:
             if exc.name != name and not name.startswith(f"{exc.name}."):
                 raise _plugin_failed(name, exc, where) from exc
@@ -475,6 +493,44 @@ def load_plugins(
                 sys.path.remove(folder)
                 if folder not in sys.path:
                     sys.path.append(folder)
+        defined = [
+            kernel
+            for kernel, module in registered_kernels().items()
+            if module == name or module.startswith(f"{name}.")
+        ]
+        if not (_PLUGIN_KERNELS.get(name) or defined):
+            raise PluginError(
+                f"{where}: plugins: module {name!r} registers no kernel (it defines no "
+                "@register_kernel class, and importing it registered none)",
+                fix="name the module that defines your @register_kernel classes "
+                "(docs/plugin-kernels.md), or drop it from plugins = [...]",
+            )
+
+
+def _in_standard_library(name: str) -> bool:
+    """Whether the top-level module of ``name``, as the current path finds it, is one of
+    Python's standard library (found without importing it)."""
+    import importlib.util
+    import sysconfig
+
+    top = name.partition(".")[0]
+    if top not in sys.stdlib_module_names:
+        return False
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    if spec.origin in (None, "built-in", "frozen"):
+        return True
+    where = Path(spec.origin).resolve()
+    paths = sysconfig.get_paths()
+    stdlib = {Path(paths[k]).resolve() for k in ("stdlib", "platstdlib")}
+    site = {Path(paths[k]).resolve() for k in ("purelib", "platlib")}
+    return any(root in where.parents for root in stdlib) and not any(
+        root in where.parents for root in site
+    )
 
 
 def _plugin_failed(name: str, exc: BaseException, where: str) -> PluginError:
