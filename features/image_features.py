@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import numbers
 import os
 import re
 import sys
@@ -59,6 +60,15 @@ log = logging.getLogger(__name__)
 VERSION = 2
 FEATURE_STAGE = "image-features"
 CODEBOOK_STAGE = "codebook"
+#: the integer fields of :class:`ImageFeatureConfig` and their smallest values
+IMAGE_CONFIG_BOUNDS = {
+    "levels": 0,
+    "points_per_image": 1,
+    "n_images": 1,
+    "seed": 0,
+    "n_init": 1,
+    "max_iter": 1,
+}
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,7 @@ class ImageFeatureConfig:
 
     ``vocabulary`` overrides the paper's codebook sizes per feature type (e.g. tiny
     codebooks in tests); ``codebook_split`` names the split the codebook sample comes from.
+    A value out of range (``n_images = -5``) is a ``ValueError`` naming the field.
     """
 
     levels: int = 2
@@ -104,6 +115,27 @@ class ImageFeatureConfig:
     algorithm: str = Codebook.algorithm
     vocabulary: Mapping[str, int] | None = None
     codebook_split: str = "train"
+
+    def __post_init__(self) -> None:
+        for name, low in IMAGE_CONFIG_BOUNDS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.algorithm not in ("kmeans", "minibatch"):
+            raise ValueError(f"algorithm must be 'kmeans' or 'minibatch', got {self.algorithm!r}")
+        if self.vocabulary is not None:
+            if not isinstance(self.vocabulary, Mapping):
+                raise ValueError(
+                    "vocabulary must map feature types to codebook sizes, e.g. "
+                    f'{{"color": 32}}, got {self.vocabulary!r}'
+                )
+            for ft, size in self.vocabulary.items():
+                if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+                    raise ValueError(
+                        f"vocabulary[{ft!r}] must be an integer >= 1 (visual words), got {size!r}"
+                    )
+        if not isinstance(self.codebook_split, str) or not self.codebook_split:
+            raise ValueError(f"codebook_split must name a split, got {self.codebook_split!r}")
 
     def vocabulary_size(self, ft: FeatureType) -> int:
         if self.vocabulary is not None and ft.name in self.vocabulary:

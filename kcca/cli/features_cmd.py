@@ -93,6 +93,21 @@ def run(args: argparse.Namespace) -> int:
         args.chunk_size,
         "give --chunk-size 16 (the default) or another number of images per task",
     )
+    check_count(
+        "--codebook-images",
+        args.codebook_images,
+        "give --codebook-images 200 (the default) or another number of training images",
+    )
+    check_count(
+        "--points-per-image",
+        args.points_per_image,
+        "give --points-per-image 1000 (the default) or another number of descriptor rows",
+    )
+    if args.levels < 0:
+        raise DataError(
+            f"--levels must be 0 or more, got {args.levels}",
+            fix="give --levels 2 (the default: the paper's 1x1, 2x2 and 4x4 grids) or 0, 1, ...",
+        )
     if args.backend != "auto" and not args.gram:
         raise DataError(
             f"--backend {args.backend} is the array backend of --gram, which is not asked for "

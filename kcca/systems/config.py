@@ -194,9 +194,14 @@ def load_run_table(folder: str | Path) -> dict[str, Any]:
         image = values.pop("image_features")
         try:
             values["image_config"] = ImageFeatureConfig(**{"seed": values.get("seed", 0), **image})
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
             raise DataError(
                 f"{path}: [run.image_features]: {exc}",
                 fix="give only fields of features.image_features.ImageFeatureConfig",
+            ) from None
+        except ValueError as exc:  # a value out of range, named with its field
+            raise DataError(
+                f"{path}: [run.image_features]: {exc}",
+                fix=f"correct that value in the [run.image_features] table of {path}",
             ) from None
     return values
