@@ -165,8 +165,10 @@ def test_systems_on_a_dask_cluster(run_dir, tmp_path):
     details = json.loads((out / "rankings" / "details.json").read_text())
     assert {d["system"] for d in details} == {"BoW5", "NN5_F1^idf"}
     # the image kernel's KCCA factor went to the disk cache (stage kernel-factor), for p = 2
-    factors = [json.loads(f.read_text())["config"]
-               for f in (tmp_path / "cache" / "kernel-factor").glob("*.json")]
+    from kcca.cache_entry import read_header_of
+
+    factors = [read_header_of(f)["config"]
+               for f in (tmp_path / "cache" / "kernel-factor").glob("*.entry")]
     assert [(f["view"], f["factor"][1]) for f in factors] == [("Kx", 2.0)]
     assert all(d["scheduler"] == cluster.scheduler_address for d in details)
     assert "on the Dask cluster" in (out / "table3.md").read_text()
