@@ -78,7 +78,11 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     size = image_dimensions(data)
     if size is not None:
         _check_pixels(path, *size, limit)
-    arr, messages = _CAPTURE.decode(data)
+    try:
+        arr, messages = _CAPTURE.decode(data)
+    except cv2.error as exc:  # a size or format the decoder refuses outright
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "cv2.error"
+        raise ImageReadError(str(path), f"not a decodable image (OpenCV: {reason})") from None
     if arr is None or arr.size == 0:
         said = [m for m in messages if _DECODER_ERROR.match(m)]
         raise ImageReadError(

@@ -135,15 +135,17 @@ def test_a_pam_header_without_its_size_is_a_read_error(tmp_path):
 
 
 def test_an_image_size_the_decoder_refuses_names_the_file(tmp_path):
-    """A Sun raster 2,097,152 pixels wide: OpenCV's decoder raises ``cv2.error``."""
+    """A Sun raster 2,097,152 pixels wide: OpenCV's decoder raises ``cv2.error``, read as the
+    image error of the file (so that --skip-bad-images can leave it out)."""
+    from kcca.data.errors import ImageReadError
     from kcca.data.images import read_image
 
     path = tmp_path / "wide.ras"
     path.write_bytes(b"\x59\xa6\x6a\x95" + struct.pack(">7I", 2**21, 1, 8, 2**21, 1, 0, 0)
                      + bytes(64))
-    with pytest.raises(Exception) as err:
+    with pytest.raises(ImageReadError) as err:
         read_image(path)
     message, fix, status = describe_error(err.value, argparse.Namespace(command="annotate"))
     assert status == 2
-    assert message.startswith(f"{path}: not a decodable image (OpenCV: "), message
-    assert fix == f"re-save {path} as PNG or JPEG, or remove it"
+    assert message.startswith(f"cannot read image {path}: not a decodable image (OpenCV: "), message
+    assert fix == f"replace {path} with a valid copy of the image"
