@@ -298,14 +298,16 @@ def test_paraphrase_index_is_cached_and_verifiable():
     """A second resources object loads the index from the cache; ``kcca cache verify``
     finds the entry current and nothing left over."""
     _python_engine_ready()
-    from kcca.cache import default_cache_dir, verify_cache
+    from kcca.cache import default_cache_dir
+    from kcca.cache_audit import verify_cache
     from kcca.captions.meteor_engine import MeteorResources
 
     assert _engine().resources.paraphrases.n_entries == 5_274_084
     fresh = MeteorResources(find_meteor_jar())
     assert fresh.paraphrases.n_phrases == 430_639 and fresh.index_source == "loaded"
     audit = verify_cache(default_cache_dir())
-    assert not [p for p in audit.leftovers + list(audit.stale) if "meteor-paraphrase" in str(p)]
+    unusable = audit.leftovers + list(audit.stale) + list(audit.unusable) + audit.old_format
+    assert not [p for p in unusable if "meteor-paraphrase" in str(p)]
 
 
 def test_score_captions_reports_meteor_without_java(files, tmp_path):
