@@ -33,11 +33,11 @@ from kcca.cache_entry import (
     UntrustedCacheFile,
     check_folder,
     entry_header,
-    input_digests,
     read_entry,
     write_entry,
 )
 from kcca.errors import DataError
+from kcca.fingerprints import input_record
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -206,7 +206,9 @@ class Cache:
         if not self.enabled:
             return
         key = config_key(config)
-        header = entry_header(stage, key, config=_jsonable(config), inputs=input_digests(inputs))
+        header = entry_header(
+            stage, key, config=_jsonable(config), inputs=input_record(inputs or ())
+        )
         try:
             write_entry(self.path(stage, config), value, header)
         except DataError as exc:

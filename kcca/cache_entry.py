@@ -26,7 +26,7 @@ import shlex
 import stat
 import zipfile
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from kcca.atomic_files import atomic_write
 from kcca.data_tree import (
@@ -196,11 +196,6 @@ def _read_value(zf: zipfile.ZipFile, head: dict[str, Any]) -> Any:
     names = zf.namelist()
     arrays = {m[:-4]: read_array_member(zf, m) for m in names if m not in (HEADER, TREE)}
     pools = head.get("pools")
-    if not isinstance(pools, dict) or not all(
-        isinstance(v, str) and v in arrays and arrays[v].ndim == 1 and arrays[v].dtype.str == k
-        for k, v in pools.items()
-    ):
-        raise ValueError("bad pool table in the header")
     try:
         return TreeDecoder(arrays, pools, CACHE_CLASSES).decode(zf.read(TREE))
     except UnknownClassError as exc:
@@ -308,9 +303,3 @@ def check_folder(folder: Path) -> None:
             fix=_remove_fix(folder),
         )
     check_owned(folder, st, folder=True)
-
-
-def input_digests(inputs: Iterable[str | os.PathLike] | None) -> dict[str, str]:
-    from kcca.fingerprints import input_record
-
-    return input_record(inputs or ())

@@ -234,19 +234,25 @@ def encode_tree(encoder: TreeEncoder, obj: Any, root: str) -> tuple[bytes, dict,
 
 
 class TreeDecoder:
-    """A JSON tree (``object_hook``) -> Python values, with only the table's classes;
-    ``rebuilders``: name -> ``f(obj, cache)`` for ``$rebuild`` state of class ``rebuilt``."""
+    """A JSON tree (``object_hook``) -> Python values, with only the table's classes (the pool
+    table, dtype -> member, is checked against the arrays: ``ValueError``); ``rebuilders``:
+    name -> ``f(obj, cache)`` for ``$rebuild`` state of class ``rebuilt``."""
 
     def __init__(
         self,
         arrays: Mapping[str, np.ndarray],
-        pools: Mapping[str, str],
+        pools: Any,  # the header's pool table, as read: checked here
         classes: ClassTable,
         *,
         cache: Any = None,
         rebuilt: Mapping[str, Mapping[str, str]] | None = None,
         rebuilders: Mapping[str, Callable[[Any, Any], Any]] | None = None,
     ) -> None:
+        if not isinstance(pools, Mapping) or not all(
+            isinstance(v, str) and v in arrays and arrays[v].ndim == 1 and arrays[v].dtype.str == k
+            for k, v in pools.items()
+        ):
+            raise ValueError("bad pool table in the header")
         self.arrays = arrays
         self.pools = {k: arrays[v] for k, v in pools.items()}
         self.classes = classes

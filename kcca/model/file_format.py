@@ -375,11 +375,6 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
         )
     try:
         pools = header.get("pools")
-        if not isinstance(pools, dict) or not all(
-            isinstance(v, str) and v in arrays and arrays[v].ndim == 1 and arrays[v].dtype.str == k
-            for k, v in pools.items()
-        ):
-            raise ValueError("bad pool table in the header")
         dec = TreeDecoder(
             arrays, pools, CLASSES, cache=cache, rebuilt=REBUILT, rebuilders=_REBUILDERS
         )
