@@ -19,6 +19,26 @@ the jar's word lists; the seconds are measured inside the process after the impo
 whole process's wall time is reported too). The first Python run uses an empty cache folder
 and builds the index (the cold run). Each process reports its peak resident memory (the
 JVM's for the jar). Per-item and corpus scores of the two engines are compared.
+
+``--meteor-warm`` compares per-item speed *after* start-up instead (no other metric runs):
+
+    python benchmarks/bench_caption_metrics.py --meteor-warm [--n-items 5000] \
+        [--items FILE | --coco] [--warmup-items 1000] [--meteor-repeats 3]
+
+The jar runs in one stdio process started by pycocoevalcap's own ``Meteor`` class; it is
+warmed up (JVM, table, JIT) by scoring a warm-up batch with ``compute_score``, then
+``compute_score`` (one ``SCORE`` line per item, then one ``EVAL``) is timed on the items.
+Ours (``kcca.captions.Meteor(engine="python")``) runs in this process: the cached resources
+are loaded and a warm-up batch scored (numba compilation, if any, happens there), then
+``score_tokens`` is timed on the same tokens. The warm-up batch is made of other items
+than the timed ones where the item source has enough (Flickr 8K: the images after the
+first ``--n-items``), so that nothing our engine remembers between calls is the timed
+items' own work. Items: Flickr 8K train+dev+test (candidate = caption #0, references =
+#1-#4, tokenised with ``kcca.captions.tokenizer.tokenize``); ``--items FILE`` a json
+``{"references": {id: [tokenised str, ...]}, "candidates": {id: tokenised str}}``;
+``--coco`` the COCO fixture ``tests/kcca/captions/data/coco_outside_captions.json.gz``
+(raw text, tokenised here). Also reported: our first call in a fresh process (resource
+loading and any compilation included).
 """
 
 from __future__ import annotations
@@ -36,6 +56,7 @@ from _results import write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "caption_metrics.json"
+DEFAULT_WARM_OUT = ROOT / "benchmarks" / "results" / "meteor_warm.json"
 
 
 def _ours(refs, cands):
@@ -186,6 +207,176 @@ def _print_meteor(m: dict) -> None:
               f"corpus {m['python_corpus']:.6f} vs {m['java_corpus']:.6f}")
 
 
+COCO_FIXTURE = ROOT / "tests" / "kcca" / "captions" / "data" / "coco_outside_captions.json.gz"
+
+
+def _flickr_items(data_dir: str | None) -> list[tuple[str, list[str], str]]:
+    """Flickr 8K train, dev and test images as ``(id, tokenised references #1-#4,
+    tokenised candidate #0)``."""
+    from kcca.captions.tokenizer import tokenize
+    from kcca.data.flickr8k import load_flickr8k
+    from kcca.data.paths import resolve_data_dir
+
+    corpus = load_flickr8k(resolve_data_dir(data_dir), images=False, judgments=False,
+                           lemmas=False)
+    out = []
+    for split in ("train", "dev", "test"):
+        for i in corpus.split(split):
+            caps = corpus.captions[i]
+            out.append((str(i), [" ".join(tokenize(c)) for c in caps[1:5]],
+                        " ".join(tokenize(caps[0]))))
+    return out
+
+
+def _file_items(path: str) -> list[tuple[str, list[str], str]]:
+    """``{"references": {id: [tokenised str, ...]}, "candidates": {id: tokenised str}}``."""
+    data = json.loads(Path(path).read_text())
+    refs, cands = data["references"], data["candidates"]
+    return [(str(i), list(refs[i]), cands[i]) for i in cands]
+
+
+def _coco_items(path: Path = COCO_FIXTURE) -> list[tuple[str, list[str], str]]:
+    """The COCO fixture ``{"sources": [{"name", "items": [{"id", "references": [raw, ...],
+    "candidate": raw}]}]}``, tokenised with ``kcca.captions.tokenizer.tokenize``."""
+    import gzip
+
+    from kcca.captions.tokenizer import tokenize
+
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    out = []
+    for source in data["sources"]:
+        for item in source["items"]:
+            out.append((f"{source['name']}/{item['id']}",
+                        [" ".join(tokenize(r)) for r in item["references"]],
+                        " ".join(tokenize(item["candidate"]))))
+    return out
+
+
+def _jar_warm(timed: list, warmup: list, repeats: int) -> dict:
+    """pycocoevalcap's ``Meteor`` (one jar process): ``compute_score`` on the warm-up
+    batch, then timed ``compute_score`` calls on the items (the median is reported)."""
+    from pycocoevalcap.meteor.meteor import Meteor as CocoMeteor
+
+    def as_coco(items):
+        return ({k: refs for k, refs, _ in items}, {k: [cand] for k, _, cand in items})
+
+    t0 = time.perf_counter()
+    jar = CocoMeteor()
+    jar.compute_score(*as_coco(warmup))
+    startup = time.perf_counter() - t0
+    gts, res = as_coco(timed)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        corpus, per_item = jar.compute_score(gts, res)
+        times.append(time.perf_counter() - t0)
+    del jar
+    return {"start_and_warmup_s": startup, "seconds": times,
+            "median_s": statistics.median(times), "corpus": corpus,
+            "per_item": [float(x) for x in per_item]}
+
+
+def _ours_warm(timed: list, warmup: list, repeats: int) -> dict:
+    """``Meteor(engine="python").score_tokens`` in this process, after loading the cached
+    resources and scoring the warm-up batch."""
+    from kcca.captions.meteor import Meteor
+
+    def as_tokens(items):
+        return [[r.split(" ") for r in refs] for _, refs, _ in items], \
+            [cand.split(" ") for _, _, cand in items]
+
+    metric = Meteor(engine="python")
+    t0 = time.perf_counter()
+    metric.score_tokens(*as_tokens(warmup))
+    startup = time.perf_counter() - t0
+    refs, cands = as_tokens(timed)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        corpus, per_item = metric.score_tokens(refs, cands)
+        times.append(time.perf_counter() - t0)
+    return {"load_and_warmup_s": startup, "seconds": times,
+            "median_s": statistics.median(times), "corpus": corpus,
+            "per_item": per_item.tolist()}
+
+
+def _ours_fresh(timed: list) -> dict:
+    """Our first call in a fresh process (cached index): resource loading and any
+    compilation included, as :func:`_meteor_run` measures it."""
+    import tempfile
+
+    from kcca.cache import default_cache_dir
+
+    data = {"references": [[r.split(" ") for r in refs] for _, refs, _ in timed],
+            "candidates": [cand.split(" ") for _, _, cand in timed]}
+    with tempfile.TemporaryDirectory() as tmp:
+        items = Path(tmp) / "items.json"
+        items.write_text(json.dumps(data))
+        run = _meteor_run("python", items, Path(default_cache_dir()))
+    return {k: run[k] for k in ("seconds", "process_seconds", "peak_rss_mb")}
+
+
+def _meteor_warm(items: list, n_items: int, n_warmup: int, repeats: int, source: str) -> dict:
+    """The warm comparison of the module docstring on the first ``n_items`` items."""
+    from kcca.captions.meteor import meteor_available
+
+    for k, refs, cand in items:
+        if any("|||" in t or "  " in t for t in [*refs, cand]):
+            raise ValueError(f"item {k}: '|||' or a double space; pycocoevalcap would send "
+                             "the references as they are, ours cleans them")
+    timed = items[:n_items]
+    rest = items[n_items:]
+    warmup = rest[:n_warmup] if rest else timed[:n_warmup]
+    out: dict = {"source": source, "items": len(timed), "warmup_items": len(warmup),
+                 "warmup_disjoint": bool(rest),
+                 "references": sum(len(r) for _, r, _ in timed), "repeats": repeats}
+    ok, why = meteor_available("python")
+    if not ok:
+        out["note"] = why
+        return out
+    ours = _ours_warm(timed, warmup, repeats)
+    out["ours"] = {k: v for k, v in ours.items() if k != "per_item"}
+    out["ours_fresh_process"] = _ours_fresh(timed)
+    if not meteor_available("java")[0]:
+        out["note"] = "no Java: only our engine was timed"
+        return out
+    jar = _jar_warm(timed, warmup, repeats)
+    out["jar"] = {k: v for k, v in jar.items() if k != "per_item"}
+    diffs = [abs(a - b) for a, b in zip(ours["per_item"], jar["per_item"])]
+    out.update({
+        "speedup": jar["median_s"] / ours["median_s"],
+        "max_abs_per_item_difference": max(diffs),
+        "items_differing": sum(d != 0.0 for d in diffs),
+        "corpus_difference": abs(ours["corpus"] - jar["corpus"]),
+    })
+    return out
+
+
+def _print_meteor_warm(m: dict) -> None:
+    print(f"METEOR after start-up, {m['source']}: {m['items']} items "
+          f"({m['references']} references), warm-up {m['warmup_items']} "
+          f"{'other ' if m['warmup_disjoint'] else ''}items, median of {m['repeats']}")
+    if "ours" not in m:
+        print(f"  {m.get('note')}")
+        return
+    o, f = m["ours"], m["ours_fresh_process"]
+    print(f"  ours (in process, resources loaded): {o['median_s']:.3f} s "
+          f"({1e3 * o['median_s'] / m['items']:.3f} ms an item)")
+    print(f"  ours, first call in a fresh process: {f['seconds']:.3f} s "
+          f"({f['process_seconds']:.2f} s whole process)")
+    if "jar" in m:
+        j = m["jar"]
+        print(f"  warm jar (pycocoevalcap compute_score): {j['median_s']:.3f} s "
+              f"({1e3 * j['median_s'] / m['items']:.3f} ms an item; start + warm-up "
+              f"{j['start_and_warmup_s']:.1f} s)")
+        print(f"  speed-up {m['speedup']:.2f}x; max |per-item difference| "
+              f"{m['max_abs_per_item_difference']:.1e} ({m['items_differing']} items differ); "
+              f"corpus {o['corpus']!r} vs {j['corpus']!r}")
+    else:
+        print(f"  {m.get('note')}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=None, help="folder holding flickr8k/ "
@@ -197,7 +388,35 @@ def main(argv=None) -> int:
                     help="fresh-process runs per METEOR engine (default 3)")
     ap.add_argument("--meteor-only", action="store_true",
                     help="only the METEOR comparison")
+    ap.add_argument("--meteor-warm", action="store_true",
+                    help="only METEOR, timed after start-up: warm jar against ours")
+    ap.add_argument("--n-items", type=int, default=5000,
+                    help="items timed by --meteor-warm (default 5000)")
+    ap.add_argument("--warmup-items", type=int, default=1000,
+                    help="warm-up batch of --meteor-warm (default 1000)")
+    src = ap.add_mutually_exclusive_group()
+    src.add_argument("--items", default=None, help="--meteor-warm items: a json "
+                     '{"references": {id: [tokenised str, ...]}, "candidates": {id: str}}')
+    src.add_argument("--coco", action="store_true", help="--meteor-warm items: the COCO "
+                     "fixture tests/kcca/captions/data/coco_outside_captions.json.gz")
     args = ap.parse_args(argv)
+
+    if args.meteor_warm:
+        if args.items:
+            items, source = _file_items(args.items), f"items of {args.items}"
+        elif args.coco:
+            items, source = _coco_items(), f"COCO fixture {COCO_FIXTURE.name}"
+        else:
+            items = _flickr_items(args.data_dir)
+            source = "Flickr 8K train+dev+test, candidate #0 vs references #1-#4"
+        result = {"meteor_warm": _meteor_warm(items, args.n_items, args.warmup_items,
+                                              args.meteor_repeats, source),
+                  "machine": {"python": sys.version.split()[0],
+                              "platform": platform.platform(), "cpus": os.cpu_count()}}
+        _print_meteor_warm(result["meteor_warm"])
+        out = args.out if args.out != str(DEFAULT_OUT) else str(DEFAULT_WARM_OUT)
+        write_result(out, result)
+        return 0
 
     from kcca.data.flickr8k import load_flickr8k
     from kcca.data.paths import resolve_data_dir
