@@ -30,6 +30,12 @@ from kcca.captions.scorer import (
     validate_inputs,
 )
 from kcca.captions.tokenizer import tokenize as ptb_tokenize
+from kcca.captions.tokenizer import tokenize_batch
+
+#: How captions meet the tokeniser: ``"batch"`` as pycocoevalcap (all references of the scored
+#: images one after another, then all candidates, images in the references' order, so that a
+#: caption's last token can depend on the next caption), or ``"caption"``, each on its own.
+TOKENIZER_CONTEXTS = ("batch", "caption")
 
 #: The COCO metrics computed by default, in table order (METEOR, which needs pycocoevalcap's
 #: resources and builds a paraphrase index on first use, is opted in by name).
@@ -84,6 +90,7 @@ def evaluate_captions(
     metric_params: Mapping[str, Mapping[str, Any]] | None = None,
     skip_unavailable: bool = True,
     allow_empty: bool = False,
+    tokenizer_context: str = "batch",
 ) -> CaptionEvaluation:
     """Score ``candidates`` against ``references`` with every metric in ``metrics``.
 
@@ -99,12 +106,30 @@ def evaluate_captions(
             (METEOR without pycocoevalcap's resources).
         allow_empty: score captions with no tokens (see the module docstring) instead of
             raising :class:`~kcca.captions.scorer.EmptyCaptionError`.
+        tokenizer_context: ``"batch"`` (pycocoevalcap's tokens) or ``"caption"`` (each
+            caption's tokens on its own); see :data:`TOKENIZER_CONTEXTS`.
     """
-    ids, refs, cands = validate_inputs(references, candidates, allow_empty=allow_empty)
-    tok = ptb_tokenize if tokenize else split_tokens
-    # tuples all the way down: immutable, so the n-gram counts can be shared between metrics
-    ref_tokens = tuple(tuple(tuple(tok(r)) for r in rs) for rs in refs)
-    cand_tokens = tuple(tuple(tok(c)) for c in cands)
+    if tokenizer_context not in TOKENIZER_CONTEXTS:
+        raise ValueError(
+            f"unknown tokenizer_context {tokenizer_context!r}; use one of {TOKENIZER_CONTEXTS}"
+        )
+    ids, raw_refs, raw_cands = validate_inputs(references, candidates, allow_empty=allow_empty)
+    refs, cands = raw_refs, raw_cands
+    if tokenize:
+        refs, cands = _tokenised(references, ids, raw_refs, raw_cands, tokenizer_context)
+    views: dict[Callable, tuple] = {}
+
+    def tokens_for(split: Callable[[str], Sequence[str]]) -> tuple:
+        """The captions as ``split`` reads them; tuples all the way down (immutable), so that
+        metrics reading them alike (BLEU, CIDEr) share the n-gram counts."""
+        if split not in views:
+            views[split] = (
+                tuple(tuple(tuple(split(r)) for r in rs) for rs in refs),
+                tuple(tuple(split(c)) for c in cands),
+            )
+        return views[split]
+
+    ref_tokens, cand_tokens = tokens_for(split_tokens)
     result = CaptionEvaluation(
         ids=ids,
         tokenized=tokenize,
@@ -115,12 +140,12 @@ def evaluate_captions(
         (i, j) for i, rs in zip(ids, ref_tokens) for j, t in enumerate(rs) if not t
     ]
     if not allow_empty:
-        _check_not_empty(result, dict(zip(ids, cands)), dict(zip(ids, refs)))
+        _check_not_empty(result, dict(zip(ids, raw_cands)), dict(zip(ids, raw_refs)))
     params = metric_params or {}
     for name in metrics:
         scorer = get_scorer(name, **dict(params.get(name, {})))
         try:
-            corpus, per_item = scorer.score_tokens(ref_tokens, cand_tokens)
+            corpus, per_item = scorer.score_tokens(*tokens_for(scorer.split))
         except MeteorUnavailable as exc:
             if not skip_unavailable:
                 raise
@@ -132,6 +157,31 @@ def evaluate_captions(
             result.corpus[label] = float(c)
             result.per_item[label] = p
     return result
+
+
+def _tokenised(
+    references: References,
+    ids: Sequence[Hashable],
+    refs: Sequence[Sequence[str]],
+    cands: Sequence[str],
+    context: str,
+) -> tuple[list[list[str]], list[str]]:
+    """The captions as space-joined PTB tokens (what pycocoevalcap's metrics receive)."""
+    if context == "caption":
+        return (
+            [[" ".join(ptb_tokenize(r)) for r in rs] for rs in refs],
+            [" ".join(ptb_tokenize(c)) for c in cands],
+        )
+    position = {i: n for n, i in enumerate(ids)}
+    order = [position[i] for i in references if i in position]
+    ref_tokens = iter(tokenize_batch([r for n in order for r in refs[n]]))
+    cand_tokens = iter(tokenize_batch([cands[n] for n in order]))
+    ref_out: list[list[str]] = [[] for _ in ids]
+    cand_out: list[str] = [""] * len(ids)
+    for n in order:
+        ref_out[n] = [" ".join(next(ref_tokens)) for _ in refs[n]]
+        cand_out[n] = " ".join(next(cand_tokens))
+    return ref_out, cand_out
 
 
 def _phrases(

@@ -29,11 +29,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionScorer
+from kcca.captions.scorer import CaptionScorer, split_at_spaces
 
 JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
@@ -125,8 +126,15 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
 
 
 def _clean(text: str) -> str:
-    """Remove the field separator ``|||`` and double spaces (as pycocoevalcap does)."""
+    """Remove the field separator ``|||`` and double spaces from a hypothesis (as
+    pycocoevalcap does; one pass, so three spaces become two)."""
     return text.replace("|||", "").replace("  ", " ")
+
+
+def score_line(references: Sequence[str], hypothesis: str) -> str:
+    """pycocoevalcap's ``SCORE`` line for one item: the references as they are (a ``|||``
+    inside one splits it into more fields for the jar), the hypothesis cleaned."""
+    return " ||| ".join(("SCORE", " ||| ".join(references), _clean(hypothesis)))
 
 
 class Meteor(CaptionScorer):
@@ -143,6 +151,7 @@ class Meteor(CaptionScorer):
 
     name = "meteor"
     labels = ("METEOR",)
+    split = staticmethod(split_at_spaces)
 
     def __init__(
         self,
@@ -205,10 +214,14 @@ class Meteor(CaptionScorer):
 
     def score_tokens(self, references, candidates):
         if self.engine == "python":
+            from kcca.captions.meteor_engine import split_score_line
+
             engine = self._python_engine()
-            refs = [[_clean(" ".join(r)) for r in rs] for rs in references]
-            hyps = [_clean(" ".join(c)) for c in candidates]
-            corpus, per_item, _ = engine.score_lines(refs, hyps)
+            fields = [
+                split_score_line(score_line([" ".join(r) for r in rs], " ".join(c)))
+                for rs, c in zip(references, candidates)
+            ]
+            corpus, per_item, _ = engine.score_lines([f[0] for f in fields], [f[1] for f in fields])
             return corpus, np.array(per_item, dtype=float)
         return self._score_java(references, candidates)
 
@@ -224,13 +237,7 @@ class Meteor(CaptionScorer):
             try:
                 stats = []
                 for refs, cand in zip(references, candidates):
-                    line = " ||| ".join(
-                        [
-                            "SCORE",
-                            " ||| ".join(_clean(" ".join(r)) for r in refs),
-                            _clean(" ".join(cand)),
-                        ]
-                    )
+                    line = score_line([" ".join(r) for r in refs], " ".join(cand))
                     proc.stdin.write((line + "\n").encode("utf-8"))
                     proc.stdin.flush()
                     out = proc.stdout.readline().decode("utf-8").strip()

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionScorer, Tokens
+from kcca.captions.scorer import CaptionScorer, split_at_spaces, Tokens
 
 
 def lcs_length_dp(a: Sequence[str], b: Sequence[str]) -> int:
@@ -83,6 +83,8 @@ class RougeL(CaptionScorer):
 
     name = "rouge_l"
     labels = ("ROUGE-L",)
+
+    split = staticmethod(split_at_spaces)
 
     def __init__(self, beta: float = 1.2):
         if beta <= 0:

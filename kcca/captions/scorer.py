@@ -5,8 +5,9 @@ The interface follows pycocoevalcap (Chen et al. 2015, Section 3): a scorer maps
     compute_score(references: dict[id, list[str]], candidates: dict[id, list[str] | str])
         -> (corpus_score, per_item_scores)
 
-where every string is *already tokenised* text (tokens separated by whitespace; use
-:func:`kcca.captions.tokenizer.tokenize_captions` for raw text). ``per_item_scores`` follows
+where every string is *already tokenised* text (tokens separated by spaces; use
+:func:`kcca.captions.tokenizer.tokenize_captions` for raw text), read by each metric as
+pycocoevalcap's reads it (:meth:`CaptionScorer.split`). ``per_item_scores`` follows
 the order of ``candidates``: a ``numpy`` array of shape ``(n_items,)``, or ``(k, n_items)``
 for scorers with several outputs (BLEU-1..4: row ``k`` is BLEU-(k+1), as pycocoevalcap's
 list of lists). These per-item arrays are what the paired significance tests of
@@ -132,8 +133,16 @@ def unscored_reference_ids(references: References, candidates: Candidates) -> li
 
 
 def split_tokens(text: str) -> Tokens:
-    """Whitespace tokens of already tokenised text (pycocoevalcap's ``str.split()``)."""
+    """Whitespace tokens of already tokenised text (pycocoevalcap's BLEU and CIDEr:
+    ``str.split()``, which also splits at U+00A0 and the other Unicode white space)."""
     return text.split()
+
+
+def split_at_spaces(text: str) -> Tokens:
+    """Tokens of already tokenised text split at the space character only (pycocoevalcap's
+    ROUGE-L: ``str.split(" ")``; a token holding U+00A0, as the tokeniser makes of ``2 1/2``,
+    stays one token, and an empty text is one empty token)."""
+    return text.split(" ")
 
 
 class CaptionScorer(ABC):
@@ -146,13 +155,23 @@ class CaptionScorer(ABC):
     name: str = ""
     labels: tuple[str, ...] = ()
 
+    @staticmethod
+    def split(text: str) -> Tokens:
+        """The tokens this metric reads in a tokenised caption (space-joined tokens).
+
+        pycocoevalcap's metrics disagree on this: BLEU and CIDEr split with ``str.split()``
+        (the default here), ROUGE-L and METEOR at spaces only (:func:`split_at_spaces`), so a
+        token the tokeniser joined with U+00A0 (``2\u00a01/2``) is two tokens to the former
+        and one to the latter."""
+        return split_tokens(text)
+
     def compute_score(
         self, references: References, candidates: Candidates
     ) -> tuple[float | list[float], np.ndarray]:
         """Score tokenised candidates against tokenised references (see module docstring)."""
         ids, refs, cands = validate_inputs(references, candidates)
-        ref_tokens = [[split_tokens(r) for r in rs] for rs in refs]
-        cand_tokens = [split_tokens(c) for c in cands]
+        ref_tokens = [[self.split(r) for r in rs] for rs in refs]
+        cand_tokens = [self.split(c) for c in cands]
         return self.score_tokens(ref_tokens, cand_tokens)
 
     @abstractmethod

@@ -631,40 +631,105 @@ def _end_line(out: list[str], kept_last: bool) -> None:
             out.append(tok)
 
 
-def tokenize(text: str) -> list[str]:
-    """PTB tokens of one caption, lower-cased, COCO punctuation removed (see the module doc)."""
+def _lex_caption(text: str, following: str | None) -> list[str]:
+    """Tokens of one caption: a line of the tokeniser's file, ``following`` the rest of the
+    file after its line break (None: the caption ends the file)."""
     if text.isascii():
         words = _plain_words(text.lower())
         if words is not None:
             return words
     text = text.replace("\n", " ")
-    # the caption is a line followed by another line (here one that affects nothing)
-    return _lex(text + "\nx", len(text))
+    if following is None:
+        return _lex(text, len(text))
+    return _lex(f"{text}\n{following}", len(text))
+
+
+#: The text after a caption's line that :func:`tokenize` assumes (a line that affects nothing).
+NEUTRAL_NEXT_LINE = "x"
+
+#: How much of the following captions :func:`tokenize_batch` shows the lexer: the next two
+#: captions with a non-space character, and at most this many characters of blank captions
+#: before them (the lexer's lookahead reaches over line breaks and spaces to the next word).
+MAX_BLANK_CONTEXT = 4096
+
+
+def tokenize(text: str) -> list[str]:
+    """PTB tokens of one caption, lower-cased, COCO punctuation removed (see the module doc).
+
+    The caption is tokenised as a line followed by a neutral line: the tokens of a caption on
+    its own, whatever captions surround it. :func:`tokenize_batch` gives the tokens
+    pycocoevalcap gets for a caption among others."""
+    return _lex_caption(text, NEUTRAL_NEXT_LINE)
+
+
+def _following(lines: Sequence[str], i: int) -> str | None:
+    """The file after line ``i`` as far as the lexer's lookahead can reach (None: the end)."""
+    if i + 1 >= len(lines):
+        return None
+    parts: list[str] = []
+    words = blank = 0
+    for line in lines[i + 1 :]:
+        parts.append(line)
+        if line.strip():
+            words += 1
+            if words == 2:
+                break
+        else:
+            blank += len(line) + 1
+            if blank > MAX_BLANK_CONTEXT:
+                break
+    return "\n".join(parts)
+
+
+def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
+    """PTB tokens of captions tokenised together, as pycocoevalcap tokenises them.
+
+    pycocoevalcap writes a batch of captions (all references, or all candidates) one per
+    line to a single file (a ``\n`` inside a caption becomes a space) and tokenises the file.
+    The lexer's lookahead crosses line ends, so a caption's last token can depend on the next
+    caption: ``"... Wii U."`` loses its period when the next caption starts with ``A`` or
+    ``The`` (a one-letter acronym before a sentence start) and keeps it otherwise, and the
+    last caption ends the file (a final ``:)`` gives ``-rrb-``). Each caption here is lexed
+    with the captions after it as that context. Line breaks other than ``\n`` inside a
+    caption (``\r``, U+2028 ...) make extra lines in pycocoevalcap's output and shift every
+    later caption onto the wrong image; here they separate tokens within their caption.
+    """
+    lines = [t.replace("\n", " ") for t in texts]
+    return [_lex_caption(line, _following(lines, i)) for i, line in enumerate(lines)]
+
+
+def _caption_texts(captions_for_image: Mapping[Hashable, Sequence]) -> list[str]:
+    texts = []
+    for key, caps in captions_for_image.items():
+        for j, c in enumerate(caps):
+            text = c["caption"] if isinstance(c, Mapping) else c
+            if not isinstance(text, str):
+                raise CaptionInputError(
+                    f"caption {j} of image id {key!r} is a {type(text).__name__}, not a string"
+                )
+            texts.append(text)
+    return texts
 
 
 class PTBTokenizer:
     """Tokenise a COCO-style captions dict like pycocoevalcap's ``PTBTokenizer``, without Java.
 
-    ``tokenize({id: [str | {"caption": str}, ...]}) -> {id: [tokenised str, ...]}``.
+    ``tokenize({id: [str | {"caption": str}, ...]}) -> {id: [tokenised str, ...]}``: every
+    caption of the dict is tokenised as one batch in the dict's order
+    (:func:`tokenize_batch`), as pycocoevalcap does.
     """
 
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:
-        out: dict = {}
-        for key, caps in captions_for_image.items():
-            texts = []
-            for j, c in enumerate(caps):
-                text = c["caption"] if isinstance(c, Mapping) else c
-                if not isinstance(text, str):
-                    raise CaptionInputError(
-                        f"caption {j} of image id {key!r} is a {type(text).__name__}, not a string"
-                    )
-                texts.append(" ".join(tokenize(text)))
-            out[key] = texts
-        return out
+        tokens = iter(tokenize_batch(_caption_texts(captions_for_image)))
+        return {
+            key: [" ".join(next(tokens)) for _ in caps]
+            for key, caps in captions_for_image.items()
+        }
 
 
 def tokenize_captions(captions: Mapping[Hashable, Sequence[str] | str]) -> dict:
-    """``{id: str | [str, ...]} -> {id: [tokenised str, ...]}`` (space-joined tokens)."""
+    """``{id: str | [str, ...]} -> {id: [tokenised str, ...]}`` (space-joined tokens, each
+    caption on its own as :func:`tokenize`)."""
     out: dict = {}
     for key, caps in captions.items():
         if isinstance(caps, str):
@@ -674,5 +739,5 @@ def tokenize_captions(captions: Mapping[Hashable, Sequence[str] | str]) -> dict:
 
 
 def tokenize_many(texts: Iterable[str]) -> list[list[str]]:
-    """Token lists of several captions."""
+    """Token lists of several captions, each on its own."""
     return [tokenize(t) for t in texts]

@@ -10,12 +10,13 @@ Java and pycocoevalcap are optional tools: skipped without them locally, require
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from kcca.captions.stress import stress_strings
-from kcca.captions.tokenizer import tokenize
+from kcca.captions.tokenizer import tokenize, tokenize_batch
 from tests.kcca.captions.java_ptb import java_jar, java_tokenize
 from tests.optional_tools import skip_unless
 
@@ -51,6 +52,40 @@ def test_seeded_stress_strings_equal_java(jar):
     texts = stress_strings(N_STRESS, seed=STRESS_SEED)
     assert len(texts) >= 10_000
     _assert_same(texts, java_tokenize(texts, jar=jar), "stress strings")
+
+
+#: Line breaks other than \n: pycocoevalcap passes them to Java, which then writes more lines
+#: than captions (every later caption shifts onto the wrong image), so batches leave them out.
+OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x85\u2028\u2029]")
+CAPTION_ENDS = ["the new Nintendo Wii U.", "It was 25°C.", "John W.", "Room no.", "summer of '90",
+                "smile :)", "U.S.", "I.", "etc.", "a dog", "Mr.", "file photo.jpg", 'say "',
+                "it's", "c'mon"]
+CAPTION_STARTS = ["A man", "The dog", "5 dogs", "", "  ", ", and", "He runs", "<b>The</b> x", "the",
+                  "\tThe cat", "It", "'90s", "1/2 cup"]
+
+
+def _assert_batch_same(texts, java, what):
+    ours = tokenize_batch(texts)
+    differ = [(i, j, o) for i, (j, o) in enumerate(zip(java, ours)) if j != o]
+    shown = "\n".join(f"  {texts[i]!r} (next: {texts[i + 1] if i + 1 < len(texts) else None!r})"
+                      f"\n    java:   {j!r}\n    python: {o!r}" for i, j, o in differ[:10])
+    assert not differ, f"{len(differ)} of {len(texts)} {what} differ from Java:\n{shown}"
+
+
+def test_batches_equal_java_caption_after_caption(jar):
+    """pycocoevalcap's file, caption after caption: every caption end of CAPTION_ENDS before
+    every start of CAPTION_STARTS, then each end last in its batch, then the stress strings
+    in their seeded order. The next caption changes 25 of the crafted captions' tokens (a
+    caption on its own, :func:`tokenize`, would differ there)."""
+    crafted = [t for end in CAPTION_ENDS for start in CAPTION_STARTS for t in (end, start)]
+    for end in CAPTION_ENDS:
+        batch = crafted + [end]
+        _assert_batch_same(batch, java_tokenize(batch, isolate=False, jar=jar), "crafted captions")
+    java = java_tokenize(crafted, isolate=False, jar=jar)
+    assert sum(tokenize(t) != j for t, j in zip(crafted, java)) >= 20
+    stress = [t for t in stress_strings(N_STRESS, seed=STRESS_SEED)
+              if not OTHER_LINE_BREAKS.search(t)]
+    _assert_batch_same(stress, java_tokenize(stress, isolate=False, jar=jar), "stress strings")
 
 
 def test_every_bmp_character_equals_java(jar):
