@@ -7,6 +7,11 @@ with the highest score (the first one on ties: ``MeteorScorer.getMeteorStats``).
 line then gives each segment's score and the corpus score of the summed statistics.
 :class:`MeteorEngine` does the same in one call; segments, stems, synonym sets and paraphrase
 look-ups are computed once per distinct text.
+
+Items go through the compiled :mod:`.kernel` (segments as the flat arrays of
+:mod:`.arrays`); :meth:`MeteorEngine.segment_stats` is the same computation in Python,
+used for the items with a segment longer than :data:`.kernel.MAX_WORDS` words and kept as
+the reference the kernel transcribes.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from __future__ import annotations
 import gc
 from typing import Sequence
 
+import numpy as np
+
 from kcca.captions.meteor_engine.aligner import align, find_candidates
+from kcca.captions.meteor_engine.arrays import WordFeatures, segment_arrays
 from kcca.captions.meteor_engine.matcher import Segment, java_hash
 from kcca.captions.meteor_engine.normalize import java_tokens, java_trim, normalize_line
 from kcca.captions.meteor_engine.params import DELTA
@@ -56,6 +64,12 @@ def _score_bound(test: Segment, ref: Segment, coverage1: list[int], coverage2: l
     return score_upper_bound(m1, l1, m2, l2, None if perfect else (c1 + c2) / 2)
 
 
+def _stats(row: list[int]) -> Stats:
+    """:class:`Stats` of the kernel's 23 numbers (ints, as the Python path's)."""
+    stages = tuple(tuple(row[4 + 4 * i : 8 + 4 * i]) for i in range(N_MODULES))
+    return Stats(row[0], row[1], row[2], row[3], stages, row[20], row[21], row[22])
+
+
 def split_score_line(line: str) -> tuple[list[str], str]:
     """``(references, hypothesis)`` of a ``SCORE ||| r1 ||| ... ||| hyp`` line, as the jar
     splits it (``String.split`` drops trailing empty fields; fields are trimmed)."""
@@ -77,6 +91,7 @@ class MeteorEngine:
 
     def __init__(self, resources: MeteorResources):
         self.resources = resources
+        self._words = WordFeatures(resources)
 
     def tokens(self, text: str) -> tuple[str, ...]:
         """The words Meteor aligns: normalised (``-norm``), lower-cased, split."""
@@ -147,14 +162,44 @@ class MeteorEngine:
             for t in refs:
                 if t not in texts:
                     texts[t] = self.tokens(t)
-        segments = self._segments(texts, references, hypotheses)
-        table = self._table
-        stats = [
-            self.segment_stats(segments[h], [segments[r] for r in refs], table)
-            for refs, h in zip(references, hypotheses)
-        ]
+        stats = self._kernel_stats(texts, references, hypotheses)
+        left = [k for k, st in enumerate(stats) if st is None]
+        if left:  # long segments: the Python path
+            refs_left = [references[k] for k in left]
+            hyps_left = [hypotheses[k] for k in left]
+            needed = {t: texts[t] for t in [*hyps_left, *(r for rs in refs_left for r in rs)]}
+            segments = self._segments(needed, refs_left, hyps_left)
+            for k, refs, h in zip(left, refs_left, hyps_left):
+                stats[k] = self.segment_stats(
+                    segments[h], [segments[r] for r in refs], self._table
+                )
         per_item = [score(s) for s in stats]
-        return score(aggregate(stats)), per_item, stats
+        return score(aggregate(stats)), per_item, stats  # type: ignore[arg-type]
+
+    def _kernel_stats(
+        self,
+        texts: dict[str, tuple[str, ...]],
+        references: Sequence[Sequence[str]],
+        hypotheses: Sequence[str],
+    ) -> list[Stats | None]:
+        """The statistics of every item that :func:`.kernel.score_items` can score (None
+        for the others)."""
+        from kcca.captions.meteor_engine.kernel import score_items
+
+        distinct = list(dict.fromkeys(texts.values()))
+        number = {words: k for k, words in enumerate(distinct)}
+        seg = {t: number[words] for t, words in texts.items()}
+        arrays = segment_arrays(distinct, self._words)
+        hyp = np.fromiter(map(seg.__getitem__, hypotheses), np.int64, len(hypotheses))
+        ref_seg = np.fromiter(
+            (seg[r] for refs in references for r in refs), np.int64,
+            sum(len(refs) for refs in references),
+        )
+        ref_off = np.concatenate(([0], np.cumsum([len(refs) for refs in references])))
+        rows, done = score_items(hyp, ref_off.astype(np.int64), ref_seg, *arrays.kernel_args())
+        return [
+            _stats(row) if ok else None for row, ok in zip(rows.tolist(), done.tolist())
+        ]
 
     def _segments(
         self,

@@ -1,0 +1,192 @@
+"""The segments of one scoring call as flat arrays, for :mod:`.kernel`.
+
+What :class:`.matcher.Segment` holds per segment (word hash keys, stem keys, function-word
+flags, synsets, paraphrase look-ups) is laid out here for all distinct segments at once:
+segment ``s`` owns the word slots ``starts[s]:starts[s] + lengths[s]`` of the per-word
+arrays. Word features are computed once per distinct word (and remembered by
+:class:`WordFeatures` between calls); the paraphrase look-ups are one vectorised pass over
+all n-grams (:meth:`.paraphrase.ParaphraseIndex.ngram_nodes`), keeping the table entries
+whose phrase and paraphrase both occur in the call, as
+:meth:`.paraphrase.ParaphraseIndex.prepare` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from kcca.captions.meteor_engine.matcher import java_hash
+from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, _ranges
+from kcca.captions.meteor_engine.resources import MeteorResources
+from kcca.captions.meteor_engine.stemmer import stem
+
+
+class WordFeatures:
+    """Per-word matcher features, computed once per word and kept: hash key, stem key,
+    function-word flag, paraphrase-table word id, sorted synset ids."""
+
+    def __init__(self, resources: MeteorResources):
+        self.resources = resources
+        self.index: dict[str, int] = {}
+        self._keys: list[int] = []
+        self._stems: list[int] = []
+        self._func: list[bool] = []
+        self._table_ids: list[int] = []
+        self._synsets: list[np.ndarray] = []
+        self._arrays: tuple[np.ndarray, ...] | None = None
+
+    def add(self, words: list[str]) -> None:
+        """Compute the features of the words not seen yet."""
+        new = [w for w in dict.fromkeys(words) if w not in self.index]
+        if not new:
+            return
+        res = self.resources
+        known = res.vocabulary_stems
+        fw = res.function_words
+        table_id = res.paraphrases.word_id.get
+        for w, syn in zip(new, res.synonyms.all_synsets_many(new)):
+            self.index[w] = len(self._keys)
+            self._keys.append(java_hash(w))
+            self._stems.append(java_hash(known[w] if w in known else stem(w)))
+            self._func.append(w.lower() in fw)
+            self._table_ids.append(table_id(w, -1))
+            self._synsets.append(np.array(sorted(syn), np.int64))
+        self._arrays = None
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """``(keys, stem keys, function flags, table ids, synset offsets, synset ids)``,
+        indexed by word number, with one more word at the end (number ``len(index)``:
+        no key, no synset, not in the table) for the slots between segments."""
+        if self._arrays is None:
+            sizes = np.fromiter((s.size for s in self._synsets), np.int64, len(self._synsets))
+            self._arrays = (
+                np.asarray(self._keys + [0], np.int64),
+                np.asarray(self._stems + [0], np.int64),
+                np.asarray(self._func + [False], np.uint8),
+                np.asarray(self._table_ids + [-1], np.int64),
+                np.concatenate(([0], np.cumsum(sizes), [sizes.sum()])).astype(np.int64),
+                np.concatenate(self._synsets) if self._synsets else np.zeros(0, np.int64),
+            )
+        return self._arrays
+
+
+@dataclass
+class SegmentArrays:
+    """Distinct segments of a call, flat (see the module docstring); the argument order
+    of :func:`.kernel.score_items` after the items."""
+
+    starts: np.ndarray  #: first word slot of each segment
+    lengths: np.ndarray  #: words of each segment
+    keys: np.ndarray  #: per word slot: ``java_hash`` of the word
+    stems: np.ndarray  #: ... of its stem
+    func: np.ndarray  #: ... function word (uint8)
+    vids: np.ndarray  #: ... word number (rows of ``syn_off``)
+    syn_off: np.ndarray  #: per word number: range of its synset ids in ``syn_ids``
+    syn_ids: np.ndarray
+    ph_off: np.ndarray  #: per segment: range of its table phrases (by start, then length)
+    ph_start: np.ndarray
+    ph_len: np.ndarray
+    ph_row: np.ndarray  #: row of ``tab_off``
+    tab_off: np.ndarray  #: per row: range of its paraphrases (file order)
+    tab_para: np.ndarray  #: paraphrase trie node
+    tab_len: np.ndarray  #: its words
+    oc_off: np.ndarray  #: per segment: range of its paraphrase occurrences
+    oc_node: np.ndarray  #: sorted by node, then position
+    oc_pos: np.ndarray
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.starts, self.lengths, self.keys, self.stems, self.func, self.vids,
+            self.syn_off, self.syn_ids, self.ph_off, self.ph_start, self.ph_len, self.ph_row,
+            self.tab_off, self.tab_para, self.tab_len, self.oc_off, self.oc_node, self.oc_pos,
+        )
+
+
+def _csr_offsets(owner: np.ndarray, n: int) -> np.ndarray:
+    """Offsets of the groups ``0..n-1`` of a sorted owner array."""
+    return np.searchsorted(owner, np.arange(n + 1)).astype(np.int64)
+
+
+def segment_arrays(segments: Sequence[tuple[str, ...]], words: WordFeatures) -> SegmentArrays:
+    """The arrays of ``segments`` (distinct token tuples)."""
+    flat = [w for seg in segments for w in seg]
+    words.add(flat)
+    keys, stems, func, table_ids, syn_off, syn_ids = words.arrays()
+    lengths = np.fromiter(map(len, segments), np.int64, len(segments))
+    # one empty slot after each segment: no n-gram crosses two segments
+    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+    n_slots = int(starts[-1] + lengths[-1] + 1) if len(segments) else 0
+    index = words.index
+    vids_words = np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
+    slot = np.full(n_slots, -1, np.int64)
+    seg_of_word = np.repeat(np.arange(len(segments)), lengths)
+    word_slots = np.arange(len(flat)) + seg_of_word  # each earlier segment adds one gap
+    slot[word_slots] = vids_words
+    vids = np.where(slot < 0, len(index), slot)
+    seg_of_slot = np.repeat(np.arange(len(segments)), lengths + 1)
+    para = _paraphrase_arrays(
+        words.resources.paraphrases, table_ids[vids], seg_of_slot, starts, len(segments)
+    )
+    return SegmentArrays(
+        starts, lengths, keys[vids], stems[vids], func[vids], vids, syn_off, syn_ids, *para
+    )
+
+
+def _paraphrase_arrays(
+    index: ParaphraseIndex,
+    table_ids: np.ndarray,
+    seg_of_slot: np.ndarray,
+    starts: np.ndarray,
+    n_segments: int,
+) -> tuple[np.ndarray, ...]:
+    """Phrase occurrences (with their filtered table rows), the filtered table, and the
+    paraphrase occurrences of every segment (see :class:`SegmentArrays`)."""
+    empty = np.zeros(0, np.int64)
+    zeros = np.zeros(n_segments + 1, np.int64)
+    if table_ids.size == 0 or index.phrase_nodes.size == 0:
+        return zeros, empty, empty, empty, np.zeros(1, np.int64), empty, empty, zeros, empty, empty
+    nodes = index.ngram_nodes(table_ids)
+    # every n-gram of the table that occurs: slot, length - 1, trie node (slot-major)
+    q_idx, e_idx = np.nonzero(nodes >= 0)
+    q_node = nodes[q_idx, e_idx]
+    n_nodes = int(index.level_offsets[-1])
+    occurs = np.zeros(n_nodes, bool)
+    occurs[q_node] = True
+    # the phrases of the table among them, and their entries whose paraphrase occurs too
+    row = np.searchsorted(index.phrase_nodes, q_node)
+    row[row >= index.phrase_nodes.size] = 0
+    is_phrase = index.phrase_nodes[row] == q_node
+    rows = np.unique(row[is_phrase])
+    lo, hi = index.entry_offsets[rows], index.entry_offsets[rows + 1]
+    owner = np.repeat(np.arange(rows.size), hi - lo)
+    para = index.entry_para[_ranges(lo, hi)].astype(np.int64)
+    keep = occurs[para]
+    owner, para = owner[keep], para[keep]
+    # the filtered table: rows that kept an entry, renumbered
+    kept_rows, tab_start = np.unique(owner, return_index=True)
+    tab_off = np.append(tab_start, owner.size).astype(np.int64)
+    tab_len = index.node_depth(para).astype(np.int64)
+    new_row = np.full(rows.size, -1, np.int64)
+    new_row[kept_rows] = np.arange(kept_rows.size)
+    # phrase occurrences (by slot, then length) with a kept entry
+    t_row = new_row[np.searchsorted(rows, row[is_phrase])]
+    ok = t_row >= 0
+    p_idx, d_idx, t_row = q_idx[is_phrase][ok], e_idx[is_phrase][ok], t_row[ok]
+    ph_seg = seg_of_slot[p_idx]
+    ph_off = _csr_offsets(ph_seg, n_segments)
+    ph_start = p_idx - starts[ph_seg]
+    # occurrences of the paraphrases, by segment, node, position
+    is_para = np.zeros(n_nodes, bool)
+    is_para[para] = True
+    sel = is_para[q_node]
+    q_idx, q_node = q_idx[sel], q_node[sel]
+    q_seg = seg_of_slot[q_idx]
+    order = np.argsort(q_seg * n_nodes + q_node, kind="stable")  # slots ascending within
+    q_idx, q_node, q_seg = q_idx[order], q_node[order], q_seg[order]
+    return (
+        ph_off, ph_start.astype(np.int64), (d_idx + 1).astype(np.int64), t_row,
+        tab_off, para, tab_len,
+        _csr_offsets(q_seg, n_segments), q_node, (q_idx - starts[q_seg]).astype(np.int64),
+    )

@@ -1,0 +1,513 @@
+"""The matcher, aligner and score of :mod:`.matcher`, :mod:`.aligner` and :mod:`.stats`
+compiled with numba, for many items at once.
+
+:func:`score_items` does for every item what :meth:`.engine.MeteorEngine.segment_stats`
+does in Python: the candidate matches of the four stages in the jar's order, the score
+bound of each reference, the beam search (with the jar's tie-breaks and its distance
+quirk) for the references whose bound can win, and the statistics of the best one. Each
+step below is a line-by-line transcription of the Python function named in its
+docstring, which stays the reference (and the path for segments of more than
+:data:`MAX_WORDS` words, whose word sets do not fit a 64-bit mask).
+
+Segments arrive as flat arrays (:class:`.arrays.SegmentArrays`); a match is one row
+``(ref start, ref length, test start, test length, module)`` of an ``int64`` array.
+Compiled on first use (a few seconds, once per process); the functions are not cached on
+disk. Calls between the compiled functions pass no literal constants (numba would compile
+one version per literal value).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from kcca.captions.meteor_engine.params import (
+    ALPHA,
+    BEAM_SIZE,
+    BETA,
+    DELTA,
+    GAMMA,
+    MODULE_WEIGHTS,
+)
+
+#: longest segment the kernel aligns (word sets are bits of an int64)
+MAX_WORDS = 62
+#: the 23 statistics of a segment in the jar's order (``MeteorStats.toString``)
+N_STATS = 23
+#: how far below the best score a reference's bound must lie for it to be skipped
+BOUND_MARGIN = 1e-9
+
+_W0, _W1, _W2, _W3 = MODULE_WEIGHTS
+_JIT = {"nogil": True, "cache": False, "error_model": "numpy"}
+
+
+@numba.njit(**_JIT)
+def _share_synset(ids, a0, a1, b0, b1):  # pragma: no cover - compiled
+    """Whether two sorted id ranges ``ids[a0:a1]`` and ``ids[b0:b1]`` intersect."""
+    while a0 < a1 and b0 < b1:
+        x, y = ids[a0], ids[b0]
+        if x == y:
+            return True
+        if x < y:
+            a0 += 1
+        else:
+            b0 += 1
+    return False
+
+
+@numba.njit(**_JIT)
+def _paraphrased(
+    src, tgt, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node,
+    oc_pos,
+):  # pragma: no cover - compiled
+    """``matcher._paraphrased``: the phrases of segment ``src`` paraphrased in ``tgt``, in
+    the jar's loop order, as rows ``(start, length)`` in ``src``, ``(start, length)`` in
+    ``tgt``."""
+    lo, hi = oc_off[tgt], oc_off[tgt + 1]
+    found = np.empty((0, 4), np.int64)
+    if lo == hi:
+        return found
+    for write in range(2):  # count, then fill
+        n = 0
+        for p in range(ph_off[src], ph_off[src + 1]):
+            for e in range(tab_off[ph_row[p]], tab_off[ph_row[p] + 1]):
+                node = tab_para[e]
+                a, b = lo, hi  # first occurrence of the node (sorted by node, position)
+                while a < b:
+                    mid = (a + b) >> 1
+                    if oc_node[mid] < node:
+                        a = mid + 1
+                    else:
+                        b = mid
+                while a < hi and oc_node[a] == node:
+                    if write:
+                        found[n, 0] = ph_start[p]
+                        found[n, 1] = ph_len[p]
+                        found[n, 2] = oc_pos[a]
+                        found[n, 3] = tab_len[e]
+                    n += 1
+                    a += 1
+        if not write:
+            found = np.empty((n, 4), np.int64)
+    return found
+
+
+@numba.njit(**_JIT)
+def candidate_matches(
+    t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start, ph_len,
+    ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos,
+):  # pragma: no cover - compiled
+    """``aligner.find_candidates`` / ``matcher.candidate_matches`` of hypothesis segment
+    ``t`` and reference segment ``r``: ``(match rows, count, test coverage, reference
+    coverage)``, rows in the jar's order (stage, then its loop order)."""
+    t0, n1 = starts[t], lengths[t]
+    r0, n2 = starts[r], lengths[r]
+    identical = n1 == n2
+    if identical:
+        for k in range(n1):
+            if keys[t0 + k] != keys[r0 + k]:
+                identical = False
+                break
+    if identical:  # only the exact stage
+        from_ref = np.empty((0, 4), np.int64)
+        from_test = from_ref
+    else:  # paraphrases: reference phrases in the hypothesis, then the other way round
+        from_ref = _paraphrased(r, t, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para,
+                                tab_len, oc_off, oc_node, oc_pos)
+        from_test = _paraphrased(t, r, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para,
+                                 tab_len, oc_off, oc_node, oc_pos)
+    # one-word stages: at most two matches per word pair (exact, or stem and synonym)
+    m = np.empty((2 * n1 * n2 + from_ref.shape[0] + from_test.shape[0], 5), np.int64)
+    count = 0
+    for stage in range(1 if identical else 3):
+        for j in range(n2):
+            kj, sj, vj = keys[r0 + j], stems[r0 + j], vids[r0 + j]
+            b0, b1 = syn_off[vj], syn_off[vj + 1]
+            if stage == 2 and b0 == b1:
+                continue
+            for i in range(n1):
+                ki = keys[t0 + i]
+                if stage == 0:  # exact: equal word keys
+                    hit = ki == kj
+                elif stage == 1:  # stem: different words, equal stems
+                    hit = ki != kj and stems[t0 + i] == sj
+                else:  # synonym: different words sharing a synset
+                    vi = vids[t0 + i]
+                    a0, a1 = syn_off[vi], syn_off[vi + 1]
+                    hit = a0 < a1 and ki != kj and _share_synset(syn_ids, a0, a1, b0, b1)
+                if hit:
+                    m[count, 0] = j
+                    m[count, 1] = 1
+                    m[count, 2] = i
+                    m[count, 3] = 1
+                    m[count, 4] = stage
+                    count += 1
+    for k in range(from_ref.shape[0]):
+        m[count, 0] = from_ref[k, 0]
+        m[count, 1] = from_ref[k, 1]
+        m[count, 2] = from_ref[k, 2]
+        m[count, 3] = from_ref[k, 3]
+        m[count, 4] = 3
+        count += 1
+    for k in range(from_test.shape[0]):
+        m[count, 0] = from_test[k, 2]
+        m[count, 1] = from_test[k, 3]
+        m[count, 2] = from_test[k, 0]
+        m[count, 3] = from_test[k, 1]
+        m[count, 4] = 3
+        count += 1
+    cov1 = np.zeros(n1, np.int64)
+    cov2 = np.zeros(n2, np.int64)
+    for k in range(count):
+        for q in range(m[k, 2], m[k, 2] + m[k, 3]):
+            cov1[q] += 1
+        for q in range(m[k, 0], m[k, 0] + m[k, 1]):
+            cov2[q] += 1
+    return m, count, cov1, cov2
+
+
+@numba.njit(**_JIT)
+def _coverage(func, start, n, cov):  # pragma: no cover - compiled
+    """``engine._coverage``: weighted covered words, weighted length, covered words."""
+    matchable = 0.0
+    length = 0.0
+    covered = 0
+    for k in range(n):
+        w = (1.0 - DELTA) if func[start + k] else DELTA
+        length += w
+        if cov[k]:
+            matchable += w
+            covered += 1
+    return matchable, length, covered
+
+
+@numba.njit(**_JIT)
+def score_bound(func, t0, n1, cov1, r0, n2, cov2):  # pragma: no cover - compiled
+    """``engine._score_bound`` (``stats.score_upper_bound``) of one pair."""
+    m1, l1, c1 = _coverage(func, t0, n1, cov1)
+    m2, l2, c2 = _coverage(func, r0, n2, cov2)
+    if m1 <= 0.0 or m2 <= 0.0:
+        return 0.0
+    precision, recall = m1 / l1, m2 / l2
+    fmean = precision * recall / (ALPHA * precision + (1.0 - ALPHA) * recall)
+    if c1 == n1 and c2 == n2:
+        return fmean
+    return fmean * (1.0 - GAMMA * math.pow(1.0 / ((c1 + c2) / 2), BETA))
+
+
+@numba.njit(**_JIT)
+def _bit_length(x):  # pragma: no cover - compiled
+    n = 0
+    while x > 0:
+        x >>= 1
+        n += 1
+    return n
+
+
+@numba.njit(**_JIT)
+def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cover - compiled
+    """``aligner.resolve``: the beam search; returns the best path's chosen matches as a
+    linked list ``(node_match, node_prev, head)`` (``-1`` ends it).
+
+    ``by_ref[first[j]:first[j + 1]]`` are the rows of the matches starting at reference
+    word ``j`` in the jar's order, ``fixed[j]`` the row fixed in advance there (or -1).
+    Paths are parallel arrays; the packed rank is the Python version's.
+    """
+    n_match = first[n2]
+    bound = 0
+    for k in range(n_match):
+        bound += abs(m[by_ref[k], 0] - m[by_ref[k], 2])
+    for j in range(n2):
+        if fixed[j] >= 0:
+            bound += abs(m[fixed[j], 0] - m[fixed[j], 2])
+    s1 = np.int64(1) << (_bit_length(bound) + 1)
+    s2 = s1 << _bit_length(n2 + 2)
+    widest = 0
+    for j in range(n2):
+        widest = max(widest, first[j + 1] - first[j])
+    cap = beam * (widest + 1) + 1
+    # two generations of paths: rank, next reference position, end of the last match in
+    # the hypothesis (-1 after a gap), used words of each side, head of the chosen list
+    rank = np.empty(cap, np.int64)
+    idx = np.empty(cap, np.int64)
+    last = np.empty(cap, np.int64)
+    u1 = np.empty(cap, np.int64)
+    u2 = np.empty(cap, np.int64)
+    head = np.empty(cap, np.int64)
+    n_rank = np.empty(cap, np.int64)
+    n_idx = np.empty(cap, np.int64)
+    n_last = np.empty(cap, np.int64)
+    n_u1 = np.empty(cap, np.int64)
+    n_u2 = np.empty(cap, np.int64)
+    n_head = np.empty(cap, np.int64)
+    node_match = np.empty(beam * n_match + 1, np.int64)
+    node_prev = np.empty(beam * n_match + 1, np.int64)
+    n_nodes = 0
+    rank[0], idx[0], last[0], u1[0], u2[0], head[0] = 0, 0, -1, used1, used2, -1
+    n_paths = 1
+    for current in range(n2 + 1):
+        if n_paths > 1:  # stable sort (Collections.sort), keep the beam
+            order = np.argsort(rank[:n_paths], kind="mergesort")
+            n_paths = min(n_paths, beam)
+            for q in range(n_paths):
+                o = order[q]
+                n_rank[q], n_idx[q], n_last[q] = rank[o], idx[o], last[o]
+                n_u1[q], n_u2[q], n_head[q] = u1[o], u2[o], head[o]
+            rank, n_rank = n_rank, rank
+            idx, n_idx = n_idx, idx
+            last, n_last = n_last, last
+            u1, n_u1 = n_u1, u1
+            u2, n_u2 = n_u2, u2
+            head, n_head = n_head, head
+        if current == n2:
+            break
+        out = 0
+        bit = np.int64(1) << current
+        for p in range(n_paths):
+            if u2[p] & bit:  # word already used
+                if current < idx[p]:  # inside a match taken earlier
+                    n_rank[out], n_idx[out], n_last[out] = rank[p], idx[p], last[p]
+                    n_u1[out], n_u2[out], n_head[out] = u1[p], u2[p], head[p]
+                    out += 1
+                    continue
+                f = fixed[idx[p]]
+                if f >= 0:  # a match fixed in advance starts here
+                    weighted = m[f, 1] + m[f, 3] if m[f, 4] == 0 else m[f, 1] // 2 + m[f, 3] // 2
+                    r = rank[p] - weighted * s2 + abs(m[f, 0] - m[f, 2])
+                    if last[p] != -1 and m[f, 2] != last[p]:
+                        r += s1  # a new chunk
+                    n_rank[out], n_idx[out], n_last[out] = r, m[f, 0] + m[f, 1], m[f, 2] + m[f, 3]
+                    n_u1[out], n_u2[out], n_head[out] = u1[p], u2[p], head[p]
+                    out += 1
+                continue
+            last_end = last[p]
+            for q in range(first[current], first[current + 1]):
+                c = by_ref[q]
+                ref_mask = ((np.int64(1) << m[c, 1]) - 1) << m[c, 0]
+                test_mask = ((np.int64(1) << m[c, 3]) - 1) << m[c, 2]
+                if u2[p] & ref_mask or u1[p] & test_mask:
+                    continue
+                weighted = m[c, 1] + m[c, 3] if m[c, 4] == 0 else m[c, 1] // 2 + m[c, 3] // 2
+                r = rank[p] - weighted * s2
+                if last_end != -1 and m[c, 2] != last_end:
+                    r += s1
+                node_match[n_nodes] = c
+                node_prev[n_nodes] = head[p]
+                n_rank[out], n_idx[out], n_last[out] = r, m[c, 0] + m[c, 1], m[c, 2] + m[c, 3]
+                n_u1[out], n_u2[out], n_head[out] = u1[p] | test_mask, u2[p] | ref_mask, n_nodes
+                n_nodes += 1
+                out += 1
+                rank[p] += abs(m[c, 0] - m[c, 2])  # sic: the jar adds it to the parent
+            r, lp = rank[p], last_end
+            if last_end != -1:  # skip this word: a gap ends the chunk
+                r += s1
+                lp = -1
+            n_rank[out], n_idx[out], n_last[out] = r, idx[p] + 1, lp
+            n_u1[out], n_u2[out], n_head[out] = u1[p], u2[p], head[p]
+            out += 1
+        if out == 0:  # the jar warns and keeps the best path
+            n_rank[0], n_idx[0], n_last[0] = rank[0], idx[0], last[0]
+            n_u1[0], n_u2[0], n_head[0] = u1[0], u2[0], head[0]
+            out = 1
+        rank, n_rank = n_rank, rank
+        idx, n_idx = n_idx, idx
+        last, n_last = n_last, last
+        u1, n_u1 = n_u1, u1
+        u2, n_u2 = n_u2, u2
+        head, n_head = n_head, head
+        n_paths = out
+    best = 0
+    best_rank = 0
+    for p in range(n_paths):  # close the last chunk; the first of the smallest ranks
+        r = rank[p] + s1 if last[p] != -1 else rank[p]
+        if p == 0 or r < best_rank:
+            best, best_rank = p, r
+    return node_match, node_prev, head[best]
+
+
+@numba.njit(**_JIT)
+def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: no cover
+    """``aligner.align`` and the statistics of ``engine.segment_stats``, written into
+    ``stats`` (the 23 numbers of ``Stats.as_line``)."""
+    # matches grouped by reference start, in order (a stable counting sort)
+    first = np.zeros(n2 + 1, np.int64)
+    for k in range(count):
+        first[m[k, 0] + 1] += 1
+    for j in range(n2):
+        first[j + 1] += first[j]
+    fill = first[:n2].copy()
+    by_ref = np.empty(count, np.int64)
+    for k in range(count):
+        by_ref[fill[m[k, 0]]] = k
+        fill[m[k, 0]] += 1
+    # matches fixed in advance: alone at their start, covering words nothing else covers
+    fixed = np.full(n2 + 1, -1, np.int64)
+    used1 = np.int64(0)
+    used2 = np.int64(0)
+    search = False
+    for j in range(n2):
+        if first[j + 1] - first[j] != 1:
+            if first[j + 1] > first[j]:
+                search = True
+            continue
+        c = by_ref[first[j]]
+        unique = True
+        for q in range(m[c, 0], m[c, 0] + m[c, 1]):
+            if cov2[q] != 1:
+                unique = False
+        for q in range(m[c, 2], m[c, 2] + m[c, 3]):
+            if cov1[q] != 1:
+                unique = False
+        if unique:
+            fixed[j] = c
+            used2 |= ((np.int64(1) << m[c, 1]) - 1) << m[c, 0]
+            used1 |= ((np.int64(1) << m[c, 3]) - 1) << m[c, 2]
+        else:
+            search = True
+    chosen = fixed[:n2].copy()
+    if search:
+        node_match, node_prev, node = resolve(m, by_ref, first, fixed, used1, used2, n2,
+                                              BEAM_SIZE)
+        while node >= 0:
+            c = node_match[node]
+            chosen[m[c, 0]] = c
+            node = node_prev[node]
+    stats[:] = 0
+    stats[0], stats[1] = n1, n2
+    for k in range(n1):
+        stats[2] += func[t0 + k]
+    for k in range(n2):
+        stats[3] += func[r0 + k]
+    for j in range(n2):
+        c = chosen[j]
+        if c < 0:
+            continue
+        base = 4 + 4 * m[c, 4]
+        for k in range(m[c, 2], m[c, 2] + m[c, 3]):
+            stats[base + (2 if func[t0 + k] else 0)] += 1
+        for k in range(m[c, 0], m[c, 0] + m[c, 1]):
+            stats[base + (3 if func[r0 + k] else 1)] += 1
+    # aligner.count_chunks
+    m1 = m2 = chunks = 0
+    j = 0
+    last_end = -1
+    while j < n2:
+        c = chosen[j]
+        if c < 0:
+            if last_end != -1:
+                chunks += 1
+                last_end = -1
+            j += 1
+        else:
+            m1 += m[c, 3]
+            m2 += m[c, 1]
+            if last_end != -1 and m[c, 2] != last_end:
+                chunks += 1
+            j = m[c, 0] + m[c, 1]
+            last_end = m[c, 2] + m[c, 3]
+    if last_end != -1:
+        chunks += 1
+    stats[20], stats[21], stats[22] = chunks, m1, m2
+
+
+@numba.njit(**_JIT)
+def _div(a, b):  # pragma: no cover - compiled
+    """Java's ``a / b`` on doubles."""
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+@numba.njit(**_JIT)
+def score(s):  # pragma: no cover - compiled
+    """``stats.score`` of the 23 statistics ``s``, with the same operations in the same
+    order (so the same double)."""
+    tl, rl, tf, rf = float(s[0]), float(s[1]), float(s[2]), float(s[3])
+    test_wlen = (DELTA * (tl - tf)) + ((1.0 - DELTA) * tf)
+    ref_wlen = (DELTA * (rl - rf)) + ((1.0 - DELTA) * rf)
+    test_w = 0.0
+    ref_w = 0.0
+    test_w += float(s[4]) * _W0 * DELTA
+    test_w += float(s[8]) * _W1 * DELTA
+    test_w += float(s[12]) * _W2 * DELTA
+    test_w += float(s[16]) * _W3 * DELTA
+    ref_w += float(s[5]) * _W0 * DELTA
+    ref_w += float(s[9]) * _W1 * DELTA
+    ref_w += float(s[13]) * _W2 * DELTA
+    ref_w += float(s[17]) * _W3 * DELTA
+    test_w += float(s[6]) * _W0 * (1.0 - DELTA)
+    test_w += float(s[10]) * _W1 * (1.0 - DELTA)
+    test_w += float(s[14]) * _W2 * (1.0 - DELTA)
+    test_w += float(s[18]) * _W3 * (1.0 - DELTA)
+    ref_w += float(s[7]) * _W0 * (1.0 - DELTA)
+    ref_w += float(s[11]) * _W1 * (1.0 - DELTA)
+    ref_w += float(s[15]) * _W2 * (1.0 - DELTA)
+    ref_w += float(s[19]) * _W3 * (1.0 - DELTA)
+    precision = _div(test_w, test_wlen)
+    recall = _div(ref_w, ref_wlen)
+    fmean = _div(1.0, _div(1.0 - ALPHA, precision) + _div(ALPHA, recall))
+    test_total = s[4] + s[6] + s[8] + s[10] + s[12] + s[14] + s[16] + s[18]
+    ref_total = s[5] + s[7] + s[9] + s[11] + s[13] + s[15] + s[17] + s[19]
+    if s[20] == 1 and test_total == s[0] and ref_total == s[1]:
+        frag = 0.0
+    else:
+        frag = _div(float(s[20]), (float(s[21]) + float(s[22])) / 2)
+    penalty = GAMMA * (math.nan if math.isnan(frag) else math.pow(frag, BETA))
+    value = fmean * (1.0 - penalty)
+    if math.isnan(value):
+        return 0.0
+    if value < 0.0:
+        value = 0.0
+    return value + 0.0
+
+
+@numba.njit(**_JIT)
+def score_items(
+    hyp, ref_off, ref_seg, starts, lengths, keys, stems, func, vids, syn_off, syn_ids,
+    ph_off, ph_start, ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos,
+):  # pragma: no cover - compiled
+    """``engine.segment_stats`` of every item: hypothesis segment ``hyp[k]``, references
+    ``ref_seg[ref_off[k]:ref_off[k + 1]]``. Returns the best reference's statistics per
+    item (``int64[n, 23]``) and whether the item was scored (False: a segment longer than
+    :data:`MAX_WORDS` words, or no reference; left to the Python path)."""
+    n_items = hyp.shape[0]
+    out = np.zeros((n_items, N_STATS), np.int64)
+    done = np.zeros(n_items, np.bool_)
+    tmp = np.zeros(N_STATS, np.int64)
+    for it in range(n_items):
+        t = hyp[it]
+        a, b = ref_off[it], ref_off[it + 1]
+        fits = lengths[t] <= MAX_WORDS and b > a
+        for q in range(a, b):
+            if lengths[ref_seg[q]] > MAX_WORDS:
+                fits = False
+        if not fits:
+            continue
+        t0, n1 = starts[t], lengths[t]
+        bounds = np.empty(b - a, np.float64)
+        for q in range(a, b):
+            r = ref_seg[q]
+            m, count, cov1, cov2 = candidate_matches(
+                t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start,
+                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos)
+            bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
+        best_score = -1.0
+        best_k = -1
+        for k in np.argsort(-bounds, kind="mergesort"):  # decreasing, stable
+            if bounds[k] < best_score - BOUND_MARGIN:
+                continue
+            r = ref_seg[a + k]
+            m, count, cov1, cov2 = candidate_matches(
+                t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start,
+                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos)
+            align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
+            s = score(tmp)
+            if s > best_score or (s == best_score and k < best_k):
+                out[it] = tmp
+                best_score, best_k = s, k
+        done[it] = True
+    return out, done
