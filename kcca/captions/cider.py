@@ -27,9 +27,12 @@ Plain CIDEr (:class:`Cider`, Vedantam et al. 2015, eq. 2-4 = Chen et al. eq. 16-
     CIDEr_n(c, S) = 1/m sum_j cos(g^n(c), g^n(s_j))                                      (17)
     CIDEr(c, S) = sum_n w_n CIDEr_n,  w_n = 1/N                                          (18)
 
-No clipping, no length penalty and no factor 10 (``scale`` multiplies the result if a
-CIDEr-D-like range is wanted). The tf normalisation of eq. 16 cancels in the cosine; it is
-kept for fidelity to the equation.
+No clipping and no length penalty. Scale: the equations give values in [0, 1]; the original
+CIDEr code (``pyciderevalcap/cider`` of Vedantam et al.'s release, like CIDEr-D's) multiplies
+every per-image score by 10, and :class:`Cider` does too by default (``scale=10``), so that
+its numbers are that code's and on CIDEr-D's scale; ``scale=1`` gives the equations' range.
+The tf normalisation of eq. 16 cancels in the cosine (the original code uses raw counts); it
+is kept for fidelity to the equation.
 """
 
 from __future__ import annotations
@@ -235,13 +238,14 @@ class Cider(_CiderBase):
 
     Args:
         n: highest n-gram order (4).
-        scale: factor applied to every score (1: the paper's equations).
+        scale: factor applied to every score: 10 (the default) as the original CIDEr code,
+            1 for the range of eq. 16-18.
     """
 
     name = "cider"
     labels = ("CIDEr",)
 
-    def __init__(self, n: int = 4, scale: float = 1.0):
+    def __init__(self, n: int = 4, scale: float = 10.0):
         super().__init__(n)
         self.scale = scale
 

@@ -30,7 +30,7 @@ from kcca.captions.scorer import (
     validate_inputs,
 )
 from kcca.captions.tokenizer import tokenize as ptb_tokenize
-from kcca.captions.tokenizer import tokenize_batch
+from kcca.captions.tokenizer import OTHER_LINE_BREAKS, tokenize_batch
 
 #: How captions meet the tokeniser: ``"batch"`` as pycocoevalcap (all references of the scored
 #: images one after another, then all candidates, images in the references' order, so that a
@@ -55,6 +55,11 @@ class CaptionEvaluation:
         tokenized: whether the captions went through the PTB-style tokeniser.
         empty_candidate_ids: scored ids whose candidate has no tokens (``allow_empty``).
         empty_reference_ids: ``(image id, reference index)`` of references with no tokens.
+        tokenizer_context: ``"batch"`` or ``"caption"`` (see :data:`TOKENIZER_CONTEXTS`).
+        line_break_candidate_ids: scored ids whose candidate holds a line break other than
+            ``\\n``, and line_break_reference_ids ``(image id, reference index)`` of such
+            references: pycocoevalcap would shift the later captions of their batch onto
+            the wrong images; here each caption keeps its own tokens.
     """
 
     ids: list[Hashable]
@@ -65,6 +70,9 @@ class CaptionEvaluation:
     tokenized: bool = True
     empty_candidate_ids: list[Hashable] = field(default_factory=list)
     empty_reference_ids: list[tuple[Hashable, int]] = field(default_factory=list)
+    tokenizer_context: str = "batch"
+    line_break_candidate_ids: list[Hashable] = field(default_factory=list)
+    line_break_reference_ids: list[tuple[Hashable, int]] = field(default_factory=list)
 
     def table(self) -> str:
         """One line per metric: label and corpus score."""
@@ -134,7 +142,18 @@ def evaluate_captions(
         ids=ids,
         tokenized=tokenize,
         unscored_reference_ids=unscored_reference_ids(references, candidates),
+        tokenizer_context=tokenizer_context,
     )
+    if tokenize:
+        result.line_break_candidate_ids = [
+            i for i, c in zip(ids, raw_cands) if OTHER_LINE_BREAKS.search(c)
+        ]
+        result.line_break_reference_ids = [
+            (i, j)
+            for i, rs in zip(ids, raw_refs)
+            for j, r in enumerate(rs)
+            if OTHER_LINE_BREAKS.search(r)
+        ]
     result.empty_candidate_ids = [i for i, t in zip(ids, cand_tokens) if not t]
     result.empty_reference_ids = [
         (i, j) for i, rs in zip(ids, ref_tokens) for j, t in enumerate(rs) if not t

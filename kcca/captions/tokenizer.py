@@ -53,19 +53,26 @@ default options, plus shortcuts for plain words. What that means for captions:
 
 Parity: the tokens equal the Java tokeniser's on every Flickr 8K caption (40,460), every
 Flickr-ST text (17,017 tuple spans and generated captions), 12,000 seeded caption-like
-stress strings (:mod:`kcca.captions.stress`) and every BMP code point in several contexts;
-``tests/kcca/captions/test_cap_tokenizer_java.py`` checks all of these against the jar (in
-CI). Two effects of pycocoevalcap's batch file concern the batch, not the caption, and are
-left out on purpose:
+stress strings (:mod:`kcca.captions.stress`), crafted caption boundaries and every BMP code
+point in several contexts; ``tests/kcca/captions/test_cap_tokenizer_java.py`` checks all of
+these against the jar (in CI), and ``test_cap_outside_parity.py`` the metrics on captions of
+public corpora. "The same tokens" means, precisely:
 
-* the text is tokenised as a line followed by another line. In pycocoevalcap that holds for
-  every caption but the last one of a call, which ends the file: there a final ``:)`` gives
-  ``-rrb-`` and a final ``'90`` gives ``90``. The following caption can matter too, through
-  the lexer's lookahead: a caption ending in ``no.`` keeps the period when the next one
-  starts with a digit, one ending in ``I.`` loses it when the next one starts with ``The``.
-* line breaks other than ``\\n`` (``\\r``, U+2028, U+2029, U+000B, U+000C) reach Java in
-  pycocoevalcap, split the caption into several output lines and shift every later caption
-  onto the wrong image; here they separate tokens within the one caption.
+* :func:`tokenize_batch` (what :func:`~kcca.captions.evaluate_captions` and ``kcca
+  score-captions`` use by default) gives each caption the tokens pycocoevalcap gives it in a
+  batch: pycocoevalcap tokenises all references as one file, one caption a line, then all
+  candidates as another, and the lexer's lookahead crosses line ends. A caption ending in a
+  one-letter word and a period (``Wii U.``, ``John W.``) loses the period when the next
+  caption starts with ``A``, ``The``, ``He`` ...; one ending in ``no.`` keeps it before a
+  digit; the last caption of a batch ends the file (a final ``:)`` gives ``-rrb-``, a final
+  ``'90`` gives ``90``).
+* :func:`tokenize` gives a caption's tokens on its own: as a line followed by a neutral
+  line, whatever its neighbours are (the ``"caption"`` tokeniser context).
+* Line breaks other than ``\n`` inside a caption (``\r``, U+2028, U+2029, U+000B, U+000C,
+  U+0085) reach Java in pycocoevalcap, split the caption into several output lines and shift
+  every later caption of the batch onto the wrong image. :func:`pycocoevalcap_lines` (the
+  drop-in :class:`PTBTokenizer`) reproduces that shift; :func:`tokenize_batch` and
+  :func:`tokenize` keep each caption's own tokens (the line breaks separate tokens).
 
 Lower-casing is Python's ``str.lower``, Java's ``toLowerCase`` in pycocoevalcap; their Unicode
 tables differ only for characters added after Unicode 13, which the lexer deletes except
@@ -563,8 +570,11 @@ def _plain_words(low: str) -> list[str] | None:
     return out
 
 
-def _lex(s: str, n: int) -> list[str]:
-    """Kept tokens of ``s[:n]``; ``s[n:]`` is only seen as trailing context."""
+def _lex(s: str, n: int) -> list[list[str]]:
+    """Kept tokens of ``s[:n]``, one list per output line (a line break other than ``\\n``
+    inside a caption starts a new line, as in Java's output); ``s[n:]`` is only seen as
+    trailing context."""
+    lines: list[list[str]] = []
     out: list[str] = []
     kept_last = False  # whether the line's last token so far is in ``out``
     i = 0
@@ -613,6 +623,8 @@ def _lex(s: str, n: int) -> list[str]:
             continue
         if tok == _NEWLINE:
             _end_line(out, kept_last)
+            lines.append(out)
+            out = []
             kept_last = False
             continue
         tok = tok.lower()
@@ -620,7 +632,8 @@ def _lex(s: str, n: int) -> list[str]:
         if kept_last:
             out.append(tok)
     _end_line(out, kept_last)
-    return out
+    lines.append(out)
+    return lines
 
 
 def _end_line(out: list[str], kept_last: bool) -> None:
@@ -631,17 +644,23 @@ def _end_line(out: list[str], kept_last: bool) -> None:
             out.append(tok)
 
 
-def _lex_caption(text: str, following: str | None) -> list[str]:
-    """Tokens of one caption: a line of the tokeniser's file, ``following`` the rest of the
-    file after its line break (None: the caption ends the file)."""
+def _lex_lines(text: str, following: str | None) -> list[list[str]]:
+    """Tokens of one caption, a line of the tokeniser's file, one list per output line;
+    ``following`` is the rest of the file after its line break (None: the caption ends the
+    file)."""
     if text.isascii():
         words = _plain_words(text.lower())
         if words is not None:
-            return words
+            return [words]
     text = text.replace("\n", " ")
     if following is None:
         return _lex(text, len(text))
     return _lex(f"{text}\n{following}", len(text))
+
+
+def _lex_caption(text: str, following: str | None) -> list[str]:
+    lines = _lex_lines(text, following)
+    return lines[0] if len(lines) == 1 else [t for line in lines for t in line]
 
 
 #: The text after a caption's line that :func:`tokenize` assumes (a line that affects nothing).
@@ -698,6 +717,26 @@ def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
     return [_lex_caption(line, _following(lines, i)) for i, line in enumerate(lines)]
 
 
+#: Line breaks that pycocoevalcap passes to the Java tokeniser inside a caption (it replaces
+#: only ``\n``): each makes an extra output line.
+OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x85\u2028\u2029]")
+
+
+def pycocoevalcap_lines(texts: Sequence[str]) -> list[list[str]]:
+    """The tokens pycocoevalcap's ``PTBTokenizer`` gives each of ``texts``, output line ``i``
+    to caption ``i``: equal to :func:`tokenize_batch` unless a caption holds a line break
+    other than ``\n`` (:data:`OTHER_LINE_BREAKS`); from there on every caption gets a line
+    of the captions before it (pycocoevalcap zips the file's output lines with the
+    captions), and the last lines are dropped."""
+    lines = [t.replace("\n", " ") for t in texts]
+    out: list[list[str]] = []
+    for i, line in enumerate(lines):
+        out += _lex_lines(line, _following(lines, i))
+        if len(out) >= len(lines):
+            break
+    return out[: len(lines)]
+
+
 def _caption_texts(captions_for_image: Mapping[Hashable, Sequence]) -> list[str]:
     texts = []
     for key, caps in captions_for_image.items():
@@ -715,12 +754,12 @@ class PTBTokenizer:
     """Tokenise a COCO-style captions dict like pycocoevalcap's ``PTBTokenizer``, without Java.
 
     ``tokenize({id: [str | {"caption": str}, ...]}) -> {id: [tokenised str, ...]}``: every
-    caption of the dict is tokenised as one batch in the dict's order
-    (:func:`tokenize_batch`), as pycocoevalcap does.
+    caption of the dict is tokenised as one batch in the dict's order, as pycocoevalcap does
+    (:func:`pycocoevalcap_lines`, its line shift after a ``\r`` included).
     """
 
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:
-        tokens = iter(tokenize_batch(_caption_texts(captions_for_image)))
+        tokens = iter(pycocoevalcap_lines(_caption_texts(captions_for_image)))
         return {
             key: [" ".join(next(tokens)) for _ in caps]
             for key, caps in captions_for_image.items()

@@ -60,6 +60,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="captions are already tokenised (skip the PTB-style tokeniser)",
     )
     p.add_argument(
+        "--tokenize-per-caption",
+        action="store_true",
+        help="tokenise each caption on its own; by default captions are tokenised as "
+        "pycocoevalcap does, all references in one batch and all candidates in another, "
+        "where the lexer's lookahead reaches the next caption (a final 'Wii U.' loses its "
+        "period before a caption starting 'A ...')",
+    )
+    p.add_argument(
         "--allow-empty",
         action="store_true",
         help='score captions with no words after tokenisation ("", "...") as '
@@ -130,6 +138,7 @@ SCORING_FLAGS = (
     ("per_item", "--per-item"),
     ("json", "--json"),
     ("no_tokenize", "--no-tokenize"),
+    ("tokenize_per_caption", "--tokenize-per-caption"),
     ("allow_empty", "--allow-empty"),
 )
 AGREEMENT_FLAGS = (
@@ -154,6 +163,12 @@ def _refuse_other_form_flags(args: argparse.Namespace) -> None:
                 "--candidates without --human-agreement)",
             )
         return
+    if args.no_tokenize and args.tokenize_per_caption:
+        raise DataError(
+            "--tokenize-per-caption chooses how captions are tokenised, and --no-tokenize "
+            "says they already are",
+            fix="drop one of --no-tokenize and --tokenize-per-caption",
+        )
     given = [flag for dest, flag in AGREEMENT_FLAGS if getattr(args, dest) is not None]
     if given:
         raise DataError(
@@ -232,11 +247,13 @@ def run(args: argparse.Namespace) -> int:
             "unscored_reference_images": len(ev.unscored_reference_ids),
             "unavailable": ev.unavailable,
             "tokenized": ev.tokenized,
+            "tokenizer_context": ev.tokenizer_context if ev.tokenized else None,
             "empty_candidates": ev.empty_candidate_ids,
             "empty_references": [list(k) for k in ev.empty_reference_ids],
             "metric_notes": {
                 "CIDEr-D": "pycocoevalcap's 'CIDEr' (CIDEr-D)",
-                "CIDEr": "plain CIDEr, Vedantam et al. 2015 eq. 16-18",
+                "CIDEr": "plain CIDEr, Vedantam et al. 2015 eq. 16-18, times 10 as the "
+                "original CIDEr code",
             },
         },
     )
@@ -259,6 +276,7 @@ def _evaluate(args, refs: dict, cands: dict):
             tokenize=not args.no_tokenize,
             metric_params=_metric_params(args),
             allow_empty=args.allow_empty,
+            tokenizer_context="caption" if args.tokenize_per_caption else "batch",
         )
     except EmptyCaptionError as exc:
         files = ([args.candidates] if exc.candidate_ids else []) + (
@@ -285,7 +303,29 @@ def _evaluate(args, refs: dict, cands: dict):
             f"({refs[i][j]!r:.40}) has no words{after}; kept as an empty reference",
             file=sys.stderr,
         )
+    _warn_line_breaks(args, ev, refs, cands)
     return ev
+
+
+def _warn_line_breaks(args, ev, refs: dict, cands: dict, shown: int = 10) -> None:
+    """A ``warning:`` line for each caption (up to ``shown`` of each file) holding a line
+    break other than \\n, where pycocoevalcap's scores would belong to other images."""
+    found = [
+        (args.candidates, f"candidate caption of image id {i!r}", cands[i])
+        for i in ev.line_break_candidate_ids
+    ] + [
+        (args.references, f"reference caption {j} of image id {i!r}", refs[i][j])
+        for i, j in ev.line_break_reference_ids
+    ]
+    for path, what, text in found[:shown]:
+        print(
+            f"warning: {path}: {what} ({text!r:.40}) holds a line break other than \\n; "
+            "pycocoevalcap would give it and every later caption of its batch the tokens of "
+            "another line (scored here with its own tokens)",
+            file=sys.stderr,
+        )
+    if len(found) > shown:
+        print(f"warning: and {len(found) - shown} more captions with line breaks", file=sys.stderr)
 
 
 def _run_human_agreement(args) -> int:

@@ -39,11 +39,12 @@ def test_gaussian_length_penalty_sigma_6():
     assert with_penalty[1] == pytest.approx(5.0)
 
 
-def test_identical_captions_give_10_and_1():
+def test_identical_captions_give_10_as_the_original_code_and_1_on_the_equations_scale():
     refs = {1: ["a b c d"], 2: ["e f g h"]}
     cands = {1: "a b c d", 2: "e f g h"}
     np.testing.assert_allclose(CiderD().compute_score(refs, cands)[1], [10, 10], rtol=1e-12)
-    np.testing.assert_allclose(Cider().compute_score(refs, cands)[1], [1, 1], rtol=1e-12)
+    np.testing.assert_allclose(Cider().compute_score(refs, cands)[1], [10, 10], rtol=1e-12)
+    np.testing.assert_allclose(Cider(scale=1).compute_score(refs, cands)[1], [1, 1], rtol=1e-12)
 
 
 def test_ngram_in_every_image_has_zero_idf():
@@ -67,5 +68,5 @@ def test_vectorised_equals_loops(seed):
     refs, cands = _random_inputs(seed)
     np.testing.assert_allclose(CiderD().score_tokens(refs, cands)[1],
                                cider_d_reference(refs, cands), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(Cider().score_tokens(refs, cands)[1],
+    np.testing.assert_allclose(Cider(scale=1).score_tokens(refs, cands)[1],
                                cider_reference(refs, cands), rtol=1e-10, atol=1e-12)

@@ -127,3 +127,31 @@ def test_dispatch_by_first_character_misses_no_rule(monkeypatch):
     _full_lexer(monkeypatch)
     slow = [tokenize(t) for t in texts]
     assert [(t, f, s) for t, f, s in zip(texts, fast, slow) if f != s] == []
+
+
+def test_a_caption_in_a_batch_sees_the_next_one():
+    """Expected tokens are pycocoevalcap's (Java) for the same captions in one batch file."""
+    from kcca.captions.tokenizer import tokenize_batch
+
+    batch = ["the new Nintendo Wii U.", "A man", "Room no.", "5 dogs", "smile :)"]
+    assert tokenize_batch(batch) == [["the", "new", "nintendo", "wii", "u"], ["a", "man"],
+                                     ["room", "no."], ["5", "dogs"], ["smile", "-rrb-"]]
+    # each caption on its own: a neutral line follows it
+    assert [tokenize(t) for t in batch] == [["the", "new", "nintendo", "wii", "u."],
+                                            ["a", "man"], ["room", "no"], ["5", "dogs"],
+                                            ["smile", ":-rrb-"]]
+    # the lookahead reaches over blank captions to the next word
+    assert tokenize_batch(["John W.", "", "  ", "The end"])[0] == ["john", "w"]
+    assert tokenize_batch(["John W.", "the end"])[0] == ["john", "w."]
+
+
+def test_the_drop_in_tokenizer_shifts_lines_after_a_carriage_return_as_pycocoevalcap():
+    """pycocoevalcap zips Java's output lines with the captions: a ``\\r`` inside a caption
+    makes an extra line, and every later caption gets the line before its own."""
+    from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize_batch
+
+    texts = ["a dog\r\nruns", "The cat", "two birds"]
+    assert pycocoevalcap_lines(texts) == [["a", "dog"], ["runs"], ["the", "cat"]]
+    assert tokenize_batch(texts) == [["a", "dog", "runs"], ["the", "cat"], ["two", "birds"]]
+    out = PTBTokenizer().tokenize({1: [{"caption": t} for t in texts]})
+    assert out == {1: ["a dog", "runs", "the cat"]}

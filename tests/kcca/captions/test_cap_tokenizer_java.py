@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kcca.captions.stress import stress_strings
-from kcca.captions.tokenizer import tokenize, tokenize_batch
+from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize, tokenize_batch
 from tests.kcca.captions.java_ptb import java_jar, java_tokenize
 from tests.optional_tools import skip_unless
 
@@ -86,6 +86,18 @@ def test_batches_equal_java_caption_after_caption(jar):
     stress = [t for t in stress_strings(N_STRESS, seed=STRESS_SEED)
               if not OTHER_LINE_BREAKS.search(t)]
     _assert_batch_same(stress, java_tokenize(stress, isolate=False, jar=jar), "stress strings")
+
+
+def test_line_shifts_after_other_line_breaks_equal_pycocoevalcap(jar):
+    """All 12,000 stress strings in one batch, line breaks other than \\n included: the
+    drop-in's lines are pycocoevalcap's, line for line, shifts and all."""
+    texts = stress_strings(N_STRESS, seed=STRESS_SEED)
+    assert sum(bool(OTHER_LINE_BREAKS.search(t)) for t in texts) > 100
+    java = java_tokenize(texts, isolate=False, jar=jar)
+    ours = pycocoevalcap_lines(texts)
+    assert len(ours) == len(java) == len(texts)
+    differ = [i for i, (j, o) in enumerate(zip(java, ours)) if j != o]
+    assert not differ, [(texts[i], java[i], ours[i]) for i in differ[:5]]
 
 
 def test_every_bmp_character_equals_java(jar):
