@@ -129,9 +129,30 @@ def segment_arrays(segments: Sequence[tuple[str, ...]], words: WordFeatures) -> 
     para = _paraphrase_arrays(
         words.resources.paraphrases, table_ids[vids], seg_of_slot, starts, len(segments)
     )
+    syn_off, syn_ids = _shared_synsets(np.unique(vids_words), syn_off, syn_ids)
     return SegmentArrays(
         starts, lengths, keys[vids], stems[vids], func[vids], vids, syn_off, syn_ids, *para
     )
+
+
+def _shared_synsets(
+    used: np.ndarray, syn_off: np.ndarray, syn_ids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The synsets of the words ``used`` in the call, keeping only those that two of these
+    words share (no other synset can give a synonym match between two different words),
+    renumbered ``0..k-1``; other words get none. Same offsets layout as ``syn_off``."""
+    lo, hi = syn_off[used], syn_off[used + 1]
+    ids = syn_ids[_ranges(lo, hi)]
+    shared = np.flatnonzero(np.bincount(ids) >= 2) if ids.size else ids
+    new_id = np.full(int(syn_ids.max(initial=-1)) + 1, -1, np.int64)
+    new_id[shared] = np.arange(shared.size)
+    mapped = new_id[ids]
+    keep = mapped >= 0
+    owner = np.repeat(used, hi - lo)[keep]
+    counts = np.zeros(syn_off.size - 1, np.int64)
+    np.add.at(counts, owner, 1)
+    # ids stay sorted within a word (renumbering keeps the order)
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), mapped[keep]
 
 
 def _paraphrase_arrays(

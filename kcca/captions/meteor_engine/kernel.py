@@ -44,17 +44,22 @@ _JIT = {"nogil": True, "cache": False, "error_model": "numpy"}
 
 
 @numba.njit(**_JIT)
-def _share_synset(ids, a0, a1, b0, b1):  # pragma: no cover - compiled
-    """Whether two sorted id ranges ``ids[a0:a1]`` and ``ids[b0:b1]`` intersect."""
-    while a0 < a1 and b0 < b1:
-        x, y = ids[a0], ids[b0]
-        if x == y:
-            return True
-        if x < y:
-            a0 += 1
-        else:
-            b0 += 1
-    return False
+def mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
+    """Add the words of the hypothesis at ``t0`` to the bit sets ``synset_words[id]`` of
+    their synsets (one hypothesis at a time: :func:`clear_synsets` afterwards)."""
+    for i in range(n1):
+        v = vids[t0 + i]
+        for q in range(syn_off[v], syn_off[v + 1]):
+            synset_words[syn_ids[q]] |= np.int64(1) << i
+
+
+@numba.njit(**_JIT)
+def clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
+    """Undo :func:`mark_synsets`."""
+    for i in range(n1):
+        v = vids[t0 + i]
+        for q in range(syn_off[v], syn_off[v + 1]):
+            synset_words[syn_ids[q]] = 0
 
 
 @numba.njit(**_JIT)
@@ -97,11 +102,14 @@ def _paraphrased(
 @numba.njit(**_JIT)
 def candidate_matches(
     t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start, ph_len,
-    ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos,
+    ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words,
 ):  # pragma: no cover - compiled
     """``aligner.find_candidates`` / ``matcher.candidate_matches`` of hypothesis segment
     ``t`` and reference segment ``r``: ``(match rows, count, test coverage, reference
-    coverage)``, rows in the jar's order (stage, then its loop order)."""
+    coverage)``, rows in the jar's order (stage, then its loop order).
+
+    ``synset_words[id]``: the bit set of the hypothesis words that have synset ``id``
+    (:func:`mark_synsets`)."""
     t0, n1 = starts[t], lengths[t]
     r0, n2 = starts[r], lengths[r]
     identical = n1 == n2
@@ -124,9 +132,12 @@ def candidate_matches(
     for stage in range(1 if identical else 3):
         for j in range(n2):
             kj, sj, vj = keys[r0 + j], stems[r0 + j], vids[r0 + j]
-            b0, b1 = syn_off[vj], syn_off[vj + 1]
-            if stage == 2 and b0 == b1:
-                continue
+            sharing = 0  # synonym stage: the hypothesis words sharing a synset with j
+            if stage == 2:
+                for q in range(syn_off[vj], syn_off[vj + 1]):
+                    sharing |= synset_words[syn_ids[q]]
+                if sharing == 0:
+                    continue
             for i in range(n1):
                 ki = keys[t0 + i]
                 if stage == 0:  # exact: equal word keys
@@ -134,9 +145,7 @@ def candidate_matches(
                 elif stage == 1:  # stem: different words, equal stems
                     hit = ki != kj and stems[t0 + i] == sj
                 else:  # synonym: different words sharing a synset
-                    vi = vids[t0 + i]
-                    a0, a1 = syn_off[vi], syn_off[vi + 1]
-                    hit = a0 < a1 and ki != kj and _share_synset(syn_ids, a0, a1, b0, b1)
+                    hit = ki != kj and (sharing >> i) & 1 == 1
                 if hit:
                     m[count, 0] = j
                     m[count, 1] = 1
@@ -478,6 +487,7 @@ def score_items(
     out = np.zeros((n_items, N_STATS), np.int64)
     done = np.zeros(n_items, np.bool_)
     tmp = np.zeros(N_STATS, np.int64)
+    synset_words = np.zeros(syn_ids.max() + 1 if syn_ids.size else 1, np.int64)
     for it in range(n_items):
         t = hyp[it]
         a, b = ref_off[it], ref_off[it + 1]
@@ -488,12 +498,13 @@ def score_items(
         if not fits:
             continue
         t0, n1 = starts[t], lengths[t]
+        mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
         bounds = np.empty(b - a, np.float64)
         for q in range(a, b):
             r = ref_seg[q]
             m, count, cov1, cov2 = candidate_matches(
                 t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start,
-                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos)
+                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words)
             bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
         best_score = -1.0
         best_k = -1
@@ -503,11 +514,12 @@ def score_items(
             r = ref_seg[a + k]
             m, count, cov1, cov2 = candidate_matches(
                 t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start,
-                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos)
+                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words)
             align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
             s = score(tmp)
             if s > best_score or (s == best_score and k < best_k):
                 out[it] = tmp
                 best_score, best_k = s, k
+        clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
         done[it] = True
     return out, done
