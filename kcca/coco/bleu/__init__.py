@@ -1,0 +1,1 @@
+"""pycocoevalcap-compatible bleu (see :mod:`kcca.coco`)."""

@@ -1,0 +1,46 @@
+"""pycocoevalcap's ``Bleu``: BLEU-1..n of the COCO evaluation (Chen et al. 2015, eq. 1-3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kcca.captions.bleu import Bleu as _Bleu
+from kcca.captions.bleu import corpus_stats
+from kcca.coco._compat import ordered_inputs
+
+
+class Bleu:
+    """``Bleu(n).compute_score(gts, res, verbose=1) -> ([BLEU-1..n], [[per item] * n])``.
+
+    Corpus and per-item scores are lists of floats, items in ``gts``'s order; with
+    ``verbose > 0`` the corpus counts and the length ratio are printed, as pycocoevalcap
+    prints them.
+    """
+
+    def __init__(self, n: int = 4):
+        self._n = n
+        self._scorer = _Bleu(n)
+
+    def compute_score(
+        self, gts: Mapping, res: Mapping, verbose: int = 1
+    ) -> tuple[list[float], list[list[float]]]:
+        _, refs, cands = ordered_inputs(gts, res)
+        ref_tokens = [[r.split() for r in rs] for rs in refs]
+        cand_tokens = [c.split() for c in cands]
+        corpus, per_item = self._scorer.score_tokens(ref_tokens, cand_tokens)
+        if verbose > 0:
+            testlen, reflen, guess, correct = corpus_stats(ref_tokens, cand_tokens, self._n)
+            total_test, total_ref = int(testlen.sum()), int(reflen.sum())
+            print(
+                {
+                    "testlen": total_test,
+                    "reflen": total_ref,
+                    "guess": [int(g) for g in guess.sum(axis=0)],
+                    "correct": [int(c) for c in correct.sum(axis=0)],
+                }
+            )
+            print("ratio:", (total_test + 1e-15) / (total_ref + 1e-9))
+        return [float(c) for c in corpus], [[float(s) for s in row] for row in per_item]
+
+    def method(self) -> str:
+        return "Bleu"

@@ -1,0 +1,1 @@
+"""pycocoevalcap-compatible cider (see :mod:`kcca.coco`)."""

@@ -1,0 +1,28 @@
+"""pycocoevalcap's ``Cider``, which is CIDEr-D (Chen et al. 2015, eq. 19-20)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from kcca.captions.cider import CiderD
+from kcca.coco._compat import score
+
+
+class Cider:
+    """``Cider().compute_score(gts, res) -> (mean, numpy array of per-item scores)``: CIDEr-D
+    with n-grams up to ``n`` and length penalty ``sigma``, idf from the references of the
+    scored images, items in ``gts``'s order. (Plain CIDEr is :class:`kcca.captions.Cider`.)"""
+
+    def __init__(self, test=None, refs=None, n: int = 4, sigma: float = 6.0):
+        self._n = n
+        self._sigma = sigma
+
+    def compute_score(self, gts: Mapping, res: Mapping) -> tuple[np.float64, np.ndarray]:
+        _, per_item = score(CiderD(self._n, self._sigma), gts, res)
+        per_item = np.asarray(per_item, dtype=float)
+        return np.mean(per_item), per_item
+
+    def method(self) -> str:
+        return "CIDEr"

@@ -1,0 +1,1 @@
+"""pycocoevalcap-compatible meteor (see :mod:`kcca.coco`)."""

@@ -1,0 +1,31 @@
+"""pycocoevalcap's ``Meteor``: Meteor 1.5 as its jar scores captions (Chen et al. 2015,
+Section 3.5), by default without Java."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kcca.captions.meteor import Meteor as _Meteor
+from kcca.coco._compat import score
+
+
+class Meteor:
+    """``Meteor().compute_score(gts, res) -> (corpus score, list of per-item scores)``, items
+    in ``gts``'s order.
+
+    Args:
+        engine: ``"python"`` (default: :mod:`kcca.captions.meteor_engine`, the jar's numbers
+            without Java; needs the jar's data files, pycocoevalcap's) or ``"java"`` (runs
+            the jar as pycocoevalcap does). ``cache_dir`` is the Python engine's cache of
+            the paraphrase index (see :class:`kcca.captions.Meteor`).
+    """
+
+    def __init__(self, engine: str = "python", cache_dir="default"):
+        self._scorer = _Meteor(engine=engine, cache_dir=cache_dir)
+
+    def compute_score(self, gts: Mapping, res: Mapping) -> tuple[float, list[float]]:
+        corpus, per_item = score(self._scorer, gts, res)
+        return float(corpus), [float(s) for s in per_item]
+
+    def method(self) -> str:
+        return "METEOR"

@@ -1,0 +1,1 @@
+"""pycocoevalcap-compatible rouge (see :mod:`kcca.coco`)."""

@@ -1,0 +1,1 @@
+"""pycocoevalcap-compatible spice (see :mod:`kcca.coco`)."""

@@ -1,0 +1,1 @@
+"""pycocoevalcap-compatible tokenizer (see :mod:`kcca.coco`)."""
