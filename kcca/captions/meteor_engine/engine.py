@@ -169,19 +169,20 @@ class MeteorEngine:
             for t in refs:
                 if t not in texts:
                     texts[t] = self.tokens(t)
-        stats = self._kernel_stats(texts, references, hypotheses)
-        left = [k for k, st in enumerate(stats) if st is None]
+        found = self._kernel_stats(texts, references, hypotheses)
+        left = [k for k, st in enumerate(found) if st is None]
         if left:  # long segments: the Python path
             refs_left = [references[k] for k in left]
             hyps_left = [hypotheses[k] for k in left]
             needed = {t: texts[t] for t in [*hyps_left, *(r for rs in refs_left for r in rs)]}
             segments = self._segments(needed, refs_left, hyps_left)
             for k, refs, h in zip(left, refs_left, hyps_left):
-                stats[k] = self.segment_stats(
+                found[k] = self.segment_stats(
                     segments[h], [segments[r] for r in refs], self._table
                 )
+        stats = [st for st in found if st is not None]  # all of them by now
         per_item = [score(s) for s in stats]
-        return score(aggregate(stats)), per_item, stats  # type: ignore[arg-type]
+        return score(aggregate(stats)), per_item, stats
 
     def _kernel_stats(
         self,

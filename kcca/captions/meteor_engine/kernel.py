@@ -40,10 +40,11 @@ N_STATS = 23
 BOUND_MARGIN = 1e-9
 
 _W0, _W1, _W2, _W3 = MODULE_WEIGHTS
-_JIT = {"nogil": True, "cache": False, "error_model": "numpy"}
+#: compiled on first call, IEEE division (no ZeroDivisionError), no on-disk cache
+_jit = numba.njit(nogil=True, cache=False, error_model="numpy")
 
 
-@numba.njit(**_JIT)
+@_jit
 def mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
     """Add the words of the hypothesis at ``t0`` to the bit sets ``synset_words[id]`` of
     their synsets (one hypothesis at a time: :func:`clear_synsets` afterwards)."""
@@ -53,7 +54,7 @@ def mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no co
             synset_words[syn_ids[q]] |= np.int64(1) << i
 
 
-@numba.njit(**_JIT)
+@_jit
 def clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
     """Undo :func:`mark_synsets`."""
     for i in range(n1):
@@ -62,7 +63,7 @@ def clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no c
             synset_words[syn_ids[q]] = 0
 
 
-@numba.njit(**_JIT)
+@_jit
 def _paraphrased(
     src, tgt, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node,
     oc_pos,
@@ -99,7 +100,7 @@ def _paraphrased(
     return found
 
 
-@numba.njit(**_JIT)
+@_jit
 def candidate_matches(
     t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start, ph_len,
     ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words,
@@ -177,7 +178,7 @@ def candidate_matches(
     return m, count, cov1, cov2
 
 
-@numba.njit(**_JIT)
+@_jit
 def _coverage(func, start, n, cov):  # pragma: no cover - compiled
     """``engine._coverage``: weighted covered words, weighted length, covered words."""
     matchable = 0.0
@@ -192,7 +193,7 @@ def _coverage(func, start, n, cov):  # pragma: no cover - compiled
     return matchable, length, covered
 
 
-@numba.njit(**_JIT)
+@_jit
 def score_bound(func, t0, n1, cov1, r0, n2, cov2):  # pragma: no cover - compiled
     """``engine._score_bound`` (``stats.score_upper_bound``) of one pair."""
     m1, l1, c1 = _coverage(func, t0, n1, cov1)
@@ -206,7 +207,7 @@ def score_bound(func, t0, n1, cov1, r0, n2, cov2):  # pragma: no cover - compile
     return fmean * (1.0 - GAMMA * math.pow(1.0 / ((c1 + c2) / 2), BETA))
 
 
-@numba.njit(**_JIT)
+@_jit
 def _bit_length(x):  # pragma: no cover - compiled
     n = 0
     while x > 0:
@@ -215,7 +216,7 @@ def _bit_length(x):  # pragma: no cover - compiled
     return n
 
 
-@numba.njit(**_JIT)
+@_jit
 def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cover - compiled
     """``aligner.resolve``: the beam search; returns the best path's chosen matches as a
     linked list ``(node_match, node_prev, head)`` (``-1`` ends it).
@@ -336,7 +337,7 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
     return node_match, node_prev, head[best]
 
 
-@numba.njit(**_JIT)
+@_jit
 def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: no cover
     """``aligner.align`` and the statistics of ``engine.segment_stats``, written into
     ``stats`` (the 23 numbers of ``Stats.as_line``)."""
@@ -421,7 +422,7 @@ def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: n
     stats[20], stats[21], stats[22] = chunks, m1, m2
 
 
-@numba.njit(**_JIT)
+@_jit
 def _div(a, b):  # pragma: no cover - compiled
     """Java's ``a / b`` on doubles."""
     if b == 0.0:
@@ -431,7 +432,7 @@ def _div(a, b):  # pragma: no cover - compiled
     return a / b
 
 
-@numba.njit(**_JIT)
+@_jit
 def score(s):  # pragma: no cover - compiled
     """``stats.score`` of the 23 statistics ``s``, with the same operations in the same
     order (so the same double)."""
@@ -474,7 +475,7 @@ def score(s):  # pragma: no cover - compiled
     return value + 0.0
 
 
-@numba.njit(**_JIT)
+@_jit
 def score_items(
     hyp, ref_off, ref_seg, starts, lengths, keys, stems, func, vids, syn_off, syn_ids,
     ph_off, ph_start, ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos,
