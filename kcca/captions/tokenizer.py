@@ -761,8 +761,7 @@ class PTBTokenizer:
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:
         tokens = iter(pycocoevalcap_lines(_caption_texts(captions_for_image)))
         return {
-            key: [" ".join(next(tokens)) for _ in caps]
-            for key, caps in captions_for_image.items()
+            key: [" ".join(next(tokens)) for _ in caps] for key, caps in captions_for_image.items()
         }
 
 
