@@ -321,13 +321,13 @@ def _meteor_warm(items: list, n_items: int, n_warmup: int, repeats: int, source:
     """The warm comparison of the module docstring on the first ``n_items`` items."""
     from kcca.captions.meteor import meteor_available
 
-    for k, refs, cand in items:
-        if any("|||" in t or "  " in t for t in [*refs, cand]):
-            raise ValueError(f"item {k}: '|||' or a double space; pycocoevalcap would send "
-                             "the references as they are, ours cleans them")
     timed = items[:n_items]
     rest = items[n_items:]
     warmup = rest[:n_warmup] if rest else timed[:n_warmup]
+    for k, refs, cand in timed + warmup:
+        if any("|||" in t or "  " in t for t in [*refs, cand]):
+            raise ValueError(f"item {k}: '|||' or a double space; pycocoevalcap would send "
+                             "the references as they are, ours cleans them")
     out: dict = {"source": source, "items": len(timed), "warmup_items": len(warmup),
                  "warmup_disjoint": bool(rest),
                  "references": sum(len(r) for _, r, _ in timed), "repeats": repeats}
