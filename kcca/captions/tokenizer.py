@@ -644,21 +644,22 @@ def _end_line(out: list[str], kept_last: bool) -> None:
             out.append(tok)
 
 
-def _lex_lines(text: str, following: str | None) -> list[list[str]]:
+def _lex_lines(text: str, following: Callable[[], str | None]) -> list[list[str]]:
     """Tokens of one caption, a line of the tokeniser's file, one list per output line;
-    ``following`` is the rest of the file after its line break (None: the caption ends the
-    file)."""
+    ``following()`` gives the rest of the file after its line break (None: the caption ends
+    the file), asked for only when a plain caption's shortcut does not apply."""
     if text.isascii():
         words = _plain_words(text.lower())
         if words is not None:
             return [words]
     text = text.replace("\n", " ")
-    if following is None:
+    rest = following()
+    if rest is None:
         return _lex(text, len(text))
-    return _lex(f"{text}\n{following}", len(text))
+    return _lex(f"{text}\n{rest}", len(text))
 
 
-def _lex_caption(text: str, following: str | None) -> list[str]:
+def _lex_caption(text: str, following: Callable[[], str | None]) -> list[str]:
     lines = _lex_lines(text, following)
     return lines[0] if len(lines) == 1 else [t for line in lines for t in line]
 
@@ -672,13 +673,17 @@ NEUTRAL_NEXT_LINE = "x"
 MAX_BLANK_CONTEXT = 4096
 
 
+def _neutral_next_line() -> str:
+    return NEUTRAL_NEXT_LINE
+
+
 def tokenize(text: str) -> list[str]:
     """PTB tokens of one caption, lower-cased, COCO punctuation removed (see the module doc).
 
     The caption is tokenised as a line followed by a neutral line: the tokens of a caption on
     its own, whatever captions surround it. :func:`tokenize_batch` gives the tokens
     pycocoevalcap gets for a caption among others."""
-    return _lex_caption(text, NEUTRAL_NEXT_LINE)
+    return _lex_caption(text, _neutral_next_line)
 
 
 def _following(lines: Sequence[str], i: int) -> str | None:
@@ -714,7 +719,9 @@ def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
     later caption onto the wrong image; here they separate tokens within their caption.
     """
     lines = [t.replace("\n", " ") for t in texts]
-    return [_lex_caption(line, _following(lines, i)) for i, line in enumerate(lines)]
+    return [
+        _lex_caption(line, functools.partial(_following, lines, i)) for i, line in enumerate(lines)
+    ]
 
 
 #: Line breaks that pycocoevalcap passes to the Java tokeniser inside a caption (it replaces
@@ -731,7 +738,7 @@ def pycocoevalcap_lines(texts: Sequence[str]) -> list[list[str]]:
     lines = [t.replace("\n", " ") for t in texts]
     out: list[list[str]] = []
     for i, line in enumerate(lines):
-        out += _lex_lines(line, _following(lines, i))
+        out += _lex_lines(line, functools.partial(_following, lines, i))
         if len(out) >= len(lines):
             break
     return out[: len(lines)]

@@ -1,0 +1,122 @@
+"""The whole COCO caption evaluation, ours against pycocoevalcap 1.2, on 5,000 COCO items.
+
+    python benchmarks/bench_coco_pipeline.py [--repeats 3] [--items 5000]
+
+Items: the Karpathy test images of MS COCO with published model captions, from the outside
+fixture ``tests/kcca/captions/data/coco_outside_captions.json.gz`` (5,000 images, five or six
+references each). Each side runs in a fresh process per repeat, from raw text to the scores
+of BLEU-1..4, METEOR, ROUGE-L and CIDEr-D, timed inside the process after the imports:
+
+* pycocoevalcap: what ``COCOEvalCap.evaluate`` does without SPICE: ``PTBTokenizer`` on the
+  references, then on the candidates (Java, one JVM each), ``Bleu(4)``, ``Meteor()`` (starts
+  the Meteor 1.5 jar: a JVM that reads its 61 MB paraphrase table), ``Rouge()``, ``Cider()``;
+* ours: the same classes from :mod:`kcca.coco` (imports changed only; METEOR in Python from
+  the cached paraphrase index, the cache warmed by one run before the timed ones).
+
+Medians and their ratio are printed and written to ``benchmarks/results/coco_pipeline.json``,
+with the largest per-item difference of every metric between the two sides (which must be
+below 1e-12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _results import write_result
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "kcca" / "captions" / "data" / "coco_outside_captions.json.gz"
+DEFAULT_OUT = ROOT / "benchmarks" / "results" / "coco_pipeline.json"
+SOURCE = "coco_karpathy_test_models"
+
+_WORKER = r'''
+import importlib, json, sys, time
+package, items_path = sys.argv[1], sys.argv[2]
+items = json.load(open(items_path, encoding="utf-8"))
+def cls(module, name):
+    return getattr(importlib.import_module(f"{package}.{module}"), name)
+PTBTokenizer = cls("tokenizer.ptbtokenizer", "PTBTokenizer")
+scorers = [(cls("bleu.bleu", "Bleu")(4), ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"]),
+           (None, "METEOR"), (cls("rouge.rouge", "Rouge")(), "ROUGE_L"),
+           (cls("cider.cider", "Cider")(), "CIDEr")]
+t0 = time.perf_counter()
+tok = PTBTokenizer()
+gts = tok.tokenize({it["id"]: [{"caption": r} for r in it["references"]] for it in items})
+res = tok.tokenize({it["id"]: [{"caption": it["candidate"]}] for it in items})
+scorers[1] = (cls("meteor.meteor", "Meteor")(), "METEOR")
+per_item, corpus = {}, {}
+for scorer, method in scorers:
+    if isinstance(method, list):
+        score, scores = scorer.compute_score(gts, res, verbose=0)
+        for m, s, ss in zip(method, score, scores):
+            corpus[m], per_item[m] = float(s), [float(x) for x in ss]
+    else:
+        score, scores = scorer.compute_score(gts, res)
+        corpus[method], per_item[method] = float(score), [float(x) for x in scores]
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "corpus": corpus, "per_item": per_item}))
+'''
+
+
+def _run(package: str, items: Path) -> dict:
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _WORKER, package, str(items)],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{package} run failed: {proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["process_seconds"] = time.perf_counter() - t0
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--items", type=int, default=5000, help="how many COCO items (<= 5000)")
+    ap.add_argument("--out", default=str(DEFAULT_OUT))
+    args = ap.parse_args(argv)
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
+        sources = json.load(f)["sources"]
+    items = next(s for s in sources if s["name"] == SOURCE)["items"][: args.items]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "items.json"
+        path.write_text(json.dumps(items), encoding="utf-8")
+        _run("kcca.coco", path)  # warms the METEOR cache (paraphrase index)
+        ours = [_run("kcca.coco", path) for _ in range(args.repeats)]
+        theirs = [_run("pycocoevalcap", path) for _ in range(args.repeats)]
+    ours_s = statistics.median(r["seconds"] for r in ours)
+    theirs_s = statistics.median(r["seconds"] for r in theirs)
+    max_diff = {
+        m: max(abs(a - b) for a, b in zip(ours[0]["per_item"][m], theirs[0]["per_item"][m]))
+        for m in theirs[0]["per_item"]
+    }
+    print(f"{len(items)} COCO items, BLEU-1..4 + METEOR + ROUGE-L + CIDEr-D from raw text, "
+          f"medians of {args.repeats} fresh processes:")
+    print(f"  pycocoevalcap 1.2 (Java tokeniser and Meteor jar): {theirs_s:.2f} s")
+    print(f"  kcca.coco (no Java):                               {ours_s:.2f} s")
+    print(f"  ratio: {theirs_s / ours_s:.1f}x")
+    print(f"  largest per-item difference: {max(max_diff.values()):.3g} "
+          f"({', '.join(f'{m} {d:.2g}' for m, d in max_diff.items())})")
+    write_result(args.out, {
+        "items": len(items), "source": SOURCE, "repeats": args.repeats,
+        "ours_seconds": [r["seconds"] for r in ours],
+        "theirs_seconds": [r["seconds"] for r in theirs],
+        "ours_process_seconds": [r["process_seconds"] for r in ours],
+        "theirs_process_seconds": [r["process_seconds"] for r in theirs],
+        "ours_median_s": ours_s, "theirs_median_s": theirs_s, "ratio": theirs_s / ours_s,
+        "corpus_ours": ours[0]["corpus"], "corpus_theirs": theirs[0]["corpus"],
+        "max_per_item_difference": max_diff,
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
