@@ -98,9 +98,24 @@ class SegmentArrays:
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
         return (
-            self.starts, self.lengths, self.keys, self.stems, self.func, self.vids,
-            self.syn_off, self.syn_ids, self.ph_off, self.ph_start, self.ph_len, self.ph_row,
-            self.tab_off, self.tab_para, self.tab_len, self.oc_off, self.oc_node, self.oc_pos,
+            self.starts,
+            self.lengths,
+            self.keys,
+            self.stems,
+            self.func,
+            self.vids,
+            self.syn_off,
+            self.syn_ids,
+            self.ph_off,
+            self.ph_start,
+            self.ph_len,
+            self.ph_row,
+            self.tab_off,
+            self.tab_para,
+            self.tab_len,
+            self.oc_off,
+            self.oc_node,
+            self.oc_pos,
         )
 
 
@@ -207,7 +222,14 @@ def _paraphrase_arrays(
     order = np.argsort(q_seg * n_nodes + q_node, kind="stable")  # slots ascending within
     q_idx, q_node, q_seg = q_idx[order], q_node[order], q_seg[order]
     return (
-        ph_off, ph_start.astype(np.int64), (d_idx + 1).astype(np.int64), t_row,
-        tab_off, para, tab_len,
-        _csr_offsets(q_seg, n_segments), q_node, (q_idx - starts[q_seg]).astype(np.int64),
+        ph_off,
+        ph_start.astype(np.int64),
+        (d_idx + 1).astype(np.int64),
+        t_row,
+        tab_off,
+        para,
+        tab_len,
+        _csr_offsets(q_seg, n_segments),
+        q_node,
+        (q_idx - starts[q_seg]).astype(np.int64),
     )

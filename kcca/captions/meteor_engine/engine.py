@@ -177,9 +177,7 @@ class MeteorEngine:
             needed = {t: texts[t] for t in [*hyps_left, *(r for rs in refs_left for r in rs)]}
             segments = self._segments(needed, refs_left, hyps_left)
             for k, refs, h in zip(left, refs_left, hyps_left):
-                found[k] = self.segment_stats(
-                    segments[h], [segments[r] for r in refs], self._table
-                )
+                found[k] = self.segment_stats(segments[h], [segments[r] for r in refs], self._table)
         stats = [st for st in found if st is not None]  # all of them by now
         per_item = [score(s) for s in stats]
         return score(aggregate(stats)), per_item, stats
@@ -200,14 +198,13 @@ class MeteorEngine:
         arrays = segment_arrays(distinct, self._words)
         hyp = np.fromiter(map(seg.__getitem__, hypotheses), np.int64, len(hypotheses))
         ref_seg = np.fromiter(
-            (seg[r] for refs in references for r in refs), np.int64,
+            (seg[r] for refs in references for r in refs),
+            np.int64,
             sum(len(refs) for refs in references),
         )
         ref_off = np.concatenate(([0], np.cumsum([len(refs) for refs in references])))
         rows, done = score_items(hyp, ref_off.astype(np.int64), ref_seg, *arrays.kernel_args())
-        return [
-            _stats(row) if ok else None for row, ok in zip(rows.tolist(), done.tolist())
-        ]
+        return [_stats(row) if ok else None for row, ok in zip(rows.tolist(), done.tolist())]
 
     def _segments(
         self,

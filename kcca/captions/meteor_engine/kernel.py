@@ -69,7 +69,17 @@ def clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no c
 
 @_jit
 def _paraphrased(
-    src, tgt, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node,
+    src,
+    tgt,
+    ph_off,
+    ph_start,
+    ph_len,
+    ph_row,
+    tab_off,
+    tab_para,
+    tab_len,
+    oc_off,
+    oc_node,
     oc_pos,
 ):  # pragma: no cover - compiled
     """``matcher._paraphrased``: the phrases of segment ``src`` paraphrased in ``tgt``, in
@@ -106,8 +116,26 @@ def _paraphrased(
 
 @_jit
 def candidate_matches(
-    t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start, ph_len,
-    ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words,
+    t,
+    r,
+    starts,
+    lengths,
+    keys,
+    stems,
+    vids,
+    syn_off,
+    syn_ids,
+    ph_off,
+    ph_start,
+    ph_len,
+    ph_row,
+    tab_off,
+    tab_para,
+    tab_len,
+    oc_off,
+    oc_node,
+    oc_pos,
+    synset_words,
 ):  # pragma: no cover - compiled
     """``aligner.find_candidates`` / ``matcher.candidate_matches`` of hypothesis segment
     ``t`` and reference segment ``r``: ``(match rows, count, test coverage, reference
@@ -127,10 +155,34 @@ def candidate_matches(
         from_ref = np.empty((0, 4), np.int64)
         from_test = from_ref
     else:  # paraphrases: reference phrases in the hypothesis, then the other way round
-        from_ref = _paraphrased(r, t, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para,
-                                tab_len, oc_off, oc_node, oc_pos)
-        from_test = _paraphrased(t, r, ph_off, ph_start, ph_len, ph_row, tab_off, tab_para,
-                                 tab_len, oc_off, oc_node, oc_pos)
+        from_ref = _paraphrased(
+            r,
+            t,
+            ph_off,
+            ph_start,
+            ph_len,
+            ph_row,
+            tab_off,
+            tab_para,
+            tab_len,
+            oc_off,
+            oc_node,
+            oc_pos,
+        )
+        from_test = _paraphrased(
+            t,
+            r,
+            ph_off,
+            ph_start,
+            ph_len,
+            ph_row,
+            tab_off,
+            tab_para,
+            tab_len,
+            oc_off,
+            oc_node,
+            oc_pos,
+        )
     # one-word stages: at most two matches per word pair (exact, or stem and synonym)
     m = np.empty((2 * n1 * n2 + from_ref.shape[0] + from_test.shape[0], 5), np.int64)
     count = 0
@@ -382,8 +434,7 @@ def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: n
             search = True
     chosen = fixed[:n2].copy()
     if search:
-        node_match, node_prev, node = resolve(m, by_ref, first, fixed, used1, used2, n2,
-                                              BEAM_SIZE)
+        node_match, node_prev, node = resolve(m, by_ref, first, fixed, used1, used2, n2, BEAM_SIZE)
         while node >= 0:
             c = node_match[node]
             chosen[m[c, 0]] = c
@@ -481,8 +532,27 @@ def score(s):  # pragma: no cover - compiled
 
 @_jit
 def score_items(
-    hyp, ref_off, ref_seg, starts, lengths, keys, stems, func, vids, syn_off, syn_ids,
-    ph_off, ph_start, ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos,
+    hyp,
+    ref_off,
+    ref_seg,
+    starts,
+    lengths,
+    keys,
+    stems,
+    func,
+    vids,
+    syn_off,
+    syn_ids,
+    ph_off,
+    ph_start,
+    ph_len,
+    ph_row,
+    tab_off,
+    tab_para,
+    tab_len,
+    oc_off,
+    oc_node,
+    oc_pos,
 ):  # pragma: no cover - compiled
     """``engine.segment_stats`` of every item: hypothesis segment ``hyp[k]``, references
     ``ref_seg[ref_off[k]:ref_off[k + 1]]``. Returns the best reference's statistics per
@@ -508,8 +578,27 @@ def score_items(
         for q in range(a, b):
             r = ref_seg[q]
             m, count, cov1, cov2 = candidate_matches(
-                t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start,
-                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words)
+                t,
+                r,
+                starts,
+                lengths,
+                keys,
+                stems,
+                vids,
+                syn_off,
+                syn_ids,
+                ph_off,
+                ph_start,
+                ph_len,
+                ph_row,
+                tab_off,
+                tab_para,
+                tab_len,
+                oc_off,
+                oc_node,
+                oc_pos,
+                synset_words,
+            )
             bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
         best_score = -1.0
         best_k = -1
@@ -518,8 +607,27 @@ def score_items(
                 continue
             r = ref_seg[a + k]
             m, count, cov1, cov2 = candidate_matches(
-                t, r, starts, lengths, keys, stems, vids, syn_off, syn_ids, ph_off, ph_start,
-                ph_len, ph_row, tab_off, tab_para, tab_len, oc_off, oc_node, oc_pos, synset_words)
+                t,
+                r,
+                starts,
+                lengths,
+                keys,
+                stems,
+                vids,
+                syn_off,
+                syn_ids,
+                ph_off,
+                ph_start,
+                ph_len,
+                ph_row,
+                tab_off,
+                tab_para,
+                tab_len,
+                oc_off,
+                oc_node,
+                oc_pos,
+                synset_words,
+            )
             align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
             s = score(tmp)
             if s > best_score or (s == best_score and k < best_k):
