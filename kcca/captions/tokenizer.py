@@ -541,12 +541,32 @@ _PLAIN_WORD = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)*)(,|\.(?! \.))?(?=[ \t\n])")
 _LONE_PUNCT = frozenset(["", ".", ","])
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _takes_period(word: str) -> bool:
+    """Whether the lexer keeps the final period of ``word.`` (an abbreviation or a
+    one-letter acronym); cached, as caption vocabularies are small."""
+    return _TAKES_PERIOD.fullmatch(word) is not None
+
+
 def _plain_words(low: str) -> list[str] | None:
     """The tokens of a lower-cased ASCII caption made of plain words, "." and "," only
     (separated by spaces); None for any other caption. (Periods here cannot make an
     ellipsis matter: only words and removed punctuation follow them.)"""
+    chunks = low.split(" ")
+    last = chunks[-1]
+    final_period = last[-1:] == "."
+    if final_period:
+        chunks[-1] = last[:-1]
+    # the commonest caption: letters and spaces, maybe one final period (the loop's answer)
+    if (
+        all(map(str.isalpha, filter(None, chunks)))
+        and _SPLIT_WORDS.isdisjoint(chunks)
+        and (not final_period or chunks[-1] and not _takes_period(last))
+    ):
+        return list(filter(None, chunks))
+    chunks[-1] = last
     out = []
-    for chunk in low.split(" "):
+    for chunk in chunks:
         if chunk.isalpha():
             if chunk in _SPLIT_WORDS:
                 return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Hashable
 
 import numpy as np
@@ -54,9 +54,27 @@ def ordered_inputs(
     return ids, refs, cands
 
 
+#: The token tuples of the last inputs, per way of splitting: ``split -> (refs, cands,
+#: ref tuples, cand tuples)``. COCOEvalCap hands the same dicts to every scorer; the same
+#: tuple objects let BLEU and CIDEr-D count the n-grams once (``_ngrams.count_items``).
+_LAST_TOKENS: dict[Callable, tuple] = {}
+
+
+def tokens(
+    split: Callable[[str], Sequence[str]], refs: list[list[str]], cands: list[str]
+) -> tuple[tuple, tuple]:
+    """``(reference token tuples, candidate token tuples)`` as ``split`` reads the captions,
+    the same objects as last time when the captions are equal to last time's."""
+    last = _LAST_TOKENS.get(split)
+    if last is not None and last[0] == refs and last[1] == cands:
+        return last[2], last[3]
+    ref_tokens = tuple(tuple(tuple(split(r)) for r in rs) for rs in refs)
+    cand_tokens = tuple(tuple(split(c)) for c in cands)
+    _LAST_TOKENS[split] = (refs, cands, ref_tokens, cand_tokens)
+    return ref_tokens, cand_tokens
+
+
 def score(scorer: CaptionScorer, gts: Mapping, res: Mapping) -> tuple[Any, np.ndarray]:
     """``scorer`` on pycocoevalcap-style dicts of tokenised captions, items in gts's order."""
     _, refs, cands = ordered_inputs(gts, res)
-    ref_tokens = [[scorer.split(r) for r in rs] for rs in refs]
-    cand_tokens = [scorer.split(c) for c in cands]
-    return scorer.score_tokens(ref_tokens, cand_tokens)
+    return scorer.score_tokens(*tokens(scorer.split, refs, cands))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from kcca.captions.bleu import Bleu as _Bleu
 from kcca.captions.bleu import corpus_stats
-from kcca.coco._compat import ordered_inputs
+from kcca.coco._compat import ordered_inputs, tokens
 
 
 class Bleu:
@@ -25,8 +25,7 @@ class Bleu:
         self, gts: Mapping, res: Mapping, verbose: int = 1
     ) -> tuple[list[float], list[list[float]]]:
         _, refs, cands = ordered_inputs(gts, res)
-        ref_tokens = [[r.split() for r in rs] for rs in refs]
-        cand_tokens = [c.split() for c in cands]
+        ref_tokens, cand_tokens = tokens(self._scorer.split, refs, cands)
         corpus, per_item = self._scorer.score_tokens(ref_tokens, cand_tokens)
         if verbose > 0:
             testlen, reflen, guess, correct = corpus_stats(ref_tokens, cand_tokens, self._n)
