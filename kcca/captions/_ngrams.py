@@ -69,7 +69,7 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
     flat[mask] = np.asarray(flat_tokens, dtype=np.int64)
     del starts
     if float(base) ** max_n < 2.0**62:
-        keys_list, rows_list, order_list = [], [], []
+        keys_list, rows_list = [], []
         key: np.ndarray = flat.copy()
         valid = flat != 0
         for n in range(1, max_n + 1):
@@ -78,12 +78,11 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
                 valid = valid[:-1] & (flat[n - 1 :] != 0)
             keys_list.append(key[valid])
             rows_list.append(sent_of[: len(valid)][valid])
-            order_list.append(np.full(int(valid.sum()), n, dtype=np.int64))
         keys = np.concatenate(keys_list)
         rows = np.concatenate(rows_list)
-        orders = np.concatenate(order_list)
-        uniq, first, cols = np.unique(keys, return_index=True, return_inverse=True)
-        order = orders[first]
+        uniq, cols = np.unique(keys, return_inverse=True)
+        # an n-gram's key has n digits in base B: its order is where it falls among B^k
+        order = 1 + np.searchsorted(base ** np.arange(1, max_n, dtype=np.int64), uniq, "right")
     else:  # pragma: no cover - only for vocabularies above ~55,000 words (max_n = 4)
         index: dict[tuple, int] = {}
         rows_l, cols_l, order_l = [], [], []
