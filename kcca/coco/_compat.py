@@ -40,6 +40,12 @@ def ordered_inputs(
     cands: list[str] = []
     for i in ids:
         hypo, ref = res[i], gts[i]
+        if isinstance(hypo, list) and not hypo:
+            raise CocoInputError(
+                f"image id {i!r} has no candidate caption (res[{i!r}] is empty)",
+                fix="score only the images of the result: with COCOEvalCap, set "
+                "params['image_id'] = cocoRes.getImgIds() before evaluate()",
+            )
         if not isinstance(hypo, list) or len(hypo) != 1:
             raise CocoInputError(f"res[{i!r}] must be a list holding one caption, not {hypo!r:.80}")
         if not isinstance(ref, list) or len(ref) == 0:

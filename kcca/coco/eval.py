@@ -94,8 +94,8 @@ class COCOEvalCap:
 
     def evaluate(self) -> None:
         img_ids = self.params["image_id"]
-        gts = {i: self.coco.imgToAnns[i] for i in img_ids}
-        res = {i: self.cocoRes.imgToAnns[i] for i in img_ids}
+        gts = {i: self.coco.imgToAnns.get(i, []) for i in img_ids}
+        res = {i: self.cocoRes.imgToAnns.get(i, []) for i in img_ids}
         print("tokenization...")
         tokenizer = PTBTokenizer()
         gts = tokenizer.tokenize(gts)

@@ -71,6 +71,14 @@ def test_input_pycocoevalcap_asserts_on_is_an_assertion_error():
         Cider().compute_score(GTS, {"a": ["x", "y"], "b": ["z"]})
 
 
+def test_an_image_without_a_candidate_is_named_with_the_fix():
+    ev = COCOEvalCap({1: ["a dog"], 2: ["a cat"]}, {1: "a dog"})
+    with pytest.raises(CocoInputError, match="image id 2 has no candidate") as err:
+        ev.evaluate()
+    assert "params['image_id'] = cocoRes.getImgIds()" in err.value.fix
+    assert ev.cocoRes.getImgIds() == [1]  # what the fix sets params["image_id"] to
+
+
 def test_spice_is_named_not_silently_missing():
     with pytest.raises(SpiceUnavailable, match="Java"):
         Spice()
