@@ -35,6 +35,8 @@ from kcca.captions.tokenizer import tokenize
 from tests.kcca.captions.java_ptb import java_jar
 from tests.optional_tools import skip_unless
 
+pytestmark = pytest.mark.outside_parity
+
 FIXTURE = Path(__file__).parent / "data" / "coco_outside_captions.json.gz"
 TOL = 1e-12
 SOURCES = ("coco_karpathy_test_models", "coco_karpathy_test_human", "coco_val2014_fakecap",

@@ -21,6 +21,8 @@ from kcca.captions.tokenizer import OTHER_LINE_BREAKS
 from tests.kcca.captions.java_ptb import java_jar
 from tests.optional_tools import skip_unless
 
+pytestmark = pytest.mark.outside_parity
+
 TOL = 1e-12
 LABELS = {"BLEU-1": "Bleu_1", "BLEU-2": "Bleu_2", "BLEU-3": "Bleu_3", "BLEU-4": "Bleu_4",
           "METEOR": "METEOR", "ROUGE-L": "ROUGE_L", "CIDEr-D": "CIDEr"}

@@ -20,6 +20,8 @@ from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize, tokenize_batc
 from tests.kcca.captions.java_ptb import java_jar, java_tokenize
 from tests.optional_tools import skip_unless
 
+pytestmark = pytest.mark.outside_parity
+
 N_STRESS = 12_000
 STRESS_SEED = 2015
 

@@ -147,6 +147,7 @@ class _NoSpice:
 
 
 @pytest.mark.slow
+@pytest.mark.outside_parity
 def test_pycocoevalcap_example_script_runs_on_kcca_coco(tmp_path, monkeypatch):
     from tests.kcca.captions.java_ptb import java_jar
 
