@@ -3,8 +3,9 @@ agreement (Chen et al. 2015, "Microsoft COCO Captions: Data Collection and Evalu
 
 Every metric is a :class:`~kcca.captions.scorer.CaptionScorer` with the pycocoevalcap-like
 ``compute_score(references, candidates) -> (corpus_score, per_item_scores)`` on tokenised
-text; :func:`evaluate_captions` tokenises raw captions once (PTB-style, as the COCO code) and
-runs several metrics, returning per-item arrays for paired significance tests.
+text; :func:`evaluate_captions` tokenises raw captions once (PTB-style, in batches, as the COCO
+code) and runs several metrics, returning per-item arrays for paired significance tests.
+:mod:`kcca.coco` offers the same metrics under pycocoevalcap's class names and module paths.
 
 Registered metrics: ``bleu`` (BLEU-1..4), ``rouge_l`` (ROUGE-L), ``cider_d`` (CIDEr-D, the
 COCO code's "CIDEr"), ``cider`` (plain CIDEr of Vedantam et al.), ``meteor`` (Meteor 1.5:
@@ -22,9 +23,14 @@ from kcca.captions.bleu import Bleu, sentence_bleu
 from kcca.captions.rouge import RougeL
 from kcca.captions.cider import Cider, CiderD
 from kcca.captions.meteor import Meteor, MeteorUnavailable, meteor_available
-from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_captions
+from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_batch, tokenize_captions
 from kcca.captions.registry import available_scorers, get_scorer, register_scorer
-from kcca.captions.evaluate import CaptionEvaluation, DEFAULT_METRICS, evaluate_captions
+from kcca.captions.evaluate import (
+    CaptionEvaluation,
+    DEFAULT_METRICS,
+    TOKENIZER_CONTEXTS,
+    evaluate_captions,
+)
 
 __all__ = [
     "Bleu",
@@ -45,7 +51,9 @@ __all__ = [
     "meteor_available",
     "register_scorer",
     "sentence_bleu",
+    "TOKENIZER_CONTEXTS",
     "tokenize",
+    "tokenize_batch",
     "tokenize_captions",
     "validate_inputs",
 ]

@@ -1,9 +1,12 @@
 """Score raw captions with several metrics at once (the COCOEvalCap pipeline, without Java).
 
-:func:`evaluate_captions` checks the input, tokenises references and candidates once with
-:func:`kcca.captions.tokenizer.tokenize` (or takes them as already tokenised), and runs each
-requested scorer on the shared token lists. The result keeps the per-item scores of every
-metric in the candidates' order, for the paired tests of :mod:`kcca.evaluate`.
+:func:`evaluate_captions` checks the input, tokenises references and candidates once, as
+pycocoevalcap does (:func:`kcca.captions.tokenizer.tokenize_batch`: all references as one
+batch, all candidates as another, images in the references' order; or each caption on its
+own), or takes them as already tokenised, and runs each requested scorer on the captions as
+that metric reads them (:meth:`~kcca.captions.scorer.CaptionScorer.split`). The result keeps
+the per-item scores of every metric in the candidates' order, for the paired tests of
+:mod:`kcca.evaluate`.
 
 A caption with no tokens after tokenisation (``""``, ``"..."``) is an error
 (:class:`~kcca.captions.scorer.EmptyCaptionError`, listing them all) unless
