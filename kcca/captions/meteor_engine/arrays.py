@@ -12,8 +12,11 @@ whose phrase and paraphrase both occur in the call, as
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
-from typing import Sequence
+from itertools import chain
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -22,22 +25,62 @@ from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, _ranges
 from kcca.captions.meteor_engine.resources import MeteorResources
 from kcca.captions.meteor_engine.stemmer import stem
 
+#: the most words :meth:`WordFeatures.save` stores (a run on random strings would grow the
+#: stored list without end)
+MAX_STORED_WORDS = 300_000
+_SHARED: weakref.WeakKeyDictionary[MeteorResources, WordFeatures] = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
+
 
 class WordFeatures:
     """Per-word matcher features, computed once per word and kept: hash key, stem key,
-    function-word flag, paraphrase-table word id, sorted synset ids."""
+    function-word flag, paraphrase-table word id, sorted synset ids.
 
-    def __init__(self, resources: MeteorResources):
+    :meth:`shared` gives one instance per :class:`.resources.MeteorResources`, started from
+    the words that earlier runs stored in the project cache
+    (:meth:`.resources.MeteorResources.load_word_features`); :meth:`save` stores the words
+    added since (computing a word's features costs about as much as scoring an item, and a
+    later run on the same references meets the same words).
+    """
+
+    def __init__(self, resources: MeteorResources, stored: dict | None = None):
         self.resources = resources
         self.index: dict[str, int] = {}
         self._keys: list[int] = []
         self._stems: list[int] = []
-        self._func: list[bool] = []
+        self._func: list[int] = []
         self._table_ids: list[int] = []
-        self._synsets: list[np.ndarray] = []
+        self._syn_sizes: list[int] = []
+        self._syn_ids: list[int] = []
         self._arrays: tuple[np.ndarray, ...] | None = None
+        self._unsaved = 0
+        self.lock = threading.Lock()
+        if stored is not None:
+            self._restore(stored)
 
-    def add(self, words: list[str]) -> None:
+    @classmethod
+    def shared(cls, resources: MeteorResources) -> WordFeatures:
+        """The instance of ``resources`` (made on first use, from the cached words)."""
+        with _SHARED_LOCK:
+            got = _SHARED.get(resources)
+            if got is None:
+                got = _SHARED[resources] = cls(resources, resources.load_word_features())
+            return got
+
+    def _restore(self, stored: dict) -> None:
+        words = stored["words"].split("\n") if stored["words"] else []
+        syn_off = stored["syn_off"]
+        if len(words) != stored["keys"].size or syn_off.size != len(words) + 1:
+            return  # not what save() writes: start empty
+        self.index = {w: k for k, w in enumerate(words)}
+        self._keys = stored["keys"].tolist()
+        self._stems = stored["stems"].tolist()
+        self._func = stored["func"].tolist()
+        self._table_ids = stored["table_ids"].tolist()
+        self._syn_sizes = np.diff(syn_off).tolist()
+        self._syn_ids = stored["syn_ids"].tolist()
+
+    def add(self, words: Iterable[str]) -> None:
         """Compute the features of the words not seen yet."""
         new = [w for w in dict.fromkeys(words) if w not in self.index]
         if not new:
@@ -52,24 +95,49 @@ class WordFeatures:
             self._stems.append(java_hash(known[w] if w in known else stem(w)))
             self._func.append(w.lower() in fw)
             self._table_ids.append(table_id(w, -1))
-            self._synsets.append(np.array(sorted(syn), np.int64))
+            self._syn_sizes.append(len(syn))
+            self._syn_ids.extend(sorted(syn))
         self._arrays = None
+        self._unsaved += len(new)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """``(keys, stem keys, function flags, table ids, synset offsets, synset ids)``,
         indexed by word number, with one more word at the end (number ``len(index)``:
         no key, no synset, not in the table) for the slots between segments."""
         if self._arrays is None:
-            sizes = np.fromiter((s.size for s in self._synsets), np.int64, len(self._synsets))
+            syn_off = np.zeros(len(self._syn_sizes) + 2, np.int64)
+            np.cumsum(self._syn_sizes, out=syn_off[1:-1])
+            syn_off[-1] = syn_off[-2]
             self._arrays = (
-                np.asarray(self._keys + [0], np.int64),
-                np.asarray(self._stems + [0], np.int64),
-                np.asarray(self._func + [False], np.uint8),
-                np.asarray(self._table_ids + [-1], np.int64),
-                np.concatenate(([0], np.cumsum(sizes), [sizes.sum()])).astype(np.int64),
-                np.concatenate(self._synsets) if self._synsets else np.zeros(0, np.int64),
+                np.array(self._keys + [0], np.int64),
+                np.array(self._stems + [0], np.int64),
+                np.array(self._func + [False], np.uint8),
+                np.array(self._table_ids + [-1], np.int64),
+                syn_off,
+                np.array(self._syn_ids, np.int64),
             )
         return self._arrays
+
+    def save(self) -> None:
+        """Store the words in the project cache when some were added since the last load
+        or save (and there are not more than :data:`MAX_STORED_WORDS`)."""
+        if not self._unsaved or len(self.index) > MAX_STORED_WORDS:
+            return
+        if any("\n" in w or "\x00" in w for w in self.index):
+            return  # the stored word list is one line per word
+        keys, stems, func, table_ids, syn_off, syn_ids = self.arrays()
+        self.resources.save_word_features(
+            {
+                "words": "\n".join(self.index),
+                "keys": keys[:-1],
+                "stems": stems[:-1],
+                "func": func[:-1],
+                "table_ids": table_ids[:-1],
+                "syn_off": syn_off[:-1],
+                "syn_ids": syn_ids,
+            }
+        )
+        self._unsaved = 0
 
 
 @dataclass
@@ -126,25 +194,29 @@ def _csr_offsets(owner: np.ndarray, n: int) -> np.ndarray:
 
 def segment_arrays(segments: Sequence[tuple[str, ...]], words: WordFeatures) -> SegmentArrays:
     """The arrays of ``segments`` (distinct token tuples)."""
-    flat = [w for seg in segments for w in seg]
-    words.add(flat)
-    keys, stems, func, table_ids, syn_off, syn_ids = words.arrays()
-    lengths = np.fromiter(map(len, segments), np.int64, len(segments))
+    vocabulary = dict.fromkeys(chain.from_iterable(segments))
+    with words.lock:
+        words.add(vocabulary)
+        keys, stems, func, table_ids, syn_off, syn_ids = words.arrays()
+        index = words.index
+        n_words = len(index)
+        used = np.fromiter(map(index.__getitem__, vocabulary), np.int64, len(vocabulary))
+        lengths = np.fromiter(map(len, segments), np.int64, len(segments))
+        flat = np.fromiter(
+            map(index.__getitem__, chain.from_iterable(segments)), np.int64, int(lengths.sum())
+        )
     # one empty slot after each segment: no n-gram crosses two segments
-    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+    starts = np.zeros(len(segments), np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
     n_slots = int(starts[-1] + lengths[-1] + 1) if len(segments) else 0
-    index = words.index
-    vids_words = np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
-    slot = np.full(n_slots, -1, np.int64)
+    vids = np.full(n_slots, n_words, np.int64)
     seg_of_word = np.repeat(np.arange(len(segments)), lengths)
-    word_slots = np.arange(len(flat)) + seg_of_word  # each earlier segment adds one gap
-    slot[word_slots] = vids_words
-    vids = np.where(slot < 0, len(index), slot)
+    vids[np.arange(flat.size) + seg_of_word] = flat  # each earlier segment adds one gap
     seg_of_slot = np.repeat(np.arange(len(segments)), lengths + 1)
     para = _paraphrase_arrays(
         words.resources.paraphrases, table_ids[vids], seg_of_slot, starts, len(segments)
     )
-    syn_off, syn_ids = _shared_synsets(np.unique(vids_words), syn_off, syn_ids)
+    syn_off, syn_ids = _shared_synsets(used, syn_off, syn_ids)
     return SegmentArrays(
         starts, lengths, keys[vids], stems[vids], func[vids], vids, syn_off, syn_ids, *para
     )
@@ -156,16 +228,16 @@ def _shared_synsets(
     """The synsets of the words ``used`` in the call, keeping only those that two of these
     words share (no other synset can give a synonym match between two different words),
     renumbered ``0..k-1``; other words get none. Same offsets layout as ``syn_off``."""
+    used = np.sort(used)
     lo, hi = syn_off[used], syn_off[used + 1]
     ids = syn_ids[_ranges(lo, hi)]
-    shared = np.flatnonzero(np.bincount(ids) >= 2) if ids.size else ids
-    new_id = np.full(int(syn_ids.max(initial=-1)) + 1, -1, np.int64)
-    new_id[shared] = np.arange(shared.size)
-    mapped = new_id[ids]
+    # synset ids are WordNet offsets (up to eight digits): renumber through a sort
+    distinct, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+    shared = counts >= 2
+    mapped = np.where(shared, np.cumsum(shared) - 1, -1)[inverse]
     keep = mapped >= 0
     owner = np.repeat(used, hi - lo)[keep]
-    counts = np.zeros(syn_off.size - 1, np.int64)
-    np.add.at(counts, owner, 1)
+    counts = np.bincount(owner, minlength=syn_off.size - 1)
     # ids stay sorted within a word (renumbering keeps the order)
     return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), mapped[keep]
 
@@ -179,21 +251,26 @@ def _paraphrase_arrays(
 ) -> tuple[np.ndarray, ...]:
     """Phrase occurrences (with their filtered table rows), the filtered table, and the
     paraphrase occurrences of every segment (see :class:`SegmentArrays`)."""
+    from kcca.captions.meteor_engine.kernel import ngram_occurrences
+
     empty = np.zeros(0, np.int64)
     zeros = np.zeros(n_segments + 1, np.int64)
     if table_ids.size == 0 or index.phrase_nodes.size == 0:
         return zeros, empty, empty, empty, np.zeros(1, np.int64), empty, empty, zeros, empty, empty
-    nodes = index.ngram_nodes(table_ids)
-    # every n-gram of the table that occurs: slot, length - 1, trie node (slot-major)
-    q_idx, e_idx = np.nonzero(nodes >= 0)
-    q_node = nodes[q_idx, e_idx]
+    # every n-gram of the table that occurs: slot, length, trie node, phrase row or -1
+    q_idx, q_len, q_node, row = ngram_occurrences(
+        table_ids,
+        index.level_offsets,
+        index.level_keys,
+        index.n_words,
+        *index.first_levels,
+        index.phrase_nodes,
+    )
     n_nodes = int(index.level_offsets[-1])
     occurs = np.zeros(n_nodes, bool)
     occurs[q_node] = True
     # the phrases of the table among them, and their entries whose paraphrase occurs too
-    row = np.searchsorted(index.phrase_nodes, q_node)
-    row[row >= index.phrase_nodes.size] = 0
-    is_phrase = index.phrase_nodes[row] == q_node
+    is_phrase = row >= 0
     rows = np.unique(row[is_phrase])
     lo, hi = index.entry_offsets[rows], index.entry_offsets[rows + 1]
     owner = np.repeat(np.arange(rows.size), hi - lo)
@@ -209,7 +286,7 @@ def _paraphrase_arrays(
     # phrase occurrences (by slot, then length) with a kept entry
     t_row = new_row[np.searchsorted(rows, row[is_phrase])]
     ok = t_row >= 0
-    p_idx, d_idx, t_row = q_idx[is_phrase][ok], e_idx[is_phrase][ok], t_row[ok]
+    p_idx, p_len, t_row = q_idx[is_phrase][ok], q_len[is_phrase][ok], t_row[ok]
     ph_seg = seg_of_slot[p_idx]
     ph_off = _csr_offsets(ph_seg, n_segments)
     ph_start = p_idx - starts[ph_seg]
@@ -223,13 +300,13 @@ def _paraphrase_arrays(
     q_idx, q_node, q_seg = q_idx[order], q_node[order], q_seg[order]
     return (
         ph_off,
-        ph_start.astype(np.int64),
-        (d_idx + 1).astype(np.int64),
+        ph_start,
+        p_len,
         t_row,
         tab_off,
         para,
         tab_len,
         _csr_offsets(q_seg, n_segments),
         q_node,
-        (q_idx - starts[q_seg]).astype(np.int64),
+        q_idx - starts[q_seg],
     )

@@ -17,6 +17,8 @@ the reference the kernel transcribes.
 from __future__ import annotations
 
 import gc
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
@@ -44,6 +46,10 @@ from kcca.captions.meteor_engine.stemmer import stem
 #: how far below the best score a reference's bound must lie for it to be skipped (far above
 #: the rounding of either computation, far below any difference between two scores)
 BOUND_MARGIN = 1e-9
+#: most threads :func:`_score_items` uses
+MAX_THREADS = 8
+#: fewest items a thread of :func:`_score_items` gets
+ITEMS_PER_THREAD = 500
 _FUNCTION_WEIGHT = 1.0 - DELTA
 
 
@@ -75,6 +81,37 @@ def _stats(row: list[int]) -> Stats:
     return Stats(row[0], row[1], row[2], row[3], stages, row[20], row[21], row[22])
 
 
+def _kernel_threads(n_items: int) -> int:
+    """Threads for :func:`_score_items`: one per available CPU (at most
+    :data:`MAX_THREADS`), each with at least :data:`ITEMS_PER_THREAD` items."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_THREADS, n_items // ITEMS_PER_THREAD))
+
+
+def _score_items(
+    hyp: np.ndarray, ref_off: np.ndarray, ref_seg: np.ndarray, args: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.kernel.score_items` of all items, in slices run by threads (the compiled
+    kernel releases the GIL; items are independent, so the result is the same)."""
+    from kcca.captions.meteor_engine.kernel import score_items
+
+    threads = _kernel_threads(hyp.size)
+    if threads == 1:
+        return score_items(hyp, ref_off, ref_seg, *args)
+    cuts = np.linspace(0, hyp.size, 4 * threads + 1).astype(np.int64).tolist()
+
+    def run(k: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = cuts[k], cuts[k + 1]
+        return score_items(hyp[a:b], ref_off[a : b + 1], ref_seg, *args)
+
+    with ThreadPoolExecutor(threads) as pool:
+        parts = list(pool.map(run, range(len(cuts) - 1)))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 def split_score_line(line: str) -> tuple[list[str], str]:
     """``(references, hypothesis)`` of a ``SCORE ||| r1 ||| ... ||| hyp`` line, as the jar
     splits it (``String.split`` drops trailing empty fields; fields are trimmed)."""
@@ -96,7 +133,7 @@ class MeteorEngine:
 
     def __init__(self, resources: MeteorResources):
         self.resources = resources
-        self._words = WordFeatures(resources)
+        self._words = WordFeatures.shared(resources)
 
     def tokens(self, text: str) -> tuple[str, ...]:
         """The words Meteor aligns: normalised (``-norm``), lower-cased, split."""
@@ -170,6 +207,7 @@ class MeteorEngine:
                 if t not in texts:
                     texts[t] = self.tokens(t)
         found = self._kernel_stats(texts, references, hypotheses)
+        self._words.save()
         left = [k for k, st in enumerate(found) if st is None]
         if left:  # long segments: the Python path
             refs_left = [references[k] for k in left]
@@ -190,8 +228,6 @@ class MeteorEngine:
     ) -> list[Stats | None]:
         """The statistics of every item that :func:`.kernel.score_items` can score (None
         for the others)."""
-        from kcca.captions.meteor_engine.kernel import score_items
-
         distinct = list(dict.fromkeys(texts.values()))
         number = {words: k for k, words in enumerate(distinct)}
         seg = {t: number[words] for t, words in texts.items()}
@@ -203,7 +239,7 @@ class MeteorEngine:
             sum(len(refs) for refs in references),
         )
         ref_off = np.concatenate(([0], np.cumsum([len(refs) for refs in references])))
-        rows, done = score_items(hyp, ref_off.astype(np.int64), ref_seg, *arrays.kernel_args())
+        rows, done = _score_items(hyp, ref_off.astype(np.int64), ref_seg, arrays.kernel_args())
         return [_stats(row) if ok else None for row, ok in zip(rows.tolist(), done.tolist())]
 
     def _segments(

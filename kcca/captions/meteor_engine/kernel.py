@@ -636,3 +636,73 @@ def score_items(
         clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
         done[it] = True
     return out, done
+
+
+@_jit
+def _find(sorted_keys, lo, hi, key):  # pragma: no cover - compiled
+    """Position of ``key`` in ``sorted_keys[lo:hi]`` (ascending), or -1."""
+    end = hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and sorted_keys[lo] == key:
+        return lo
+    return -1
+
+
+@_jit
+def ngram_occurrences(
+    ids, level_offsets, level_keys, n_words, word_nodes, child_off, phrase_nodes
+):  # pragma: no cover - compiled
+    """``paraphrase.ParaphraseIndex.ngram_nodes`` as a list: every n-gram ``ids[p:p + d]``
+    that is a node of the paraphrase trie (a word id -1 ends every n-gram), slot-major and
+    shortest first, as ``(slot p, length d, node, its row in phrase_nodes or -1)``.
+
+    ``word_nodes[w]``: the one-word node of word ``w`` (or -1); ``child_off``: where the
+    children of each one-word node start among the two-word nodes
+    (:attr:`.paraphrase.ParaphraseIndex.first_levels`)."""
+    n = ids.shape[0]
+    depth = level_offsets.shape[0] - 2
+    width = np.uint64(n_words)
+    nodes = np.empty((n, max(depth, 1)), np.int64)
+    found = np.zeros(n, np.int64)
+    for p in range(n):
+        w = ids[p]
+        if w < 0 or depth < 1 or word_nodes[w] < 0:
+            continue
+        node = word_nodes[w]
+        nodes[p, 0] = node
+        k = 1
+        for d in range(2, min(depth, n - p) + 1):
+            w = ids[p + d - 1]
+            if w < 0:
+                break
+            key = np.uint64(node) * width + np.uint64(w)
+            if d == 2:  # among the children of the one-word node
+                lo = level_offsets[2] + child_off[node - 1]
+                hi = level_offsets[2] + child_off[node]
+            else:
+                lo, hi = level_offsets[d], level_offsets[d + 1]
+            node = _find(level_keys, lo, hi, key)
+            if node < 0:
+                break
+            nodes[p, k] = node
+            k += 1
+        found[p] = k
+    total = found.sum()
+    slot = np.empty(total, np.int64)
+    length = np.empty(total, np.int64)
+    node_of = np.empty(total, np.int64)
+    row = np.empty(total, np.int64)
+    q = 0
+    for p in range(n):
+        for k in range(found[p]):
+            slot[q] = p
+            length[q] = k + 1
+            node_of[q] = nodes[p, k]
+            row[q] = _find(phrase_nodes, 0, phrase_nodes.shape[0], nodes[p, k])
+            q += 1
+    return slot, length, node_of, row

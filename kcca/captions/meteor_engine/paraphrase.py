@@ -28,6 +28,7 @@ import gzip
 import os
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -354,14 +355,47 @@ class ParaphraseIndex:
     def __init__(self, arrays: dict):
         if arrays.get("version") != INDEX_VERSION:
             raise ValueError("paraphrase index of another version")
-        self.vocab = arrays["vocab"].split("\n")
-        self.word_id = {w: i for i, w in enumerate(self.vocab)}
+        self._vocab_text: str = arrays["vocab"]
         self.level_offsets = arrays["level_offsets"]
         self.level_keys = arrays["level_keys"]
         self.phrase_nodes = arrays["phrase_nodes"]
         self.entry_offsets = arrays["entry_offsets"]
         self.entry_para = arrays["entry_para"]
         self.n_entries = arrays["n_entries"]
+
+    @cached_property
+    def vocab(self) -> list[str]:
+        """The table's words (word id = position)."""
+        return self._vocab_text.split("\n")
+
+    @cached_property
+    def word_id(self) -> dict[str, int]:
+        """Word -> word id (built on first use: a run whose words are all known from the
+        cache needs neither)."""
+        return {w: i for i, w in enumerate(self.vocab)}
+
+    @cached_property
+    def n_words(self) -> int:
+        """``len(vocab)``, counted without splitting the words."""
+        return self._vocab_text.count("\n") + 1
+
+    @cached_property
+    def first_levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(word_nodes, child_off)``: the one-word node of each word id (-1: none), and
+        where the children of one-word node ``k + 1`` start among the two-word nodes
+        (``child_off[k]:child_off[k + 1]``, relative to ``level_offsets[2]``); look-ups
+        of the first two words of an n-gram then need no search of a whole level."""
+        word_nodes = np.full(self.n_words, -1, np.int64)
+        if self.max_depth < 1:
+            return word_nodes, np.zeros(1, np.int64)
+        lo, hi = self.level_offsets[1], self.level_offsets[2]
+        one_word = self.level_keys[lo:hi].astype(np.int64)  # key = word id (root parent 0)
+        word_nodes[one_word] = lo + np.arange(one_word.size)
+        two_words = self.level_keys[hi : self.level_offsets[min(3, self.max_depth + 1)]]
+        if self.max_depth < 2:
+            two_words = two_words[:0]
+        parents = np.arange(lo, hi + 1, dtype=np.uint64) * np.uint64(self.n_words)
+        return word_nodes, np.searchsorted(two_words, parents).astype(np.int64)
 
     @property
     def n_phrases(self) -> int:

@@ -22,6 +22,8 @@ import zipfile
 from functools import cached_property
 from pathlib import Path
 
+import numpy as np
+
 from kcca.captions.meteor_engine.normalize import NBP_ANY, NBP_NUMERIC_ONLY, java_tokens
 from kcca.captions.meteor_engine.paraphrase import INDEX_VERSION, ParaphraseIndex, build_index
 from kcca.captions.meteor_engine.synonyms import (
@@ -37,6 +39,10 @@ STAGE = "meteor-paraphrase"
 STEMS_STAGE = "meteor-stems"
 #: the jar's WordNet synonym files as sorted arrays (parsing them costs a tenth of a second)
 SYNONYMS_STAGE = "meteor-synonyms"
+#: the matcher features of the words scored so far (:class:`.arrays.WordFeatures`)
+WORDS_STAGE = "meteor-words"
+#: bump when the stored word features change (part of their cache key)
+WORD_FEATURES_VERSION = 1
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, "MeteorResources"] = {}
 
@@ -238,3 +244,45 @@ class MeteorResources:
         except OSError:  # an unwritable cache folder: stem on every run
             stems = compute()["stems"]
         return dict(zip(vocab, stems.split("\n")))
+
+    def _word_features_config(self) -> dict:
+        from importlib.metadata import version
+
+        return {
+            "jar_sha256": _digest(self.jar, self.cache_root),
+            "paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
+            "index_version": INDEX_VERSION,
+            "synonym_index_version": SYNONYM_INDEX_VERSION,
+            "stemmer": f"snowballstemmer {version('snowballstemmer')} english",
+            "features_version": WORD_FEATURES_VERSION,
+        }
+
+    def load_word_features(self) -> dict | None:
+        """The word features that earlier runs stored (:meth:`save_word_features`), or
+        None (none stored, or no cache)."""
+        from kcca.cache import Cache
+
+        cache = Cache(self.cache_root)
+        if not cache.enabled:
+            return None
+        try:
+            found, value = cache.load_if_usable(WORDS_STAGE, self._word_features_config())
+        except OSError:
+            return None
+        if not found or not isinstance(value, dict):
+            return None
+        return {k: (a.item() if a.ndim == 0 else a) for k, a in value.items()}
+
+    def save_word_features(self, arrays: dict) -> None:
+        """Store the word features of :class:`.arrays.WordFeatures` (replacing the stored
+        ones; nothing when caching is off or the folder is not writable)."""
+        from kcca.cache import Cache
+
+        cache = Cache(self.cache_root)
+        if not cache.enabled:
+            return
+        try:
+            config = self._word_features_config()
+            cache.save(WORDS_STAGE, config, {k: np.asarray(v) for k, v in arrays.items()})
+        except OSError:
+            pass
