@@ -1,16 +1,22 @@
-"""Where a result came from: the time, the code's commit and the machine, as the tables' header
-(:mod:`kcca.paper.header`) and each system's run details (:mod:`kcca.systems.run`) record them."""
+"""Where a result came from: the time, the code's commit (and its local changes) and the
+machine, as the tables' header (:mod:`kcca.paper.header`) and each system's run details
+(:mod:`kcca.systems.run`) record them; and which folders hold committed results."""
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import os
 import platform
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 #: the folder above the package: the git checkout when kcca runs from a clone
 _SOURCE_TREE = Path(__file__).resolve().parents[1]
+
+#: the folder of a checkout that holds committed results (``results/hodosh2013``, ...)
+RESULTS_FOLDER = "results"
 
 
 def now() -> str:
@@ -18,29 +24,96 @@ def now() -> str:
     return _dt.datetime.now().isoformat(timespec="seconds")
 
 
-def git_commit() -> str:
-    """The short commit of the code that runs (``unknown`` outside a git checkout, as for an
-    install that is not editable), with a note when tracked files have local changes."""
+def source_tree() -> Path:
+    """The folder above the package (the checkout, for a clone)."""
+    return _SOURCE_TREE
+
+
+def _git(*args: str, cwd: str | Path | None = None) -> subprocess.CompletedProcess | None:
+    """``git ARGS`` in ``cwd`` (default: the source tree; binary output), or None when git
+    cannot run."""
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=_SOURCE_TREE,
-            timeout=10,
+        return subprocess.run(
+            ["git", *args], capture_output=True, cwd=cwd or _SOURCE_TREE, timeout=30
         )
-        if out.returncode != 0 or not out.stdout.strip():
-            return "unknown"
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            cwd=_SOURCE_TREE,
-        ).stdout.strip()
-        return out.stdout.strip() + (" (with local changes)" if dirty else "")
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
+        return None
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """The code's commit and its local changes to tracked files (``changed``: the paths of
+    ``git diff HEAD``, ``diff_sha256``: the hash of that diff; both empty when clean)."""
+
+    commit: str
+    changed: tuple[str, ...] = ()
+    diff_sha256: str = ""
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.changed)
+
+    def describe(self) -> str:
+        """``f678bac``, or ``f678bac + local changes (git diff HEAD sha256 1a2b3c4d5e6f,
+        2 files: kcca/a.py, kcca/b.py)``."""
+        if not self.dirty:
+            return self.commit
+        n = len(self.changed)
+        return (
+            f"{self.commit} + local changes (git diff HEAD sha256 {self.diff_sha256[:12]}, "
+            f"{n} file{'s' if n != 1 else ''}: {', '.join(self.changed)})"
+        )
+
+
+def source_state() -> SourceState:
+    """The state of the code that runs (commit ``unknown`` outside a git checkout, as for an
+    install that is not editable)."""
+    head = _git("rev-parse", "--short", "HEAD")
+    if head is None or head.returncode != 0 or not head.stdout.strip():
+        return SourceState("unknown")
+    commit = head.stdout.decode().strip()
+    diff = _git("diff", "HEAD", "--binary", "--no-color", "--no-ext-diff")
+    names = _git("diff", "HEAD", "--name-only", "-z", "--no-ext-diff")
+    if diff is None or names is None or diff.returncode != 0 or names.returncode != 0:
+        return SourceState(commit + " (local changes unknown)")
+    changed = tuple(sorted(n for n in names.stdout.decode(errors="replace").split("\0") if n))
+    if not changed:
+        return SourceState(commit)
+    return SourceState(commit, changed, hashlib.sha256(diff.stdout).hexdigest())
+
+
+def git_commit() -> str:
+    """The commit of the code that runs, with its local changes named
+    (:meth:`SourceState.describe`)."""
+    return source_state().describe()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def committed_results(path: str | Path) -> str | None:
+    """Why ``path`` is a place of committed results, or None: it lies in the ``results``
+    folder of this source tree or of the git checkout around it, or git tracks files in it."""
+    target = Path(path).resolve()
+    anchor = next((p for p in (target, *target.parents) if p.is_dir()), None)
+    if anchor is None:
+        return None
+    ours = _SOURCE_TREE / RESULTS_FOLDER
+    if (_SOURCE_TREE / ".git").exists() and _inside(target, ours):
+        return f"it lies in the project's committed results folder {ours}"
+    top = _git("rev-parse", "--show-toplevel", cwd=anchor)
+    if top is None or top.returncode != 0:
+        return None
+    root = Path(top.stdout.decode().strip()).resolve()
+    tracked = _git("ls-files", "-z", "--", str(target), cwd=root)
+    if tracked is not None and tracked.returncode == 0 and tracked.stdout.strip(b"\0"):
+        return f"git tracks files in it (the checkout {root})"
+    results = root / RESULTS_FOLDER
+    listed = _git("ls-files", "-z", "--", str(results), cwd=root)
+    if _inside(target, results) and listed is not None and listed.stdout.strip(b"\0"):
+        return f"it lies in the committed results folder {results} of the checkout {root}"
+    return None
 
 
 def machine() -> str:

@@ -16,6 +16,11 @@ with significance markers computed from our per-query results by the paper's tes
 ``table<N>.csv`` (tidy: ``table,system,task,metric,ours,paper,ours_sig,paper_sig,p_value,
 test``), plus PNG plots: R@k curves, the distribution of the original item's rank, and a
 Table 6 heat map.
+
+A run into a folder of committed results (``--out results/hodosh2013``,
+:func:`kcca.provenance.committed_results`) is refused while the code has local changes, unless
+``--allow-dirty`` is given; the header's commit line then names the changed files and the
+hash of their ``git diff HEAD``.
 """
 
 from __future__ import annotations
@@ -100,6 +105,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "run of systems or by --tables-only without the data (refused "
         "without it)",
     )
+    p.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="write into a folder of committed results (such as results/hodosh2013) although "
+        "the code has local changes (refused without it; the header names the changed files "
+        "and the hash of their diff)",
+    )
     add_grid_arguments(p, "every system's", "recorded in the header")
     p.add_argument(
         "--image-config",
@@ -180,6 +192,29 @@ def _refuse_overwrite(
         )
 
 
+def _refuse_dirty_tree(out: Path, args: argparse.Namespace) -> None:
+    """Tables meant for committing come from committed code: an ``--out`` of committed results
+    is refused while tracked files have local changes, unless ``--allow-dirty`` is given."""
+    from kcca.provenance import committed_results, source_state, source_tree
+
+    why = committed_results(out)
+    if why is None or args.allow_dirty:
+        return
+    state = source_state()
+    if not state.dirty:
+        return
+    shown = ", ".join(state.changed[:5]) + (", ..." if len(state.changed) > 5 else "")
+    raise DataError(
+        f"--out {out} holds committed results ({why}), but the code has local changes "
+        f"({len(state.changed)} file(s): {shown}), so its tables would name no commit that "
+        "made them",
+        fix=f"commit the changes first (`git -C {shlex.quote(str(source_tree()))} status` "
+        "lists them), write elsewhere with "
+        "`--out kcca-reproduce-out`, or add `--allow-dirty` (the header then names the "
+        "changed files and the hash of their diff)",
+    )
+
+
 #: flags that change how systems run, which --tables-only (no system runs) would ignore
 RUN_ONLY_FLAGS = ("p", "d", "image_config", "search_rank", "precision", "scheduler")
 
@@ -222,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(str(exc)) from None
     out = Path(args.out)
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
+    _refuse_dirty_tree(out, args)
     if args.tables_only:
         _refuse_run_flags(args)
     else:  # a backend the machine lacks is named before any data is read
