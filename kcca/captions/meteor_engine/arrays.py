@@ -3,10 +3,11 @@
 What :class:`.matcher.Segment` holds per segment (word hash keys, stem keys, function-word
 flags, synsets, paraphrase look-ups) is laid out here for all distinct segments at once:
 segment ``s`` owns the word slots ``starts[s]:starts[s] + lengths[s]`` of the per-word
-arrays. Word features are computed once per distinct word (and remembered by
-:class:`WordFeatures` between calls); the paraphrase look-ups are one vectorised pass over
-all n-grams (:meth:`.paraphrase.ParaphraseIndex.ngram_nodes`), keeping the table entries
-whose phrase and paraphrase both occur in the call, as
+arrays. Word features are computed once per distinct word and remembered by
+:class:`WordFeatures` (per process, and in the project cache for later runs); the paraphrase
+look-ups are one compiled walk of the trie over all n-grams
+(:func:`.kernel.ngram_occurrences`, what :meth:`.paraphrase.ParaphraseIndex.ngram_nodes`
+computes), keeping the table entries whose phrase and paraphrase both occur in the call, as
 :meth:`.paraphrase.ParaphraseIndex.prepare` does.
 """
 
@@ -257,14 +258,14 @@ def _paraphrase_arrays(
     zeros = np.zeros(n_segments + 1, np.int64)
     if table_ids.size == 0 or index.phrase_nodes.size == 0:
         return zeros, empty, empty, empty, np.zeros(1, np.int64), empty, empty, zeros, empty, empty
-    # every n-gram of the table that occurs: slot, length, trie node, phrase row or -1
+    # every n-gram of the table that occurs: slot, length, trie node, phrase row (or -1)
     q_idx, q_len, q_node, row = ngram_occurrences(
         table_ids,
         index.level_offsets,
         index.level_keys,
         index.n_words,
         *index.first_levels,
-        index.phrase_nodes,
+        index.phrase_row,
     )
     n_nodes = int(index.level_offsets[-1])
     occurs = np.zeros(n_nodes, bool)

@@ -11,7 +11,8 @@ look-ups are computed once per distinct text.
 Items go through the compiled :mod:`.kernel` (segments as the flat arrays of
 :mod:`.arrays`); :meth:`MeteorEngine.segment_stats` is the same computation in Python,
 used for the items with a segment longer than :data:`.kernel.MAX_WORDS` words and kept as
-the reference the kernel transcribes.
+the reference the kernel transcribes. The kernel releases the GIL: the items are scored in
+slices on one thread per CPU.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ class MeteorEngine:
                 if t not in texts:
                     texts[t] = self.tokens(t)
         found = self._kernel_stats(texts, references, hypotheses)
-        self._words.save()
+        with self._words.lock:
+            self._words.save()
         left = [k for k, st in enumerate(found) if st is None]
         if left:  # long segments: the Python path
             refs_left = [references[k] for k in left]

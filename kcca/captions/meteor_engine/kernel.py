@@ -16,7 +16,8 @@ module, where Python keeps the module's own bytecode (so the compiled code is ex
 trusted as the ``.pyc`` files Python runs from there), or numba's per-user cache folder when
 that folder is read-only; later processes load it in well under a second. Calls between the
 compiled functions pass no literal constants (numba would compile one version per literal
-value).
+value). :func:`ngram_occurrences` (the paraphrase-trie walk of :mod:`.arrays`) is compiled
+and cached the same way.
 """
 
 from __future__ import annotations
@@ -575,6 +576,8 @@ def score_items(
         t0, n1 = starts[t], lengths[t]
         mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
         bounds = np.empty(b - a, np.float64)
+        counts = np.empty(b - a, np.int64)
+        found = []  # each reference's candidate matches and coverage, for the alignment
         for q in range(a, b):
             r = ref_seg[q]
             m, count, cov1, cov2 = candidate_matches(
@@ -600,34 +603,16 @@ def score_items(
                 synset_words,
             )
             bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
+            counts[q - a] = count
+            found.append((m, cov1, cov2))
         best_score = -1.0
         best_k = -1
         for k in np.argsort(-bounds, kind="mergesort"):  # decreasing, stable
             if bounds[k] < best_score - BOUND_MARGIN:
                 continue
             r = ref_seg[a + k]
-            m, count, cov1, cov2 = candidate_matches(
-                t,
-                r,
-                starts,
-                lengths,
-                keys,
-                stems,
-                vids,
-                syn_off,
-                syn_ids,
-                ph_off,
-                ph_start,
-                ph_len,
-                ph_row,
-                tab_off,
-                tab_para,
-                tab_len,
-                oc_off,
-                oc_node,
-                oc_pos,
-                synset_words,
-            )
+            m, cov1, cov2 = found[k]
+            count = counts[k]
             align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
             s = score(tmp)
             if s > best_score or (s == best_score and k < best_k):
@@ -655,11 +640,11 @@ def _find(sorted_keys, lo, hi, key):  # pragma: no cover - compiled
 
 @_jit
 def ngram_occurrences(
-    ids, level_offsets, level_keys, n_words, word_nodes, child_off, phrase_nodes
+    ids, level_offsets, level_keys, n_words, word_nodes, child_off, phrase_row
 ):  # pragma: no cover - compiled
     """``paraphrase.ParaphraseIndex.ngram_nodes`` as a list: every n-gram ``ids[p:p + d]``
     that is a node of the paraphrase trie (a word id -1 ends every n-gram), slot-major and
-    shortest first, as ``(slot p, length d, node, its row in phrase_nodes or -1)``.
+    shortest first, as ``(slot p, length d, node, phrase_row[node])``.
 
     ``word_nodes[w]``: the one-word node of word ``w`` (or -1); ``child_off``: where the
     children of each one-word node start among the two-word nodes
@@ -703,6 +688,6 @@ def ngram_occurrences(
             slot[q] = p
             length[q] = k + 1
             node_of[q] = nodes[p, k]
-            row[q] = _find(phrase_nodes, 0, phrase_nodes.shape[0], nodes[p, k])
+            row[q] = phrase_row[nodes[p, k]]
             q += 1
     return slot, length, node_of, row

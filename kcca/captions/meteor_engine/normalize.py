@@ -63,6 +63,8 @@ NBP_NUMERIC_ONLY = 2
 
 def java_trim(text: str) -> str:
     """``String.trim()``: strip characters up to U+0020 at both ends."""
+    if text and text[0] > " " and text[-1] > " ":
+        return text  # nothing to strip (the common case, without scanning the set)
     return text.strip(_JAVA_TRIM)
 
 

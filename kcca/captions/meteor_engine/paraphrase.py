@@ -397,6 +397,13 @@ class ParaphraseIndex:
         parents = np.arange(lo, hi + 1, dtype=np.uint64) * np.uint64(self.n_words)
         return word_nodes, np.searchsorted(two_words, parents).astype(np.int64)
 
+    @cached_property
+    def phrase_row(self) -> np.ndarray:
+        """Per trie node: its row in ``phrase_nodes`` (-1: not a phrase with entries)."""
+        row = np.full(int(self.level_offsets[-1]), -1, np.int32)
+        row[self.phrase_nodes] = np.arange(self.phrase_nodes.size, dtype=np.int32)
+        return row
+
     @property
     def n_phrases(self) -> int:
         return self.phrase_nodes.size

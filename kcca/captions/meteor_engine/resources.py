@@ -8,10 +8,11 @@ normaliser) and ``synonym/english.{synsets,exceptions}`` (WordNet 3.0). The para
 and cached in the project cache (:func:`kcca.cache.default_cache_dir`, stage
 ``meteor-paraphrase``) under the table's SHA-256, with the stems of its words
 (``meteor-stems``); the synonym files are cached as sorted arrays under the jar's SHA-256
-(``meteor-synonyms``). All three are ``.npz`` entries (no pickle, no joblib import). So that
-a later process need not hash the files again, each digest is also remembered in that folder
-under the file's path, size, modification time and inode (``file-digests.tsv``), as ``git``
-does for its index.
+(``meteor-synonyms``); the matcher features of the words scored so far are kept under both
+digests (``meteor-words``, :class:`.arrays.WordFeatures`). All four are ``.npz`` entries (no
+pickle, no joblib import). So that a later process need not hash the files again, each
+digest is also remembered in that folder under the file's path, size, modification time and
+inode (``file-digests.tsv``), as ``git`` does for its index.
 """
 
 from __future__ import annotations
