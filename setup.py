@@ -1,15 +1,20 @@
 """Build script. The project's metadata lives in pyproject.toml; this file adds what its static
-tables cannot say: the demo's experiment files (``experiments/demo``, read by ``kcca demo`` and
-the demo model) travel inside the package as ``kcca/experiments/demo``, so the demo runs from
-any install, not only from a clone."""
+tables cannot say: the experiment files the commands read by default (``experiments/demo``,
+``experiments/hodosh2013`` and ``experiments/beyond``) travel inside the package as
+``kcca/experiments/<name>``, so ``kcca demo`` and ``kcca reproduce`` run from any install, not
+only from a clone (:func:`kcca.systems.spec.default_experiments_dir`)."""
 
 from setuptools import find_packages, setup
 
+#: the folders of experiments/ that go into the package
+EXPERIMENTS = ("demo", "hodosh2013", "beyond")
+
 setup(
-    packages=find_packages(include=["kcca*", "features*"]) + ["kcca.experiments.demo"],
-    package_dir={"kcca.experiments.demo": "experiments/demo"},
+    packages=find_packages(include=["kcca*", "features*"])
+    + [f"kcca.experiments.{name}" for name in EXPERIMENTS],
+    package_dir={f"kcca.experiments.{name}": f"experiments/{name}" for name in EXPERIMENTS},
     package_data={
         "kcca.report": ["static/*.css", "static/*.js"],
-        "kcca.experiments.demo": ["*.toml", "*.md"],
+        **{f"kcca.experiments.{name}": ["*.toml", "*.md"] for name in EXPERIMENTS},
     },
 )

@@ -581,8 +581,8 @@ def load_spec(path: str | Path) -> SystemSpec:
 
 def default_experiments_dir(name: str = "hodosh2013") -> Path:
     """``experiments/<name>`` of the source tree this package runs from (a clone, installed
-    editable), else the copy inside an installed package (the demo's files travel in the
-    wheel as ``kcca/experiments/demo``, see setup.py), else of the current folder."""
+    editable), else the copy inside an installed package (the wheel carries each folder as
+    ``kcca/experiments/<name>``, see setup.py), else of the current folder."""
     package = Path(__file__).resolve().parents[1]
     for folder in (package.parent / "experiments" / name, package / "experiments" / name):
         if folder.is_dir():
@@ -597,8 +597,8 @@ def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     Two files whose systems would write the same rankings file (the same name, or names that
     differ only in the characters a file name leaves out) are an error naming both."""
     fix = (
-        "point the command at the folder of experiment files (experiments/hodosh2013 of a "
-        "clone of the repository; an install that is not editable does not carry them)"
+        "point the command at the folder of experiment files with --experiments DIR (the "
+        "project's own: experiments/ of a clone, kcca/experiments/ of an installed package)"
     )
     if not Path(folder).is_dir():
         raise DataError(f"no experiment files {pattern}: no folder {folder}", fix=fix)

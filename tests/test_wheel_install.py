@@ -1,0 +1,112 @@
+"""The project installed from a wheel (``pip install .``, not editable), run outside the
+checkout: the wheel is built from a copy of the working tree, installed into a fresh virtual
+environment (``--system-site-packages`` for the dependencies, so no network), and there, in a
+folder far from the checkout, ``kcca demo`` runs and ``kcca reproduce --tables-only`` rebuilds
+committed table rows from a copy of the committed results, reading the experiment files the
+wheel carries."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "results" / "hodosh2013"
+#: what a build reads from the checkout
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "kcca", "features", "experiments")
+
+pytestmark = pytest.mark.slow
+
+
+def sh(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, **kwargs)
+    assert done.returncode == 0, (f"`{' '.join(command)}` exited {done.returncode}\n"
+                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(folder to run in, environment): the wheel installed in a fresh virtual environment."""
+    import importlib.util
+
+    import setuptools
+
+    if importlib.util.find_spec("wheel") is None and tuple(
+            int(x) for x in setuptools.__version__.split(".")[:2]) < (70, 1):
+        pytest.fail("building a wheel without build isolation needs the package `wheel` "
+                    "with setuptools < 70.1: python -m pip install -e \".[dev]\"")
+    root = tmp_path_factory.mktemp("wheel")
+    src = root / "src"
+    src.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=skip)
+        else:
+            shutil.copy2(REPO / name, src / name)
+    sh([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+        "--disable-pip-version-check", str(src), "-w", str(root / "dist")])
+    wheel, = (root / "dist").glob("*.whl")
+    venv = root / "venv"
+    sh([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    sh([str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
+        "--disable-pip-version-check", str(wheel)])
+    walk = root / "walk"
+    shutil.copytree(RESULTS / "rankings", walk / "rankings")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(KCCA_DATA_DIR="", NLTK_DATA="", MPLBACKEND="Agg",
+               KCCA_CACHE_DIR=str(root / "cache"), VIRTUAL_ENV=str(venv),
+               PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    return walk, env, venv
+
+
+def kcca(installed, *args: str) -> subprocess.CompletedProcess:
+    walk, env, _ = installed
+    return sh(["kcca", *args], cwd=walk, env=env)
+
+
+def test_the_wheel_is_imported_with_every_experiment_folder(installed):
+    walk, env, venv = installed
+    probe = ("import kcca, features\nfrom kcca.systems.spec import default_experiments_dir\n"
+             "print(kcca.__file__)\nprint(features.__file__)\n"
+             "for name in {names!r}:\n"
+             "    d = default_experiments_dir(name)\n"
+             "    print(d, *sorted(p.name for p in d.iterdir()), sep='|')\n")
+    names = sorted(p.name for p in (REPO / "experiments").iterdir() if p.is_dir())
+    done = sh(["python", "-c", probe.format(names=names)], cwd=walk, env=env)
+    lines = done.stdout.splitlines()
+    for path in lines[:2]:  # the wheel's copy, not the checkout's editable install
+        assert Path(path).resolve().is_relative_to(venv.resolve()), path
+    for name, line in zip(names, lines[2:]):
+        folder, *files = line.split("|")
+        assert Path(folder).resolve().is_relative_to(venv.resolve()), (name, folder)
+        want = sorted(p.name for p in (REPO / "experiments" / name).iterdir()
+                      if p.suffix in (".toml", ".md"))
+        assert files == want, name
+
+
+def test_tables_come_back_from_the_committed_results_outside_the_checkout(installed):
+    walk, _, _ = installed
+    kcca(installed, "reproduce", "--tables-only", "--rankings-dir", "rankings", "--systems",
+         "BoW5", "TRI5SEM", "--tables", "3,11", "--no-plots", "--out", "tables")
+    for name in ("table3.csv", "table11.csv"):
+        with (RESULTS / name).open(newline="", encoding="utf-8") as fh:
+            want = list(csv.reader(fh))
+        with (walk / "tables" / name).open(newline="", encoding="utf-8") as fh:
+            got = list(csv.reader(fh))
+        assert len(got) > 10 and all(row in want for row in got), name
+
+
+def test_demo_runs_from_the_wheel(installed):
+    walk, _, _ = installed
+    kcca(installed, "demo")
+    assert (walk / "kcca-demo-out" / "report" / "index.html").is_file()
+    assert (walk / "kcca-demo-out" / "recall_at_k.png").is_file()
