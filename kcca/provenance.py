@@ -40,29 +40,45 @@ def _git(*args: str, cwd: str | Path | None = None) -> subprocess.CompletedProce
         return None
 
 
+#: the folders of the source tree whose new (untracked) files count as local changes
+CODE_FOLDERS = ("kcca", "features", "experiments")
+
+
 @dataclass(frozen=True)
 class SourceState:
-    """The code's commit and its local changes to tracked files (``changed``: the paths of
-    ``git diff HEAD``, ``diff_sha256``: the hash of that diff; both empty when clean)."""
+    """The code's commit and its local changes: ``changed``, the paths of ``git diff HEAD``;
+    ``new``, files git does not track yet in :data:`CODE_FOLDERS`; ``diff_sha256``, the
+    hash of that diff (followed, when there are new files, by their names and contents)."""
 
     commit: str
     changed: tuple[str, ...] = ()
     diff_sha256: str = ""
+    new: tuple[str, ...] = ()
 
     @property
     def dirty(self) -> bool:
-        return bool(self.changed)
+        return bool(self.changed or self.new)
 
     def describe(self) -> str:
         """``f678bac``, or ``f678bac + local changes (git diff HEAD sha256 1a2b3c4d5e6f,
-        2 files: kcca/a.py, kcca/b.py)``."""
+        2 files: kcca/a.py, kcca/b.py; new: kcca/c.py)``."""
         if not self.dirty:
             return self.commit
         n = len(self.changed)
+        new = f"; new: {', '.join(self.new)}" if self.new else ""
         return (
             f"{self.commit} + local changes (git diff HEAD sha256 {self.diff_sha256[:12]}, "
-            f"{n} file{'s' if n != 1 else ''}: {', '.join(self.changed)})"
+            f"{n} file{'s' if n != 1 else ''}: {', '.join(self.changed)}{new})"
         )
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The changed files, then the new ones."""
+        return self.changed + self.new
+
+
+def _split(out: bytes) -> tuple[str, ...]:
+    return tuple(sorted(n for n in out.decode(errors="replace").split("\0") if n))
 
 
 def source_state() -> SourceState:
@@ -74,12 +90,22 @@ def source_state() -> SourceState:
     commit = head.stdout.decode().strip()
     diff = _git("diff", "HEAD", "--binary", "--no-color", "--no-ext-diff")
     names = _git("diff", "HEAD", "--name-only", "-z", "--no-ext-diff")
-    if diff is None or names is None or diff.returncode != 0 or names.returncode != 0:
+    others = _git("ls-files", "--others", "--exclude-standard", "-z", "--", *CODE_FOLDERS)
+    if diff is None or names is None or others is None:
         return SourceState(commit + " (local changes unknown)")
-    changed = tuple(sorted(n for n in names.stdout.decode(errors="replace").split("\0") if n))
-    if not changed:
+    if diff.returncode or names.returncode or others.returncode:
+        return SourceState(commit + " (local changes unknown)")
+    changed, new = _split(names.stdout), _split(others.stdout)
+    if not (changed or new):
         return SourceState(commit)
-    return SourceState(commit, changed, hashlib.sha256(diff.stdout).hexdigest())
+    digest = hashlib.sha256(diff.stdout)
+    for name in new:
+        try:
+            content = (_SOURCE_TREE / name).read_bytes()
+        except OSError:
+            content = b""
+        digest.update(name.encode() + b"\0" + content + b"\0")
+    return SourceState(commit, changed, digest.hexdigest(), new)
 
 
 def git_commit() -> str:

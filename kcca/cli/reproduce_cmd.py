@@ -203,10 +203,10 @@ def _refuse_dirty_tree(out: Path, args: argparse.Namespace) -> None:
     state = source_state()
     if not state.dirty:
         return
-    shown = ", ".join(state.changed[:5]) + (", ..." if len(state.changed) > 5 else "")
+    shown = ", ".join(state.files[:5]) + (", ..." if len(state.files) > 5 else "")
     raise DataError(
         f"--out {out} holds committed results ({why}), but the code has local changes "
-        f"({len(state.changed)} file(s): {shown}), so its tables would name no commit that "
+        f"({len(state.files)} file(s): {shown}), so its tables would name no commit that "
         "made them",
         fix=f"commit the changes first (`git -C {shlex.quote(str(source_tree()))} status` "
         "lists them), write elsewhere with "

@@ -91,6 +91,10 @@ def test_commit_line_names_the_local_changes(checkout, monkeypatch):
     digest = hashlib.sha256(git(checkout, "diff", "HEAD", "--binary")).hexdigest()
     line = provenance.git_commit()
     assert line.startswith(head) and "code.py" in line and digest[:12] in line, line
+    (checkout / "kcca").mkdir()  # a new file of the code counts too, with its content
+    (checkout / "kcca" / "new.py").write_text("y = 1\n")
+    line = provenance.git_commit()
+    assert "new: kcca/new.py" in line and digest[:12] not in line, line
 
 
 def test_reproduce_into_committed_results_refuses_a_dirty_tree(checkout, tmp_path,
