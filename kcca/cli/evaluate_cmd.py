@@ -268,6 +268,17 @@ def _refuse_data_flags(args: argparse.Namespace, compacts: dict) -> None:
             )
 
 
+def _stored_rule(args: argparse.Namespace, compacts: dict) -> str | None:
+    """The relevance rule of the judged metrics that compact results files read without the
+    data hold (None when some file holds none under ``--relevance``)."""
+    from kcca.evaluate.compact import stored_metrics_usable
+    from kcca.evaluate.relevance import get_rule
+
+    if compacts and all(stored_metrics_usable(c, args.relevance, None) for c in compacts.values()):
+        return get_rule(args.relevance).describe()
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
     from kcca.data.errors import DataError
@@ -378,22 +389,25 @@ def run(args: argparse.Namespace) -> int:
                 for e in evals[1:]
             }
         rel = ctx.relevance
+        rule = rel.rule.describe() if rel is not None else _stored_rule(args, compacts)
         if rel is not None:
             assert corpus is not None  # a relevance matrix comes only with a corpus
             note(
-                f"relevance rule {rel.rule.describe()}: {rel.n_added} pairs added to the "
+                f"relevance rule {rule}: {rel.n_added} pairs added to the "
                 f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
                 "not relevant"
             )
+        elif rule is not None:
+            note(f"relevance rule {rule} (that of the judged metrics stored in the files)")
         if text:
-            print(("\n" if rel is not None else "") + systems_text(evals, significance))
+            print(("\n" if rule is not None else "") + systems_text(evals, significance))
         elif args.format == "csv":
             print(systems_csv(evals, significance))
         result.update(
             evaluation_document(
                 evals,
                 significance,
-                rel.rule.describe() if rel is not None else None,
+                rule,
                 per_query=not args.no_per_query,
             )
         )

@@ -14,6 +14,8 @@ The paper tokenised with OpenNLP, which splits clitics (``man's`` -> ``man 's``)
 :func:`tokenize` does the same by default (``split_clitics=True``), so the ``s`` left after
 stripping is a stop word for ROUGE. Stop words are NLTK's English list (179 words, read
 from ``$NLTK_DATA``); Lin's ROUGE script has its own longer list (a documented difference).
+The generated demo corpus needs no NLTK data: its scores use :data:`DEMO_STOP_WORDS`, the words
+of that list its grammar can write, which gives the same tokens.
 
 All-pairs scores of a pool (1,000 x 1,000 = 10^6 pairs) are computed with sparse count
 matrices: for non-negative integers, ``min(a, b) = sum_{t >= 1} [a >= t][b >= t]``, so each
@@ -69,6 +71,26 @@ def default_stop_words() -> frozenset[str]:
     from features.text.resources import stop_words
 
     return stop_words("english")
+
+
+#: NLTK's English stop words that the demo grammar (:mod:`kcca.data.demo_grammar`) can write:
+#: on the demo corpus they remove exactly what the whole list removes (a test checks this)
+DEMO_STOP_WORDS = frozenset(
+    "a above against an and are at below can down here in is its no of on over than that the "
+    "there this to under up we with you".split()
+)
+
+
+def is_demo_corpus(corpus) -> bool:
+    """Whether ``corpus`` is the generated demo corpus (named ``demo`` or ``demo-...``)."""
+    name = str(getattr(corpus, "name", ""))
+    return name == "demo" or name.startswith("demo-")
+
+
+def corpus_stop_words(corpus) -> frozenset[str]:
+    """The stop words of ``corpus``'s scores: :data:`DEMO_STOP_WORDS` for the demo corpus (no
+    NLTK data needed), NLTK's English list otherwise."""
+    return DEMO_STOP_WORDS if is_demo_corpus(corpus) else default_stop_words()
 
 
 @dataclass(frozen=True)
@@ -276,7 +298,7 @@ def pool_score_matrix(
     if metric not in ("bleu", "rouge"):
         raise DataError(f"unknown metric {metric!r}: use 'bleu' or 'rouge'")
     prep = preprocessor or (PLAIN if metric == "bleu" else ROUGE_STYLE)
-    sw = default_stop_words() if prep.remove_stop_words else None
+    sw = corpus_stop_words(corpus) if prep.remove_stop_words else None
     pool = corpus.pool(split)
     k = corpus.pool_caption_index
     refs = [

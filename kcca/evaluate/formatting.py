@@ -19,6 +19,8 @@ import math
 import textwrap
 from typing import Any, Sequence
 
+import numpy as np
+
 from kcca.evaluate.system import SystemEvaluation, stars
 from kcca.names import TASKS
 
@@ -252,7 +254,12 @@ def systems_csv(evals: Sequence[SystemEvaluation], significance: dict | None = N
     writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for record in systems_records(evals, significance):
-        writer.writerow({k: ("" if v is None else v) for k, v in record.items()})
+        writer.writerow(
+            {
+                k: ("" if v is None else clean_float(v) if isinstance(v, float) else v)
+                for k, v in record.items()
+            }
+        )
     return buf.getvalue().rstrip("\n")
 
 
@@ -273,9 +280,33 @@ def evaluation_document(
     return jsonable(doc)
 
 
+#: significant digits a number keeps in JSON and CSV: the float noise of arithmetic below them
+#: is dropped (``100 * 0.044`` is written 4.4, not 4.3999999999999995)
+SIGNIFICANT_DIGITS = 12
+
+
+def clean_float(x: float) -> float:
+    """``x`` rounded to :data:`SIGNIFICANT_DIGITS` significant digits (NaN and inf as they are);
+    Python writes it in the shortest form that reads back the same."""
+    x = float(x)
+    return float(f"{x:.{SIGNIFICANT_DIGITS}g}") if math.isfinite(x) else x
+
+
+def clean_numbers(x: Any) -> Any:
+    """``x`` with every float (NumPy's too) inside dicts, lists and tuples through
+    :func:`clean_float`; everything else as it is."""
+    if isinstance(x, dict):
+        return {k: clean_numbers(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [clean_numbers(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        return clean_float(x)
+    return x
+
+
 def jsonable(x: Any) -> Any:
-    """Tuples as lists, tuple keys as 'a vs b' strings, NumPy values as Python numbers, NaN
-    as None (JSON has no NaN)."""
+    """Tuples as lists, tuple keys as 'a vs b' strings, NumPy values as Python numbers, floats
+    without noise (:func:`clean_float`), NaN as None (JSON has no NaN)."""
     if isinstance(x, dict):
         return {
             (" vs ".join(map(str, k)) if isinstance(k, tuple) else str(k)): jsonable(v)
@@ -285,6 +316,6 @@ def jsonable(x: Any) -> Any:
         return [jsonable(v) for v in x]
     if hasattr(x, "tolist") and type(x).__module__ == "numpy":  # NumPy scalar or array
         return jsonable(x.tolist())
-    if isinstance(x, float) and math.isnan(x):
-        return None
+    if isinstance(x, float):
+        return None if math.isnan(x) else clean_float(x)
     return x

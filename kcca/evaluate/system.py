@@ -307,11 +307,16 @@ def evaluate_compact(
             k: (dict(sorted(v.items(), key=_coverage_order)) if isinstance(v, dict) else v)
             for k, v in compact.meta.get("coverage", {}).items()
         }
+    with_bleu = "top-1 BLEU" in metrics.get("annotation", {})
+    kept = (
+        f"; the judged metrics{' and top-1 BLEU/ROUGE' if with_bleu else ''} as stored when it "
+        "was written"
+        if ctx.corpus is None
+        else "; the full-ranking metrics as stored when it was written"
+    )
     notes = [
         f"{compact.source}: compact results (gold ranks and the top {compact.depth} per "
-        "query"
-        + ("; the full-ranking metrics as stored when it was written" if stored else "")
-        + ")"
+        "query" + (kept if stored else "") + ")"
     ]
     missing = missing_metrics(compact, counts, stored_usable=stored)
     if missing:
@@ -322,10 +327,14 @@ def evaluate_compact(
             "judgments and captions (set --data-dir or KCCA_DATA_DIR)"
         )
     elif ctx.corpus is None:
-        notes.append(
-            "no corpus data: BLEU/ROUGE of the first caption need the captions (set "
-            "--data-dir or KCCA_DATA_DIR)"
-        )
+        absent = [
+            k for k in ("top-1 BLEU", "top-1 ROUGE") if k not in metrics.get("annotation", {})
+        ]
+        if absent:
+            notes.append(
+                f"no corpus data: {' and '.join(absent)} need the captions (set --data-dir "
+                "or KCCA_DATA_DIR)"
+            )
     return SystemEvaluation(compact.system, metrics, coverage, expert_result, notes)
 
 

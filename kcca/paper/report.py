@@ -33,6 +33,7 @@ from kcca.cache import write_text_atomic
 from kcca.data.corpus import Corpus
 from kcca.data.documents import read_json
 from kcca.data.errors import DataError
+from kcca.evaluate.formatting import clean_numbers
 from kcca.evaluate.original import original_ranks
 from kcca.evaluate.rankings_io import Rankings, read_rankings
 from kcca.evaluate.results_files import find_results
@@ -128,7 +129,7 @@ def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
             merged.values(),
             key=lambda d: (order.get(paper_name(d["system"]), 99), str(d["system"])),
         )
-        write_text_atomic(path, json.dumps(data, indent=1, default=str))
+        write_text_atomic(path, json.dumps(clean_numbers(data), indent=1, default=str))
     return path
 
 
@@ -685,7 +686,7 @@ def _write_fidelity(out: Path, values: dict, head: list[str]) -> list[Path]:
     checks = F.fidelity_checks(values)
     md, js = out / "fidelity.md", out / "fidelity.json"
     write_text_atomic(md, F.to_markdown(checks, head, systems))
-    write_text_atomic(js, json.dumps(F.to_json(checks), indent=1))
+    write_text_atomic(js, json.dumps(clean_numbers(F.to_json(checks)), indent=1))
     return [md, js]
 
 
