@@ -110,11 +110,8 @@ def train_tagger(config: TaggerConfig, progress: bool = False):
         for cls in (UnigramTagger, BigramTagger, TrigramTagger):
             tagger = cls(sents, backoff=tagger)
         return tagger
-    from contextlib import nullcontext
-
     from nltk.tag.perceptron import PerceptronTagger
     from tqdm.auto import tqdm
-    from tqdm.contrib.logging import logging_redirect_tqdm
 
     tagger = PerceptronTagger(load=False)
     passes = "1 pass" if config.n_iter == 1 else f"{config.n_iter} passes"
@@ -128,11 +125,14 @@ def train_tagger(config: TaggerConfig, progress: bool = False):
     if progress:
         _count_sentences(tagger, bar)
     state = random.getstate()  # NLTK shuffles with the global generator: seed it, then restore
-    try:  # NLTK logs each pass's accuracy: printed above the bar, not across it
-        with logging_redirect_tqdm() if progress else nullcontext():
-            random.seed(config.seed)
-            tagger.train(sents, nr_iter=config.n_iter)
+    nltk_log = logging.getLogger("nltk.tag.perceptron")
+    level = nltk_log.level
+    nltk_log.setLevel(logging.WARNING)  # its "Iter N: accuracy" lines: the bar shows the passes
+    try:
+        random.seed(config.seed)
+        tagger.train(sents, nr_iter=config.n_iter)
     finally:
+        nltk_log.setLevel(level)
         random.setstate(state)
         tagger.__dict__.pop("_make_tagdict", None)
         bar.close()
@@ -255,9 +255,9 @@ def load_tagger(config: TaggerConfig, cache: Cache | None = None, progress: bool
 #: sentences of the tagged corpora (the size of a training run); seconds per pass over a
 #: thousand sentences of the perceptron and for the n-gram chain, measured on 2 cores
 CORPUS_SENTENCES = {"brown": 57_340, "treebank": 3_914, "conll2000": 10_948}
-PERCEPTRON_S_PER_1000_SENTENCES = 0.16
+PERCEPTRON_S_PER_1000_SENTENCES = 0.25
 NGRAM_S_PER_1000_SENTENCES = 0.05
-READ_S_PER_1000_SENTENCES = 0.05
+READ_S_PER_1000_SENTENCES = 0.06
 
 
 def _n_sentences(config: TaggerConfig) -> int | None:

@@ -73,9 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from kcca.cli.common import finalize
 
     finalize(args)
+    from kcca.cli.lines import log_handler
+
     logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s",
+        level=logging.WARNING if args.quiet else logging.INFO, handlers=[log_handler()]
     )
     if not getattr(args, "func", None):
         parser.print_help()

@@ -10,10 +10,16 @@ FILE`` (one caption per line, or ``ID<TAB>caption``).
 from __future__ import annotations
 
 import argparse
-import textwrap
 
 from kcca.cli.common import subparser
-from kcca.cli.query_cmd import add_model_option, load_model_from_args, print_ranking_head
+from kcca.cli.lines import WIDTH, with_path
+from kcca.cli.query_cmd import (
+    add_model_option,
+    clip,
+    load_model_from_args,
+    print_ranking_head,
+    with_fix,
+)
 
 HELP = "rank captions for an image with a saved model (image annotation)"
 
@@ -34,30 +40,37 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from kcca.data.images import read_image
     from kcca.file_kinds import check_regular_file
+    from kcca.model import QueryError
 
+    # the paths first: a missing image or captions file is named before the model loads
+    check_regular_file(args.image, "image", fix="give the path of an image file (JPEG, PNG, ...)")
+    captions_fix = (
+        "give --captions a text file of captions (one per line, or ID<TAB>caption), or drop "
+        "--captions to rank the model's test captions"
+    )
+    if args.captions:  # a FIFO or a device would be read for ever: named instead
+        check_regular_file(args.captions, "--captions: captions file", fix=captions_fix)
+    image = read_image(args.image)
     model = load_model_from_args(args)
     pool = model.caption_pool
-    if args.captions:  # a FIFO or a device would be read for ever: named instead
-        check_regular_file(
-            args.captions,
-            "--captions: captions file",
-            fix="give --captions a text file (one caption per line, or ID<TAB>caption)",
-        )
-        pool = model.caption_pool_from_file(args.captions)
-    check_regular_file(args.image, "image", fix="give the path of an image file (JPEG, PNG, ...)")
-    image = read_image(args.image)
+    if args.captions:
+        try:
+            pool = model.caption_pool_from_file(args.captions)
+        except QueryError as exc:
+            raise with_fix(exc, captions_fix) from exc
     ranking = model.rank_captions(image, pool=pool, top=args.top)
     ranking.query = str(args.image)
-    print(f"image: {args.image} ({image.shape[1]}x{image.shape[0]} pixels)")
-    head = f"{'rank':>4}  {'caption id':<28} {'Borda':>6} {'cosine':>7}  caption"
+    print(with_path("image: ", args.image, f" ({image.shape[1]}x{image.shape[0]} pixels)"))
+    w = max([len("caption id"), *map(len, ranking.ids)])
+    head = f"{'rank':>4}  {'caption id':<{w}} {'Borda':>6} {'cosine':>7}  caption"
     print_ranking_head(model, ranking, pool, "annotation", "captions", head)
     index = {c: k for k, c in enumerate(pool.ids)}
     for r, (cid, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine), 1):
-        text = textwrap.shorten(pool.texts[index[cid]], width=80, placeholder="...")
-        print(f"{r:>4}  {cid:<28} {int(pts):>6} {cos:>7.3f}  {text}")
+        line = f"{r:>4}  {cid:<{w}} {int(pts):>6} {cos:>7.3f}"
+        print(f"{line}  {clip(pool.texts[index[cid]], WIDTH - len(line) - 2)}")
     if args.html:
         from kcca.model import html
 
         path = html.write(args.html, html.annotation_page(model, ranking, pool, image))
-        print(f"wrote {path}")
+        print(with_path("wrote ", path))
     return 0

@@ -33,6 +33,7 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import wrap
 from kcca.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -112,8 +113,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def say(text: str) -> None:
+    """Print ``text`` wrapped to 100 columns, each line of it on its own (blank lines kept)."""
+    print("\n".join(wrap(line) if line else "" for line in text.split("\n")))
+
+
 def _table(title: str, header: list[str], rows: list[list]) -> None:
-    print(title)
+    say(title)
     widths = [max(len(str(h)), *(len(_fmt(r[i])) for r in rows)) for i, h in enumerate(header)]
     print("  " + "  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
     for r in rows:
@@ -166,13 +172,13 @@ def run_content_selection(args) -> int:
     ]
     n_desc = sum(len(v) for v in gold.values())
     n_empty = sum(1 for v in gold.values() for c in v if not c)
-    print(
+    say(
         f"Content selection, caption-only adaptation (Wang & Gaizauskas 2015, eq. 1-3): "
         f"Flickr 8K {args.split}, {len(ids)} images, {n_desc} captions "
         f"({n_empty} without a {args.kind} concept), concepts = noun {args.kind}s "
         f"(tagger {args.tagger}); priors from {len(train)} training captions."
     )
-    print(
+    say(
         f"Mean unique concepts per caption: "
         f"{np.mean([len(c) for v in gold.values() for c in v]):.2f} "
         f"(paper, boxes: 2.89 per description); mean pool size per image: "
@@ -201,7 +207,7 @@ def run_content_selection(args) -> int:
         ["system", "k", "P", "R", "F"],
         rows,
     )
-    print(
+    say(
         "Note: the pool holds only mentioned concepts (no unmentioned boxes), so these are not "
         "comparable with the paper's Table 1 on ImageCLEF boxes."
     )
@@ -223,7 +229,7 @@ def run_bast(args) -> int:
     data = load_flickr_st(folder)
     s = data.summary()
     n_tacit = sum(t.predicate_tacit for ts in data.gold.values() for t in ts)
-    print(
+    say(
         f"BAST (Ellebracht et al. 2015) on Flickr-ST gold {folder}: {s['images']} images, "
         f"{s['captions']} captions, {s['tuples']} tuples ({n_tacit} with a tacit predicate, "
         f"treated as null); systems: "
@@ -251,7 +257,7 @@ def run_bast(args) -> int:
         header,
         rows,
     )
-    print("Paper: " + PAPER_FIGURE5_TEXT)
+    say("Paper: " + PAPER_FIGURE5_TEXT)
     return 0
 
 
@@ -288,14 +294,14 @@ def run_keywords(args) -> int:
     }
     gold = {i: gold_from_annotators(tok[i], i) for i in ids}
     baselines = make_baselines([tok[i] for i in train_ids], alpha=args.alpha)
-    print(
+    say(
         f"Keywords (Mason & Charniak 2012) on Flickr 8K {args.split}: {len(ids)} images; gold "
         f"= content-word lemmas (released lemma file, NLTK stop words removed) of the five "
         f"captions as five annotators; idf / corpus frequency from {len(train_ids)} training "
         f"images. 'Document title' does not apply (no title or co-occurring text).\n"
     )
     n, n_mode, modes = mode_diagnostic(gold)
-    print(
+    say(
         f"Mode diagnostic: {n_mode} of {n} images have a single most frequent keyword; "
         f"most common modes: " + ", ".join(f"{w} ({c})" for w, c in modes.most_common(8)) + "\n"
     )
@@ -361,7 +367,7 @@ def run_keywords(args) -> int:
             run_baselines(gold, {i: docs[i] for i in ids}, baselines),
         )
     else:
-        print(
+        say(
             "No --image-kernel block given: the nearest-training-image documents need a "
             "precomputed image-kernel block (test x train); only the random floor is run.\n"
         )

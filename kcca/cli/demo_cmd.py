@@ -29,6 +29,7 @@ from kcca.cli.common import (
     run_config_from_args,
     subparser,
 )
+from kcca.cli.lines import command, with_path, wrap
 from kcca.demo import DemoSettings, demo_experiments_dir, demo_run_table, demo_systems
 from kcca.errors import DataError
 
@@ -145,9 +146,9 @@ def stage_summary(run: DemoRun) -> None:
         run.say(f"  synthetic test-pool judgments: {len(corpus.crowd)} pairs, {n_rel} relevant")
     for image_id in corpus.split("train")[:3]:
         spec = corpus.images.spec(image_id)  # type: ignore[union-attr]  # the demo's DemoImages
-        run.say(f"  {image_id}: {spec.describe()}")
+        run.say(wrap(f"  {image_id}: {spec.describe()}", continuation="    "))
         for n, text in enumerate(corpus.captions[image_id]):
-            run.say(f"    #{n} {text}")
+            run.say(wrap(f"    #{n} {text}", continuation="       "))
 
 
 def stage_contact_sheet(run: DemoRun) -> None:
@@ -176,7 +177,7 @@ def stage_contact_sheet(run: DemoRun) -> None:
     path = run.out / "contact_sheet.png"
     atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     run.outputs["contact sheet"] = path
-    run.say(f"wrote contact sheet of {len(ids)} images to {path}")
+    run.say(with_path(f"wrote contact sheet of {len(ids)} images to ", path))
 
 
 def stage_features(run: DemoRun) -> None:
@@ -268,16 +269,14 @@ def stage_metrics(run: DemoRun) -> None:
     for res in run.results:
         path = res.write_rankings(run.out / f"rankings_{res.spec.name}.json", run.corpus)
         run.outputs[f"rankings {res.spec.name}"] = path
-    import shlex
-
-    files = " ".join(
-        shlex.quote(str(run.outputs[f"rankings {res.spec.name}"])) for res in run.results
-    )
+    files = [str(run.outputs[f"rankings {res.spec.name}"]) for res in run.results]
+    run.say(with_path("wrote rankings to ", run.out))
     if len(run.results) > 1:
-        step = f"`kcca evaluate {files} --compare` (every metric, each system against the first)"
+        argv, what = [*files, "--compare"], "every metric, each system against the first"
     else:  # kcca evaluate refuses --compare with one file
-        step = f"`kcca evaluate {files}` (every metric)"
-    run.say(f"wrote rankings to {run.out}; next: {step}")
+        argv, what = files, "every metric"
+    run.say(command(["kcca", "evaluate", *argv], "next: `", "`"))
+    run.say(f"  ({what})")
 
 
 def stage_plot(run: DemoRun) -> None:
@@ -310,7 +309,7 @@ def stage_plot(run: DemoRun) -> None:
     path = run.out / "recall_at_k.png"
     atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     run.outputs["R@k plot"] = path
-    run.say(f"wrote R@k plot to {path}; demo took {time.perf_counter() - run.started:.1f}s")
+    run.say(with_path("wrote R@k plot to ", path))
 
 
 def stage_report(run: DemoRun) -> None:
@@ -319,7 +318,8 @@ def stage_report(run: DemoRun) -> None:
 
     path = build_report(run.out, run.out / "report", corpus=run.corpus)
     run.outputs["report"] = path
-    run.say(f"wrote HTML report to {path} (open it in a browser)")
+    run.say(with_path("wrote HTML report to ", path, " (open it in a browser)"))
+    run.say(f"demo took {time.perf_counter() - run.started:.1f}s")
 
 
 STAGES: list[tuple[str, Stage]] = [

@@ -11,6 +11,7 @@ import argparse
 import json
 
 from kcca.cli.common import cache_from_args, subparser
+from kcca.cli.lines import wrap
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -77,8 +78,37 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def preset_used(args: argparse.Namespace, corpus_name: str) -> str:
+    """``--preset``, else the corpus's reproduction preset (``flickr8k-lemma`` for Flickr 8K)."""
+    from features.text.presets import default_preset
+
+    return args.preset or default_preset(corpus_name)
+
+
+def preset_text(args: argparse.Namespace, corpus_name: str) -> str:
+    """``preset NAME``, saying whether it is the corpus's default and which flags change it."""
+    preset = preset_used(args, corpus_name)
+    given = [
+        f"--{name.replace('_', '-')}" if value else f"--no-{name}"
+        for name in ("spelling", "compounds", "lemmatize")
+        if (value := getattr(args, name)) is not None
+    ]
+    given += [
+        flag
+        for flag, on in (
+            (f"--source {args.source}", args.source is not None),
+            ("--no-stop-words", args.no_stop_words),
+            ("--split-hyphens", args.split_hyphens),
+            (f"--tagger {args.tagger}", args.tagger is not None),
+        )
+        if on
+    ]
+    origin = "given" if args.preset else f"the default for {corpus_name}"
+    return f"preset {preset} ({origin}" + (f"; changed by {' '.join(given)})" if given else ")")
+
+
 def _preprocessor(args: argparse.Namespace, corpus_name: str):
-    from features.text.pipeline import CaptionPreprocessor, default_preset
+    from features.text.pipeline import CaptionPreprocessor
 
     overrides = {}
     for name in ("source", "spelling", "compounds", "lemmatize", "split_hyphens"):
@@ -90,7 +120,7 @@ def _preprocessor(args: argparse.Namespace, corpus_name: str):
     if args.tagger is not None:
         overrides["tagger"] = None if args.tagger == "none" else args.tagger
     overrides["seed"] = args.seed
-    preset = args.preset or default_preset(corpus_name)
+    preset = preset_used(args, corpus_name)
     pre = CaptionPreprocessor.from_preset(preset, **overrides)
     if args.tagger is not None and not pre.lemmatize:
         from kcca.errors import DataError
@@ -112,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     corpus = load_corpus(args.corpus, args.data_dir, seed=args.seed, images=False)
     pre = _preprocessor(args, corpus.name)
-    preset = args.preset or "(default)"
+    preset = preset_used(args, corpus.name)
     result = preprocess_corpus(corpus, pre, cache=cache_from_args(args), progress=not args.quiet)
     tokens = result.split_tokens(corpus, args.split)
     stats = vocabulary_stats(tokens, args.min_count)
@@ -124,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "corpus": corpus.name,
+                    "preset": preset,
                     "split": args.split,
                     "params": result.params,
                     "stats": stats,
@@ -138,24 +169,28 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(f"corpus {corpus.name}, preset {preset}, fitted on train, statistics of {args.split}")
-    print("config: " + ", ".join(f"{k}={v!r}" for k, v in sorted(result.params.items())))
+    print(wrap(f"corpus {corpus.name}, {preset_text(args, corpus.name)}"))
+    print(f"fitted on train, statistics of {args.split}")
+    print(wrap("config: " + ", ".join(f"{k}={v!r}" for k, v in sorted(result.params.items()))))
     print(
         f"  captions {stats['captions']}, tokens {stats['tokens']}, types {stats['types']}, "
         f"mean length {stats['mean_length']:.2f}, empty captions {stats['empty_captions']}"
     )
     print(f"  vocabulary (seen >= {args.min_count} times): {stats['vocabulary']} words")
-    print("  most frequent: " + ", ".join(f"{w} {c}" for w, c in top))
-    print(
-        f"spelling corrections on the training captions: {len(result.corrections)} token types "
-        f"({sum(c for _, _, c in result.corrections)} tokens)"
+    print(wrap("  most frequent: " + ", ".join(f"{w} {c}" for w, c in top), continuation="    "))
+    steps = (
+        ("spelling", "spelling corrections", result.corrections, "token types", "tokens"),
+        ("compounds", "compound merges", result.merges, "variants", "occurrences"),
     )
-    for tok, fix, c in result.corrections[:n]:
-        print(f"  {tok} -> {fix}  ({c})")
-    print(
-        f"compound merges on the training captions: {len(result.merges)} variants "
-        f"({sum(c for _, _, c in result.merges)} occurrences)"
-    )
-    for var, canon, c in result.merges[:n]:
-        print(f"  {var} -> {canon}  ({c})")
+    for step, what, log, kinds, counts in steps:
+        if not result.params.get(step):
+            why = f"--no-{step}" if getattr(args, step) is False else f"preset {preset}"
+            print(f"{what}: off ({why}; --{step} switches them on)")
+            continue
+        print(
+            f"{what} on the training captions: {len(log)} {kinds} "
+            f"({sum(c for _, _, c in log)} {counts})"
+        )
+        for before, after, c in log[:n]:
+            print(f"  {before} -> {after}  ({c})")
     return 0

@@ -17,6 +17,7 @@ import time
 
 from kcca.cli.common import cache_from_args, check_count, seed_if_given, subparser
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import WIDTH, command, with_path, wrap
 
 HELP = "rank images for a sentence with a saved model (image search)"
 
@@ -54,9 +55,23 @@ def load_model_from_args(args: argparse.Namespace):
     ).warm_up()
     if not args.quiet:
         print(
-            f"model: {model.describe()} (loaded in {time.perf_counter() - t:.1f}s)", file=sys.stderr
+            wrap(f"model: {model.describe()} (loaded in {time.perf_counter() - t:.1f}s)"),
+            file=sys.stderr,
         )
     return model
+
+
+def with_fix(exc: Exception, fix: str) -> Exception:
+    """``exc`` (a :class:`kcca.model.QueryError`) with the ``fix`` of this command."""
+    exc.fix = fix  # type: ignore[attr-defined]
+    return exc
+
+
+def example_query(model, args: argparse.Namespace) -> str:
+    """A query of this model that runs: the first test-pool caption, as a command."""
+    texts = model.caption_pool.texts
+    sentence = texts[0].rstrip(" .") if texts else "a dog runs on the beach"
+    return command(["kcca", "query", sentence, "--model", args.model], "`", "`", width=10**6)
 
 
 def check_model_path(path: str) -> None:
@@ -83,9 +98,11 @@ def print_ranking_head(model, ranking, pool, task: str, items: str, head: str) -
     """How ``ranking`` was made (its ``items`` of ``pool``, by the Borda count of the models
     ``model`` chose for ``task``), then the table header ``head``, underlined."""
     print(
-        f"ranked {ranking.pool_size} {items} of {pool.name} with the Borda count of "
-        f"{len(model.projections.selected[task])} models in "
-        f"{ranking.seconds * 1000:.1f} ms"
+        wrap(
+            f"ranked {ranking.pool_size} {items} of {pool.name} with the Borda count of "
+            f"{len(model.projections.selected[task])} models in "
+            f"{ranking.seconds * 1000:.1f} ms"
+        )
     )
     print(head)
     print("-" * len(head))
@@ -108,8 +125,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _clip(text: str, width: int) -> str:
-    return textwrap.shorten(text, width=width, placeholder="...")
+def clip(text: str, width: int) -> str:
+    """``text`` shortened at a space to ``width`` characters (at least 20)."""
+    return textwrap.shorten(text, width=max(20, width), placeholder="...")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,41 +139,65 @@ def run(args: argparse.Namespace) -> int:
             "pool is ranked",
             fix="add --images DIR, or drop --skip-bad-images",
         )
-    model = load_model_from_args(args)
+    from kcca.model import QueryError
+
     sentence = " ".join(args.sentence)
+    model = load_model_from_args(args)
     pool = model.image_pool
     if args.images:
         t = time.perf_counter()
-        pool = model.image_pool_from_folder(
-            args.images,
-            n_jobs=args.jobs,
-            skip_bad=args.skip_bad_images,
-            progress=not args.quiet,
-            cache=cache_from_args(args),
-        )
+        try:
+            pool = model.image_pool_from_folder(
+                args.images,
+                n_jobs=args.jobs,
+                skip_bad=args.skip_bad_images,
+                progress=not args.quiet,
+                cache=cache_from_args(args),
+            )
+        except QueryError as exc:
+            raise with_fix(
+                exc,
+                "give --images a folder of readable image files (.jpg, .png, ...), add "
+                "--skip-bad-images to leave unreadable ones out, or drop --images to rank the "
+                "model's test images",
+            ) from exc
         print(
-            f"described {len(pool)} images of {args.images} in "
-            f"{time.perf_counter() - t:.1f}s"
-            + (f" ({len(pool.skipped)} skipped: {', '.join(pool.skipped)})" if pool.skipped else "")
+            with_path(
+                "described ", args.images, f": {len(pool)} images in {time.perf_counter() - t:.1f}s"
+            )
         )
-    ranking = model.rank_images(sentence, pool=pool, top=args.top)
+        if pool.skipped:
+            print(wrap(f"  {len(pool.skipped)} skipped: {', '.join(pool.skipped)}"))
+    try:
+        ranking = model.rank_images(sentence, pool=pool, top=args.top)
+    except QueryError as exc:
+        raise with_fix(
+            exc, f"use words of the model's training captions, e.g. {example_query(model, args)}"
+        ) from exc
     print(
-        f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"
-        + (f" (not in training, ignored: {' '.join(ranking.unknown)})" if ranking.unknown else "")
+        wrap(
+            f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"
+            + (
+                f" (not in training, ignored: {' '.join(ranking.unknown)})"
+                if ranking.unknown
+                else ""
+            )
+        )
     )
-    head = f"{'rank':>4}  {'image':<32} {'Borda':>6} {'cosine':>7}"
+    w = max([len("image"), *map(len, ranking.ids)])
+    head = f"{'rank':>4}  {'image':<{w}} {'Borda':>6} {'cosine':>7}"
     if pool.captions is not None:
         head += "  caption"
     print_ranking_head(model, ranking, pool, "search", "images", head)
     index = {i: k for k, i in enumerate(pool.ids)}
     for r, (image_id, pts, cos) in enumerate(zip(ranking.ids, ranking.points, ranking.cosine), 1):
-        line = f"{r:>4}  {image_id:<32} {int(pts):>6} {cos:>7.3f}"
+        line = f"{r:>4}  {image_id:<{w}} {int(pts):>6} {cos:>7.3f}"
         if pool.captions is not None:
-            line += "  " + _clip(pool.captions[index[image_id]][0], 70)
+            line += "  " + clip(pool.captions[index[image_id]][0], WIDTH - len(line) - 2)
         print(line)
     if args.html:
         from kcca.model import html
 
         path = html.write(args.html, html.search_page(model, ranking, pool))
-        print(f"wrote {path}")
+        print(with_path("wrote ", path))
     return 0

@@ -299,10 +299,14 @@ def run(args: argparse.Namespace) -> int:
         )
         run_lines = rebuild_lines(with_corpus=corpus is not None)
         if corpus is None:
+            from kcca.cli.lines import wrap
+
             print(
-                "note: no corpus data at hand, so the tables are rebuilt from the compact "
-                "results files; Tables 8-10 and the Random row's judged columns need the "
-                "data (--data-dir or KCCA_DATA_DIR) and are left empty"
+                wrap(
+                    "note: no corpus data at hand, so the tables are rebuilt from the compact "
+                    "results files; Tables 8-10 and the Random row's judged columns need the "
+                    "data (--data-dir or KCCA_DATA_DIR) and are left empty"
+                )
             )
     else:
         from kcca.systems import Workspace, load_specs, select_specs

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from kcca.cli.common import check_count, subparser
+from kcca.cli.lines import command, wrap
 from kcca.names import WORD_KERNELS
 
 SIMILARITIES = WORD_KERNELS
@@ -79,7 +80,15 @@ FIGURE3 = {
 }
 FIGURE3_NOTE = {
     "dist-ext": "paper: D_BNC (British National Corpus); here D_ext (NLTK corpora)",
-    "lin": "paper's Lin column shows eq. 22 similarities (use --values similarity)",
+}
+#: what Figure 3's column of a similarity shows where it is not word-kernel values
+FIGURE3_KIND = {"lin": "eq. 22 similarities"}
+#: what --values similarity prints for each similarity
+VALUE_KINDS = {
+    "lin": "eq. 22 similarities",
+    "dist-ic": "PPMI values (eq. 24)",
+    "dist-ext": "PPMI values (eq. 24)",
+    "align": "eq. 25 components",
 }
 
 
@@ -171,9 +180,26 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"  {word!r} is not in the {args.similarity} vocabulary: it is similar only to itself"
         )
+    ours_kind = "word-kernel values" if args.values == "kernel" else VALUE_KINDS[args.similarity]
+    theirs_kind = FIGURE3_KIND.get(args.similarity, "word-kernel values")
     rows = max(len(neighbours), len(paper) if args.k >= len(paper) else 0)
     if paper:
-        print(f"  {'ours':<24s}  {'Figure 3':<20s}")
+        same = ours_kind == theirs_kind
+        print(
+            wrap(
+                f"  ours: {ours_kind}; Figure 3: {theirs_kind}"
+                + ("" if same else " (different quantities: not comparable)"),
+                continuation="    ",
+            )
+        )
+        if not same:
+            values = "similarity" if args.values == "kernel" else "kernel"
+            other = [
+                "kcca", "similar-words", word, "--similarity", args.similarity,
+                "--values", values,
+            ]  # fmt: skip
+            print(command(other, "  ours of Figure 3's kind: `", "`"))
+        print(f"  {'ours':<24s}  Figure 3")
     for i in range(rows):
         ours = f"{neighbours[i][0]:<16s} {neighbours[i][1]:.2f}" if i < len(neighbours) else ""
         theirs = f"{paper[i][0]:<14s} {paper[i][1]:.2f}" if i < len(paper) else ""

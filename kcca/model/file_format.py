@@ -156,7 +156,7 @@ def refit_fix(path: str | Path, header: Mapping[str, Any] | None = None) -> str:
     name = None
     if isinstance(spec, Mapping):
         name = spec.get("short_name") or spec.get("name")
-    demo = "`kcca query TEXT --model demo` refits the demo model itself"
+    demo = "the demo model (model name demo) is refitted by kcca itself"
     if name in ("TRI5", "BoW5") and corpus.startswith("demo"):
         return (
             f"refit it with this kcca: `kcca fit-model --demo --demo-system {name} "
@@ -275,7 +275,7 @@ def _open(path: Path) -> Any:
             path,
             "model file",
             fix=f"fit one with `kcca fit-model --system BoW5 --out {out}`, or use the demo model: "
-            "`kcca query TEXT --model demo`",
+            "--model demo",
         )
     _sniff(path)
     try:

@@ -67,7 +67,7 @@ def test_kcca_demo_takes_another_folder_of_experiment_files(tmp_path, capsys):
 
     step = re.search(r"next: `(kcca evaluate [^`]*)`", text).group(1)
     assert "--compare" not in step
-    assert main(shlex.split(step)[1:]) == 0
+    assert main(shlex.split(step.replace("\\\n", " "))[1:]) == 0  # joined continuations
 
 
 def test_a_missing_folder_is_a_named_error(tmp_path, capsys):
