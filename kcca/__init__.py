@@ -44,11 +44,16 @@ def _foreign_features_error(module: object) -> ImportError:
 
 
 def _check_features() -> None:
-    """Raise :func:`_foreign_features_error` when ``import features`` is not kcca's."""
+    """Raise :func:`_foreign_features_error` when ``import features`` is not kcca's; in the
+    ``kcca`` command, print its ``error:`` and ``fix:`` lines and exit with status 2."""
     import features
 
     if not getattr(features, "KCCA_FEATURES", False):
-        raise _foreign_features_error(features)
+        error = _foreign_features_error(features)
+        if _os.path.basename(_sys.argv[0]) == "kcca":  # the console script: no traceback
+            print(str(error).strip(), file=_sys.stderr)
+            raise SystemExit(2)
+        raise error
 
 
 _check_features()

@@ -38,3 +38,22 @@ def test_kccas_own_features_package_carries_the_marker():
     import kcca  # noqa: F401
 
     assert features.KCCA_FEATURES is True
+
+
+def test_the_kcca_command_names_the_clash_without_a_traceback(tmp_path):
+    """The console script prints the error and fix lines and exits with status 2."""
+    import shutil
+
+    script = shutil.which("kcca")
+    if script is None:
+        pytest.skip("the kcca command is not installed (pip install -e .)")
+    fake = tmp_path / "features"
+    fake.mkdir()
+    (fake / "__init__.py").write_text('"""An unrelated package called features."""\n')
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    done = subprocess.run([script, "--version"], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error: the package `features` imported from"), done.stderr
+    assert "\nfix: " in done.stderr
