@@ -182,14 +182,14 @@ def run(args: argparse.Namespace) -> int:
         ("spelling", "spelling corrections", result.corrections, "token types", "tokens"),
         ("compounds", "compound merges", result.merges, "variants", "occurrences"),
     )
-    for step, what, log, kinds, counts in steps:
+    for step, what, log, kinds, units in steps:
         if not result.params.get(step):
             why = f"--no-{step}" if getattr(args, step) is False else f"preset {preset}"
             print(f"{what}: off ({why}; --{step} switches them on)")
             continue
         print(
             f"{what} on the training captions: {len(log)} {kinds} "
-            f"({sum(c for _, _, c in log)} {counts})"
+            f"({sum(c for _, _, c in log)} {units})"
         )
         for before, after, c in log[:n]:
             print(f"  {before} -> {after}  ({c})")

@@ -285,7 +285,7 @@ def evaluation_document(
 SIGNIFICANT_DIGITS = 12
 
 
-def clean_float(x: float) -> float:
+def clean_float(x: float | np.floating) -> float:
     """``x`` rounded to :data:`SIGNIFICANT_DIGITS` significant digits (NaN and inf as they are);
     Python writes it in the shortest form that reads back the same."""
     x = float(x)
