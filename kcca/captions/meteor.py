@@ -175,6 +175,14 @@ class Meteor(CaptionScorer):
             else {"engine": self.engine}
         )
 
+    def prepare(self) -> None:
+        """Load what the first score needs ahead of it (the Python engine's resources and
+        compiled kernel; for the Java engine nothing): callers may run this in a background
+        thread while they do other work, as pycocoevalcap starts the jar when its ``Meteor``
+        is made. Scores are unchanged."""
+        if self.engine == "python":
+            self._python_engine().score_lines([["a dog runs"]], ["a dog runs"])
+
     def _python_engine(self):
         from kcca.captions.meteor_engine import MeteorEngine, MeteorResources, paraphrase_table_path
 

@@ -3,6 +3,7 @@ Section 3.5), by default without Java."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 from kcca.captions.meteor import Meteor as _Meteor
@@ -22,8 +23,18 @@ class Meteor:
 
     def __init__(self, engine: str = "python", cache_dir="default"):
         self._scorer = _Meteor(engine=engine, cache_dir=cache_dir)
+        # as pycocoevalcap starts the jar here, the engine loads while other metrics run
+        self._loading = threading.Thread(target=self._prepare, name="meteor-load", daemon=True)
+        self._loading.start()
+
+    def _prepare(self) -> None:
+        try:
+            self._scorer.prepare()
+        except Exception:  # compute_score meets the same fault and names it
+            pass
 
     def compute_score(self, gts: Mapping, res: Mapping) -> tuple[float, list[float]]:
+        self._loading.join()
         corpus, per_item = score(self._scorer, gts, res)
         return float(corpus), [float(s) for s in per_item]
 
