@@ -17,6 +17,7 @@ in :attr:`CaptionEvaluation.empty_candidate_ids` / ``empty_reference_ids``.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
@@ -25,6 +26,7 @@ import numpy as np
 from kcca.captions.meteor import MeteorUnavailable
 from kcca.captions.registry import get_scorer
 from kcca.captions.scorer import (
+    CaptionScorer,
     Candidates,
     EmptyCaptionError,
     References,
@@ -125,6 +127,9 @@ def evaluate_captions(
             f"unknown tokenizer_context {tokenizer_context!r}; use one of {TOKENIZER_CONTEXTS}"
         )
     ids, raw_refs, raw_cands = validate_inputs(references, candidates, allow_empty=allow_empty)
+    params = metric_params or {}
+    scorers = [get_scorer(name, **dict(params.get(name, {}))) for name in metrics]
+    loading = {id(s): _prepare_in_background(s) for s in scorers}
     refs, cands = raw_refs, raw_cands
     if tokenize:
         refs, cands = _tokenised(references, ids, raw_refs, raw_cands, tokenizer_context)
@@ -163,9 +168,10 @@ def evaluate_captions(
     ]
     if not allow_empty:
         _check_not_empty(result, dict(zip(ids, raw_cands)), dict(zip(ids, raw_refs)))
-    params = metric_params or {}
-    for name in metrics:
-        scorer = get_scorer(name, **dict(params.get(name, {})))
+    for name, scorer in zip(metrics, scorers):
+        thread = loading[id(scorer)]
+        if thread is not None:
+            thread.join()
         try:
             corpus, per_item = scorer.score_tokens(*tokens_for(scorer.split))
         except MeteorUnavailable as exc:
@@ -179,6 +185,25 @@ def evaluate_captions(
             result.corpus[label] = float(c)
             result.per_item[label] = p
     return result
+
+
+def _prepare_in_background(scorer: CaptionScorer) -> threading.Thread | None:
+    """A started thread running ``scorer.prepare()`` when the scorer has something to load
+    (METEOR: its resources and compiled kernel, while the captions are tokenised and the
+    other metrics run), else None. A fault is left to the scoring call, which meets it again
+    and names it."""
+    if type(scorer).prepare is CaptionScorer.prepare:
+        return None
+
+    def prepare() -> None:
+        try:
+            scorer.prepare()
+        except Exception:  # the scoring call raises it with its message
+            pass
+
+    thread = threading.Thread(target=prepare, name=f"prepare-{scorer.name}", daemon=True)
+    thread.start()
+    return thread
 
 
 def _tokenised(

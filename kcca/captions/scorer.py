@@ -184,6 +184,10 @@ class CaptionScorer(ABC):
         (a caption made only of punctuation tokenises to nothing).
         """
 
+    def prepare(self) -> None:
+        """Load what the first score needs (files, compiled code) ahead of it; callers may
+        run it in a background thread while they do other work. Nothing by default."""
+
     @property
     def params(self) -> dict[str, Any]:
         """Parameters that define the scorer (for reports and cache keys)."""

@@ -552,19 +552,16 @@ def _plain_words(low: str) -> list[str] | None:
     """The tokens of a lower-cased ASCII caption made of plain words, "." and "," only
     (separated by spaces); None for any other caption. (Periods here cannot make an
     ellipsis matter: only words and removed punctuation follow them.)"""
+    final_period = low[-1:] == "."
+    body = low[:-1] if final_period else low
+    # the commonest caption: letters and spaces, maybe a period after its last word
+    if body.replace(" ", "").isalpha() or not body.strip(" "):
+        words = body.split()
+        if _SPLIT_WORDS.isdisjoint(words) and (
+            not final_period or body[-1:] != " " and words and not _takes_period(words[-1] + ".")
+        ):
+            return words
     chunks = low.split(" ")
-    last = chunks[-1]
-    final_period = last[-1:] == "."
-    if final_period:
-        chunks[-1] = last[:-1]
-    # the commonest caption: letters and spaces, maybe one final period (the loop's answer)
-    if (
-        all(map(str.isalpha, filter(None, chunks)))
-        and _SPLIT_WORDS.isdisjoint(chunks)
-        and (not final_period or chunks[-1] and not _takes_period(last))
-    ):
-        return list(filter(None, chunks))
-    chunks[-1] = last
     out = []
     for chunk in chunks:
         if chunk.isalpha():
@@ -739,9 +736,15 @@ def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
     later caption onto the wrong image; here they separate tokens within their caption.
     """
     lines = [t.replace("\n", " ") for t in texts]
-    return [
-        _lex_caption(line, functools.partial(_following, lines, i)) for i, line in enumerate(lines)
-    ]
+    out: list[list[str]] = []
+    for i, line in enumerate(lines):
+        words = _plain_words(line.lower()) if line.isascii() else None
+        out.append(
+            words
+            if words is not None
+            else _lex_caption(line, functools.partial(_following, lines, i))
+        )
+    return out
 
 
 #: Line breaks that pycocoevalcap passes to the Java tokeniser inside a caption (it replaces
@@ -758,7 +761,11 @@ def pycocoevalcap_lines(texts: Sequence[str]) -> list[list[str]]:
     lines = [t.replace("\n", " ") for t in texts]
     out: list[list[str]] = []
     for i, line in enumerate(lines):
-        out += _lex_lines(line, functools.partial(_following, lines, i))
+        words = _plain_words(line.lower()) if line.isascii() else None
+        if words is not None:  # the commonest caption, without building its context
+            out.append(words)
+        else:
+            out += _lex_lines(line, functools.partial(_following, lines, i))
         if len(out) >= len(lines):
             break
     return out[: len(lines)]
