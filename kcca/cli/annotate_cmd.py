@@ -14,6 +14,7 @@ import argparse
 from kcca.cli.common import subparser
 from kcca.cli.lines import WIDTH, with_path
 from kcca.cli.query_cmd import (
+    check_model_args,
     add_model_option,
     clip,
     load_model_from_args,
@@ -41,21 +42,29 @@ def run(args: argparse.Namespace) -> int:
     from kcca.data.images import read_image
     from kcca.file_kinds import check_regular_file
     from kcca.model import QueryError
+    from kcca.model.saved import read_caption_file
 
-    # the paths first: a missing image or captions file is named before the model loads
-    check_regular_file(args.image, "image", fix="give the path of an image file (JPEG, PNG, ...)")
+    # the flags, the captions file and the image before the model loads (the slow part)
+    check_model_args(args)
     captions_fix = (
         "give --captions a text file of captions (one per line, or ID<TAB>caption), or drop "
         "--captions to rank the model's test captions"
     )
+    captions = None
     if args.captions:  # a FIFO or a device would be read for ever: named instead
         check_regular_file(args.captions, "--captions: captions file", fix=captions_fix)
+        try:
+            captions = read_caption_file(args.captions)
+        except QueryError as exc:  # a fault of the text (not UTF-8, a BOM) keeps its own fix
+            raise (exc if "fix" in vars(exc) else with_fix(exc, captions_fix)) from exc
+    check_regular_file(args.image, "image", fix="give the path of an image file (JPEG, PNG, ...)")
     image = read_image(args.image)
     model = load_model_from_args(args)
     pool = model.caption_pool
-    if args.captions:
+    if captions is not None:
+        ids, texts = captions
         try:
-            pool = model.caption_pool_from_file(args.captions)
+            pool = model.caption_pool_from_texts(texts, ids, name=str(args.captions))
         except QueryError as exc:
             raise with_fix(exc, captions_fix) from exc
     ranking = model.rank_captions(image, pool=pool, top=args.top)

@@ -36,15 +36,21 @@ def add_model_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def load_model_from_args(args: argparse.Namespace):
-    """The model named by ``--model`` (``demo`` uses the cache folder); a ``--top`` below 1
-    is refused first."""
-    from kcca.model import resolve_model
-
+def check_model_args(args: argparse.Namespace) -> None:
+    """The flags of ``query`` and ``annotate`` that need no file read: ``--top`` of 1 or
+    more, a writable ``--html``, a ``--model`` path that is a file (or ``demo``)."""
     check_count("--top", args.top, "give --top 1 or more (the rows printed; default 10)")
     check_outputs(args, ("--html", args.html, False))
     if args.model != "demo":
         check_model_path(args.model)
+
+
+def load_model_from_args(args: argparse.Namespace):
+    """The model named by ``--model`` (``demo`` uses the cache folder), after
+    :func:`check_model_args`."""
+    from kcca.model import resolve_model
+
+    check_model_args(args)
     t = time.perf_counter()
     model = resolve_model(
         args.model,

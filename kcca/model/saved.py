@@ -211,24 +211,8 @@ class FittedSystem:
 
     def caption_pool_from_file(self, path: str | Path) -> CaptionPool:
         """One caption per non-empty line of a UTF-8 text file (``ID<TAB>caption`` also read)."""
-        p = Path(path)
-        if not p.is_file():
-            raise QueryError(f"caption file {p} does not exist")
-        from kcca.data.text_files import read_utf8
-
-        ids, texts = [], []
-        for n, line in enumerate(read_utf8(p, error=QueryError).splitlines(), 1):
-            line = line.strip()
-            if not line:
-                continue
-            cid, sep, text = line.partition("\t")
-            if not sep:
-                cid, text = f"line {n}", line
-            ids.append(cid)
-            texts.append(text)
-        if not texts:
-            raise QueryError(f"caption file {p} has no captions (one per line)")
-        return self.caption_pool_from_texts(texts, ids, name=str(p))
+        ids, texts = read_caption_file(path)
+        return self.caption_pool_from_texts(texts, ids, name=str(Path(path)))
 
     def warm_up(self) -> "FittedSystem":
         """Load lazily read resources (WordNet for lemmatised models) so that the first query
@@ -428,3 +412,27 @@ def _projection_problem(proj: Any) -> str | None:
                 if w is None or type(n) is not int or not 1 <= n <= w.shape[1]:
                     return f"the selected model (kappa={kappa!r}, n={n!r}) of {task} is missing"
     return None
+
+
+def read_caption_file(path: str | Path) -> tuple[list[str], list[str]]:
+    """``(ids, captions)`` of a caption file: one caption per non-empty line of UTF-8 text,
+    ``ID<TAB>caption`` or a bare caption (id ``line N``); a :class:`QueryError` names a
+    missing, undecodable or empty file."""
+    p = Path(path)
+    if not p.is_file():
+        raise QueryError(f"caption file {p} does not exist")
+    from kcca.data.text_files import read_utf8
+
+    ids, texts = [], []
+    for n, line in enumerate(read_utf8(p, error=QueryError).splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        cid, sep, text = line.partition("\t")
+        if not sep:
+            cid, text = f"line {n}", line
+        ids.append(cid)
+        texts.append(text)
+    if not texts:
+        raise QueryError(f"caption file {p} has no captions (one per line)")
+    return ids, texts

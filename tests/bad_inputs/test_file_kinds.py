@@ -77,6 +77,7 @@ def stub_model(monkeypatch):
     stub = types.SimpleNamespace(caption_pool=None,
                                  caption_pool_from_file=lambda path: pytest.fail("read"))
     monkeypatch.setattr(annotate_cmd, "load_model_from_args", lambda args: stub)
+    monkeypatch.setattr(annotate_cmd, "check_model_args", lambda args: None)  # "it is there"
     return stub
 
 

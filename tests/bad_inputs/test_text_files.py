@@ -315,6 +315,7 @@ def _stub_model(monkeypatch):
     stub = types.SimpleNamespace(caption_pool=None)
     stub.caption_pool_from_file = lambda path: FittedSystem.caption_pool_from_file(stub, path)
     monkeypatch.setattr(annotate_cmd, "load_model_from_args", lambda args: stub)
+    monkeypatch.setattr(annotate_cmd, "check_model_args", lambda args: None)  # "it is there"
     return stub
 
 
