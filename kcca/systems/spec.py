@@ -597,8 +597,8 @@ def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     Two files whose systems would write the same rankings file (the same name, or names that
     differ only in the characters a file name leaves out) are an error naming both."""
     fix = (
-        "point the command at the folder of experiment files with --experiments DIR (the "
-        "project's own: experiments/ of a clone, kcca/experiments/ of an installed package)"
+        "point the command at a folder of experiment files (the project's own: experiments/ "
+        "of a clone, kcca/experiments/ of an installed package)"
     )
     if not Path(folder).is_dir():
         raise DataError(f"no experiment files {pattern}: no folder {folder}", fix=fix)

@@ -95,9 +95,9 @@ def test_select_specs_by_either_name():
 
 def test_the_default_experiments_folder_of_an_install_without_the_source_tree(tmp_path,
                                                                                 monkeypatch):
-    """A clone (editable install) finds experiments/hodosh2013 beside the package; an install
-    that is not editable looks in the current folder, and a missing folder is a named error
-    whose fix says where the experiment files are."""
+    """A clone (editable install) finds experiments/hodosh2013 beside the package; without
+    either the clone's or the installed package's copy the current folder is looked in, and a
+    missing folder is a named error whose fix says where the experiment files are."""
     import kcca.systems.spec as spec_module
     from kcca.errors import DataError
     from kcca.systems.spec import default_experiments_dir, load_specs
@@ -113,7 +113,7 @@ def test_the_default_experiments_folder_of_an_install_without_the_source_tree(tm
     (tmp_path / "experiments" / "hodosh2013").mkdir(parents=True)
     with pytest.raises(DataError, match=r"no experiment files \*\.toml") as err:
         load_specs(default_experiments_dir())
-    assert "not editable" in err.value.fix
+    assert "kcca/experiments/ of an installed package" in err.value.fix
 
 
 def test_a_geometric_n_grid_ends_at_the_training_size(tmp_path):
