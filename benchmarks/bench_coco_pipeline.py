@@ -11,7 +11,9 @@ of BLEU-1..4, METEOR, ROUGE-L and CIDEr-D, timed inside the process after the im
   references, then on the candidates (Java, one JVM each), ``Bleu(4)``, ``Meteor()`` (starts
   the Meteor 1.5 jar: a JVM that reads its 61 MB paraphrase table), ``Rouge()``, ``Cider()``;
 * ours: the same classes from :mod:`kcca.coco` (imports changed only; METEOR in Python from
-  the cached paraphrase index, the cache warmed by one run before the timed ones).
+  the cached paraphrase index, the cache warmed by one run before the timed ones);
+* ours as ``kcca score-captions`` runs it: :func:`kcca.captions.evaluate_captions` on the raw
+  text with its five metrics (plain CIDEr too, which pycocoevalcap does not compute).
 
 Medians and their ratio are printed and written to ``benchmarks/results/coco_pipeline.json``,
 with the largest per-item difference of every metric between the two sides (which must be
@@ -39,6 +41,22 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "kcca" / "captions" / "data" / "coco_outside_captions.json.gz"
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "coco_pipeline.json"
 SOURCE = "coco_karpathy_test_models"
+
+_EVALUATE_WORKER = r'''
+import json, sys, time
+from kcca.captions import evaluate_captions
+items = json.load(open(sys.argv[2], encoding="utf-8"))
+refs = {it["id"]: it["references"] for it in items}
+cands = {it["id"]: it["candidate"] for it in items}
+t0 = time.perf_counter()
+ev = evaluate_captions(refs, cands, ("bleu", "meteor", "rouge_l", "cider_d", "cider"))
+seconds = time.perf_counter() - t0
+names = {"BLEU-1": "Bleu_1", "BLEU-2": "Bleu_2", "BLEU-3": "Bleu_3", "BLEU-4": "Bleu_4",
+         "METEOR": "METEOR", "ROUGE-L": "ROUGE_L", "CIDEr-D": "CIDEr", "CIDEr": "CIDEr_plain"}
+print(json.dumps({"seconds": seconds,
+                  "corpus": {names.get(k, k): v for k, v in ev.corpus.items()},
+                  "per_item": {names.get(k, k): v.tolist() for k, v in ev.per_item.items()}}))
+'''
 
 _WORKER = r'''
 import importlib, json, sys, time
@@ -70,8 +88,11 @@ print(json.dumps({"seconds": seconds, "corpus": corpus, "per_item": per_item}))
 
 
 def _run(package: str, items: Path) -> dict:
+    """One fresh process: ``package``'s classes as COCOEvalCap runs them, or (``package``
+    ``"evaluate_captions"``) kcca's own front end."""
+    worker = _EVALUATE_WORKER if package == "evaluate_captions" else _WORKER
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _WORKER, package, str(items)],
+    proc = subprocess.run([sys.executable, "-c", worker, package, str(items)],
                           capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise RuntimeError(f"{package} run failed: {proc.stderr[-2000:]}")
@@ -118,10 +139,16 @@ def main(argv=None) -> int:
         _run("kcca.coco", path)  # warms the METEOR cache (paraphrase index)
         ours = [_run("kcca.coco", path) for _ in range(args.repeats)]
         theirs = [_run("pycocoevalcap", path) for _ in range(args.repeats)]
+        front = [_run("evaluate_captions", path) for _ in range(args.repeats)]
     ours_s = statistics.median(r["seconds"] for r in ours)
+    front_s = statistics.median(r["seconds"] for r in front)
     theirs_s = statistics.median(r["seconds"] for r in theirs)
     max_diff = {
         m: max(abs(a - b) for a, b in zip(ours[0]["per_item"][m], theirs[0]["per_item"][m]))
+        for m in theirs[0]["per_item"]
+    }
+    front_diff = {
+        m: max(abs(a - b) for a, b in zip(front[0]["per_item"][m], theirs[0]["per_item"][m]))
         for m in theirs[0]["per_item"]
     }
     print(f"{len(items)} COCO items, BLEU-1..4 + METEOR + ROUGE-L + CIDEr-D from raw text, "
@@ -129,8 +156,11 @@ def main(argv=None) -> int:
     print(f"  pycocoevalcap 1.2 (Java tokeniser and Meteor jar): {theirs_s:.2f} s")
     print(f"  kcca.coco (no Java):                               {ours_s:.2f} s")
     print(f"  ratio: {theirs_s / ours_s:.1f}x")
+    print(f"  evaluate_captions (kcca score-captions), plain CIDEr too: {front_s:.2f} s "
+          f"({theirs_s / front_s:.1f}x)")
     print(f"  largest per-item difference: {max(max_diff.values()):.3g} "
-          f"({', '.join(f'{m} {d:.2g}' for m, d in max_diff.items())})")
+          f"({', '.join(f'{m} {d:.2g}' for m, d in max_diff.items())}); "
+          f"evaluate_captions: {max(front_diff.values()):.3g}")
     meteor_warm = None if args.no_meteor_warm else _meteor_warm(items, sources, args.repeats)
     write_result(args.out, {
         "meteor_warm": meteor_warm,
@@ -140,6 +170,9 @@ def main(argv=None) -> int:
         "ours_process_seconds": [r["process_seconds"] for r in ours],
         "theirs_process_seconds": [r["process_seconds"] for r in theirs],
         "ours_median_s": ours_s, "theirs_median_s": theirs_s, "ratio": theirs_s / ours_s,
+        "evaluate_captions_seconds": [r["seconds"] for r in front],
+        "evaluate_captions_median_s": front_s, "evaluate_captions_ratio": theirs_s / front_s,
+        "evaluate_captions_max_per_item_difference": front_diff,
         "corpus_ours": ours[0]["corpus"], "corpus_theirs": theirs[0]["corpus"],
         "max_per_item_difference": max_diff,
     })
