@@ -6,28 +6,13 @@ from __future__ import annotations
 
 import logging
 import shlex
-import textwrap
 from typing import Sequence
 
-#: the widest line a command prints (a path longer than this alone gets a line of its own)
-WIDTH = 100
+# WIDTH, the widest line a command prints (a path longer than this alone gets a line of its
+# own), and wrap(), at spaces only: the library's tables use them too
+from kcca.evaluate.formatting import WIDTH, wrap
 
-
-def wrap(text: str, width: int = WIDTH, *, indent: str = "", continuation: str = "  ") -> str:
-    """``text`` wrapped to ``width`` columns at spaces (never inside a word or a path)."""
-    return (
-        "\n".join(
-            textwrap.wrap(
-                text,
-                width,
-                initial_indent=indent,
-                subsequent_indent=continuation,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
-        or text
-    )
+__all__ = ["WIDTH", "command", "joined_command", "log_handler", "with_path", "wrap"]
 
 
 def with_path(before: str, path: object, after: str = "", width: int = WIDTH) -> str:

@@ -183,8 +183,8 @@ def systems_text(
 
 
 def wrap(text: str, width: int = WIDTH, *, indent: str = "", continuation: str = "  ") -> str:
-    """A message line wrapped to ``width`` columns: the first line after ``indent``, the
-    continuation lines after ``continuation``."""
+    """A message line wrapped to ``width`` columns at spaces (never inside a word or a path):
+    the first line after ``indent``, the continuation lines after ``continuation``."""
     return (
         "\n".join(
             textwrap.wrap(

@@ -193,17 +193,7 @@ def test_per_item_scores_equal_pycocoevalcap(fixture, theirs, ours, name, label)
     if label == "METEOR":
         skip_unless("meteor" not in ev.unavailable,
                     f"METEOR unavailable: {ev.unavailable.get('meteor')}")
-    items = _source(fixture, name)["items"]
-    mine = np.asarray(ev.per_item[label], dtype=float)
-    other = theirs[name][LABELS[label]]
-    assert mine.shape == other.shape == (len(items),)
-    diff = np.abs(mine - other)
-    bad = np.flatnonzero(~(diff <= TOL))
-    _, cand_tokens = theirs[name]["tokens"]
-    shown = "\n".join(_describe(items[k], mine[k], other[k], cand_tokens[items[k]["id"]][0])
-                      for k in bad[:SHOWN])
-    assert not bad.size, (f"{name} {label}: {bad.size} of {len(items)} items differ "
-                          f"(max {diff.max():.3g}):\n{shown}")
+    _assert_equal(fixture, name, label, np.asarray(ev.per_item[label], dtype=float), theirs)
 
 
 def _assert_equal(fixture, name, label, mine, theirs):
