@@ -283,13 +283,12 @@ def run(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
     from kcca.data.errors import DataError
     from kcca.evaluate.formatting import (
-        WIDTH,
         evaluation_document,
         jsonable,
         systems_csv,
         systems_text,
-        wrap,
     )
+    from kcca.line_width import WIDTH, wrap
 
     if not args.paper_tables and not args.rankings:
         raise DataError("give one or more rankings files, or --paper-tables")

@@ -8,9 +8,7 @@ import logging
 import shlex
 from typing import Sequence
 
-# WIDTH, the widest line a command prints (a path longer than this alone gets a line of its
-# own), and wrap(), at spaces only: the library's tables use them too
-from kcca.evaluate.formatting import WIDTH, wrap
+from kcca.line_width import WIDTH, wrap
 
 __all__ = ["WIDTH", "command", "joined_command", "log_handler", "with_path", "wrap"]
 

@@ -22,10 +22,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from kcca.evaluate.system import SystemEvaluation, stars
+from kcca.line_width import WIDTH
 from kcca.names import TASKS
 
-#: terminal width the text layout fits
-WIDTH = 100
+
 #: the per-system quantity that spans both tasks (stored with the coverage)
 TOTAL_KEY = "R-precision total (Table 5)"
 TOTAL_TASK = "both tasks"
@@ -180,24 +180,6 @@ def systems_text(
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines)
-
-
-def wrap(text: str, width: int = WIDTH, *, indent: str = "", continuation: str = "  ") -> str:
-    """A message line wrapped to ``width`` columns at spaces (never inside a word or a path):
-    the first line after ``indent``, the continuation lines after ``continuation``."""
-    return (
-        "\n".join(
-            textwrap.wrap(
-                text,
-                width,
-                initial_indent=indent,
-                subsequent_indent=continuation,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
-        or text
-    )
 
 
 def systems_records(

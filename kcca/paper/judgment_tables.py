@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.evaluate.formatting import WIDTH, wrap
+from kcca.line_width import WIDTH, wrap
 from kcca.paper import numbers as P
 
 
@@ -154,7 +154,7 @@ def paper_tables_text(rep: dict) -> str:
 
 def wrap_line(line: str, width: int = WIDTH) -> str:
     """``line`` folded at ``width`` (a 100-column terminal), continuation lines indented 4
-    past its own indent (:func:`kcca.evaluate.formatting.wrap`)."""
+    past its own indent (:func:`kcca.line_width.wrap`)."""
     if len(line) <= width:
         return line
     indent = " " * (len(line) - len(line.lstrip()))
