@@ -736,15 +736,9 @@ def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
     later caption onto the wrong image; here they separate tokens within their caption.
     """
     lines = [t.replace("\n", " ") for t in texts]
-    out: list[list[str]] = []
-    for i, line in enumerate(lines):
-        words = _plain_words(line.lower()) if line.isascii() else None
-        out.append(
-            words
-            if words is not None
-            else _lex_caption(line, functools.partial(_following, lines, i))
-        )
-    return out
+    return [
+        _lex_caption(line, functools.partial(_following, lines, i)) for i, line in enumerate(lines)
+    ]
 
 
 #: Line breaks that pycocoevalcap passes to the Java tokeniser inside a caption (it replaces
@@ -761,11 +755,7 @@ def pycocoevalcap_lines(texts: Sequence[str]) -> list[list[str]]:
     lines = [t.replace("\n", " ") for t in texts]
     out: list[list[str]] = []
     for i, line in enumerate(lines):
-        words = _plain_words(line.lower()) if line.isascii() else None
-        if words is not None:  # the commonest caption, without building its context
-            out.append(words)
-        else:
-            out += _lex_lines(line, functools.partial(_following, lines, i))
+        out += _lex_lines(line, functools.partial(_following, lines, i))
         if len(out) >= len(lines):
             break
     return out[: len(lines)]
