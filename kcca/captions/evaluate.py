@@ -31,6 +31,7 @@ from kcca.captions.scorer import (
     EmptyCaptionError,
     References,
     split_tokens,
+    token_tuples,
     unscored_reference_ids,
     validate_inputs,
 )
@@ -129,20 +130,16 @@ def evaluate_captions(
     ids, raw_refs, raw_cands = validate_inputs(references, candidates, allow_empty=allow_empty)
     params = metric_params or {}
     scorers = [get_scorer(name, **dict(params.get(name, {}))) for name in metrics]
-    loading = {id(s): _prepare_in_background(s) for s in scorers}
+    loading = [_prepare_in_background(s) for s in scorers]
     refs, cands = raw_refs, raw_cands
     if tokenize:
         refs, cands = _tokenised(references, ids, raw_refs, raw_cands, tokenizer_context)
     views: dict[Callable, tuple] = {}
 
     def tokens_for(split: Callable[[str], Sequence[str]]) -> tuple:
-        """The captions as ``split`` reads them; tuples all the way down (immutable), so that
-        metrics reading them alike (BLEU, CIDEr) share the n-gram counts."""
+        """The captions as ``split`` reads them, made once per way of reading."""
         if split not in views:
-            views[split] = (
-                tuple(tuple(tuple(split(r)) for r in rs) for rs in refs),
-                tuple(tuple(split(c)) for c in cands),
-            )
+            views[split] = token_tuples(split, refs, cands)
         return views[split]
 
     ref_tokens, cand_tokens = tokens_for(split_tokens)
@@ -168,8 +165,7 @@ def evaluate_captions(
     ]
     if not allow_empty:
         _check_not_empty(result, dict(zip(ids, raw_cands)), dict(zip(ids, raw_refs)))
-    for name, scorer in zip(metrics, scorers):
-        thread = loading[id(scorer)]
+    for name, scorer, thread in zip(metrics, scorers, loading):
         if thread is not None:
             thread.join()
         try:

@@ -27,7 +27,7 @@ result file); callers that want to report them can use :func:`unscored_reference
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -143,6 +143,17 @@ def split_at_spaces(text: str) -> Tokens:
     ROUGE-L: ``str.split(" ")``; a token holding U+00A0, as the tokeniser makes of ``2 1/2``,
     stays one token, and an empty text is one empty token)."""
     return text.split(" ")
+
+
+def token_tuples(
+    split: Callable[[str], Tokens], references: Sequence[Sequence[str]], candidates: Sequence[str]
+) -> tuple[tuple, tuple]:
+    """``(references, candidates)`` as ``split`` reads them, tuples all the way down: immutable,
+    so metrics that read them alike (BLEU, CIDEr) can share their n-gram counts."""
+    return (
+        tuple(tuple(tuple(split(r)) for r in rs) for rs in references),
+        tuple(tuple(split(c)) for c in candidates),
+    )
 
 
 class CaptionScorer(ABC):

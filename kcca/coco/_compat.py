@@ -7,7 +7,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionInputError, CaptionScorer
+from kcca.captions.scorer import CaptionInputError, CaptionScorer, token_tuples
 
 
 class CocoInputError(CaptionInputError, AssertionError):
@@ -74,8 +74,7 @@ def tokens(
     last = _LAST_TOKENS.get(split)
     if last is not None and last[0] == refs and last[1] == cands:
         return last[2], last[3]
-    ref_tokens = tuple(tuple(tuple(split(r)) for r in rs) for rs in refs)
-    cand_tokens = tuple(tuple(split(c)) for c in cands)
+    ref_tokens, cand_tokens = token_tuples(split, refs, cands)
     _LAST_TOKENS[split] = (refs, cands, ref_tokens, cand_tokens)
     return ref_tokens, cand_tokens
 
