@@ -35,6 +35,25 @@ def paper_n_grid(low: int = 10, high: int = 6000, count: int = 46) -> np.ndarray
 
     The paper does not list them; this rule gives exactly 46 distinct values
     (docs/paper-notes.md#dev-selection-and-borda-count).
+
+    Parameters
+    ----------
+    low, high : int, default=10, 6000
+        The smallest and largest value.
+    count : int, default=46
+        How many geometrically spaced values are rounded (duplicates are dropped).
+
+    Returns
+    -------
+    ndarray of int
+        The distinct values, ascending.
+
+    Examples
+    --------
+    >>> from kcca.solver import paper_n_grid
+    >>> grid = paper_n_grid()
+    >>> len(grid), grid[:5].tolist(), int(grid[-1])
+    (46, [10, 12, 13, 15, 18], 6000)
     """
     return np.unique(np.round(np.geomspace(low, high, count)).astype(int))
 
@@ -311,34 +330,85 @@ class KCCA(_Estimator):
 
     Parameters
     ----------
-    kappa : the regulariser of eq. 3 (``kappa * a' K a`` on the kernels as given), > 0.
-    n_components : number of canonical directions kept (largest correlations first).
-    precision : truncation of each kernel's factor, relative to its trace: the dropped
-        eigenvalues (``"eigen"``) or the residual trace of the incomplete Cholesky
-        (``"cholesky"``, :func:`kcca.lowrank.pivoted_cholesky`) sum to at most
-        ``precision * trace(K)``; ``0`` keeps the numerical rank.
-    rank : optional cap on each factor's rank.
-    factorisation : ``"eigen"`` (one dense ``eigh`` of the centred kernel: the best
-        approximation of each rank, BLAS-3, the fastest route for dense kernels),
-        ``"cholesky"`` (pivoted incomplete Cholesky: only the pivot columns of ``K`` are
-        computed, memory ``O(n r)``, for kernels given as columns on demand) or ``"auto"``
-        (default: ``"eigen"`` for dense arrays, ``"cholesky"`` for column sources).
-    power_x, power_y : entry-wise power of the kernel (the paper's image p in {2, 3}).
-    diag_x, diag_y : factor on the training Gram's diagonal (the paper's text d in [1, 15]);
-        new-by-train blocks are not changed by it.
-    rescale : ``None`` (default, eq. 3 exactly), or opt-in ``"trace"`` / ``"top_eigenvalue"``:
-        divide each training kernel by that number, i.e. multiply kappa by it per view.
-    backend : ``"numpy"``, ``"cupy"``, ``"auto"`` or ``"array_api_strict"``.
-    progress : show tqdm bars for the factorisations.
+    kappa : float, default=0.1
+        The regulariser of eq. 3 (``kappa * a' K a`` on the kernels as given), > 0.
+    n_components : int, default=10
+        Number of canonical directions kept (largest correlations first).
+    precision : float, default=1e-5
+        Truncation of each kernel's factor, relative to its trace: the dropped eigenvalues
+        (``"eigen"``) or the residual trace of the incomplete Cholesky (``"cholesky"``,
+        :func:`kcca.lowrank.pivoted_cholesky`) sum to at most ``precision * trace(K)``;
+        ``0`` keeps the numerical rank.
+    rank : int or None, default=None
+        Optional cap on each factor's rank.
+    power_x, power_y : float, default=1
+        Entry-wise power of the kernel (the paper's image p in {2, 3}).
+    diag_x, diag_y : float, default=1.0
+        Factor on the training Gram's diagonal (the paper's text d in [1, 15]); new-by-train
+        blocks are not changed by it.
+    rescale : {None, "trace", "top_eigenvalue"}, default=None
+        ``None`` is eq. 3 exactly; the opt-in ``"trace"`` / ``"top_eigenvalue"`` divide each
+        training kernel by that number, i.e. multiply kappa by it per view.
+    backend : {"numpy", "cupy", "auto", "array_api_strict"}, default="numpy"
+        The array backend of the fit and the projections.
+    progress : bool, default=False
+        Show tqdm bars for the factorisations.
+    factorisation : {"auto", "eigen", "cholesky"}, default="auto"
+        ``"eigen"``: one dense ``eigh`` of the centred kernel (the best approximation of
+        each rank, BLAS-3, the fastest route for dense kernels); ``"cholesky"``: pivoted
+        incomplete Cholesky (only the pivot columns of ``K`` are computed, memory
+        ``O(n r)``, for kernels given as columns on demand); ``"auto"``: ``"eigen"`` for
+        dense arrays, ``"cholesky"`` for column sources
+        (:class:`kcca.lowrank.ColumnSource`).
+    indefinite : {"raise", "psd-part"}, default="raise"
+        What a fit does with a training kernel that is not positive semi-definite (an
+        eigenvalue of its centred form below ``-kcca.lowrank.PSD_RTOL * trace``): ``"raise"``
+        refuses it with a :class:`~kcca.errors.KernelError` (eq. 3 needs PSD kernels);
+        ``"psd-part"`` fits on the positive part of the centred kernel, for kernels that are
+        not PSD in theory (``Kernel.positive_semidefinite = False``: the soft trigram kernel
+        through a thresholded or max-combined word kernel, Section 4.1.2, footnote 4).
 
     Attributes
     ----------
-    correlations_ : (n_components,) canonical correlations lambda (not lambda^2), descending
-        (NumPy, on the host).
-    x_weights_, y_weights_ : (n_train, n_components) dual directions alpha, beta.
-    x_offset_, y_offset_ : training means of the projections (centring of new blocks).
-    rank_x_, rank_y_ : factor ranks; n_directions_ : directions available.
-    n_train_ : training items; backend_ : the array backend's name (``"auto"`` resolved).
+    correlations_ : ndarray of shape (n_components,)
+        Canonical correlations lambda (not lambda^2), descending (NumPy, on the host).
+    x_weights_, y_weights_ : array of shape (n_train, n_components)
+        Dual directions alpha, beta (arrays of ``backend_``).
+    x_offset_, y_offset_ : array of shape (n_components,)
+        Training means of the projections (the centring of new blocks).
+    rank_x_, rank_y_ : int
+        Ranks of the two kernels' factors.
+    n_directions_ : int
+        Directions available (at most the smaller rank).
+    n_train_ : int
+        Training items.
+    backend_ : str
+        The array backend's name (``"auto"`` resolved).
+
+    See Also
+    --------
+    KCCAGrid : every (kappa, n_components) model of a grid from one factorisation.
+
+    Examples
+    --------
+    Linear kernels of random features; the second view is a noisy map of three of the
+    first view's eight features:
+
+    >>> import numpy as np
+    >>> from kcca import KCCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 8))
+    >>> Y = X[:, :3] @ rng.normal(size=(3, 6)) + 0.1 * rng.normal(size=(60, 6))
+    >>> Kx, Ky = X[:40] @ X[:40].T, Y[:40] @ Y[:40].T   # train x train
+    >>> Kx_test, Ky_test = X[40:] @ X[:40].T, Y[40:] @ Y[:40].T   # test x train
+    >>> model = KCCA(kappa=1.0, n_components=3).fit(Kx, Ky)
+    >>> print(model.correlations_.round(2))
+    [0.98 0.98 0.97]
+    >>> zx, zy = model.transform(Kx_test, Ky_test)
+    >>> zx.shape, zy.shape
+    ((20, 3), (20, 3))
+    >>> print(round(model.score(Kx_test, Ky_test), 2))
+    1.0
     """
 
     kappa: float = 0.1
@@ -425,25 +495,69 @@ class KCCA(_Estimator):
 class KCCAGrid(_Estimator):
     """Every (kappa, n_components) model of a grid from one factorisation (Section 4.1.3).
 
-    One incomplete Cholesky per kernel and one ``r x r`` eigenproblem per kappa; the model
-    with ``n`` components is the first ``n`` directions of its kappa's solve. Values of
-    ``n_components`` above the number of directions are dropped (capped at the rank), so the
-    default paper grid gives up to 4 x 46 = 184 models. Parameters as :class:`KCCA`, plus
-    ``factor_cache``: a :class:`FactorCache` shared by several fits on the same kernels (the
-    (p, d) search), so each factor is computed once; the numbers are the same without it
-    (``clone`` keeps sharing it; a pickled cache is empty).
-
-    ``kappas`` and ``n_components`` take a sequence or a single number (a one-value grid);
-    ``n_components=None`` is the paper's 46 values (:func:`paper_n_grid`).
+    One factorisation per kernel (by default, ``factorisation="auto"``, one eigendecomposition
+    of each dense training kernel; an incomplete Cholesky for kernels given as columns on
+    demand) and one ``r x r`` eigenproblem per kappa; the model with ``n`` components is the
+    first ``n`` directions of its kappa's solve. Values of ``n_components`` above the number
+    of directions are dropped (capped at the rank), so the default paper grid gives up to
+    4 x 46 = 184 models.
 
     ``transform(Kx_test, Ky_test)`` is ``(transform_x(Kx_test), transform_y(Ky_test))``: per
     view, one (n_test, max n) block per kappa (``None`` for a view not given);
     ``fit_transform`` as :class:`KCCA`. Clones, pickles and raises ``NotFittedError`` as
     scikit-learn estimators do (module docstring).
 
-    Attributes: ``kappas_`` (tuple), ``n_components_`` (kept values, ascending),
-    ``correlations_`` ((n_kappas, max n) array), ``models_`` (list of (kappa, n)),
-    ``n_directions_``, ``backend_`` (the array backend's name).
+    Parameters
+    ----------
+    kappas : float or sequence of float, default=PAPER_KAPPAS
+        The regularisers of eq. 3 (the paper's 0.1, 0.5, 1, 5); a single number is a
+        one-value grid.
+    n_components : int, sequence of int or None, default=None
+        The numbers of directions of the grid's models; ``None`` is the paper's 46 values
+        (:func:`paper_n_grid`); a single number is a one-value grid.
+    factor_cache : FactorCache or None, default=None
+        A :class:`~kcca.solver.factors.FactorCache` shared by several fits on the same
+        kernels (the (p, d) search), so each factor is computed once; the numbers are the
+        same without it (``clone`` keeps sharing it; a pickled cache is empty).
+    precision, rank, power_x, power_y, diag_x, diag_y, rescale, backend, progress, \
+factorisation, indefinite
+        As :class:`KCCA` (keyword-only; ``factorisation="auto"`` and
+        ``indefinite="raise"`` by default).
+
+    Attributes
+    ----------
+    kappas_ : tuple of float
+        The grid's kappas.
+    n_components_ : ndarray of int
+        The kept values of ``n_components``, ascending.
+    correlations_ : ndarray of shape (n_kappas, max n)
+        Canonical correlations of each kappa's solve, descending.
+    models_ : list of (float, int)
+        The grid's models ``(kappa, n)``.
+    n_directions_ : int
+        Directions available (at most the smaller factor rank).
+    backend_ : str
+        The array backend's name (``"auto"`` resolved).
+
+    See Also
+    --------
+    KCCA : one model; :meth:`model` gives the grid's model at one point as a ``KCCA``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kcca import KCCAGrid
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 8))
+    >>> Y = X[:, :3] @ rng.normal(size=(3, 6)) + 0.1 * rng.normal(size=(60, 6))
+    >>> Kx, Ky = X[:40] @ X[:40].T, Y[:40] @ Y[:40].T
+    >>> grid = KCCAGrid(kappas=[0.1, 1.0], n_components=[1, 3]).fit(Kx, Ky)
+    >>> grid.models_
+    [(0.1, 1), (0.1, 3), (1.0, 1), (1.0, 3)]
+    >>> [block.shape for block in grid.transform_x(X[40:] @ X[:40].T)]  # one per kappa
+    [(20, 3), (20, 3)]
+    >>> print(grid.model(1.0, 3).correlations_.round(2))
+    [0.98 0.98 0.97]
     """
 
     kappas: Sequence[float] = PAPER_KAPPAS
