@@ -41,7 +41,45 @@ class Kernel(BaseEstimator):
     """Base class: subclasses set ``name`` and implement ``fit``, ``_gram`` and ``diag``.
 
     Parameters are constructor arguments stored unchanged (scikit-learn convention), so
-    ``params`` (= ``get_params()``) identifies the kernel for caches and reports.
+    ``params`` (= ``get_params()``) identifies the kernel for caches and reports. The
+    contract, and how a plug-in kernel is registered and used from an experiment file, is in
+    docs/plugin-kernels.md.
+
+    Attributes
+    ----------
+    name : str
+        The registered name (set by :func:`register_kernel`).
+    item_type : {"image-features", "image-pixels", "text"} or None
+        What a system passes as items (module docstring); None: not declared (built-in
+        kernels).
+    positive_semidefinite : bool
+        Whether every Gram matrix is positive semi-definite in theory (eq. 3 needs it); a
+        kernel that says False is fitted by KCCA on the positive part of its training kernel
+        (``KCCA(indefinite="psd-part")``).
+    execution_params : tuple of str
+        Parameters that change how, not what, is computed (left out of cache keys).
+    run_inputs : tuple of str
+        Parameters a system supplies as fitted objects of the run (the word kernel).
+    train_items_ : sequence
+        The training items, set by :meth:`fit`.
+
+    Examples
+    --------
+    A linear kernel on vectors; ``gram`` with one argument is the block against the
+    training items:
+
+    >>> import numpy as np
+    >>> from features.kernels import Kernel
+    >>> class Linear(Kernel):
+    ...     def __init__(self, scale=1.0):
+    ...         self.scale = scale
+    ...     def _gram(self, items_a, items_b):
+    ...         return self.scale * np.asarray(items_a, float) @ np.asarray(items_b, float).T
+    >>> kernel = Linear(scale=2.0).fit([[1, 0], [0, 1]])
+    >>> kernel.gram([[1, 2]])
+    array([[2., 4.]])
+    >>> kernel.diag([[1, 2]]), kernel.params
+    (array([10.]), {'scale': 2.0})
     """
 
     name: str = "kernel"
@@ -147,6 +185,37 @@ def register_kernel(name: str) -> Callable[[K], K]:
 
     Registering another class under a taken name is an error, except the same class again
     (same module and qualified name, as when a plug-in module is re-imported).
+
+    Parameters
+    ----------
+    name : str
+        The name experiment files use (``[image_kernel] name = ...``); it becomes the
+        class's ``name``.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the class and returns it unchanged.
+
+    Raises
+    ------
+    ValueError
+        If another class is registered under ``name``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from features.kernels import Kernel, make_kernel, register_kernel
+    >>> @register_kernel("doc-dot")
+    ... class Dot(Kernel):
+    ...     def _gram(self, items_a, items_b):
+    ...         return np.asarray(items_a, float) @ np.asarray(items_b, float).T
+    >>> Dot.name, type(make_kernel("doc-dot")).__name__
+    ('doc-dot', 'Dot')
+    >>> register_kernel("bow")(Dot)
+    Traceback (most recent call last):
+    ...
+    ValueError: a kernel named 'bow' is already registered (...)
     """
 
     def deco(cls: K) -> K:
@@ -239,6 +308,17 @@ def available_kernels() -> list[str]:
 
     Entry points are listed by name without importing them (a broken plug-in shows up only
     when its kernel is asked for).
+
+    Returns
+    -------
+    list of str
+        The names, sorted.
+
+    Examples
+    --------
+    >>> from features.kernels import available_kernels
+    >>> {"bow", "histogram", "mix", "pyramid", "tagrank", "trigram"} <= set(available_kernels())
+    True
     """
     _load_builtins()
     return sorted(set(_REGISTRY) | set(_plugin_entry_points()))
@@ -271,5 +351,32 @@ def kernel_class(name: str) -> type[Kernel]:
 
 
 def make_kernel(name: str, **params: Any) -> Kernel:
-    """Instantiate a registered kernel by name with its parameters."""
+    """Instantiate a registered kernel by name with its parameters.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (:func:`available_kernels`); a plug-in entry point of that name is
+        imported on first use.
+    **params
+        The kernel's constructor arguments.
+
+    Returns
+    -------
+    Kernel
+        The kernel, not fitted.
+
+    Raises
+    ------
+    kcca.errors.UnknownNameError
+        A ``KeyError`` naming close matches, for an unknown name.
+    kcca.errors.PluginError
+        When the plug-in providing ``name`` fails to import.
+
+    Examples
+    --------
+    >>> from features.kernels import make_kernel
+    >>> make_kernel("trigram", weighting="sqrt-idf").params["weighting"]
+    'sqrt-idf'
+    """
     return kernel_class(name)(**params)
