@@ -22,7 +22,6 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans, MiniBatchKMeans
-from sklearn.metrics import pairwise_distances_argmin
 from threadpoolctl import threadpool_limits
 
 
@@ -192,13 +191,6 @@ def _nearest_blas(x: np.ndarray, c: np.ndarray, chunk: int = 4096) -> np.ndarray
         d = cc[None, :] - 2.0 * (x[s : s + chunk].astype(np.float64) @ c.T)
         out[s : s + chunk] = np.argmin(d, axis=1)
     return out
-
-
-def nearest_centre_reference(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """scikit-learn's ``pairwise_distances_argmin`` (a peer for tests)."""
-    return pairwise_distances_argmin(
-        np.asarray(values, np.float64), np.asarray(centres, np.float64)
-    ).astype(np.int32)
 
 
 def _count_distinct_rows(X: np.ndarray) -> int:

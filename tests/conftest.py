@@ -49,15 +49,16 @@ def flickr8k(data_dir):
 @pytest.fixture(autouse=True)
 def _fix_lines_name_existing_options(monkeypatch):
     """Every ``fix:`` line any test makes the CLI print names only options that the command
-    it belongs to takes (:func:`kcca.cli.unknown_fix_options`)."""
+    it belongs to takes (:func:`tests.support.fix_lines.unknown_fix_options`)."""
     import kcca.cli as cli
+    from tests.support.fix_lines import unknown_fix_options
 
     report = cli._report
 
     def checked(args, message, fix):
         report(args, message, fix)
         if fix:
-            bad = cli.unknown_fix_options(fix, getattr(args, "command", None))
+            bad = unknown_fix_options(fix, getattr(args, "command", None))
             assert not bad, f"fix line names options its command lacks: {bad}: {fix}"
 
     monkeypatch.setattr(cli, "_report", checked)

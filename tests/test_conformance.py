@@ -16,12 +16,13 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils import estimator_checks as checks
 
-from features.kernels.base import _REGISTRY, _load_entry_points, numeric_params
+from features.kernels.base import _REGISTRY, numeric_params
 from kcca.solver import KCCA, KCCAGrid
+from tests.support.kernels import load_every_kernel
 
 
 def _subjects() -> list[tuple[str, type]]:
-    _load_entry_points()
+    load_every_kernel()
     kernels = [(f"kernel:{name}", cls) for name, cls in sorted(_REGISTRY.items())]
     return [("KCCA", KCCA), ("KCCAGrid", KCCAGrid), *kernels]
 

@@ -295,14 +295,6 @@ def _load_entry_point(ep: Any) -> None:
         )
 
 
-def _load_entry_points() -> None:
-    """Every built-in kernel and every plug-in entry point not yet registered."""
-    _load_builtins()
-    for name, ep in _plugin_entry_points().items():
-        if name not in _REGISTRY:
-            _load_entry_point(ep)
-
-
 def available_kernels() -> list[str]:
     """Names of every registered kernel: built-ins, registered plug-ins and entry points.
 

@@ -5,7 +5,8 @@ Every image kernel of Section 3.3 reduces to this one operation: because
 three feature types (eq. 6, before the power ``p``) is a single intersection over a weighted,
 concatenated vector (see :mod:`features.kernels.image`).
 
-Three implementations give the same numbers (to float rounding):
+Two implementations give the same numbers (to float rounding; the tests also compare them
+with a plain NumPy broadcast):
 
 * :func:`intersection_numba`: the CPU path. A numba-compiled kernel on tiles of rows, four
   output entries at a time (register blocking), float32 ``min`` accumulated in float32 over
@@ -13,7 +14,6 @@ Three implementations give the same numbers (to float rounding):
   joblib (the compiled code releases the GIL), so memory stays bounded by the output.
 * :func:`intersection_xp`: the array-API path (``xp.minimum`` on broadcast tiles, summed in
   float64), which runs on CuPy when installed and is tested with ``array_api_strict``.
-* :func:`intersection_reference`: a plain NumPy broadcast, the slow obviously-correct peer.
 
 :func:`intersection_block` picks the path from ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``,
 ``"array_api_strict"``; see :func:`kcca.backend.get_xp`).
@@ -227,13 +227,6 @@ def intersection_xp(
         lower = xp.tril(out)
         out = lower + xp.matrix_transpose(xp.tril(out, k=-1))
     return out
-
-
-def intersection_reference(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
-    """Slow, obviously correct NumPy broadcast: ``min(a[:, None, :], b[None, :, :]).sum(-1)``."""
-    a = np.asarray(a, dtype=np.float64)
-    b = a if b is None else np.asarray(b, dtype=np.float64)
-    return np.minimum(a[:, None, :], b[None, :, :]).sum(axis=2)
 
 
 def intersection_block(

@@ -53,7 +53,7 @@ default options, plus shortcuts for plain words. What that means for captions:
 
 Parity: the tokens equal the Java tokeniser's on every Flickr 8K caption (40,460), every
 Flickr-ST text (17,017 tuple spans and generated captions), 12,000 seeded caption-like
-stress strings (:mod:`kcca.captions.stress`), crafted caption boundaries and every BMP code
+stress strings (``tests/support/stress.py``), crafted caption boundaries and every BMP code
 point in several contexts; ``tests/kcca/captions/test_cap_tokenizer_java.py`` checks all of
 these against the jar (in CI), and ``test_cap_outside_parity.py`` the metrics on captions of
 public corpora. "The same tokens" means, precisely:

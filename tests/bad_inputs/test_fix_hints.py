@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import unknown_fix_options
+from tests.support.fix_lines import unknown_fix_options
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from features.codebook import Codebook, nearest_centre, nearest_centre_reference
+from features.codebook import Codebook, nearest_centre
+from tests.support.image_oracles import nearest_centre_reference
 
 
 def _images(seed=0, n=12, rows=400, dim=5):

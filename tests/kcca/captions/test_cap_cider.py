@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import Cider, CiderD
-from kcca.captions.cider import cider_d_reference, cider_reference
+from tests.support.caption_oracles import cider_d_reference, cider_reference
 
 
 def test_hand_worked_unigram_cider_d():

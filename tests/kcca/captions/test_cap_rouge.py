@@ -5,7 +5,8 @@ import random
 import pytest
 
 from kcca.captions import RougeL
-from kcca.captions.rouge import lcs_length_bits, lcs_length_dp, match_masks
+from kcca.captions.rouge import lcs_length_bits, match_masks
+from tests.support.caption_oracles import lcs_length_dp
 
 
 def test_lcs_bit_parallel_equals_dynamic_programming():

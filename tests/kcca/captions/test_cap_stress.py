@@ -1,6 +1,6 @@
-"""The seeded generator of caption-like stress strings (kcca.captions.stress)."""
+"""The seeded generator of caption-like stress strings (tests.support.stress)."""
 
-from kcca.captions.stress import stress_string, stress_strings
+from tests.support.stress import stress_string, stress_strings
 
 
 def test_same_seed_same_strings_other_seed_other_strings():

@@ -5,7 +5,7 @@ numbers, ``<next line>``), and URLs or e-mail addresses can hold other Unicode w
 its BLEU and CIDEr then split such a token (``str.split()``), its ROUGE-L does not
 (``split(' ')``), and METEOR's jar normalises what it gets. The public caption corpora of
 ``test_cap_outside_parity.py`` hold few such tokens, so here 12,000 seeded caption-like
-strings (:mod:`kcca.captions.stress`: fractions, phone numbers, tags, URLs, Unicode spaces,
+strings (:mod:`tests.support.stress`: fractions, phone numbers, tags, URLs, Unicode spaces,
 ``|||`` ...) make 2,400 items (a candidate and four references each), scored by pycocoevalcap
 and by ours, per item, within 1e-12. Needs Java and pycocoevalcap; marked slow.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import evaluate_captions
-from kcca.captions.stress import stress_strings
+from tests.support.stress import stress_strings
 from kcca.captions.tokenizer import OTHER_LINE_BREAKS
 from tests.kcca.captions.java_ptb import java_jar
 from tests.optional_tools import skip_unless

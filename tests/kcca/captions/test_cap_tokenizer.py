@@ -105,7 +105,7 @@ def _full_lexer(monkeypatch):
 
 
 def test_shortcuts_agree_with_the_full_lexer(monkeypatch):
-    from kcca.captions.stress import stress_strings
+    from tests.support.stress import stress_strings
 
     words = ("dog t-shirt a I x No no fig Figs art pp op ca prop bldg co Co pty Pte PTY "
              "etc Mr mrs Dr St Jr Inc Ltd Corp Jan sept Mon Calif Ark ark Miss miss Mass mass "

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.captions.stress import stress_strings
+from tests.support.stress import stress_strings
 from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize, tokenize_batch
 from tests.kcca.captions.java_ptb import java_jar, java_tokenize
 from tests.optional_tools import skip_unless

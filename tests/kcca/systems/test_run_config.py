@@ -10,14 +10,14 @@ import json
 import pytest
 
 from features.image_features import ImageFeatureConfig
-from features.kernels.base import (_REGISTRY, _load_entry_points, numeric_params,
-                                   with_execution)
+from features.kernels.base import _REGISTRY, numeric_params, with_execution
 from kcca.cache import Cache
 from kcca.data.demo import make_demo_corpus
 from kcca.errors import DataError
 from kcca.systems import Workspace
 from kcca.systems.config import RUN_FILE, Execution, RunConfig, RunSettings, load_run_table
 from kcca.systems.spec import KernelSpec, load_specs
+from tests.support.kernels import load_every_kernel
 from tests.kcca.systems.test_reproduce_cli import GRID as CLI_GRID
 from tests.kcca.systems.test_reproduce_cli import IMAGES, SPEC, write_flickr_like
 
@@ -61,7 +61,7 @@ def test_header_names_what_changes_the_numbers():
 
 # --------------------------------------------------------------------- the kernel contract
 def _kernels():
-    _load_entry_points()
+    load_every_kernel()
     return sorted(_REGISTRY.items())
 
 
