@@ -47,7 +47,7 @@ from kcca.names import TASKS
 
 if TYPE_CHECKING:
     from kcca.data.corpus import Corpus
-    from kcca.evaluate.system import SystemEvaluation
+    from kcca.evaluate.system_evaluation import SystemEvaluation
 
 FORMAT = "kcca-compact-rankings"
 VERSION = 1
@@ -214,91 +214,20 @@ def read_compact(path: str | Path) -> CompactRankings:
     naming the file."""
     path = Path(path)
     fix = _rebuild_fix(path)
-    if not path.is_file():
-        raise DataError(f"compact results file {path} does not exist")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise DataError(f"{path}: not a readable compact results file ({exc})", fix=fix) from None
-    try:
-        header = json.loads(str(arrays.pop("header")))
-    except (KeyError, ValueError):
-        raise DataError(f"{path}: no compact results header", fix=fix) from None
-    if header.get("format") != FORMAT:
-        raise DataError(f"{path}: format {header.get('format')!r}, expected {FORMAT!r}", fix=fix)
-    if header.get("version") != VERSION:
-        raise DataError(
-            f"{path}: compact results version {header.get('version')!r}; this "
-            f"kcca reads version {VERSION}",
-            fix=fix,
-        )
+    arrays = _load_arrays(path, fix)
+    header = _read_header(path, arrays, fix)
     gold, top, qids, cids, ties = {}, {}, {}, {}, {}
     full: dict[str, dict[str, np.ndarray]] = {}
     for task in header.get("tasks", []):
         if task not in TASKS:
             raise DataError(f"{path}: unknown task {task!r}", fix=fix)
-        try:
-            g, t = arrays[f"{task}/gold"], arrays[f"{task}/top"]
-            q = [str(x) for x in arrays[f"{task}/query_ids"]]
-            c = [str(x) for x in arrays[f"{task}/candidate_ids"]]
-        except KeyError as exc:
-            raise DataError(f"{path}: task {task} lacks the array {exc}", fix=fix) from None
-        n, m = len(q), len(c)
-        if g.dtype.kind not in "iu" or t.dtype.kind not in "iu":
-            raise DataError(
-                f"{path}: task {task}: gold ranks ({g.dtype}) and top lists ({t.dtype}) must "
-                "be integers",
-                fix=fix,
-            )
-        if g.shape != (n,) or t.ndim != 2 or t.shape[0] != n or not 0 < t.shape[1] <= m:
-            raise DataError(
-                f"{path}: task {task}: shapes gold {g.shape}, top {t.shape} do not "
-                f"fit {n} queries and {m} candidates",
-                fix=fix,
-            )
-        if g.size and (g.min() < 1 or g.max() > m):
-            raise DataError(f"{path}: task {task}: a gold rank outside 1..{m}", fix=fix)
-        if t.size and (t.min() < 0 or t.max() >= m):
-            raise DataError(f"{path}: task {task}: a candidate index outside 0..{m - 1}", fix=fix)
-        if len(set(q)) != n or len(set(c)) != m:
-            raise DataError(f"{path}: task {task}: duplicate query or candidate ids", fix=fix)
-        repeated = np.flatnonzero((np.diff(np.sort(t, axis=1), axis=1) == 0).any(axis=1))
-        if repeated.size:
-            raise DataError(
-                f"{path}: task {task}: query {q[repeated[0]]} has a candidate twice in its top "
-                f"{t.shape[1]}",
-                fix=fix,
-            )
-        rows = np.arange(n)
-        in_top = g <= t.shape[1]
-        if not np.all(t[rows[in_top], g[in_top] - 1] == rows[in_top]) or np.any(
-            t[~in_top] == rows[~in_top, None]
-        ):
-            raise DataError(
-                f"{path}: task {task}: the top lists disagree with the gold ranks", fix=fix
-            )
-        gold[task], top[task], qids[task], cids[task] = g.astype(np.int64), t.astype(np.int64), q, c
+        g, t, qids[task], cids[task] = _read_task_arrays(path, task, arrays, fix)
+        gold[task], top[task] = g.astype(np.int64), t.astype(np.int64)
         if f"{task}/gold_ties" in arrays:
-            tied = arrays[f"{task}/gold_ties"]
-            if (
-                tied.shape != (n,)
-                or tied.dtype.kind not in "iu"
-                or (n and (tied.min() < 0 or np.any(tied >= g)))
-            ):
-                raise DataError(
-                    f"{path}: task {task}: gold_ties must be {n} counts, each "
-                    "below the original item's rank",
-                    fix=fix,
-                )
-            ties[task] = tied.astype(np.int64)
-        prefix = f"{task}/metric/"
-        for key in [k for k in arrays if k.startswith(prefix)]:
-            values = arrays[key]
-            if values.shape != (n,) or values.dtype.kind != "f":
-                raise DataError(f"{path}: {key} has shape {values.shape}, expected ({n},)", fix=fix)
-            _check_metric_values(path, task, key[len(prefix) :], values, q, fix)
-            full.setdefault(task, {})[key[len(prefix) :]] = values
+            ties[task] = _read_gold_ties(path, task, arrays[f"{task}/gold_ties"], g, fix)
+        metrics = _read_stored_metrics(path, task, arrays, qids[task], fix)
+        if metrics:
+            full[task] = metrics
     if not gold:
         raise DataError(f"{path}: no task in the file", fix=fix)
     _check_aggregates(path, header, gold, full, fix)
@@ -315,6 +244,115 @@ def read_compact(path: str | Path) -> CompactRankings:
         full_metrics=full,
         gold_ties=ties,
     )
+
+
+def _load_arrays(path: Path, fix: str) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz``, read without pickles."""
+    if not path.is_file():
+        raise DataError(f"compact results file {path} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise DataError(f"{path}: not a readable compact results file ({exc})", fix=fix) from None
+
+
+def _read_header(path: Path, arrays: dict[str, np.ndarray], fix: str) -> dict:
+    """The JSON header (taken out of ``arrays``), of this format and version."""
+    try:
+        header = json.loads(str(arrays.pop("header")))
+    except (KeyError, ValueError):
+        raise DataError(f"{path}: no compact results header", fix=fix) from None
+    if header.get("format") != FORMAT:
+        raise DataError(f"{path}: format {header.get('format')!r}, expected {FORMAT!r}", fix=fix)
+    if header.get("version") != VERSION:
+        raise DataError(
+            f"{path}: compact results version {header.get('version')!r}; this "
+            f"kcca reads version {VERSION}",
+            fix=fix,
+        )
+    return header
+
+
+def _read_task_arrays(
+    path: Path, task: str, arrays: Mapping[str, np.ndarray], fix: str
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """A task's gold ranks, top lists, query ids and candidate ids, checked against each
+    other: integer ranks and indices in range, no duplicate id, no candidate twice in a top
+    list, the original item at its gold rank or outside the top."""
+    try:
+        g, t = arrays[f"{task}/gold"], arrays[f"{task}/top"]
+        q = [str(x) for x in arrays[f"{task}/query_ids"]]
+        c = [str(x) for x in arrays[f"{task}/candidate_ids"]]
+    except KeyError as exc:
+        raise DataError(f"{path}: task {task} lacks the array {exc}", fix=fix) from None
+    n, m = len(q), len(c)
+    if g.dtype.kind not in "iu" or t.dtype.kind not in "iu":
+        raise DataError(
+            f"{path}: task {task}: gold ranks ({g.dtype}) and top lists ({t.dtype}) must "
+            "be integers",
+            fix=fix,
+        )
+    if g.shape != (n,) or t.ndim != 2 or t.shape[0] != n or not 0 < t.shape[1] <= m:
+        raise DataError(
+            f"{path}: task {task}: shapes gold {g.shape}, top {t.shape} do not "
+            f"fit {n} queries and {m} candidates",
+            fix=fix,
+        )
+    if g.size and (g.min() < 1 or g.max() > m):
+        raise DataError(f"{path}: task {task}: a gold rank outside 1..{m}", fix=fix)
+    if t.size and (t.min() < 0 or t.max() >= m):
+        raise DataError(f"{path}: task {task}: a candidate index outside 0..{m - 1}", fix=fix)
+    if len(set(q)) != n or len(set(c)) != m:
+        raise DataError(f"{path}: task {task}: duplicate query or candidate ids", fix=fix)
+    repeated = np.flatnonzero((np.diff(np.sort(t, axis=1), axis=1) == 0).any(axis=1))
+    if repeated.size:
+        raise DataError(
+            f"{path}: task {task}: query {q[repeated[0]]} has a candidate twice in its top "
+            f"{t.shape[1]}",
+            fix=fix,
+        )
+    rows = np.arange(n)
+    in_top = g <= t.shape[1]
+    if not np.all(t[rows[in_top], g[in_top] - 1] == rows[in_top]) or np.any(
+        t[~in_top] == rows[~in_top, None]
+    ):
+        raise DataError(f"{path}: task {task}: the top lists disagree with the gold ranks", fix=fix)
+    return g, t, q, c
+
+
+def _read_gold_ties(
+    path: Path, task: str, tied: np.ndarray, gold: np.ndarray, fix: str
+) -> np.ndarray:
+    """A task's recorded ties: per query, a count below the original item's rank."""
+    n = len(gold)
+    if (
+        tied.shape != (n,)
+        or tied.dtype.kind not in "iu"
+        or (n and (tied.min() < 0 or np.any(tied >= gold)))
+    ):
+        raise DataError(
+            f"{path}: task {task}: gold_ties must be {n} counts, each "
+            "below the original item's rank",
+            fix=fix,
+        )
+    return tied.astype(np.int64)
+
+
+def _read_stored_metrics(
+    path: Path, task: str, arrays: Mapping[str, np.ndarray], queries: list[str], fix: str
+) -> dict[str, np.ndarray]:
+    """A task's stored per-query metrics, each of one value per query and in its range."""
+    n = len(queries)
+    prefix = f"{task}/metric/"
+    out: dict[str, np.ndarray] = {}
+    for key in [k for k in arrays if k.startswith(prefix)]:
+        values = arrays[key]
+        if values.shape != (n,) or values.dtype.kind != "f":
+            raise DataError(f"{path}: {key} has shape {values.shape}, expected ({n},)", fix=fix)
+        _check_metric_values(path, task, key[len(prefix) :], values, queries, fix)
+        out[key[len(prefix) :]] = values
+    return out
 
 
 def _rebuild_fix(path: Path) -> str:

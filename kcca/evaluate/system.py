@@ -30,6 +30,7 @@ from kcca.evaluate.original import (
 from kcca.evaluate.rankings_io import Rankings
 from kcca.evaluate.relevance import RelevanceMatrix, RelevanceRule, corpus_relevance
 from kcca.evaluate.statistics import McNemarResult, RandomizationResult, mcnemar, randomization_test
+from kcca.evaluate.system_evaluation import SystemEvaluation
 
 if TYPE_CHECKING:
     from kcca.evaluate.compact import CompactRankings
@@ -101,41 +102,6 @@ class EvaluationContext:
     def protocol_note(self) -> str:
         # protocol_model has set _protocol
         return "" if self.protocol_model is not None else self._protocol[1]  # type: ignore[index]
-
-
-@dataclass
-class SystemEvaluation:
-    system: str
-    metrics: dict[str, dict[str, PerQuery]]
-    coverage: dict[str, Any]  # task -> coverage entries; the Table 5 total -> float
-    expert: ExpertResult | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def table(self) -> dict[str, dict[str, float]]:
-        """task -> metric -> aggregate."""
-        return {t: {k: v.aggregate for k, v in m.items()} for t, m in self.metrics.items()}
-
-    def to_json(self, per_query: bool = True) -> dict:
-        out: dict = {
-            "system": self.system,
-            "aggregates": self.table(),
-            "coverage": self.coverage,
-            "notes": self.notes,
-        }
-        if self.expert is not None:
-            out["expert"] = self.expert.as_dict()
-        if per_query:
-            # an object array: NaN -> None (JSON null); the stubs take no None here
-            out["per_query"] = {
-                t: {
-                    k: np.where(  # type: ignore[call-overload]
-                        np.isnan(v.values), None, v.values
-                    ).tolist()
-                    for k, v in m.items()
-                }
-                for t, m in self.metrics.items()
-            }
-        return out
 
 
 def first_caption_metrics(
@@ -243,12 +209,7 @@ def evaluate_compact(
     corpus's judgments (``ctx.corpus`` not None) S@k for k up to the depth kept, R-precision
     when the depth covers every query's relevant items, the expert scores and BLEU/ROUGE of
     the first caption. The metrics that need the whole ranking are listed in the notes."""
-    from kcca.evaluate.compact import (
-        FULL_RANKING_SUFFIXES,
-        check_pool,
-        missing_metrics,
-        stored_metrics_usable,
-    )
+    from kcca.evaluate.compact import check_pool, stored_metrics_usable
 
     metrics: dict[str, dict[str, PerQuery]] = {}
     coverage: dict[str, Any] = {}
@@ -261,7 +222,6 @@ def evaluate_compact(
     stored = stored_metrics_usable(compact, rule, ctx.corpus)
     for task, gold in compact.gold.items():
         top = compact.top[task]
-        rows = np.arange(top.shape[0])
         m = dict(
             original_item_metrics(
                 gold_ranks(gold, compact.gold_ties, task, compact.source, ties), ks
@@ -269,34 +229,11 @@ def evaluate_compact(
         )
         if rel is not None:
             relevant, judged = rel.for_task(task)
-            ordered = np.take_along_axis(np.asarray(relevant, bool), top, axis=1)
-            seen = np.take_along_axis(np.asarray(judged, bool), top, axis=1)
-            cov: dict = {}
-            for k in ks:
-                if k <= top.shape[1]:
-                    hits = ordered[:, :k].any(axis=1).astype(float)
-                    m[f"S@{k}"] = PerQuery(f"S@{k}", hits, 100.0 * float(hits.mean()))
-                    cov[f"top-{k} judged"] = float(seen[:, :k].mean())
-            r_i = np.asarray(relevant, bool).sum(axis=1)
-            counts[task] = r_i
-            if r_i.size and r_i.min() > 0 and r_i.max() <= top.shape[1]:
-                values = np.cumsum(ordered, axis=1)[rows, r_i - 1] / r_i
-                m["R-precision"] = PerQuery("R-precision", values, 100.0 * float(values.mean()))
-                mask = np.arange(top.shape[1])[None, :] < r_i[:, None]
-                cov["R-precision judged"] = float(seen[mask].mean())
-                cov["R-precision max depth"] = int(r_i.max())
-            coverage[task] = cov
+            coverage[task], counts[task] = _judged_from_top(top, relevant, judged, ks, m)
         if task == "annotation" and ctx.corpus is not None:
             expert_result = first_caption_metrics(top[:, 0], ctx, m, coverage)
         if stored:  # what the top of the ranking cannot give (all judged metrics without data)
-            aggregates = compact.meta.get("aggregates", {}).get(task, {})
-            m.update(
-                {
-                    k: PerQuery(k, v, float(aggregates.get(k, np.nan)))
-                    for k, v in compact.full_metrics.get(task, {}).items()
-                    if k not in m and (ctx.corpus is None or k.endswith(FULL_RANKING_SUFFIXES))
-                }
-            )
+            _add_stored_metrics(compact, task, m, with_corpus=ctx.corpus is not None)
         metrics[task] = m
     if all("R-precision" in metrics.get(t, {}) for t in ("annotation", "search")):
         coverage["R-precision total (Table 5)"] = total_r_precision(
@@ -307,11 +244,72 @@ def evaluate_compact(
             k: (dict(sorted(v.items(), key=_coverage_order)) if isinstance(v, dict) else v)
             for k, v in compact.meta.get("coverage", {}).items()
         }
+    notes = _compact_notes(compact, metrics, counts, stored, with_corpus=ctx.corpus is not None)
+    return SystemEvaluation(compact.system, metrics, coverage, expert_result, notes)
+
+
+def _judged_from_top(
+    top: np.ndarray,
+    relevant: np.ndarray,
+    judged: np.ndarray,
+    ks: Sequence[int],
+    metrics: dict[str, PerQuery],
+) -> tuple[dict, np.ndarray]:
+    """S@k for k up to the depth kept, and R-precision when the depth covers every query's
+    relevant items (Section 4.3.3), added to ``metrics``; returns their judged coverage and
+    each query's number of relevant items."""
+    rows = np.arange(top.shape[0])
+    ordered = np.take_along_axis(np.asarray(relevant, bool), top, axis=1)
+    seen = np.take_along_axis(np.asarray(judged, bool), top, axis=1)
+    cov: dict = {}
+    for k in ks:
+        if k <= top.shape[1]:
+            hits = ordered[:, :k].any(axis=1).astype(float)
+            metrics[f"S@{k}"] = PerQuery(f"S@{k}", hits, 100.0 * float(hits.mean()))
+            cov[f"top-{k} judged"] = float(seen[:, :k].mean())
+    r_i = np.asarray(relevant, bool).sum(axis=1)
+    if r_i.size and r_i.min() > 0 and r_i.max() <= top.shape[1]:
+        values = np.cumsum(ordered, axis=1)[rows, r_i - 1] / r_i
+        metrics["R-precision"] = PerQuery("R-precision", values, 100.0 * float(values.mean()))
+        mask = np.arange(top.shape[1])[None, :] < r_i[:, None]
+        cov["R-precision judged"] = float(seen[mask].mean())
+        cov["R-precision max depth"] = int(r_i.max())
+    return cov, r_i
+
+
+def _add_stored_metrics(
+    compact: "CompactRankings", task: str, metrics: dict[str, PerQuery], *, with_corpus: bool
+) -> None:
+    """The per-query metrics the compact file stored that ``metrics`` lacks: with the corpus,
+    only those that need the whole ranking; without it, every judged metric."""
+    from kcca.evaluate.compact import FULL_RANKING_SUFFIXES
+
+    aggregates = compact.meta.get("aggregates", {}).get(task, {})
+    metrics.update(
+        {
+            k: PerQuery(k, v, float(aggregates.get(k, np.nan)))
+            for k, v in compact.full_metrics.get(task, {}).items()
+            if k not in metrics and (not with_corpus or k.endswith(FULL_RANKING_SUFFIXES))
+        }
+    )
+
+
+def _compact_notes(
+    compact: "CompactRankings",
+    metrics: dict[str, dict[str, PerQuery]],
+    counts: dict[str, np.ndarray],
+    stored: bool,
+    *,
+    with_corpus: bool,
+) -> list[str]:
+    """What an evaluation of compact results rests on, and what it could not compute."""
+    from kcca.evaluate.compact import missing_metrics
+
     with_bleu = "top-1 BLEU" in metrics.get("annotation", {})
     kept = (
         f"; the judged metrics{' and top-1 BLEU/ROUGE' if with_bleu else ''} as stored when it "
         "was written"
-        if ctx.corpus is None
+        if not with_corpus
         else "; the full-ranking metrics as stored when it was written"
     )
     notes = [
@@ -321,12 +319,12 @@ def evaluate_compact(
     missing = missing_metrics(compact, counts, stored_usable=stored)
     if missing:
         notes.append("not computable from the compact results: " + "; ".join(missing))
-    if ctx.corpus is None and not stored:
+    if not with_corpus and not stored:
         notes.append(
             "no corpus data: S@k, R-precision, expert and BLEU/ROUGE need the "
             "judgments and captions (set --data-dir or KCCA_DATA_DIR)"
         )
-    elif ctx.corpus is None:
+    elif not with_corpus:
         absent = [
             k for k in ("top-1 BLEU", "top-1 ROUGE") if k not in metrics.get("annotation", {})
         ]
@@ -335,7 +333,7 @@ def evaluate_compact(
                 f"no corpus data: {' and '.join(absent)} need the captions (set --data-dir "
                 "or KCCA_DATA_DIR)"
             )
-    return SystemEvaluation(compact.system, metrics, coverage, expert_result, notes)
+    return notes
 
 
 def _coverage_order(item: tuple[str, object]) -> tuple[int, int, str]:
