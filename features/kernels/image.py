@@ -155,8 +155,46 @@ class _IntersectionKernel(Kernel):
 class HistogramKernel(_IntersectionKernel):
     """K^HISTO (eq. 5-6): ``[1/3 sum_F sum_v min(H_iF(v), H_jF(v))]^p`` over whole-image histograms.
 
-    Parameters: ``p`` exponent; ``feature_types`` averaged (default colour, texture, SIFT);
-    ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``), ``n_jobs`` threads, ``progress`` bar.
+    Items are :class:`~features.image_features.ImageFeatures` records, one per image.
+
+    Parameters
+    ----------
+    p : float, default=2
+        Exponent of eq. 6 (systems fit with 1 and let the solver apply the grid's p).
+    feature_types : sequence of str, default=("color", "texture", "sift")
+        The feature types averaged (eq. 6).
+    backend : {"numpy", "cupy", "auto", "array_api_strict"}, default="numpy"
+        Array backend of the intersection (``"numpy"``: the numba CPU path).
+    n_jobs : int, default=1
+        Threads of the CPU path.
+    progress : bool, default=False
+        Show a tqdm bar.
+
+    Attributes
+    ----------
+    train_items_ : sequence of ImageFeatures
+        The training images.
+    train_matrix_ : ndarray of shape (n_train, n_bins)
+        Their weighted histograms (:func:`weighted_matrix`).
+
+    Examples
+    --------
+    Two images described by one-cell colour histograms of three words:
+
+    >>> import numpy as np
+    >>> from features.image_features import ImageFeatures
+    >>> from features.kernels.image import HistogramKernel
+    >>> def image(name, histogram):
+    ...     pyramid = {"color": np.array([histogram], dtype=np.float32)}
+    ...     return ImageFeatures(name, pyramid, {"color": 4}, height=8, width=8, levels=0)
+    >>> images = [image("a", [0.5, 0.5, 0.0]), image("b", [0.0, 0.25, 0.75])]
+    >>> kernel = HistogramKernel(p=1, feature_types=["color"]).fit(images)
+    >>> kernel.gram(images)
+    array([[1.  , 0.25],
+           [0.25, 1.  ]])
+    >>> HistogramKernel(p=2, feature_types=["color"]).fit(images).gram(images)
+    array([[1.    , 0.0625],
+           [0.0625, 1.    ]])
     """
 
     p: float = 2
@@ -171,10 +209,48 @@ class HistogramKernel(_IntersectionKernel):
 class PyramidKernel(_IntersectionKernel):
     """K^PY (eq. 7-8, combined as eq. 6): ``[1/3 sum_F sum_l w_l I^l_F]^p``.
 
-    Level weights of eq. 8 with ``L = 2``: ``w = (1/4, 1/4, 1/2)``.
+    Level weights of eq. 8 with ``L = 2``: ``w = (1/4, 1/4, 1/2)``. Items are
+    :class:`~features.image_features.ImageFeatures` records, one per image.
 
-    ``levels`` is eq. 8's ``L`` (the items' pyramids must have at least that many levels).
-    Other parameters as :class:`HistogramKernel`.
+    Parameters
+    ----------
+    p : float, default=2
+        Exponent of eq. 6.
+    levels : int, default=2
+        Eq. 8's ``L`` (the items' pyramids must have at least that many levels).
+    feature_types : sequence of str, default=("color", "texture", "sift")
+        The feature types averaged (eq. 6).
+    backend : {"numpy", "cupy", "auto", "array_api_strict"}, default="numpy"
+        As :class:`HistogramKernel`.
+    n_jobs : int, default=1
+        Threads of the CPU path.
+    progress : bool, default=False
+        Show a tqdm bar.
+
+    Attributes
+    ----------
+    train_items_ : sequence of ImageFeatures
+        The training images.
+    train_matrix_ : ndarray of shape (n_train, n_cells * n_bins)
+        Their weighted cell histograms (:func:`weighted_matrix`).
+
+    Examples
+    --------
+    A one-level pyramid (the whole image, then its four quadrants) of two words: the same
+    whole-image histogram, the words in different places:
+
+    >>> import numpy as np
+    >>> from features.image_features import ImageFeatures
+    >>> from features.kernels.image import PyramidKernel
+    >>> def image(name, rows):
+    ...     pyramid = {"color": np.array(rows, dtype=np.float32)}
+    ...     return ImageFeatures(name, pyramid, {"color": 4}, height=8, width=8, levels=1)
+    >>> spread = image("a", [[0.5, 0.5]] + [[0.125, 0.125]] * 4)
+    >>> sorted_ = image("b", [[0.5, 0.5], [0.25, 0], [0.25, 0], [0, 0.25], [0, 0.25]])
+    >>> kernel = PyramidKernel(p=1, levels=1, feature_types=["color"]).fit([spread, sorted_])
+    >>> kernel.gram([spread, sorted_])
+    array([[1.  , 0.75],
+           [0.75, 1.  ]])
     """
 
     p: float = 2
