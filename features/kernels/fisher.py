@@ -100,19 +100,54 @@ def _encode_chunk(
 class FisherKernel(Kernel):
     """Linear kernel of improved Fisher vectors (``features.fisher``), optionally ``^p``.
 
-    Args:
-        n_gaussians, pca_dim, strips: the encoder's (:class:`FisherVectorEncoder`).
-        sample_images: training images the PCA and mixture are fitted on (seeded choice).
-        per_image: descriptors sampled from each of them.
-        step: dense SIFT grid spacing in pixels (:mod:`features.sift`).
-        bin_sizes: descriptor bin (cell) sizes in pixels; descriptors of every size are
-            pooled (multi-scale); the paper's SIFT words use one size, 4.
-        descriptor: ``"sift"`` (dense RootSIFT), ``"color"`` (mean and standard deviation
-            of R, G, B in 4 x 4 cells, :mod:`features.color_patches`) or ``"color-lab"``
-            (the same statistics of CIELAB).
-        p: entry-wise power of the block (systems use 1 and let the solver apply p).
-        seed: seed of the sample, the PCA and the mixture.
-        n_jobs: joblib workers for encoding; progress: a tqdm bar over the images encoded.
+    Items are RGB ``uint8`` arrays ``(H, W, 3)``, one per image (``item_type =
+    "image-pixels"``).
+
+    Parameters
+    ----------
+    n_gaussians, pca_dim, strips : int, default=64, 64, 3
+        The encoder's (:class:`~features.fisher.FisherVectorEncoder`).
+    sample_images : int, default=600
+        Training images the PCA and mixture are fitted on (seeded choice).
+    per_image : int, default=200
+        Descriptors sampled from each of them.
+    step : int, default=4
+        Dense SIFT grid spacing in pixels (:mod:`features.sift`).
+    bin_sizes : sequence of int, default=(4,)
+        Descriptor bin (cell) sizes in pixels; descriptors of every size are pooled
+        (multi-scale); the paper's SIFT words use one size, 4.
+    p : float, default=1.0
+        Entry-wise power of the block (systems use 1 and let the solver apply p).
+    seed : int, default=0
+        Seed of the sample, the PCA and the mixture.
+    n_jobs : int, default=1
+        Joblib workers for encoding.
+    progress : bool, default=False
+        A tqdm bar over the images encoded.
+    descriptor : {"sift", "color", "color-lab"}, default="sift"
+        ``"sift"`` (dense RootSIFT), ``"color"`` (mean and standard deviation of R, G, B in
+        4 x 4 cells, :mod:`features.color_patches`) or ``"color-lab"`` (the same statistics
+        of CIELAB).
+
+    Attributes
+    ----------
+    encoder_ : FisherVectorEncoder
+        The PCA and Gaussian mixture fitted on the training sample.
+    train_items_ : sequence of ndarray
+        The training images.
+    train_vectors_ : ndarray of shape (n_train, dim)
+        Their Fisher vectors (unit norm).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from features.kernels.fisher import FisherKernel
+    >>> rng = np.random.default_rng(0)
+    >>> images = [rng.integers(0, 256, size=(48, 48, 3), dtype=np.uint8) for _ in range(4)]
+    >>> kernel = FisherKernel(n_gaussians=2, pca_dim=4, strips=1, sample_images=4,
+    ...                       per_image=20, step=6).fit(images)
+    >>> kernel.gram(images[:2]).shape, kernel.diag(images[:2]).round(6)  # unit norm
+    ((2, 4), array([1., 1.]))
     """
 
     item_type = "image-pixels"
