@@ -62,7 +62,37 @@ def check_parts(parts: Any) -> list[dict[str, Any]]:
 @register_kernel("mix")
 @dataclass(eq=False, repr=False)
 class MixtureKernel(Kernel):
-    """Weighted average of registered image kernels, raised to ``p`` (module docstring)."""
+    """Weighted average of registered image kernels, raised to ``p`` (module docstring).
+
+    Used directly, ``fit`` and ``gram`` take one item sequence per part (in the order of
+    ``parts``); a system builds each part's blocks and calls :meth:`combine`.
+
+    Parameters
+    ----------
+    parts : sequence of dict, default=()
+        ``{"name": ..., "params": {...} (optional), "weight": ... (optional, default 1)}``
+        per registered kernel averaged.
+    p : float, default=1.0
+        Entry-wise power of the mixed block.
+
+    Attributes
+    ----------
+    kernels_ : list of Kernel
+        The fitted part kernels (each with ``p = 1``).
+    train_items_ : sequence of sequence
+        The training items, one sequence per part.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from features.kernels.mixture import MixtureKernel
+    >>> mix = MixtureKernel(parts=[{"name": "pyramid"}, {"name": "fisher", "weight": 3}])
+    >>> print(mix.weights())
+    [0.25 0.75]
+    >>> mix.combine([np.ones((2, 2)), np.zeros((2, 2))])
+    array([[0.25, 0.25],
+           [0.25, 0.25]])
+    """
 
     item_type = "image-mixture"
 
