@@ -118,10 +118,39 @@ class _SparseSequenceKernel(Kernel):
 class BowKernel(_SparseSequenceKernel):
     """BoW kernel: ``K(x, y) = cos(tf_x, tf_y)`` (Section 3.4.1), optionally (sqrt-)idf weighted.
 
-    Parameters:
-        weighting: None, ``"idf"`` or ``"sqrt-idf"`` (BoW5^sqrt-idf).
-        single_caption: BoW1 - one caption per training item, drawn with ``random_state``.
-        random_state: seed of the BoW1 draw.
+    Items are token lists; a training item is the captions of one image (a list of token
+    lists, merged into one document: BoW5).
+
+    Parameters
+    ----------
+    weighting : {None, "idf", "sqrt-idf"}, default=None
+        Term weights: none, ``lambda_w`` or ``sqrt(lambda_w)`` (BoW5^sqrt-idf).
+    single_caption : bool, default=False
+        BoW1: one caption per training item, drawn with ``random_state``.
+    random_state : int or None, default=0
+        Seed of the BoW1 draw.
+
+    Attributes
+    ----------
+    idf_ : Idf
+        The IDF weights of the training images (:mod:`features.text.idf`).
+    train_features_ : scipy.sparse.csr_matrix
+        The training items' (weighted) term frequencies.
+    train_items_ : sequence
+        The training items.
+
+    Examples
+    --------
+    >>> from features.text.bow_kernel import BowKernel
+    >>> train = [[["a", "dog", "runs"], ["dog", "running"]],
+    ...          [["a", "red", "car"], ["car", "on", "road"]]]
+    >>> kernel = BowKernel().fit(train)
+    >>> kernel.gram([["dog", "runs"], ["red", "car"]]).round(3)
+    array([[0.802, 0.   ],
+           [0.   , 0.75 ]])
+    >>> kernel.gram_train().round(3)
+    array([[1.   , 0.134],
+           [0.134, 1.   ]])
     """
 
     weighting: str | None = None
