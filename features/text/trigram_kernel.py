@@ -47,23 +47,65 @@ from features.text.text_items import as_items, one_caption_each
 class TrigramKernel(_SparseSequenceKernel):
     """TRI / TRI1 / TRI^sqrt-idf, optionally with a word kernel (eq. 15, 16, 20, 21).
 
-    Parameters:
-        lambda_m: match weight (0.5); each length-l match is weighted ``lambda_m ** (2 l)``.
-        lambda_g: gap weight (1 = gaps not penalised); eq. 14.
-        max_length: longest sequence (3 = trigram; 1 gives the BoW kernel).
-        weighting: None, ``"sqrt-idf"`` (eq. 16 / 21) or ``"idf"``.
-        single_caption: TRI1 (one caption per training item, drawn with ``random_state``).
-        random_state: seed of the TRI1 draw.
-        word_kernel: a WordKernel for eq. 20/21, or None for exact matching.
-        n_jobs: threads for the word-kernel engine (None = all cores).
-        progress: show a tqdm bar for the word-kernel engine.
-        engine: the word-kernel engine of :func:`features.text.soft_trigram.soft_block`:
-            ``"numba"`` (default; the fastest on every machine timed, a GPU one included) or
-            ``"array-api"`` (dense products on ``backend``'s array namespace). Same numbers
-            to float rounding; self-kernels (the normalisation) always use numba.
-        backend: the array namespace of the ``"array-api"`` engine: ``"numpy"``, ``"cupy"``,
-            ``"auto"`` (cupy when a GPU is available) or ``"array_api_strict"`` (tests); the
-            numba engine ignores it.
+    Items are token lists; a training item is the captions of one image (a list of token
+    lists).
+
+    Parameters
+    ----------
+    lambda_m : float, default=0.5
+        Match weight; each length-l match is weighted ``lambda_m ** (2 l)``.
+    lambda_g : float, default=1.0
+        Gap weight (1 = gaps not penalised); eq. 14.
+    max_length : {1, 2, 3}, default=3
+        Longest sequence (3 = trigram; 1 gives the BoW kernel).
+    weighting : {None, "sqrt-idf", "idf"}, default=None
+        ``"sqrt-idf"`` is eq. 16 / 21.
+    single_caption : bool, default=False
+        TRI1: one caption per training item, drawn with ``random_state``.
+    random_state : int or None, default=0
+        Seed of the TRI1 draw.
+    word_kernel : WordKernel or None, default=None
+        A :class:`~features.text.word_kernel.WordKernel` for eq. 20/21 (a soft match: the
+        kernel is then not positive semi-definite in general, ``positive_semidefinite`` is
+        False and KCCA fits it with ``indefinite="psd-part"``), or None for exact matching.
+    n_jobs : int or None, default=None
+        Threads for the word-kernel engine (None = all cores).
+    progress : bool, default=True
+        Show a tqdm bar for the word-kernel engine.
+    backend : {"numpy", "cupy", "auto", "array_api_strict"}, default="numpy"
+        The array namespace of the ``"array-api"`` engine (``"auto"``: cupy when a GPU is
+        available); the numba engine ignores it.
+    engine : {"numba", "array-api"}, default="numba"
+        The word-kernel engine of :func:`features.text.soft_trigram.soft_block`: numba (the
+        fastest on every machine timed, a GPU one included) or dense products on
+        ``backend``'s array namespace. Same numbers to float rounding; self-kernels (the
+        normalisation) always use numba.
+
+    Attributes
+    ----------
+    idf_ : Idf
+        The IDF weights of the training images.
+    train_items_ : sequence
+        The training items.
+
+    Examples
+    --------
+    Exact matching, then "puppy" matching "dog" through a word kernel:
+
+    >>> import numpy as np
+    >>> from features.text.trigram_kernel import TrigramKernel
+    >>> from features.text.word_kernel import WordKernel
+    >>> train = [[["a", "dog", "runs"], ["dog", "running"]],
+    ...          [["a", "red", "car"], ["car", "on", "road"]]]
+    >>> test = [["puppy", "runs"], ["red", "car"]]
+    >>> TrigramKernel(progress=False).fit(train).gram(test).round(3)
+    array([[0.235, 0.   ],
+           [0.   , 0.698]])
+    >>> similar = WordKernel("toy", ("dog", "puppy"), np.array([[1.0, 0.8], [0.8, 1.0]]))
+    >>> soft = TrigramKernel(word_kernel=similar, n_jobs=1, progress=False).fit(train)
+    >>> soft.gram(test).round(3), soft.positive_semidefinite
+    (array([[0.657, 0.   ],
+            [0.   , 0.698]]), False)
     """
 
     execution_params = ("backend", "engine", "n_jobs", "progress")
