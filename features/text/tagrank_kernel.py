@@ -121,10 +121,40 @@ def _mean_chi2(pairs, A):
 class TagRankKernel(Kernel):
     """TAGRANK kernel (eq. 9-11), averaged over caption pairs of multi-caption items.
 
-    Parameters:
-        n_pairs: training sentence pairs sampled to set Omega and Omega' (mean chi2 distance).
-        random_state: seed of that sample.
-        n_jobs: threads (None = all cores); progress: tqdm bar.
+    Items are token lists; a training item is the captions of one image (a list of token
+    lists).
+
+    Parameters
+    ----------
+    n_pairs : int, default=20000
+        Training sentence pairs sampled to set Omega and Omega' (mean chi2 distance).
+    random_state : int or None, default=0
+        Seed of that sample.
+    n_jobs : int or None, default=None
+        Threads (None = all cores).
+    progress : bool, default=True
+        Show a tqdm bar.
+
+    Attributes
+    ----------
+    omega_, omega_prime_ : float
+        Eq. 11's Omega (relative ranks) and Omega' (absolute ranks).
+    word_ids_ : dict of str to int
+        The training vocabulary.
+    position_cdf_ : dict of str to ndarray
+        Per word, the cumulative distribution of its training positions (eq. 10).
+    train_items_ : sequence
+        The training items.
+
+    Examples
+    --------
+    >>> from features.text.tagrank_kernel import TagRankKernel
+    >>> train = [[["a", "dog", "runs"], ["dog", "running"]],
+    ...          [["a", "red", "car"], ["car", "on", "road"]]]
+    >>> kernel = TagRankKernel(n_pairs=100, n_jobs=1, progress=False).fit(train)
+    >>> kernel.gram([["puppy", "runs"], ["red", "car"]]).round(3)
+    array([[0.479, 0.441],
+           [0.393, 0.549]])
     """
 
     execution_params = ("n_jobs", "progress")
