@@ -99,6 +99,27 @@ class F1Similarity(Kernel):
 
     Follows the kernel contract: ``fit(train_items)`` (multi-caption items: the five captions
     of a training image), ``gram(items_a, items_b=None)``, ``diag``. IDF is learned in ``fit``.
+
+    Parameters
+    ----------
+    idf : bool, default=False
+        Weight each token by ``lambda_w`` (module docstring).
+
+    Attributes
+    ----------
+    idf_ : dict of str to float or None
+        The IDF weights (None without ``idf``).
+    train_items_ : list
+        The training items.
+
+    Examples
+    --------
+    >>> from features.text.f1_similarity import F1Similarity
+    >>> train = [[["a", "dog", "runs"], ["dog", "running"]],
+    ...          [["a", "red", "car"], ["car", "on", "road"]]]
+    >>> F1Similarity().fit(train).gram([["dog", "runs"], ["red", "car"]]).round(3)
+    array([[0.571, 0.   ],
+           [0.   , 0.5  ]])
     """
 
     name = "nn-f1"
