@@ -19,10 +19,29 @@ import numpy as np
 class WordKernel:
     """kappa over ``vocabulary``: ``matrix[i, j]`` = similarity of words i and j.
 
-    Attributes:
-        name: short name for reports and cache keys (e.g. ``"dist-ic"``, ``"align"``).
-        vocabulary: the words with similarity vectors, in matrix order.
-        matrix: (V, V) float64, symmetric, unit diagonal, entries in [0, 1].
+    Parameters
+    ----------
+    name : str
+        Short name for reports and cache keys (e.g. ``"dist-ic"``, ``"align"``).
+    vocabulary : tuple of str
+        The words with similarity vectors, in matrix order.
+    matrix : ndarray of shape (V, V)
+        Float64, symmetric, unit diagonal, entries in [0, 1].
+
+    Attributes
+    ----------
+    index : dict of str to int
+        Each word's row in ``matrix``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from features.text.word_kernel import WordKernel
+    >>> kappa = WordKernel("toy", ("dog", "puppy"), np.array([[1.0, 0.8], [0.8, 1.0]]))
+    >>> kappa.similarity("dog", "puppy"), kappa.similarity("dog", "cat")
+    (0.8, 0.0)
+    >>> kappa.thresholded(0.9).similarity("dog", "puppy")
+    0.0
     """
 
     name: str
