@@ -80,6 +80,39 @@ def validate_inputs(
     ``ids`` are the candidate ids in the candidates' order. Raises
     :class:`CaptionInputError` naming the first offending id. ``allow_empty`` lets blank
     captions through (callers then name them, as :func:`~kcca.captions.evaluate_captions`).
+
+    Parameters
+    ----------
+    references : mapping of id to sequence of str
+        Image id -> reference captions.
+    candidates : mapping of id to str or sequence of str
+        Image id -> one caption (a string or a list holding exactly one).
+    allow_empty : bool, default=False
+        Let blank captions through.
+
+    Returns
+    -------
+    ids : list
+        The candidate ids, in the candidates' order.
+    references : list of list of str
+        Each id's reference captions.
+    candidates : list of str
+        Each id's candidate caption.
+
+    Raises
+    ------
+    CaptionInputError
+        Naming the first offending id (module docstring's input rules).
+
+    Examples
+    --------
+    >>> from kcca.captions import validate_inputs
+    >>> validate_inputs({7: ["a dog runs", "a brown dog"], 8: ["a red car"]}, {7: ["a dog"]})
+    ([7], [['a dog runs', 'a brown dog']], ['a dog'])
+    >>> validate_inputs({7: ["a dog runs"]}, {9: "a cat"})
+    Traceback (most recent call last):
+    ...
+    kcca.captions.scorer.CaptionInputError: ...9...
     """
     if not isinstance(references, Mapping):
         raise CaptionInputError(
@@ -160,7 +193,35 @@ class CaptionScorer(ABC):
     """Base class of every caption metric.
 
     Subclasses set ``name`` (registry key and report name), ``labels`` (one label per output
-    row, e.g. ``("BLEU-1", ..., "BLEU-4")``) and implement :meth:`score_tokens`.
+    row, e.g. ``("BLEU-1", ..., "BLEU-4")``) and implement :meth:`score_tokens`; registered
+    with :func:`~kcca.captions.register_scorer`, a metric is available to
+    :func:`~kcca.captions.evaluate_captions` and ``kcca score-captions`` by name.
+
+    Attributes
+    ----------
+    name : str
+        Registry key and report name.
+    labels : tuple of str
+        One label per output row.
+    params : dict
+        The parameters that define the scorer (for reports and cache keys).
+
+    Examples
+    --------
+    A metric scoring the fraction of candidate tokens found in some reference:
+
+    >>> import numpy as np
+    >>> from kcca.captions import CaptionScorer
+    >>> class WordRecall(CaptionScorer):
+    ...     name, labels = "word_recall", ("word-recall",)
+    ...     def score_tokens(self, references, candidates):
+    ...         seen = [set().union(*map(set, refs)) for refs in references]
+    ...         scores = np.array([np.mean([t in s for t in c]) if c else 0.0
+    ...                            for s, c in zip(seen, candidates)])
+    ...         return float(scores.mean()), scores
+    >>> WordRecall().compute_score({1: ["a dog runs"], 2: ["a red car"]},
+    ...                            {1: "a dog sits", 2: "a red car"})
+    (0.8333333333333333, array([0.66666667, 1.        ]))
     """
 
     name: str = ""
