@@ -120,10 +120,35 @@ def bleu_from_stats(
 class Bleu(CaptionScorer):
     """BLEU-1..``n``: corpus scores (list of n floats) and per-item scores ``(n, n_items)``.
 
-    Args:
-        n: highest n-gram order (4 for the COCO metrics).
-        smoothing: ``"none"`` (pycocoevalcap 1.2, the default) or ``"nist"`` (Chen & Cherry
-            method 3, as used for Ellebracht et al.'s Figure 1).
+    Captions are tokenised text (tokens separated by spaces), split by ``str.split()`` as
+    pycocoevalcap's BLEU splits them.
+
+    Parameters
+    ----------
+    n : int, default=4
+        Highest n-gram order (4 for the COCO metrics).
+    smoothing : {"none", "nist"}, default="none"
+        ``"none"`` is pycocoevalcap 1.2; ``"nist"`` is Chen & Cherry's method 3, as used for
+        Ellebracht et al.'s Figure 1.
+
+    See Also
+    --------
+    kcca.coco.bleu.bleu.Bleu : the same numbers with pycocoevalcap's signature.
+
+    Examples
+    --------
+    >>> from kcca.captions import Bleu
+    >>> references = {1: ["a dog runs on the grass", "a brown dog is running"],
+    ...               2: ["a red car on a road", "a car drives down the street"]}
+    >>> candidates = {1: ["a brown dog runs on the grass"], 2: ["a red car on the street"]}
+    >>> corpus, per_item = Bleu(4).compute_score(references, candidates)
+    >>> [round(score, 3) for score in corpus]  # BLEU-1 .. BLEU-4
+    [1.0, 0.953, 0.846, 0.714]
+    >>> per_item.round(3)  # row k: BLEU-(k+1) of each item
+    array([[1.   , 1.   ],
+           [1.   , 0.894],
+           [0.928, 0.737],
+           [0.795, 0.604]])
     """
 
     name = "bleu"
@@ -212,6 +237,30 @@ def bleu_matrix(
 def sentence_bleu(
     references: Sequence[Tokens], candidate: Tokens, n: int = 4, smoothing: str = "nist"
 ) -> list[float]:
-    """Sentence-level cumulative BLEU-1..n of one tokenised candidate (NIST smoothing default)."""
+    """Sentence-level cumulative BLEU-1..n of one tokenised candidate (NIST smoothing default).
+
+    Parameters
+    ----------
+    references : sequence of sequence of str
+        The references' tokens.
+    candidate : sequence of str
+        The candidate's tokens.
+    n : int, default=4
+        Highest n-gram order.
+    smoothing : {"nist", "none"}, default="nist"
+        As :class:`Bleu`.
+
+    Returns
+    -------
+    list of float
+        BLEU-1 .. BLEU-n.
+
+    Examples
+    --------
+    >>> from kcca.captions import sentence_bleu
+    >>> scores = sentence_bleu(["a dog runs on the grass".split()], "a dog runs on grass".split())
+    >>> [round(s, 3) for s in scores]
+    [0.819, 0.709, 0.65, 0.579]
+    """
     testlen, reflen, guess, correct = sentence_stats(references, candidate, n)
     return bleu_from_stats(testlen, reflen, guess, correct, smoothing)
