@@ -68,7 +68,29 @@ def rouge_l_item(references: Sequence[Tokens], candidate: Tokens, beta: float = 
 
 
 class RougeL(CaptionScorer):
-    """ROUGE-L with ``beta`` (1.2 in the COCO code): mean over items and per-item scores."""
+    """ROUGE-L with ``beta`` (1.2 in the COCO code): mean over items and per-item scores.
+
+    Captions are tokenised text, split at spaces only, as pycocoevalcap's ROUGE-L splits them.
+
+    Parameters
+    ----------
+    beta : float, default=1.2
+        Weight of recall against precision (eq. 7).
+
+    See Also
+    --------
+    kcca.coco.rouge.rouge.Rouge : the same numbers with pycocoevalcap's signature.
+
+    Examples
+    --------
+    >>> from kcca.captions import RougeL
+    >>> references = {1: ["a dog runs on the grass", "a brown dog is running"],
+    ...               2: ["a red car on a road", "a car drives down the street"]}
+    >>> candidates = {1: ["a brown dog runs on the grass"], 2: ["a red car on the street"]}
+    >>> corpus, per_item = RougeL().compute_score(references, candidates)
+    >>> round(corpus, 3), per_item.round(3)
+    (0.801, array([0.936, 0.667]))
+    """
 
     name = "rouge_l"
     labels = ("ROUGE-L",)
