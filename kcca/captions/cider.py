@@ -92,9 +92,30 @@ class _CiderBase(CaptionScorer):
 class CiderD(_CiderBase):
     """CIDEr-D of the COCO evaluation (pycocoevalcap's "CIDEr"), eq. 19-20.
 
-    Args:
-        n: highest n-gram order (4).
-        sigma: standard deviation of the Gaussian length penalty (6).
+    The IDF comes from the references of the images scored together, so an item's score
+    depends on the other items of the call.
+
+    Parameters
+    ----------
+    n : int, default=4
+        Highest n-gram order.
+    sigma : float, default=6.0
+        Standard deviation of the Gaussian length penalty.
+
+    See Also
+    --------
+    Cider : plain CIDEr (Vedantam et al. 2015).
+    kcca.coco.cider.cider.Cider : the same numbers with pycocoevalcap's signature.
+
+    Examples
+    --------
+    >>> from kcca.captions import CiderD
+    >>> references = {1: ["a dog runs on the grass", "a brown dog is running"],
+    ...               2: ["a red car on a road", "a car drives down the street"]}
+    >>> candidates = {1: ["a brown dog runs on the grass"], 2: ["a red car on the street"]}
+    >>> corpus, per_item = CiderD().compute_score(references, candidates)
+    >>> round(corpus, 3), per_item.round(3)
+    (4.241, array([4.886, 3.597]))
     """
 
     name = "cider_d"
@@ -129,10 +150,29 @@ class CiderD(_CiderBase):
 class Cider(_CiderBase):
     """Plain CIDEr of Vedantam et al. (2015), eq. 16-18 (labelled "CIDEr", not CIDEr-D).
 
-    Args:
-        n: highest n-gram order (4).
-        scale: factor applied to every score: 10 (the default) as the original CIDEr code,
-            1 for the range of eq. 16-18.
+    Parameters
+    ----------
+    n : int, default=4
+        Highest n-gram order.
+    scale : float, default=10.0
+        Factor applied to every score: 10 as the original CIDEr code, 1 for the range of
+        eq. 16-18.
+
+    See Also
+    --------
+    CiderD : CIDEr-D, pycocoevalcap's "CIDEr".
+
+    Examples
+    --------
+    >>> from kcca.captions import Cider
+    >>> references = {1: ["a dog runs on the grass", "a brown dog is running"],
+    ...               2: ["a red car on a road", "a car drives down the street"]}
+    >>> candidates = {1: ["a brown dog runs on the grass"], 2: ["a red car on the street"]}
+    >>> corpus, per_item = Cider().compute_score(references, candidates)
+    >>> round(corpus, 3), per_item.round(3)
+    (4.305, array([5.014, 3.597]))
+    >>> print(Cider(scale=1).compute_score(references, candidates)[1].round(3))
+    [0.501 0.36 ]
     """
 
     name = "cider"
