@@ -88,7 +88,27 @@ def _check_engine(engine: str) -> str:
 def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
     """``(True, "")`` when METEOR can run with ``engine``, else ``(False, reason with what
     to install)``. The Python engine needs the jar and the paraphrase table beside it; the
-    Java engine needs the jar and Java."""
+    Java engine needs the jar and Java.
+
+    Parameters
+    ----------
+    engine : {"python", "java"}, default="python"
+        The engine asked about.
+
+    Returns
+    -------
+    available : bool
+        Whether METEOR can run here with ``engine``.
+    reason : str
+        Empty when available; else what is missing and what to install.
+
+    Examples
+    --------
+    >>> from kcca.captions import meteor_available
+    >>> available, reason = meteor_available("python")
+    >>> available == (reason == "")
+    True
+    """
     _check_engine(engine)
     problems = []
     hint = INSTALL_HINT
@@ -140,13 +160,36 @@ def score_line(references: Sequence[str], hypothesis: str) -> str:
 class Meteor(CaptionScorer):
     """METEOR 1.5 (``-l en -norm``, default task): corpus score and per-item scores.
 
-    Args:
-        engine: ``"python"`` (default; no Java) or ``"java"`` (the jar, as pycocoevalcap).
-        jar: path of meteor-1.5.jar (default: :func:`find_meteor_jar`).
-        java: Java executable for the Java engine (default: :func:`find_java`).
-        memory: JVM heap (``-Xmx``) of the Java engine, ``"2G"`` as pycocoevalcap.
-        cache_dir: cache folder of the Python engine's paraphrase index (default
-            :func:`kcca.cache.default_cache_dir`; ``None``: no cache, index rebuilt).
+    Needs the Meteor 1.5 jar's resources (the ``coco`` extra, or ``$KCCA_METEOR_JAR``;
+    :func:`meteor_available` says what is missing): the first score of a process loads them,
+    which takes seconds (:meth:`prepare` does it ahead).
+
+    Parameters
+    ----------
+    engine : {"python", "java"}, default="python"
+        ``"python"``: no Java; ``"java"``: the jar, as pycocoevalcap runs it.
+    jar : path or None, default=None
+        Path of meteor-1.5.jar (None: :func:`find_meteor_jar`).
+    java : str or None, default=None
+        Java executable for the Java engine (None: :func:`find_java`).
+    memory : str, default="2G"
+        JVM heap (``-Xmx``) of the Java engine, as pycocoevalcap.
+    cache_dir : path, "default" or None, default="default"
+        Cache folder of the Python engine's paraphrase index (``"default"``:
+        :func:`kcca.cache.default_cache_dir`; None: no cache, the index is rebuilt).
+
+    See Also
+    --------
+    kcca.coco.meteor.meteor.Meteor : the same numbers with pycocoevalcap's signature.
+
+    Examples
+    --------
+    >>> from kcca.captions import Meteor
+    >>> Meteor()
+    Meteor(engine='python')
+    >>> references = {1: ["a dog runs on the grass", "a brown dog is running"]}
+    >>> Meteor().compute_score(references, {1: ["a dog is running"]})  # doctest: +SKIP
+    (0.2566..., array([0.2566...]))
     """
 
     name = "meteor"
