@@ -50,22 +50,41 @@ DEFAULT_METRICS = ("bleu", "rouge_l", "cider_d", "cider")
 
 @dataclass
 class CaptionEvaluation:
-    """Scores of one evaluation.
+    """Scores of one evaluation (what :func:`evaluate_captions` returns).
 
-    Attributes:
-        ids: the scored image ids (the candidates' order).
-        corpus: metric label (``"BLEU-1"`` ... ``"CIDEr"``, ``"METEOR"``) -> corpus score.
-        per_item: metric label -> per-item scores, shape ``(len(ids),)``.
-        unscored_reference_ids: reference images without a candidate (not scored).
-        unavailable: metric name -> why it was not computed (e.g. METEOR without pycocoevalcap).
-        tokenized: whether the captions went through the PTB-style tokeniser.
-        empty_candidate_ids: scored ids whose candidate has no tokens (``allow_empty``).
-        empty_reference_ids: ``(image id, reference index)`` of references with no tokens.
-        tokenizer_context: ``"batch"`` or ``"caption"`` (see :data:`TOKENIZER_CONTEXTS`).
-        line_break_candidate_ids: scored ids whose candidate holds a line break other than
-            ``\\n``, and line_break_reference_ids ``(image id, reference index)`` of such
-            references: pycocoevalcap would shift the later captions of their batch onto
-            the wrong images; here each caption keeps its own tokens.
+    Parameters
+    ----------
+    ids : list
+        The scored image ids (the candidates' order).
+    corpus : dict of str to float
+        Metric label (``"BLEU-1"`` ... ``"CIDEr"``, ``"METEOR"``) -> corpus score.
+    per_item : dict of str to ndarray
+        Metric label -> per-item scores, shape ``(len(ids),)``.
+    unscored_reference_ids : list
+        Reference images without a candidate (not scored).
+    unavailable : dict of str to str
+        Metric name -> why it was not computed (e.g. METEOR without pycocoevalcap).
+    tokenized : bool, default=True
+        Whether the captions went through the PTB-style tokeniser.
+    empty_candidate_ids : list
+        Scored ids whose candidate has no tokens (``allow_empty``).
+    empty_reference_ids : list of (id, int)
+        ``(image id, reference index)`` of references with no tokens.
+    tokenizer_context : {"batch", "caption"}, default="batch"
+        See :data:`TOKENIZER_CONTEXTS`.
+    line_break_candidate_ids, line_break_reference_ids : list
+        Scored ids whose candidate holds a line break other than ``\\n``, and ``(image
+        id, reference index)`` of such references: pycocoevalcap would shift the later
+        captions of their batch onto the wrong images; here each caption keeps its own
+        tokens.
+
+    Examples
+    --------
+    >>> from kcca.captions import evaluate_captions
+    >>> result = evaluate_captions({1: ["A dog runs on the grass."]},
+    ...                            {1: "A dog runs on grass."}, metrics=["rouge_l"])
+    >>> result.per_item_records()
+    [{'image_id': 1, 'ROUGE-L': 0.8...}]
     """
 
     ids: list[Hashable]
@@ -108,20 +127,52 @@ def evaluate_captions(
 ) -> CaptionEvaluation:
     """Score ``candidates`` against ``references`` with every metric in ``metrics``.
 
-    Args:
-        references: image id -> reference captions (raw text, or tokenised if ``tokenize``
-            is False).
-        candidates: image id -> one caption (a string or a one-element list).
-        metrics: registered scorer names (``bleu``, ``rouge_l``, ``cider_d``, ``cider``,
-            ``meteor``).
-        tokenize: apply the PTB-style tokeniser (the COCO pipeline) first.
-        metric_params: per-metric constructor arguments, e.g. ``{"bleu": {"n": 4}}``.
-        skip_unavailable: record (instead of raising) a metric that cannot run here
-            (METEOR without pycocoevalcap's resources).
-        allow_empty: score captions with no tokens (see the module docstring) instead of
-            raising :class:`~kcca.captions.scorer.EmptyCaptionError`.
-        tokenizer_context: ``"batch"`` (pycocoevalcap's tokens) or ``"caption"`` (each
-            caption's tokens on its own); see :data:`TOKENIZER_CONTEXTS`.
+    Parameters
+    ----------
+    references : mapping of id to sequence of str
+        Image id -> reference captions (raw text, or tokenised if ``tokenize`` is False).
+    candidates : mapping of id to str or sequence of str
+        Image id -> one caption (a string or a one-element list).
+    metrics : sequence of str, default=DEFAULT_METRICS
+        Registered scorer names (``bleu``, ``rouge_l``, ``cider_d``, ``cider``, ``meteor``);
+        by default all but METEOR.
+    tokenize : bool, default=True
+        Apply the PTB-style tokeniser (the COCO pipeline) first.
+    metric_params : mapping or None, default=None
+        Per-metric constructor arguments, e.g. ``{"bleu": {"n": 4}}``.
+    skip_unavailable : bool, default=True
+        Record (instead of raising) a metric that cannot run here (METEOR without
+        pycocoevalcap's resources).
+    allow_empty : bool, default=False
+        Score captions with no tokens (see the module docstring) instead of raising
+        :class:`~kcca.captions.scorer.EmptyCaptionError`.
+    tokenizer_context : {"batch", "caption"}, default="batch"
+        ``"batch"``: pycocoevalcap's tokens; ``"caption"``: each caption's tokens on its
+        own; see :data:`TOKENIZER_CONTEXTS`.
+
+    Returns
+    -------
+    CaptionEvaluation
+        Corpus and per-item scores of every metric, in the candidates' order.
+
+    Examples
+    --------
+    >>> from kcca.captions import evaluate_captions
+    >>> references = {1: ["A dog runs on the grass.", "A brown dog is running."],
+    ...               2: ["A red car on a road.", "A car drives down the street."]}
+    >>> candidates = {1: "A brown dog runs on the grass.", 2: "A red car on the street."}
+    >>> result = evaluate_captions(references, candidates)
+    >>> print(result.table())
+    metric   score
+    BLEU-1   1.0000
+    BLEU-2   0.9535
+    BLEU-3   0.8463
+    BLEU-4   0.7139
+    ROUGE-L  0.8014
+    CIDEr-D  4.2413
+    CIDEr    4.3052
+    >>> result.ids, result.per_item["ROUGE-L"].round(3)
+    ([1, 2], array([0.936, 0.667]))
     """
     if tokenizer_context not in TOKENIZER_CONTEXTS:
         raise ValueError(
