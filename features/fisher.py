@@ -18,7 +18,6 @@ linear kernel of two images lies in [-1, 1] with ``k(x, x) = 1``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -139,11 +138,3 @@ class FisherVectorEncoder(BaseEstimator):
         masks = strip_masks(descriptors.rows, descriptors.height, int(self.strips))
         parts = [self.fisher_vector(Z[m]) for m in masks]
         return np.concatenate(parts) / np.float32(np.sqrt(len(parts)))
-
-    def encode_all(self, descriptors: Sequence[Descriptors]) -> np.ndarray:
-        """Stacked FVs (n_images, dim), float32."""
-        return (
-            np.stack([self.encode(d) for d in descriptors])
-            if len(descriptors)
-            else np.zeros((0, self.dim), dtype=np.float32)
-        )

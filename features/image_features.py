@@ -633,12 +633,3 @@ def safe_name(image_id: str) -> str:
     if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,150}", image_id):
         return image_id
     return "id-" + hashlib.sha256(image_id.encode()).hexdigest()[:24]
-
-
-def extract_image_features(
-    corpus: Corpus,
-    image_ids: Sequence[str] | None = None,
-    **kwargs: Any,
-) -> ExtractionResult:
-    """Shortcut: ``ImageFeaturePipeline(corpus, **kwargs).extract(image_ids)``."""
-    return ImageFeaturePipeline(corpus, **kwargs).extract(image_ids)

@@ -159,15 +159,3 @@ def type_name(value: Any) -> str:
     if isinstance(value, dict):
         return "table"
     return type(value).__name__
-
-
-def check_version(
-    where: str, found: Any, expected: Any, *, what: str = "file", fix: str | None = None
-) -> None:
-    """Raise :class:`FileVersionError` unless ``found == expected``."""
-    if found != expected:
-        raise FileVersionError(
-            f"{where}: {what} version {found!r}, but this version of kcca reads version "
-            f"{expected!r}",
-            fix=fix,
-        )

@@ -53,7 +53,6 @@ from kcca.data.errors import DataError
 
 #: The seven components, in report order.
 COMPONENTS = ("PA", "PR", "LO", "PA+PR", "PA+LO", "PR+LO", "PA+PR+LO")
-ROLES = ("predicate", "participant", "locative")
 
 
 class BastInputError(DataError):

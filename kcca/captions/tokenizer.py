@@ -83,7 +83,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import NamedTuple
 
 import kcca.captions._ptb_chars as _ptb_chars
@@ -798,8 +798,3 @@ def tokenize_captions(captions: Mapping[Hashable, Sequence[str] | str]) -> dict:
             caps = [caps]
         out[key] = [" ".join(tokenize(c)) if isinstance(c, str) else c for c in caps]
     return out
-
-
-def tokenize_many(texts: Iterable[str]) -> list[list[str]]:
-    """Token lists of several captions, each on its own."""
-    return [tokenize(t) for t in texts]

@@ -9,7 +9,7 @@ captions; the dev and test pools hold one caption per image (caption ``#2`` for 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -124,10 +124,6 @@ class Corpus:
                 f"corpus {self.name!r} has no split {name!r}; available: {sorted(self.splits)}"
             ) from None
 
-    def train_captions(self, split: str = "train") -> list[tuple[str, ...]]:
-        """All captions of each image of ``split`` (one multi-caption item per image)."""
-        return [self.captions[i] for i in self.split(split)]
-
     def pool(self, split: str, lemmatised: bool = False) -> list[tuple[str, str, str]]:
         """The one-caption-per-image pool of a split: ``(image id, caption id, text)``.
 
@@ -223,6 +219,3 @@ def _first_duplicate(ids: Sequence[str]) -> str | None:
             return x
         seen.add(x)
     return None
-
-
-ImageLoader = Callable[[str], np.ndarray]

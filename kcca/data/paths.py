@@ -28,11 +28,3 @@ def resolve_data_dir(flag: str | os.PathLike | None = None) -> Path:
             "obtain the data first (data/README.md)",
         )
     return path
-
-
-def optional_data_dir() -> Path | None:
-    """The data folder if configured and present, else ``None`` (used by tests to skip)."""
-    value = os.environ.get(DATA_DIR_ENV)
-    if value and Path(value).is_dir():
-        return Path(value)
-    return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -308,10 +308,3 @@ def pool_score_matrix(
     cands = [prep(text, sw) for _, _, text in pool]
     fn = bleu_matrix if metric == "bleu" else rouge_matrix
     return fn(refs, cands)
-
-
-def mean_of_top1(score_matrix: np.ndarray, top1: Iterable[int]) -> tuple[float, np.ndarray]:
-    """Table 2's BLEU / ROUGE columns: per-image score of its first caption, and their mean."""
-    t = np.asarray(list(top1))
-    per = score_matrix[np.arange(len(t)), t]
-    return float(per.mean()), per

@@ -21,7 +21,7 @@ import numpy as np
 
 from kcca.data.corpus import Corpus, ExpertJudgment
 from kcca.data.errors import DataError
-from kcca.evaluate.original import PerQuery, validate_rankings
+from kcca.evaluate.original import PerQuery
 
 TABLE1_THRESHOLDS: tuple[Fraction, ...] = (
     Fraction(4),
@@ -152,20 +152,3 @@ def expert_metrics(
         float(judged.mean()),
         int(judged.sum()),
     )
-
-
-def expert_metrics_from_rankings(
-    rankings: np.ndarray, experts: ExpertMatrix, thresholds: Sequence[Fraction] = TABLE1_THRESHOLDS
-) -> ExpertResult:
-    """:func:`expert_metrics` of the annotation rankings' first column."""
-    return expert_metrics(validate_rankings(rankings)[:, 0], experts, thresholds)
-
-
-def random_top1(n_images: int, n_captions: int, seed: int) -> np.ndarray:
-    """The Random baseline of Tables 1-2: one uniformly drawn caption per image (seeded).
-
-    With the released judgments most of these pairs are unjudged (the random system's own
-    draws are not identifiable in ExpertAnnotations.txt), so read its coverage; the paper's
-    Random row is in ``kcca.paper.numbers``.
-    """
-    return np.random.default_rng(seed).integers(0, n_captions, size=n_images)

@@ -195,11 +195,6 @@ _REFUSED_FIX = (
 )
 
 
-def _resolve(name: str) -> type[object]:
-    """An allowed class by ``module:name`` (only modules of :data:`ALLOWED` are imported)."""
-    return CLASSES.resolve(name)
-
-
 # ---------------------------------------------------------------------- hashing
 def _buffer(a: np.ndarray) -> tuple[str, Any]:
     if a.flags.c_contiguous:

@@ -47,13 +47,6 @@ def table7_from_paper() -> dict:
     return out
 
 
-def system_rank_correlations(
-    human: Sequence[float], automatic: Sequence[float]
-) -> tuple[float, float]:
-    """(Spearman rho, Kendall tau-b) between two metrics' scores of the same systems."""
-    return spearman_rho(human, automatic), kendall_tau_b(human, automatic)
-
-
 # ----------------------------------------------------------------------- pair tables
 def _expert_pairs(corpus: Corpus, split: str):
     """Pool-grid indices of the expert pairs and their score sums / judge counts."""

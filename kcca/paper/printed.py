@@ -26,7 +26,7 @@ Known problems of the printed text (docs/paper-notes.md#errata-in-the-printed-te
 
 from __future__ import annotations
 
-from kcca.paper.numbers import SECTION4_NAMES, TABLE12
+from kcca.paper.numbers import TABLE12
 
 #: the Section 4 systems of Tables 1-5, in the paper's row order (``Random`` only in 1-2)
 TABLE1_SYSTEMS = ("Random", "NN", "BoW1", "BoW5", "TAGRANK", "TRI5SEM")
@@ -172,8 +172,3 @@ TABLE10B_QUOTED = {
     (">=3.6", "recall"): 0.950,
     (">=2.6", "precision"): 0.947,
 }  # precision: "at least 94.7%"
-
-
-def section4_name(short: str) -> str:
-    """The paper's Table 11 name of a Section 4 short name (``Random`` has none)."""
-    return SECTION4_NAMES.get(short, short)

@@ -16,7 +16,6 @@ from features.image_features import (
     ImageFeatureConfig,
     ImageFeaturePipeline,
     ImageFeatures,
-    extract_image_features,
 )
 from features.kernels.image import PyramidKernel
 from features.pyramid import pyramid_histogram
@@ -261,11 +260,11 @@ def test_parallel_and_dask_give_the_same_records(tmp_path):
     assert len(list(dsk.cache_dir.glob("*.entry"))) == len(ref.features)
 
 
-def test_shortcut_and_missing_images(tmp_path):
+def test_extraction_result_and_missing_images(tmp_path):
     (tmp_path / "img").mkdir()
     corpus = make_corpus(tmp_path / "img", n_train=5)
-    res = extract_image_features(corpus, corpus.split("test"), config=CONFIG, feature_types=TYPES,
-                                 progress=False)
+    res = ImageFeaturePipeline(corpus, config=CONFIG, feature_types=TYPES,
+                               progress=False).extract(corpus.split("test"))
     assert isinstance(res, ExtractionResult) and list(res.features) == list(corpus.split("test"))
     textonly = Corpus(name="t", captions=corpus.captions, splits=corpus.splits)
     with pytest.raises(DataError, match="without images"):

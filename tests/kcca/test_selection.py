@@ -98,19 +98,3 @@ def test_grid_dev_ranks_match_per_model_computation():
     with pytest.raises(ValueError, match="task"):
         grid_dev_ranks(grid, Kx_dev, Ky_dev, "retrieval")
 
-
-def test_choose_power_and_diag_picks_the_best_dev_pair():
-    from kcca.selection import choose_power_and_diag
-
-    args = two_view_kernels(seed=1, n=100, m=30, noise=0.3)
-    params = {"kappas": (0.5,), "n_components": [2, 4]}
-    got = choose_power_and_diag(*args, powers=(1, 2), diags=(1, 4), grid_params=params)
-    assert set(got.table) == {(1, 1), (1, 4), (2, 1), (2, 4)}
-    assert got.score == max(got.table.values())
-    assert (got.power, got.diag) == min((k for k, v in got.table.items() if v == got.score))
-    # the table entry is the recomputed dev score of that (p, d)
-    grid = KCCAGrid(kappas=(0.5,), n_components=[2, 4], power_x=2, diag_y=4).fit(*args[:2])
-    best = [max(np.mean([(r <= k).mean() for k in (1, 5, 10)])
-                for r in grid_dev_ranks(grid, *args[2:], task).values())
-            for task in ("annotation", "search")]
-    assert got.table[(2, 4)] == pytest.approx(100 * np.mean(best))  # R@k in percent

@@ -11,7 +11,6 @@ from kcca.evaluate.expert import (
     TABLE1_THRESHOLDS,
     expert_matrix,
     expert_metrics,
-    random_top1,
     threshold_label,
 )
 
@@ -48,10 +47,3 @@ def test_labels_and_errors():
     assert m.at_least(Fraction(11, 3))[1, 2] and not m.at_least(Fraction(4))[1, 2]
     with pytest.raises(DataError, match="query 1: caption index 7"):
         expert_metrics(np.array([0, 7, 0, 0]), m)
-
-
-def test_random_top1_is_seeded():
-    a = random_top1(1000, 1000, seed=3)
-    assert np.array_equal(a, random_top1(1000, 1000, seed=3))
-    assert not np.array_equal(a, random_top1(1000, 1000, seed=4))
-    assert a.min() >= 0 and a.max() < 1000

@@ -83,7 +83,7 @@ def test_models_file_of_the_previous_layout_still_loads():
     from kcca.model import file_format
     from kcca.systems.fitted import Projections
 
-    assert file_format._resolve("kcca.model.saved:Projections") is Projections
+    assert file_format.CLASSES.resolve("kcca.model.saved:Projections") is Projections
 
 
 def test_free_text_and_free_image_paths_equal_run_system(small):

@@ -302,31 +302,3 @@ def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpu
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
     _assert_models_rank_as_the_run(again.models, result, workspace)
-
-
-def test_open_workspace_reads_the_data_folder_into_the_given_cache(tmp_path):
-    from kcca.systems.scripting import open_workspace
-    from tests.kcca.fake_flickr8k import TEST, TRAIN, write_fake_flickr8k
-
-    write_fake_flickr8k(tmp_path / "data")
-    ws = open_workspace(str(tmp_path / "data"), str(tmp_path / "cache"), jobs=3, progress=False)
-    assert list(ws.corpus.split("train")) == list(TRAIN)
-    assert list(ws.corpus.split("test")) == list(TEST)
-    assert ws.cache.root == tmp_path / "cache" and (ws.n_jobs, ws.progress) == (3, False)
-
-
-def test_workspace_options_open_the_same_workspace(tmp_path):
-    import argparse
-
-    from kcca.systems.scripting import add_workspace_arguments, open_workspace_from
-    from tests.kcca.fake_flickr8k import TRAIN, write_fake_flickr8k
-
-    write_fake_flickr8k(tmp_path / "data")
-    parser = argparse.ArgumentParser()
-    add_workspace_arguments(parser)
-    args = parser.parse_args(["--data-dir", str(tmp_path / "data"), "--cache-dir",
-                              str(tmp_path / "cache"), "--jobs", "3"])
-    ws = open_workspace_from(args, progress=False)
-    assert list(ws.corpus.split("train")) == list(TRAIN)
-    assert ws.cache.root == tmp_path / "cache" and (ws.n_jobs, ws.progress) == (3, False)
-    assert parser.parse_args([]).jobs == 2
