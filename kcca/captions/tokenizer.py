@@ -699,7 +699,24 @@ def tokenize(text: str) -> list[str]:
 
     The caption is tokenised as a line followed by a neutral line: the tokens of a caption on
     its own, whatever captions surround it. :func:`tokenize_batch` gives the tokens
-    pycocoevalcap gets for a caption among others."""
+    pycocoevalcap gets for a caption among others.
+
+    Parameters
+    ----------
+    text : str
+        One raw caption.
+
+    Returns
+    -------
+    list of str
+        Its tokens.
+
+    Examples
+    --------
+    >>> from kcca.captions import tokenize
+    >>> tokenize("A dog's ball, and a cat.")
+    ['a', 'dog', "'s", 'ball', 'and', 'a', 'cat']
+    """
     return _lex_caption(text, _neutral_next_line)
 
 
@@ -779,7 +796,15 @@ class PTBTokenizer:
 
     ``tokenize({id: [str | {"caption": str}, ...]}) -> {id: [tokenised str, ...]}``: every
     caption of the dict is tokenised as one batch in the dict's order, as pycocoevalcap does
-    (:func:`pycocoevalcap_lines`, its line shift after a ``\r`` included).
+    (:func:`pycocoevalcap_lines`, its line shift after a ``\\r`` included). Also
+    :class:`kcca.coco.tokenizer.ptbtokenizer.PTBTokenizer`, under pycocoevalcap's module
+    path; see pycocoevalcap's ``tokenizer/ptbtokenizer.py`` for the interface.
+
+    Examples
+    --------
+    >>> from kcca.captions import PTBTokenizer
+    >>> PTBTokenizer().tokenize({1: [{"caption": "A dog's ball, and a cat."}, "Two DOGS!"]})
+    {1: ["a dog 's ball and a cat", 'two dogs']}
     """
 
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:
