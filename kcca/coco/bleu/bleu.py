@@ -14,7 +14,27 @@ class Bleu:
 
     Corpus and per-item scores are lists of floats, items in ``gts``'s order; with
     ``verbose > 0`` the corpus counts and the length ratio are printed, as pycocoevalcap
-    prints them.
+    prints them. A drop-in for pycocoevalcap's ``pycocoevalcap.bleu.bleu.Bleu`` (see its
+    documentation for the interface): ``gts`` maps image ids to tokenised references,
+    ``res`` to a one-element list holding the tokenised candidate.
+
+    Parameters
+    ----------
+    n : int, default=4
+        Highest n-gram order.
+
+    See Also
+    --------
+    kcca.captions.Bleu : the scorer behind it.
+
+    Examples
+    --------
+    >>> from kcca.coco.bleu.bleu import Bleu
+    >>> gts = {1: ["a dog runs on the grass", "a brown dog is running"]}
+    >>> res = {1: ["a brown dog runs on the grass"]}
+    >>> score, scores = Bleu(2).compute_score(gts, res, verbose=0)
+    >>> [round(s, 3) for s in score], Bleu(2).method()
+    ([1.0, 1.0], 'Bleu')
     """
 
     def __init__(self, n: int = 4):
