@@ -12,7 +12,23 @@ from kcca.coco._compat import score
 
 class Rouge:
     """``Rouge().compute_score(gts, res) -> (mean, numpy array of per-item scores)``, items
-    in ``gts``'s order; captions split at spaces only, as pycocoevalcap splits them."""
+    in ``gts``'s order; captions split at spaces only, as pycocoevalcap splits them.
+
+    A drop-in for pycocoevalcap's ``pycocoevalcap.rouge.rouge.Rouge`` (see its documentation
+    for the interface), ROUGE-L with beta 1.2.
+
+    See Also
+    --------
+    kcca.captions.RougeL : the scorer behind it.
+
+    Examples
+    --------
+    >>> from kcca.coco.rouge.rouge import Rouge
+    >>> gts = {1: ["a dog runs on the grass", "a brown dog is running"]}
+    >>> score, scores = Rouge().compute_score(gts, {1: ["a brown dog runs on the grass"]})
+    >>> print(round(score, 3), scores.round(3), Rouge().method())
+    0.936 [0.936] Rouge
+    """
 
     def __init__(self):
         self.beta = 1.2
