@@ -13,7 +13,34 @@ from kcca.coco._compat import score
 class Cider:
     """``Cider().compute_score(gts, res) -> (mean, numpy array of per-item scores)``: CIDEr-D
     with n-grams up to ``n`` and length penalty ``sigma``, idf from the references of the
-    scored images, items in ``gts``'s order. (Plain CIDEr is :class:`kcca.captions.Cider`.)"""
+    scored images, items in ``gts``'s order. (Plain CIDEr is :class:`kcca.captions.Cider`.)
+
+    A drop-in for pycocoevalcap's ``pycocoevalcap.cider.cider.Cider`` (see its documentation
+    for the interface).
+
+    Parameters
+    ----------
+    test, refs : ignored, default=None
+        pycocoevalcap's unused arguments.
+    n : int, default=4
+        Highest n-gram order.
+    sigma : float, default=6.0
+        Standard deviation of the Gaussian length penalty.
+
+    See Also
+    --------
+    kcca.captions.CiderD : the scorer behind it.
+
+    Examples
+    --------
+    >>> from kcca.coco.cider.cider import Cider
+    >>> gts = {1: ["a dog runs on the grass", "a brown dog is running"],
+    ...        2: ["a red car on a road", "a car drives down the street"]}
+    >>> res = {1: ["a brown dog runs on the grass"], 2: ["a red car on the street"]}
+    >>> score, scores = Cider().compute_score(gts, res)
+    >>> print(round(score, 3), scores.round(3), Cider().method())
+    4.241 [4.886 3.597] CIDEr
+    """
 
     def __init__(self, test=None, refs=None, n: int = 4, sigma: float = 6.0):
         self._n = n
