@@ -14,11 +14,32 @@ class Meteor:
     """``Meteor().compute_score(gts, res) -> (corpus score, list of per-item scores)``, items
     in ``gts``'s order.
 
-    Args:
-        engine: ``"python"`` (default: :mod:`kcca.captions.meteor_engine`, the jar's numbers
-            without Java; needs the jar's data files, pycocoevalcap's) or ``"java"`` (runs
-            the jar as pycocoevalcap does). ``cache_dir`` is the Python engine's cache of
-            the paraphrase index (see :class:`kcca.captions.Meteor`).
+    A drop-in for pycocoevalcap's ``pycocoevalcap.meteor.meteor.Meteor`` (see its
+    documentation for the interface). As pycocoevalcap starts the jar when its ``Meteor`` is
+    made, making one starts loading METEOR's resources in a background thread (seconds).
+
+    Parameters
+    ----------
+    engine : {"python", "java"}, default="python"
+        ``"python"``: :mod:`kcca.captions.meteor_engine`, the jar's numbers without Java
+        (needs the jar's data files, pycocoevalcap's); ``"java"``: runs the jar as
+        pycocoevalcap does.
+    cache_dir : path, "default" or None, default="default"
+        The Python engine's cache of the paraphrase index (see
+        :class:`kcca.captions.Meteor`).
+
+    See Also
+    --------
+    kcca.captions.Meteor : the scorer behind it.
+
+    Examples
+    --------
+    Skipped here, as making one loads METEOR's resources:
+
+    >>> from kcca.coco.meteor.meteor import Meteor
+    >>> gts = {1: ["a dog runs on the grass", "a brown dog is running"]}
+    >>> Meteor().compute_score(gts, {1: ["a dog is running"]})  # doctest: +SKIP
+    (0.2566..., [0.2566...])
     """
 
     def __init__(self, engine: str = "python", cache_dir="default"):
