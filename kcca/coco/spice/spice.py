@@ -7,7 +7,19 @@ from kcca.coco._compat import SpiceUnavailable
 
 
 class Spice:
-    """Raises :class:`~kcca.coco.SpiceUnavailable`: use pycocoevalcap's ``Spice`` (Java)."""
+    """Raises :class:`~kcca.coco.SpiceUnavailable`: use pycocoevalcap's ``Spice`` (Java).
+
+    Stands in for pycocoevalcap's ``pycocoevalcap.spice.spice.Spice`` so that a script's
+    imports resolve; :class:`kcca.coco.eval.COCOEvalCap` computes every other metric.
+
+    Examples
+    --------
+    >>> from kcca.coco.spice.spice import Spice
+    >>> Spice()
+    Traceback (most recent call last):
+    ...
+    kcca.coco._compat.SpiceUnavailable: SPICE is not available in kcca.coco: ...
+    """
 
     def __init__(self):
         raise SpiceUnavailable(
