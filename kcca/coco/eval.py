@@ -75,10 +75,43 @@ class COCOEvalCap:
     ``imgToEval`` and ``evalImgs`` (per image) exactly as pycocoevalcap does, SPICE left out
     with a warning. ``params["image_id"]`` selects the images (default: all of ``coco``).
 
-    ``coco`` and ``cocoRes`` are pycocotools ``COCO`` objects (``coco.loadRes(file)`` for
-    the results) or plain data: a COCO annotation dict, a list of ``{"image_id",
-    "caption"}``, or a dict image id -> caption(s). ``meteor_engine`` chooses METEOR's
-    engine (``"python"``, no Java, or ``"java"``).
+    A drop-in for pycocoevalcap's ``pycocoevalcap.eval.COCOEvalCap`` (see its documentation
+    for the interface).
+
+    Parameters
+    ----------
+    coco, cocoRes : pycocotools COCO, dict or list
+        The references and the results: pycocotools ``COCO`` objects
+        (``coco.loadRes(file)`` for the results) or plain data: a COCO annotation dict, a
+        list of ``{"image_id", "caption"}``, or a dict image id -> caption(s).
+    meteor_engine : {"python", "java"}, default="python"
+        METEOR's engine (``"python"``: no Java).
+
+    Attributes
+    ----------
+    eval : dict
+        Metric (``"Bleu_1"`` ... ``"CIDEr"``) -> corpus score, after :meth:`evaluate`.
+    imgToEval : dict
+        Image id -> ``{"image_id": id, metric: score, ...}``.
+    evalImgs : list of dict
+        The values of ``imgToEval``, in the images' order.
+    params : dict
+        ``{"image_id": [ids evaluated]}``.
+
+    Examples
+    --------
+    The evaluation runs METEOR, whose resources take seconds to load, so it is skipped here:
+
+    >>> from kcca.coco.eval import COCOEvalCap
+    >>> coco = {1: ["A dog runs on the grass.", "A brown dog is running."]}
+    >>> evaluation = COCOEvalCap(coco, [{"image_id": 1, "caption": "A dog runs."}])
+    >>> evaluation.params
+    {'image_id': [1]}
+    >>> evaluation.evaluate()  # doctest: +SKIP
+    tokenization...
+    ...
+    >>> sorted(evaluation.eval)  # doctest: +SKIP
+    ['Bleu_1', 'Bleu_2', 'Bleu_3', 'Bleu_4', 'CIDEr', 'METEOR', 'ROUGE_L']
     """
 
     def __init__(self, coco: Any, cocoRes: Any, meteor_engine: str = "python"):
