@@ -90,12 +90,13 @@ def system_rows(rankings_dir: Path, corpus, rel, pre, model) -> list[dict]:
     from kcca.evaluate.judged_metrics import success_at_k
     from kcca.evaluate.judging_protocol import protocol_metrics, protocol_pairs
     from kcca.evaluate.rankings_io import read_rankings
+    from kcca.evaluate.results_files import RANKINGS_FOLDER, find_results
     from kcca.paper.numbers import SYSTEMS
     from kcca.paper.tables import paper_value
-    from kcca.report.rundir import find_rankings
 
     found = {}
-    for entry in find_rankings(rankings_dir):  # rankings or compact files (not details.json)
+    # rankings or compact files (not details.json), in the folder and in its rankings/
+    for entry in find_results(rankings_dir, Path(rankings_dir) / RANKINGS_FOLDER):
         if entry.is_compact:
             system, ranked = compact_tasks(entry.path, corpus.pool("test"))
         else:

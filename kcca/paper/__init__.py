@@ -8,5 +8,7 @@ the reports that set ours beside them.
 * :mod:`.tables`: Tables 1-12, ours beside the paper's, with significance markers;
 * :mod:`.fidelity`: every reproduction target checked (``fidelity.md``);
 * :mod:`.plots`: R@k curves, gold-rank distributions, the Table 6 heat map;
-* :mod:`.report`: a rankings folder in, tables, plots and fidelity out (``kcca reproduce``).
+* :mod:`.report`: a rankings folder in, tables, plots and fidelity out (``kcca reproduce``),
+  over :mod:`.evaluated_systems` (each system's results read and evaluated),
+  :mod:`.random_baseline`, :mod:`.table_building`, :mod:`.figures` and :mod:`.runs_header`.
 """

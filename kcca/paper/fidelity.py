@@ -1,7 +1,7 @@
 """How close a reproduction is to the paper: its fidelity targets, checked and written down.
 
-From our test figures (``system -> task -> metric -> value``, :func:`kcca.paper.report.
-values_of`) and the paper's Tables 11-12 (:mod:`kcca.paper.numbers`):
+From our test figures (``system -> task -> metric -> value``, :func:`kcca.paper.
+table_building.values_of`) and the paper's Tables 11-12 (:mod:`kcca.paper.numbers`):
 
 * Table 11: R@1/5/10 within 3 points, median rank within 25 %, per system and task;
 * Table 12: S@1/5/10 within 3 points (our S@k counts unjudged pairs as not relevant; the

@@ -15,46 +15,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-SYSTEMS: tuple[str, ...] = (
-    "NN5_F1",
-    "NN5_F1^idf",
-    "NN5_BoW5",
-    "NN5_TRI(best)",
-    "BoW1",
-    "TRI1",
-    "BoW5^HISTO",
-    "BoW5",
-    "BoW5^idf",
-    "BoW5^sqrtidf",
-    "TAGRANK",
-    "TRI5^HISTO",
-    "TRI5",
-    "TRI5_Lin",
-    "TRI5_D(BNC)",
-    "TRI5_D(ic)",
-    "TRI5_D(BNC+ic)",
-    "TRI5_A",
-    "TRI5_A,D(BNC)",
-    "TRI5_A,D(ic)",
-    "TRI5_A,D(BNC+ic)",
-    "TRI5^sqrtidf",
-    "TRI5^sqrtidf_D(BNC)",
-    "TRI5^sqrtidf_D(ic)",
-    "TRI5^sqrtidf_D(BNC+ic)",
-    "TRI5^sqrtidf_A",
-    "TRI5^sqrtidf_A,D(BNC)",
-    "TRI5^sqrtidf_A,D(ic)",
-    "TRI5^sqrtidf,HISTO_A,D(BNC+ic)",
-    "TRI5^sqrtidf_A,D(BNC+ic)",
-)
-SECTION4_NAMES = {
-    "NN": "NN5_F1^idf",
-    "BoW1": "BoW1",
-    "BoW5": "BoW5",
-    "TAGRANK": "TAGRANK",
-    "TRI5": "TRI5",
-    "TRI5SEM": "TRI5^sqrtidf_A,D(BNC+ic)",
-}
+# the paper's systems and Section 4's short names live below the runner, which orders its
+# run details by them
+from kcca.evaluate.paper_systems import SECTION4_NAMES as SECTION4_NAMES
+from kcca.evaluate.paper_systems import SYSTEMS as SYSTEMS
 
 # Table 11: annotation R@1 R@5 R@10 median | search R@1 R@5 R@10 median (one row per SYSTEMS)
 _TABLE11 = """

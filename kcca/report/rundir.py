@@ -21,7 +21,7 @@ from kcca.data.corpus import Corpus
 from kcca.data.documents import read_json
 from kcca.data.errors import DataError
 from kcca.evaluate.rankings_io import FORMAT
-from kcca.evaluate.results_files import ResultsFile, find_results
+from kcca.evaluate.results_files import DETAILS_FILE, RANKINGS_FOLDER, ResultsFile, find_results
 
 #: ``kcca.data.demo.make_demo_corpus`` names its corpus ``demo-TRAIN-DEV-TEST-SIZEpx-sSEED``.
 DEMO_NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(-?\d+)")
@@ -51,12 +51,6 @@ class RunFolder:
         return self.rankings[0].split
 
 
-def find_rankings(root: Path) -> list[RankingsFile]:
-    """Rankings files directly in ``root`` and in ``root/rankings``, sorted by path, then the
-    compact results files (``*.ranks.npz``) of systems without a rankings file there."""
-    return find_results(root) + find_results(root / "rankings")
-
-
 def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFolder:
     """Find rankings files, plots (``*.png``, recursively), ``table*.csv`` / ``table*.md``.
 
@@ -72,7 +66,7 @@ def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFold
         raise DataError(f"run folder {root} does not exist: {fix}")
     if not root.is_dir():
         raise DataError(f"{root} is not a folder: {fix}")
-    rankings = find_rankings(root)
+    rankings = find_results(root, root / RANKINGS_FOLDER)
     if not rankings:
         looked = f'looked for *.json and rankings/*.json with "format": "{FORMAT}", and *.ranks.npz'
         if any(root.glob("table*.md")):  # a results folder: never suggest writing a demo into it
@@ -103,7 +97,7 @@ def scan_run_folder(run_dir: str | Path, exclude: Path | None = None) -> RunFold
 
     plots = [p for p in sorted(root.rglob("*.png")) if p.is_file() and keep(p)]
     details: list[dict] = []
-    for path in (root / "details.json", root / "rankings" / "details.json"):
+    for path in (root / DETAILS_FILE, root / RANKINGS_FOLDER / DETAILS_FILE):
         if path.is_file():
             try:
                 data = read_json(path)

@@ -116,7 +116,7 @@ def _finished_line(
 ) -> str:
     """A finished system's summary line with its stage timings and the time left; adds its
     timings to the run's totals ``stages``."""
-    from kcca.paper.report import chosen_text
+    from kcca.evaluate.results_files import chosen_text
 
     for stage, secs in timings.items():
         stages[stage] = stages.get(stage, 0.0) + secs
@@ -131,7 +131,7 @@ def record_task_result(
 ) -> None:
     """Write a worker's rankings file and merge its run details (plus ``extra``)."""
     from kcca.evaluate.rankings_io import write_rankings
-    from kcca.paper.report import merge_details
+    from kcca.evaluate.results_files import merge_details
 
     write_rankings(
         rank_dir / f"{slug(spec.name)}.json",
@@ -178,7 +178,7 @@ class _Batch:
     def serially(self) -> list[str]:
         from tqdm.auto import tqdm
 
-        from kcca.paper.report import merge_details
+        from kcca.evaluate.results_files import merge_details
         from kcca.systems.eta import RemainingTime
         from kcca.systems.runner import run_system
 
@@ -259,7 +259,7 @@ class _Batch:
         return failed
 
     def on_cluster(self) -> list[str]:
-        from kcca.paper.report import chosen_text
+        from kcca.evaluate.results_files import chosen_text
         from kcca.systems.distributed import run_systems_on_cluster
 
         execution: Execution = self.ws.config.execution

@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 
 from kcca.data.demo import make_demo_corpus
+from kcca.evaluate.paper_systems import paper_name
 from kcca.evaluate.rankings_io import write_rankings
+from kcca.evaluate.results_files import merge_details, read_details
 from kcca.paper import report as R
+from kcca.paper.figures import PLOTS
+from kcca.paper.random_baseline import random_rankings
 from kcca.paper.tables import TABLES
 
 SEM = "TRI5^sqrtidf_A,D(BNC+ic)"
@@ -53,9 +57,9 @@ def report(corpus, tmp_path_factory):
                              judgments=False).pool("test")
     write_rankings(rank_dir / "other.json", other, {"annotation": _gold_at(12, 1, rng)},
                    system="BoW1", corpus="demo")
-    R.merge_details(rank_dir, [{"system": "BoW5", "chosen": {"p": 2.0, "d": 3.0}},
-                               {"system": "TRI5", "chosen": {"p": 3.0, "d": 1.0}}])
-    R.merge_details(rank_dir, [{"system": "TRI5", "chosen": {"p": 2.0, "d": 8.0}}])
+    merge_details(rank_dir, [{"system": "BoW5", "chosen": {"p": 2.0, "d": 3.0}},
+                             {"system": "TRI5", "chosen": {"p": 3.0, "d": 1.0}}])
+    merge_details(rank_dir, [{"system": "TRI5", "chosen": {"p": 2.0, "d": 8.0}}])
     out = root / "out"
     rep = R.write_report(corpus, rank_dir, out, list(TABLES), ["command: `kcca test`"],
                          n_samples=2000, seed=0, bleu_rouge=False)
@@ -71,7 +75,7 @@ def test_every_table_and_plot_written(report):
     rep, out = report
     for t in TABLES:
         assert (out / f"table{t}.md").is_file() and (out / f"table{t}.csv").is_file(), t
-    for key, name in R.PLOTS.items():
+    for key, name in PLOTS.items():
         # the judging protocol's BLEU_pre filter uses the demo corpus's own stop words, so
         # Table 12's plot is there with or without NLTK's data
         assert (out / name).stat().st_size > 1000, name
@@ -129,10 +133,10 @@ def test_judgment_tables_need_judgments(report):
 
 
 def test_random_rankings_are_permutations():
-    r = R.random_rankings(50, seed=1)
+    r = random_rankings(50, seed=1)
     assert set(r) == {"annotation", "search"}
     assert (np.sort(r["annotation"], axis=1) == np.arange(50)).all()
-    assert not (r["annotation"] == R.random_rankings(50, seed=2)["annotation"]).all()
+    assert not (r["annotation"] == random_rankings(50, seed=2)["annotation"]).all()
 
 
 @pytest.mark.real_data
@@ -176,12 +180,12 @@ def test_every_table_on_real_data(flickr8k, nltk_data_dir, tmp_path):
             counted, imputed, bound = (float(t12[task, f"S@{k}{x}"]["ours"])
                                        for x in ("", " imputed", " bound"))
             assert counted <= imputed <= bound and t12[task, f"S@{k} imputed"]["paper"]
-    assert (out / R.PLOTS["table12"]).stat().st_size > 1000
+    assert (out / PLOTS["table12"]).stat().st_size > 1000
 
 
 def _merge_one(args):
     folder, system = args
-    R.merge_details(folder, [{"system": system, "chosen": {"p": 2.0, "d": 1.0}}])
+    merge_details(folder, [{"system": system, "chosen": {"p": 2.0, "d": 1.0}}])
 
 
 def test_concurrent_merges_keep_every_entry(tmp_path):
@@ -192,7 +196,7 @@ def test_concurrent_merges_keep_every_entry(tmp_path):
     systems = ["BoW1", "BoW5", "TRI5", "TRI1", "TAGRANK", "TRI5SEM", "BoW5^idf", "TRI5_A"] * 3
     with multiprocessing.get_context("fork").Pool(4) as pool:
         pool.map(_merge_one, [(str(tmp_path), s) for s in systems])
-    assert set(R.read_details(tmp_path)) == {R.paper_name(s) for s in systems}
+    assert set(read_details(tmp_path)) == {paper_name(s) for s in systems}
     assert not list(tmp_path.glob("*.tmp"))
 
 
