@@ -1,6 +1,7 @@
 """The layout the code keeps: import-linter's contracts (``[tool.importlinter]`` in
 pyproject.toml: the library never imports the CLI, ``features`` below the pipeline and above
-the base modules, no import circle between sibling modules), ruff's checks and layout
+the base modules, the runner never imports the paper's report, no import circle between
+sibling modules; imports made for type hints count), ruff's checks and layout
 (``[tool.ruff]``, ``ruff format``) and mypy's (``[tool.mypy]``) over ``kcca/`` and
 ``features/``. The tools come with the ``dev`` extra."""
 
@@ -24,6 +25,24 @@ def test_import_contracts_are_kept():
                            "from importlinter.cli import lint_imports_command as c; c()",
                            "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def test_import_contracts_count_type_checking_imports():
+    """An import made only for type hints is an import: no contract may hold only because
+    import-linter leaves those out. The runner (kcca.systems) never imports the paper's
+    report, and the layers are one contract."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    linter = config["tool"]["importlinter"]
+    assert linter.get("exclude_type_checking_imports", False) is False
+    forbidden = {(tuple(c["source_modules"]), tuple(c["forbidden_modules"]))
+                 for c in linter["contracts"] if c["type"] == "forbidden"}
+    assert (("kcca.systems",), ("kcca.paper",)) in forbidden
+    layers = [c["layers"] for c in linter["contracts"] if c["type"] == "layers"]
+    assert any(ls[0] == "kcca.cli" and "features" in ls for ls in layers)
 
 
 def test_ruff_finds_nothing():
