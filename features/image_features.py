@@ -187,7 +187,7 @@ class ExtractionResult:
 
 
 # ------------------------------------------------------------------------- worker side
-def _feature_config(ft: FeatureType) -> dict[str, Any]:
+def feature_config(ft: FeatureType) -> dict[str, Any]:
     """The extractor's own config (``module.config()``, kind + version + params) if it has one."""
     module = sys.modules.get(getattr(ft.extract, "__module__", ""), None)
     fn = getattr(module, "config", None)
@@ -251,7 +251,7 @@ def _fit_codebook(codebook: Codebook, parts: list[np.ndarray]) -> Codebook:
     return codebook.fit(parts)
 
 
-def _features_chunk(images, ids: list[str], types, codebooks, levels: int) -> list[tuple]:
+def chunk_features(images, ids: list[str], types, codebooks, levels: int) -> list[tuple]:
     """Worker: :class:`ImageFeatures` of each image of a chunk (or an error tuple)."""
     out = []
     for image_id in ids:
@@ -405,7 +405,7 @@ class ImageFeaturePipeline:
         return {
             "version": VERSION,
             "corpus": self.corpus.name,
-            "feature": _feature_config(ft),
+            "feature": feature_config(ft),
             "codebook": cb.get_params(),
             "split": self.config.codebook_split,
             "train_ids": hashlib.sha256("\n".join(chosen).encode()).hexdigest(),
@@ -596,7 +596,7 @@ class ImageFeaturePipeline:
         try:
             with parallel_context(self.scheduler):
                 for res in _run(
-                    _features_chunk,
+                    chunk_features,
                     _chunks(todo, self.chunk_size),
                     (self.corpus.images, self.feature_types, books, self.config.levels),
                     self.n_jobs,

@@ -30,10 +30,11 @@ def _umask() -> int:
 
 
 #: ``.<target name>.<host>.<pid>.<random>.tmp``: a writer's unique temporary file
-_TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<host>[^.]+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
+TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<host>[^.]+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
 
 
-def _host() -> str:
+def host_name() -> str:
+    """This machine's name as it goes into temporary file names (letters, digits, ``-``)."""
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
 
 
@@ -49,7 +50,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> Pat
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}.{_host()}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        prefix=f".{path.name}.{host_name()}.{os.getpid()}.", suffix=".tmp", dir=path.parent
     )
     os.close(fd)
     try:
@@ -92,16 +93,17 @@ def _unlink_all(paths: Iterable[Path]) -> list[Path]:
 def stale_temp_files(root: Path, *, recursive: bool = True) -> list[Path]:
     """The temporary files of :func:`atomic_write` under ``root`` whose writer is gone (a
     process of this host that no longer runs)."""
-    host = _host()
+    host = host_name()
     files = root.rglob(".*.tmp") if recursive else root.glob(".*.tmp")
     return [
         f
         for f in files
-        if (m := _TEMP.match(f.name)) and m["host"] == host and not _alive(int(m["pid"]))
+        if (m := TEMP_FILE.match(f.name)) and m["host"] == host and not process_alive(int(m["pid"]))
     ]
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this machine still runs (its temporary files are in use)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

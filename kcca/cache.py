@@ -19,9 +19,9 @@ from typing import Any, Callable, Iterable, TypeVar
 import numpy as np
 
 from kcca.atomic_files import (  # noqa: F401 - the names the toolkit imports from here
-    _TEMP,
-    _alive,
-    _host,
+    TEMP_FILE,
+    process_alive,
+    host_name,
     atomic_write,
     remove_stale_temp_files,
     stale_temp_files,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from kcca.atomic_files import _TEMP, _alive, _host
+from kcca.atomic_files import TEMP_FILE, process_alive, host_name
 from kcca.cache import check_trusted, config_key
 from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, read_header_of
 from kcca.errors import DataError
@@ -198,8 +198,8 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
 
 
 def _dead_temp(name: str) -> bool:
-    m = _TEMP.match(name)
-    return m is not None and m["host"] == _host() and not _alive(int(m["pid"]))
+    m = TEMP_FILE.match(name)
+    return m is not None and m["host"] == host_name() and not process_alive(int(m["pid"]))
 
 
 def file_size(path: Path) -> int:

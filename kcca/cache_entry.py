@@ -71,10 +71,12 @@ CACHE_CLASSES = ClassTable(
             "features.text.similarity_distributional:DistributionalSimilarity",
             "features.text.similarity_lin:LinSimilarity",
             "features.text.word_kernel:WordKernel",
-            "kcca.solver.factors:_Side",
+            "kcca.solver.factors:KernelSide",
             "kcca.systems.grid:DevOutcome",
         }
-    )
+    ),
+    # the names entries written before a rename hold
+    {"kcca.solver.factors:_Side": "kcca.solver.factors:KernelSide"},
 )
 
 

@@ -33,7 +33,7 @@ from features.text.sequences import (
 from features.text.text_items import as_items, one_caption_each
 
 
-class _SparseSequenceKernel(Kernel):
+class SparseSequenceKernel(Kernel):
     """Shared machinery: sparse span features, fitted columns, normalised sparse products."""
 
     _max_length = 1
@@ -61,7 +61,7 @@ class _SparseSequenceKernel(Kernel):
         feats = [item_spans(it, self._length(), self._lambda_g()) for it in items]
         return feature_matrix(feats, columns, self._seq_weight())
 
-    def fit(self, train_items: Sequence[Any]) -> "_SparseSequenceKernel":
+    def fit(self, train_items: Sequence[Any]) -> "SparseSequenceKernel":
         items = as_items(train_items, "training items")
         self._check_params()
         self.idf_ = Idf().fit(items)
@@ -115,7 +115,7 @@ class _SparseSequenceKernel(Kernel):
 
 @register_kernel("bow")
 @dataclass(eq=False, repr=False)
-class BowKernel(_SparseSequenceKernel):
+class BowKernel(SparseSequenceKernel):
     """BoW kernel: ``K(x, y) = cos(tf_x, tf_y)`` (Section 3.4.1), optionally (sqrt-)idf weighted.
 
     Items are token lists; a training item is the captions of one image (a list of token

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from features.kernels.base import register_kernel
-from features.text.bow_kernel import _SparseSequenceKernel
+from features.text.bow_kernel import SparseSequenceKernel
 from features.text.idf import Idf
 from features.text.sequences import geometric_normalize, item_spans
 from features.text.soft_trigram import (
@@ -44,7 +44,7 @@ from features.text.text_items import as_items, one_caption_each
 
 @register_kernel("trigram")
 @dataclass(eq=False, repr=False)
-class TrigramKernel(_SparseSequenceKernel):
+class TrigramKernel(SparseSequenceKernel):
     """TRI / TRI1 / TRI^sqrt-idf, optionally with a word kernel (eq. 15, 16, 20, 21).
 
     Items are token lists; a training item is the captions of one image (a list of token

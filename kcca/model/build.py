@@ -131,7 +131,7 @@ def fit_system(
 
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     """The image side's fitted state: codebooks, descriptor configs, the fitted image kernel."""
-    from features.image_features import _feature_config
+    from features.image_features import feature_config
 
     probe = spec.image_kernel.build()
     item_type = getattr(probe, "item_type", None)
@@ -154,7 +154,7 @@ def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     kernel.fit(records)
     sizes = {(int(r.height), int(r.width)) for r in records}
     return ImageEncoder(
-        feature_configs={n: _feature_config(ft) for n, ft in pipeline.feature_types.items()},
+        feature_configs={n: feature_config(ft) for n, ft in pipeline.feature_types.items()},
         codebooks=dict(codebooks),
         levels=int(pipeline.config.levels),
         image_size=sizes.pop() if len(sizes) == 1 else None,

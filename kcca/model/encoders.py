@@ -105,7 +105,7 @@ class ImageEncoder:
     def feature_types(self) -> dict[str, Any]:
         """The installed extractors of the saved feature types; an error if their config changed."""
         from features.feature_types import feature_types
-        from features.image_features import _feature_config
+        from features.image_features import feature_config
 
         installed = feature_types()
         out = {}
@@ -115,7 +115,7 @@ class ImageEncoder:
                     f"this model uses image feature type {name!r}, which this kcca "
                     "does not provide: refit the model (kcca fit-model)"
                 )
-            if _jsonable(_feature_config(installed[name])) != _jsonable(saved):
+            if _jsonable(feature_config(installed[name])) != _jsonable(saved):
                 raise DataError(
                     f"the {name} descriptor changed since this model was fitted "
                     "(its config differs): refit the model (kcca fit-model)"
@@ -142,7 +142,7 @@ class ImageEncoder:
 
         from kcca.workers import worker_parallel
 
-        from features.image_features import _features_chunk
+        from features.image_features import chunk_features
 
         types = self.feature_types()
         images = ResizedImages(source, self.image_size)
@@ -150,12 +150,12 @@ class ImageEncoder:
         chunks = [ids[i : i + 16] for i in range(0, len(ids), 16)]
         if n_jobs == 1 or len(chunks) <= 1:
             results = [
-                _features_chunk(images, c, types, self.codebooks, self.levels)
+                chunk_features(images, c, types, self.codebooks, self.levels)
                 for c in tqdm(chunks, desc="image features", unit="chunk", disable=not progress)
             ]
         else:
             results = worker_parallel(n_jobs=n_jobs)(
-                delayed(_features_chunk)(images, c, types, self.codebooks, self.levels)
+                delayed(chunk_features)(images, c, types, self.codebooks, self.levels)
                 for c in chunks
             )
         records, skipped = [], {}

@@ -23,8 +23,15 @@ from kcca.lowrank import (
     check_power_domain,
 )
 
-from kcca.solver.factors import FACTORISATIONS, FactorCache, _check_indefinite, _Side
-from kcca.solver.solve import _build_core, _Core, _effective_kappas, _needs, _solve, _Solution
+from kcca.solver.factors import FACTORISATIONS, FactorCache, KernelSide, check_indefinite
+from kcca.solver.solve import (
+    KappaSolution,
+    SolverCore,
+    bases_needed,
+    build_core,
+    effective_kappas,
+    solve_kappa,
+)
 
 #: the paper's regularisation values (Section 4.1.3)
 PAPER_KAPPAS: tuple[float, ...] = (0.1, 0.5, 1.0, 5.0)
@@ -148,14 +155,14 @@ def _is_array(x: Any) -> bool:
 
 def _map_arrays(obj: Any, fn: Any, xp: Any) -> Any:
     """``obj`` with every array inside it mapped by ``fn``: the solver's dataclasses (a
-    :class:`_Core` gets namespace ``xp``; its cached rows are dropped), lists and tuples."""
+    :class:`SolverCore` gets namespace ``xp``; its cached rows are dropped), lists and tuples."""
     if _is_array(obj):
         return fn(obj)
-    if isinstance(obj, _Core):
+    if isinstance(obj, SolverCore):
         return replace(
             obj, p=_map_arrays(obj.p, fn, xp), q=_map_arrays(obj.q, fn, xp), A=fn(obj.A), xp=xp
         )
-    if isinstance(obj, (_Side, _Solution)):  # a solution's correlations stay NumPy
+    if isinstance(obj, (KernelSide, KappaSolution)):  # a solution's correlations stay NumPy
         return replace(
             obj,
             **{
@@ -226,13 +233,13 @@ class _Estimator(BaseEstimator):
     factorisation: str = "auto"
     indefinite: str = "raise"
 
-    def _core(self, Kx: Any, Ky: Any, cache: FactorCache | None = None) -> _Core:
+    def _core(self, Kx: Any, Ky: Any, cache: FactorCache | None = None) -> SolverCore:
         """Check the parameters both estimators take and factor the training kernels
-        (:func:`kcca.solver.solve._build_core`), sharing factors through ``cache``."""
+        (:func:`kcca.solver.solve.build_core`), sharing factors through ``cache``."""
         _check_common(
             self.power_x, self.power_y, self.diag_x, self.diag_y, self.rescale, self.factorisation
         )
-        return _build_core(
+        return build_core(
             Kx,
             Ky,
             power_x=self.power_x,
@@ -245,7 +252,7 @@ class _Estimator(BaseEstimator):
             progress=self.progress,
             cache=cache,
             factorisation=self.factorisation,
-            indefinite=_check_indefinite(self.indefinite),
+            indefinite=check_indefinite(self.indefinite),
         )
 
     #: fitted attributes that hold backend arrays (host NumPy arrays in a pickle)
@@ -429,18 +436,18 @@ class KCCA(_Estimator):
                 f"Ky {core.q.rank if not core.swapped else core.p.rank}): lower n_components or "
                 "the precision"
             )
-        kx, ky = _effective_kappas(core, kappa, self.rescale)
-        sol = _solve(core, kx, ky, k)
+        kx, ky = effective_kappas(core, kappa, self.rescale)
+        sol = solve_kappa(core, kx, ky, k)
         self._set_solution(core, sol)
         return self
 
-    def _set_solution(self, core: _Core, sol: _Solution) -> None:
+    def _set_solution(self, core: SolverCore, sol: KappaSolution) -> None:
         self.backend_ = core.backend
         self.n_train_ = core.n
         self.correlations_ = sol.correlations
         for view in ("x", "y"):
             role = core.role(view)
-            identity = {v: core.side(v).U for v in _needs(core, role)}
+            identity = {v: core.side(v).U for v in bases_needed(core, role)}
             setattr(self, f"{view}_weights_", sol.project(core, role, identity))
             setattr(self, f"{view}_offset_", sol.p_offset if role == "p" else sol.q_offset)
         x, y = (core.q, core.p) if core.swapped else (core.p, core.q)
@@ -588,7 +595,7 @@ factorisation, indefinite
         self.core_ = core
         self.backend_ = core.backend
         self.solutions_ = [
-            _solve(core, *_effective_kappas(core, k, self.rescale), kmax) for k in kappas
+            solve_kappa(core, *effective_kappas(core, k, self.rescale), kmax) for k in kappas
         ]
         self.kappas_ = kappas
         self.n_components_ = kept
@@ -628,7 +635,7 @@ factorisation, indefinite
         core = self.core_
         role = core.role(view)
         # K U_v once per view, shared by every kappa
-        KG = {v: core.basis(K, v) for v in _needs(core, role)}
+        KG = {v: core.basis(K, v) for v in bases_needed(core, role)}
         return [
             sol.project(core, role, KG) - (sol.p_offset if role == "p" else sol.q_offset)
             for sol in self.solutions_

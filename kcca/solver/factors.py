@@ -45,7 +45,7 @@ FACTORISATIONS = ("auto", "eigen", "cholesky")
 
 
 @dataclass
-class _Side:
+class KernelSide:
     """One view's training kernel as the eigenbasis of its centred form (``Kc ~ U diag(s) U'``)."""
 
     name: str
@@ -122,7 +122,7 @@ def _keep_count(w_desc: np.ndarray, precision: float, trace: float, rank: int | 
 INDEFINITE = ("raise", "psd-part")
 
 
-def _check_indefinite(value: str) -> str:
+def check_indefinite(value: str) -> str:
     """``"raise"`` (refuse such a kernel: a :class:`~kcca.errors.KernelError`) or
     ``"psd-part"`` (use its positive part: the kernel is declared indefinite in theory, as the
     soft trigram kernel with a thresholded or max-combined word kernel is, Section 4.1.2)."""
@@ -134,7 +134,7 @@ def _check_indefinite(value: str) -> str:
 def _deterministic_signs(U: Any, xp: Any) -> Any:
     """``U`` with each column's largest-magnitude entry made positive. Eigenvectors are defined
     up to sign and LAPACK and cuSOLVER choose differently; fixing the basis here makes the
-    canonical directions (whose signs :func:`_solve` fixes in this basis) the same on every
+    canonical directions (whose signs :func:`solve_kappa` fixes in this basis) the same on every
     backend."""
     n, r = U.shape
     rows = xp.argmax(xp.abs(U), axis=0)
@@ -156,7 +156,9 @@ def _psd_violation(w_desc: np.ndarray, abs_trace: float) -> tuple[str, float, fl
     return None
 
 
-def _check_side(side: "_Side", indefinite: str, given: tuple[str, float] | None = None) -> None:
+def _check_side(
+    side: "KernelSide", indefinite: str, given: tuple[str, float] | None = None
+) -> None:
     """Refuse a factor of a kernel that is not PSD unless ``indefinite="psd-part"`` (the
     kernel is declared indefinite in theory; its positive part is used): eq. 3 needs PSD
     kernels. The check is made at each use, so a shared factor serves both kinds of fit.
@@ -182,7 +184,7 @@ def _leading(
 
 def _eigen_side(
     base: Any, name: str, power: float, precision: float, rank: int | None, xp: Any
-) -> _Side:
+) -> KernelSide:
     """Exact eigendecomposition of the centred dense kernel, truncated by ``precision``
     (the best approximation of that rank; one dense ``eigh``, no pivoted Cholesky). Negative
     eigenvalues are never kept; one beyond round-off is recorded (:func:`_psd_violation`)."""
@@ -202,7 +204,7 @@ def _eigen_side(
     k, idx = _leading(w, w_desc, name, precision, trace, rank, xp)
     s, U = xp.take(w, idx, axis=0), _deterministic_signs(xp.take(V, idx, axis=1), xp)
     residual = float(np.clip(w_desc[k:], 0.0, None).sum())
-    return _Side(
+    return KernelSide(
         name=name,
         U=U,
         s=s,
@@ -216,7 +218,7 @@ def _eigen_side(
     )
 
 
-def _truncated(side: _Side, rank: int, xp: Any) -> _Side:
+def _truncated(side: KernelSide, rank: int, xp: Any) -> KernelSide:
     """The eigen factor ``side`` cut to its ``rank`` leading eigenpairs."""
     if rank >= side.dim:
         return side
@@ -240,7 +242,7 @@ def _cholesky_side(
     xp: Any,
     backend: str,
     progress: bool,
-) -> _Side:
+) -> KernelSide:
     """Pivoted incomplete Cholesky ``K ~ G G'`` (only the pivot columns of ``K`` are computed),
     then the eigenbasis of the centred factor: ``Gc' Gc = W diag(s) W'``, ``U = Gc W s^-1/2``."""
     f = pivoted_cholesky(
@@ -261,7 +263,7 @@ def _cholesky_side(
     s = xp.take(w, idx, axis=0)
     U = _deterministic_signs(xp.linalg.matmul(Gc, xp.take(W, idx, axis=1) / xp.sqrt(s)), xp)
     col_mean = xp.linalg.matmul(G, gbar)  # column means of G G'
-    return _Side(
+    return KernelSide(
         name=name,
         U=U,
         s=s,
@@ -361,7 +363,7 @@ class FactorCache:
             del self._sides[key]
         self._pairs.clear()
 
-    def side(self, key: tuple, K: Any, compute: Any) -> _Side:
+    def side(self, key: tuple, K: Any, compute: Any) -> KernelSide:
         if key in self._sides:
             self._sides.move_to_end(key)
             self.hits += 1
@@ -386,7 +388,7 @@ class FactorCache:
         scale): a run can compute a factor its systems share before handing them out."""
         if view not in ("Kx", "Ky"):
             raise ValueError(f"view must be 'Kx' or 'Ky', got {view!r}")
-        _prepare_side(
+        prepare_side(
             as_column_source(K, view),
             view,
             float(power),
@@ -410,7 +412,7 @@ class FactorCache:
         return value
 
 
-def _prepare_side(
+def prepare_side(
     K: Any,
     name: str,
     power: float,
@@ -424,7 +426,7 @@ def _prepare_side(
     owner: Any = None,
     factorisation: str = "auto",
     indefinite: str = "raise",
-) -> tuple[_Side, tuple]:
+) -> tuple[KernelSide, tuple]:
     """Factorise ``K ** power`` (and its diagonal scale) into the eigenbasis of its centred form.
 
     Returns the side and its cache key; with ``cache`` a factor of the same kernel, p and
@@ -438,7 +440,7 @@ def _prepare_side(
     method = _method(base, factorisation)
     key = (name, id(owner), float(power), folded, float(precision), rank, str(backend), method)
 
-    def compute() -> _Side:
+    def compute() -> KernelSide:
         if method == "eigen":
             return _eigen_side(base, name, power, precision, rank, xp)
         return _cholesky_side(base, name, power, precision, rank, xp, backend, progress)

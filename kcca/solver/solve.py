@@ -1,6 +1,6 @@
 """The per-kappa solve of kernel CCA on two factored kernels (Section 3.2.1, eq. 3).
 
-:func:`_build_core` forms ``Ux' Uy`` once per kernel pair; :func:`_solve` turns it, for one
+:func:`build_core` forms ``Ux' Uy`` once per kernel pair; :func:`solve_kappa` turns it, for one
 kappa, into the canonical correlations and directions (the singular values and vectors of
 ``M``, :mod:`kcca.solver`'s derivation), the first ``n`` of which serve every ``n`` of the grid.
 """
@@ -17,22 +17,22 @@ from kcca.lowrank import (
     as_column_source,
 )
 
-from kcca.solver.factors import FactorCache, _prepare_side, _Side
+from kcca.solver.factors import FactorCache, KernelSide, prepare_side
 
 
 @dataclass
-class _Core:
+class SolverCore:
     """Both sides; ``p`` (primary) has no closed-form diagonal term, ``q`` may have one."""
 
-    p: _Side
-    q: _Side
+    p: KernelSide
+    q: KernelSide
     A: Any  # Up' Uq  (kp x kq)
     swapped: bool  # True when p is the y view
     n: int
     xp: Any = field(repr=False)  # the array namespace (None in a pickled copy)
     backend: str = "numpy"  # its name (resolved: "numpy", "cupy" or "array_api_strict")
 
-    def side(self, name: str) -> _Side:
+    def side(self, name: str) -> KernelSide:
         return self.p if self.p.name == name else self.q
 
     def role(self, view: str) -> str:
@@ -59,7 +59,7 @@ class _Core:
         return min(self.p.dim, self.q.dim)
 
 
-def _build_core(
+def build_core(
     Kx: Any,
     Ky: Any,
     *,
@@ -74,7 +74,7 @@ def _build_core(
     cache: FactorCache | None = None,
     factorisation: str = "auto",
     indefinite: str = "raise",
-) -> _Core:
+) -> SolverCore:
     name = resolve_backend(backend)
     xp = get_xp(name)
     sx = as_column_source(Kx, "Kx")
@@ -94,8 +94,8 @@ def _build_core(
         factorisation=factorisation,
         indefinite=indefinite,
     )
-    x, kx = _prepare_side(sx, "Kx", power_x, diag_x, owner=Kx, **common)
-    y, ky = _prepare_side(sy, "Ky", power_y, diag_y, owner=Ky, **common)
+    x, kx = prepare_side(sx, "Kx", power_x, diag_x, owner=Kx, **common)
+    y, ky = prepare_side(sy, "Ky", power_y, diag_y, owner=Ky, **common)
     if x.delta > 0 and y.delta > 0:
         raise ValueError(
             f"diag_x={diag_x!r} and diag_y={diag_y!r}: only one view's diagonal can be scaled "
@@ -108,17 +108,17 @@ def _build_core(
         return xp.linalg.matmul(xp.matrix_transpose(p.U), q.U)
 
     A = product() if cache is None else cache.pair((kx, ky, swap), product)
-    return _Core(p=p, q=q, A=A, swapped=swap, n=int(sx.n), xp=xp, backend=name)
+    return SolverCore(p=p, q=q, A=A, swapped=swap, n=int(sx.n), xp=xp, backend=name)
 
 
 # --------------------------------------------------------------------------- per-kappa solve
 
-#: columns of ``A' z`` formed at a time in :func:`_solve` (bounds its temporary memory)
+#: columns of ``A' z`` formed at a time in :func:`solve_kappa` (bounds its temporary memory)
 _CHUNK = 512
 
 
 @dataclass
-class _Solution:
+class KappaSolution:
     """Directions for one kappa, stored once as the eigenvectors ``P`` of the primary view.
 
     With ``z = Dp P`` (the primary view's training projections on ``Up``), the dual weights are
@@ -140,7 +140,7 @@ class _Solution:
     p_offset: Any
     q_offset: Any
 
-    def cut(self, k: int) -> "_Solution":
+    def cut(self, k: int) -> "KappaSolution":
         """The first ``k`` directions (the model with ``k`` components)."""
         return replace(
             self,
@@ -152,7 +152,7 @@ class _Solution:
             q_offset=self.q_offset[:k],
         )
 
-    def left(self, core: _Core, role: str, KG: dict[str, Any]) -> Any:
+    def left(self, core: SolverCore, role: str, KG: dict[str, Any]) -> Any:
         """The matrix multiplying ``P`` for view ``role`` given ``KG[v] = K_new U_v``."""
         xp = core.xp
         if role == "p":
@@ -162,20 +162,20 @@ class _Solution:
             out = out + KG[core.p.name] * self.bp_rows
         return out
 
-    def project(self, core: _Core, role: str, KG: dict[str, Any]) -> Any:
+    def project(self, core: SolverCore, role: str, KG: dict[str, Any]) -> Any:
         """``K_new`` times the directions of view ``role`` (before centring)."""
         scale = self.scale_p if role == "p" else self.scale_q
         return core.xp.linalg.matmul(self.left(core, role, KG), self.P) * scale
 
 
-def _needs(core: _Core, role: str) -> tuple[str, ...]:
+def bases_needed(core: SolverCore, role: str) -> tuple[str, ...]:
     """Bases ``U_v`` a projection of view ``role`` uses."""
     if role == "p":
         return (core.p.name,)
     return (core.q.name, core.p.name) if core.q.delta > 0 else (core.q.name,)
 
 
-def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
+def solve_kappa(core: SolverCore, kappa_x: float, kappa_y: float, k: int) -> KappaSolution:
     """Top ``k`` canonical directions of eq. 3 for one kappa (see the module docstring)."""
     xp, p, q = core.xp, core.p, core.q
     kp, kq = (kappa_y, kappa_x) if core.swapped else (kappa_x, kappa_y)
@@ -226,16 +226,16 @@ def _solve(core: _Core, kappa_x: float, kappa_y: float, k: int) -> _Solution:
     ok = norm > tiny
     scale_q = xp.where(ok, 1.0 / xp.where(ok, norm, 1.0), 0.0)  # zero-correlation: zero direction
 
-    sol = _Solution(corr, P, Dp, a_rows, scale_p, g, bp_rows, scale_q, None, None)
+    sol = KappaSolution(corr, P, Dp, a_rows, scale_p, g, bp_rows, scale_q, None, None)
     # offsets: training means of K_side @ weights (subtracted from new blocks)
     sol.p_offset = sol.project(core, "p", {p.name: core.mean_row(p.name, p.name)})[0, :]
-    sol.q_offset = sol.project(core, "q", {v: core.mean_row(q.name, v) for v in _needs(core, "q")})[
-        0, :
-    ]
+    sol.q_offset = sol.project(
+        core, "q", {v: core.mean_row(q.name, v) for v in bases_needed(core, "q")}
+    )[0, :]
     return sol
 
 
-def _effective_kappas(core: _Core, kappa: float, rescale: str | None) -> tuple[float, float]:
+def effective_kappas(core: SolverCore, kappa: float, rescale: str | None) -> tuple[float, float]:
     """Eq. 3's kappa per view. Opt-in rescaling K -> K / c is eq. 3 with kappa * c."""
     if rescale is None:
         return kappa, kappa

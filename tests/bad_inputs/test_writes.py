@@ -81,10 +81,10 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_run(tmp_path):
     # a writer that is gone: a finished child process's pid, on this host
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    from kcca.cache import _host
+    from kcca.atomic_files import host_name
 
-    stale = folder / f".abc.joblib.{_host()}.{dead}.x1y2.tmp"
-    live = folder / f".abc.joblib.{_host()}.{os.getpid()}.z3w4.tmp"
+    stale = folder / f".abc.joblib.{host_name()}.{dead}.x1y2.tmp"
+    live = folder / f".abc.joblib.{host_name()}.{os.getpid()}.z3w4.tmp"
     other_host = folder / f".abc.joblib.elsewhere.{dead}.q5r6.tmp"
     for f in (stale, live, other_host):
         f.write_bytes(b"partial")

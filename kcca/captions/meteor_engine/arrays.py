@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from kcca.captions.meteor_engine.matcher import java_hash
-from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, _ranges
+from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, concatenated_ranges
 from kcca.captions.meteor_engine.resources import MeteorResources
 from kcca.captions.meteor_engine.stemmer import stem
 
@@ -231,7 +231,7 @@ def _shared_synsets(
     renumbered ``0..k-1``; other words get none. Same offsets layout as ``syn_off``."""
     used = np.sort(used)
     lo, hi = syn_off[used], syn_off[used + 1]
-    ids = syn_ids[_ranges(lo, hi)]
+    ids = syn_ids[concatenated_ranges(lo, hi)]
     # synset ids are WordNet offsets (up to eight digits): renumber through a sort
     distinct, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
     shared = counts >= 2
@@ -275,7 +275,7 @@ def _paraphrase_arrays(
     rows = np.unique(row[is_phrase])
     lo, hi = index.entry_offsets[rows], index.entry_offsets[rows + 1]
     owner = np.repeat(np.arange(rows.size), hi - lo)
-    para = index.entry_para[_ranges(lo, hi)].astype(np.int64)
+    para = index.entry_para[concatenated_ranges(lo, hi)].astype(np.int64)
     keep = occurs[para]
     owner, para = owner[keep], para[keep]
     # the filtered table: rows that kept an entry, renumbered

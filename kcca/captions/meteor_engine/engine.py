@@ -28,7 +28,7 @@ from kcca.captions.meteor_engine.aligner import align, find_candidates
 from kcca.captions.meteor_engine.arrays import WordFeatures, segment_arrays
 from kcca.captions.meteor_engine.matcher import Segment, java_hash
 from kcca.captions.meteor_engine.normalize import (
-    _PLAIN,
+    PLAIN_LINE,
     java_tokens,
     java_trim,
     normalize_line,
@@ -138,7 +138,7 @@ class MeteorEngine:
 
     def tokens(self, text: str) -> tuple[str, ...]:
         """The words Meteor aligns: normalised (``-norm``), lower-cased, split."""
-        if _PLAIN.fullmatch(text):  # what normalising leaves as it is, split the same way
+        if PLAIN_LINE.fullmatch(text):  # what normalising leaves as it is, split the same way
             return tuple(text.split())
         norm = normalize_line(java_trim(text), self.resources.nonbreaking_prefixes)
         return tuple(java_tokens(norm.lower()))

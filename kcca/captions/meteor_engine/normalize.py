@@ -55,7 +55,7 @@ _OTHER_ASCII_SPACE = re.compile("[\x0b\x1c-\x1f]")
 #: characters removed by Java's String.trim()
 _JAVA_TRIM = "".join(chr(c) for c in range(0x21))
 #: text that no rule changes except the whitespace clean-up (the common case, fast path)
-_PLAIN = re.compile("[a-z0-9 ]*")
+PLAIN_LINE = re.compile("[a-z0-9 ]*")
 
 NBP_ANY = 1
 NBP_NUMERIC_ONLY = 2
@@ -105,7 +105,7 @@ def normalize_line(line: str, prefixes: Mapping[str, int]) -> str:
     (:func:`kcca.captions.meteor_engine.resources.MeteorResources.nonbreaking_prefixes`).
     The result is not lower-cased yet (Meteor does that next).
     """
-    if _PLAIN.fullmatch(line):
+    if PLAIN_LINE.fullmatch(line):
         return java_trim(_WHITE.sub(" ", line))
     s = " " + line + " "
     s = _SEP_OTHER.sub(r" \1 ", s)

@@ -204,7 +204,7 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def concatenated_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Concatenated ``arange(s, e)`` for each pair (vectorised)."""
     lengths = ends - starts
     total = int(lengths.sum())
@@ -481,7 +481,7 @@ class ParaphraseIndex:
         counts = self.entry_offsets[rows + 1] - self.entry_offsets[rows]
         owner = np.repeat(rows, counts)
         para = self.entry_para[
-            _ranges(self.entry_offsets[rows], self.entry_offsets[rows + 1])
+            concatenated_ranges(self.entry_offsets[rows], self.entry_offsets[rows + 1])
         ].astype(np.int64)
         keep = np.isin(para, present)
         owner, para = owner[keep], para[keep]
@@ -512,13 +512,15 @@ class ParaphraseIndex:
             # (occurrence, entry) pairs, then (occurrence, entry, partner) triples
             e_counts = t_end[h_t] - t_start[h_t]
             pair_hit = np.repeat(np.arange(h_row.size), e_counts)
-            pair_para = para[_ranges(t_start[h_t], t_end[h_t])]
+            pair_para = para[concatenated_ranges(t_start[h_t], t_end[h_t])]
             part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64, len(partners)))
             part_flat = np.fromiter((q for p in partners for q in p), np.int64, int(part_off[-1]))
             seg_of_pair = h_seg[pair_hit]
             p_counts = part_off[seg_of_pair + 1] - part_off[seg_of_pair]
             tri_pair = np.repeat(np.arange(pair_hit.size), p_counts)
-            tri_partner = part_flat[_ranges(part_off[seg_of_pair], part_off[seg_of_pair + 1])]
+            tri_partner = part_flat[
+                concatenated_ranges(part_off[seg_of_pair], part_off[seg_of_pair + 1])
+            ]
             tri_key = tri_partner * n_nodes + pair_para[tri_pair]
             seg_nodes = np.unique(q_key)
             at = np.searchsorted(seg_nodes, tri_key)
