@@ -35,7 +35,9 @@ A top-level ``plugins = ["my_kernels"]`` names modules imported before the kerne
 their ``@register_kernel("name")`` classes become usable as ``[image_kernel]`` /
 ``[text_kernel]`` names (a module name is looked up beside the experiment file first, then on
 the Python path; docs/plugin-kernels.md). Mistakes (TOML syntax, unknown keys, wrong types,
-unknown kernel names) raise :class:`ExperimentFileError` naming the file, line or key.
+unknown kernel names) raise :class:`ExperimentFileError` naming the file, line or key. Every
+key, its type, default and bound is declared once in :mod:`kcca.systems.spec_keys`, which the
+checks read and from which the key table of ``experiments/README.md`` is generated.
 
 An NN system lists alternative text kernels as ``[[text_kernels]]`` tables when the paper
 picks the best one on dev (NN5_TRI(best)).
@@ -56,14 +58,22 @@ from kcca.data.documents import parse_json, parse_toml
 from kcca.data.text_files import read_utf8
 from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
 from kcca.solver import PAPER_KAPPAS, paper_n_grid
+from kcca.systems.spec_keys import (
+    GRID_KEYS,
+    KERNEL,
+    KERNEL_KEYS,
+    MODELS,
+    PAPER_D,
+    PAPER_P,
+    TOP_KEYS,
+    FileKey,
+)
 
-MODELS = ("kcca", "nn")
 #: each grid's bound (what a value must be, the test): image kernel powers p and diagonal
-#: scales d (Section 4.1.3: d in [1, 15]) and the regularisers kappa (eq. 3)
+#: scales d (Section 4.1.3: d in [1, 15]) and the regularisers kappa (eq. 3), from
+#: :data:`kcca.systems.spec_keys.GRID_KEYS`
 GRID_BOUNDS: dict[str, tuple[str, Callable[[float], bool]]] = {
-    "p": ("> 0", lambda v: v > 0),
-    "d": (">= 1", lambda v: v >= 1),
-    "kappas": ("> 0", lambda v: v > 0),
+    k.name: (k.bound, k.within) for k in GRID_KEYS if k.within is not None
 }
 
 
@@ -72,25 +82,8 @@ def within_grid_bound(name: str, value: float) -> bool:
     return math.isfinite(value) and GRID_BOUNDS[name][1](value)
 
 
-#: the paper's p values (Section 4.1.3: image kernels "are either squared or cubed")
-PAPER_P: tuple[float, ...] = (2, 3)
-#: d values searched on dev (Section 4.1.3 gives the range 1..15, not the values)
-PAPER_D: tuple[float, ...] = (1, 2, 3, 5, 8, 10, 15)
 #: every top-level key of an experiment file
-KNOWN_KEYS = (
-    "name",
-    "short_name",
-    "model",
-    "preprocessing",
-    "word_kernel",
-    "image_kernel",
-    "text_kernel",
-    "text_kernels",
-    "grid",
-    "per_criterion",
-    "description",
-    "plugins",
-)
+KNOWN_KEYS = tuple(k.name for k in TOP_KEYS)
 FORMAT_HELP = (
     "the format is described in kcca/systems/spec.py (module docstring); "
     "experiments/hodosh2013/*.toml are examples"
@@ -281,164 +274,114 @@ class SystemSpec:
     ) -> "SystemSpec":
         """Build from the parsed TOML / JSON document; unknown keys and wrong types are errors.
 
-        ``plugins`` modules are imported first (``base_dir``: the experiment file's folder,
-        searched before the Python path).
+        The keys, types and defaults are those of :mod:`kcca.systems.spec_keys`, checked in
+        its order. ``plugins`` modules are imported before the system is built (``base_dir``:
+        the experiment file's folder, searched before the Python path).
         """
-
-        def fail(msg: str, fix: str | None = None) -> ExperimentFileError:
-            return ExperimentFileError(f"{where}: {msg}", fix=fix)
-
-        def known_keys_only(table: Mapping, known: Sequence[str], owner: str, fix: str) -> None:
-            """Refuse keys of ``table`` not in ``known`` (``owner``: what the message says has
-            them, ``""`` for the file's top level), with a did-you-mean hint for each."""
-            bad = sorted(set(table) - set(known))
-            if bad:
-                hints = "".join(did_you_mean(k, known) for k in bad)
-                raise fail(f"{owner}unknown key(s) {bad}{hints}", fix=fix)
-
-        if not isinstance(data, Mapping):
-            raise fail(f"expected a table of keys, got {type_name(data)}")
-        known_keys_only(
-            data,
-            KNOWN_KEYS,
-            "",
-            fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}",
-        )
-        for key in ("name", "image_kernel", "text_kernel"):
-            if key not in data:
-                raise fail(
-                    f"missing required key {key!r}",
-                    fix=f"add {key} = ... to the file; {FORMAT_HELP}",
-                )
-
-        def typed(key: str, value: Any, ok: bool, expected: str) -> Any:
-            if not ok:
-                raise fail(f"key {key!r} must be {expected}, got {value!r} ({type_name(value)})")
-            return value
-
-        def text(key: str, optional: bool = False) -> Any:
-            value = data.get(key)
-            if value is None and optional:
-                return None
-            return typed(key, value, isinstance(value, str), "a string")
-
-        def numbers(key: str, value: Any, kind: type = float) -> tuple:
-            ok = isinstance(value, (list, tuple)) and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                for v in value
-            )
-            if ok and kind is int:
-                ok = all(float(v).is_integer() for v in value)
-            typed(
-                key,
-                value,
-                ok,
-                "an array of " + ("integers" if kind is int else "numbers (no inf or nan)"),
-            )
-            return tuple(kind(v) for v in value)
-
-        def kernel(block: Any, what: str) -> KernelSpec:
-            if isinstance(block, str):
-                return KernelSpec(block)
-            if not isinstance(block, Mapping) or "name" not in block:
-                raise fail(
-                    f"{what} must be a kernel name or a table with a 'name', got "
-                    f"{block!r} ({type_name(block)})"
-                )
-            known_keys_only(
-                block,
-                ("name", "params"),
-                f"{what} has ",
-                fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}",
-            )
-            typed(f"{what}.name", block["name"], isinstance(block["name"], str), "a string")
-            params = block.get("params", {})
-            typed(
-                f"{what}.params",
-                params,
-                isinstance(params, Mapping),
-                "a table (params = {key = value})",
-            )
-            return KernelSpec(block["name"], dict(params))
-
-        plugins = data.get("plugins", [])
-        typed(
-            "plugins",
-            plugins,
-            isinstance(plugins, (list, tuple)) and all(isinstance(m, str) and m for m in plugins),
-            'an array of module names (["my_kernels"])',
-        )
-        load_plugins(plugins, base_dir, where)
-
-        g = data.get("grid", {})
-        typed("grid", g, isinstance(g, Mapping), "a table ([grid])")
-        grid_keys = ("p", "d", "kappas", "n", "search_rank")
-        known_keys_only(
-            g,
-            grid_keys,
-            "grid has ",
-            fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}",
-        )
-        search_rank = g.get("search_rank")
-        if search_rank is not None:
-            typed(
-                "grid.search_rank",
-                search_rank,
-                isinstance(search_rank, int)
-                and not isinstance(search_rank, bool)
-                and search_rank > 0,
-                "a positive integer",
-            )
-        n = g.get("n", "paper")
-        if not isinstance(n, (str, list, tuple)):
-            typed("grid.n", n, False, '"paper", "geometric:START:COUNT" or an array of integers')
-        grid = GridSpec(
-            p=numbers("grid.p", g.get("p", PAPER_P)),
-            d=numbers("grid.d", g.get("d", PAPER_D)),
-            kappas=numbers("grid.kappas", g.get("kappas", PAPER_KAPPAS)),
-            n=n if isinstance(n, str) else numbers("grid.n", n, int),
-            search_rank=search_rank,
-        )
-        per_criterion = data.get("per_criterion", 5)
-        typed(
-            "per_criterion",
-            per_criterion,
-            isinstance(per_criterion, int) and not isinstance(per_criterion, bool),
-            "an integer",
-        )
-        text_kernels = data.get("text_kernels", ())
-        typed(
-            "text_kernels",
-            text_kernels,
-            isinstance(text_kernels, (list, tuple)),
-            "an array of tables ([[text_kernels]])",
-        )
-        fields = dict(
-            name=text("name"),
-            short_name=text("short_name", True),
-            model=text("model") if "model" in data else "kcca",
-            preprocessing=text("preprocessing") if "preprocessing" in data else "auto",
-            word_kernel=text("word_kernel", True),
-            image_kernel=kernel(data["image_kernel"], "image_kernel"),
-            text_kernel=kernel(data["text_kernel"], "text_kernel"),
-            text_kernels=tuple(kernel(b, f"text_kernels[{i}]") for i, b in enumerate(text_kernels)),
-            grid=grid,
-            per_criterion=per_criterion,
-            description=text("description") if "description" in data else "",
-            plugins=tuple(plugins),
-        )
+        checks = _FileChecks(where)
+        values = checks.document(data)
+        load_plugins(values["plugins"], base_dir, where)
         try:
-            return cls(**fields)
+            return cls(**values)
         except ExperimentFileError:
             raise
         except DataError as exc:  # a value check of __post_init__: name the file
-            raise (fail(exc.message, exc.fix) if where != "system" else exc) from None
+            raise (checks.fail(exc.message, exc.fix) if where != "system" else exc) from None
 
     def kernel_specs(self) -> list[tuple[str, KernelSpec]]:
         """(key in the file, kernel) for every kernel the system names."""
         out = [("image_kernel", self.image_kernel), ("text_kernel", self.text_kernel)]
         out += [(f"text_kernels[{i}]", k) for i, k in enumerate(self.text_kernels)]
         return out
+
+
+@dataclass(frozen=True)
+class _FileChecks:
+    """The checks of one parsed experiment file against :mod:`kcca.systems.spec_keys`;
+    ``where`` (the file) begins every message."""
+
+    where: str
+
+    def fail(self, msg: str, fix: str | None = None) -> ExperimentFileError:
+        return ExperimentFileError(f"{self.where}: {msg}", fix=fix)
+
+    def known_keys_only(
+        self, table: Mapping, keys: Sequence[FileKey], owner: str, fix: str
+    ) -> None:
+        """Refuse keys of ``table`` not in ``keys`` (``owner``: what the message says has
+        them, ``""`` for the file's top level), with a did-you-mean hint for each."""
+        known = [k.name for k in keys]
+        bad = sorted(set(table) - set(known))
+        if bad:
+            hints = "".join(did_you_mean(k, known) for k in bad)
+            raise self.fail(f"{owner}unknown key(s) {bad}{hints}", fix=fix)
+
+    def value(self, table: Mapping, key: FileKey, label: str) -> Any:
+        """The value of ``key`` in ``table`` as the system holds it (its default when absent;
+        ``label``: the key as messages name it)."""
+        if key.name not in table:
+            return key.default if key.default is None else key.type.convert(key.default)
+        value = table[key.name]
+        if value is None and key.default is None:
+            return None
+        expected = key.type.problem(value)
+        if expected is not None:
+            raise self.fail(f"key {label!r} must be {expected}, got {value!r} ({type_name(value)})")
+        return key.type.convert(value)
+
+    def document(self, data: Any) -> dict[str, Any]:
+        """The :class:`SystemSpec` fields of a parsed file (``plugins`` not yet imported)."""
+        if not isinstance(data, Mapping):
+            raise self.fail(f"expected a table of keys, got {type_name(data)}")
+        self.known_keys_only(
+            data,
+            TOP_KEYS,
+            "",
+            fix=f"remove or rename the key; known keys: {', '.join(KNOWN_KEYS)}",
+        )
+        for key in TOP_KEYS:
+            if key.required and key.name not in data:
+                raise self.fail(
+                    f"missing required key {key.name!r}",
+                    fix=f"add {key.name} = ... to the file; {FORMAT_HELP}",
+                )
+        values: dict[str, Any] = {}
+        for key in TOP_KEYS:
+            if key.type is KERNEL:  # a kernel's messages name its key without quotes
+                values[key.name] = self.kernel(data[key.name], key.name)
+                continue
+            value = self.value(data, key, key.name)
+            if key.name == "text_kernels":
+                value = tuple(self.kernel(b, f"text_kernels[{i}]") for i, b in enumerate(value))
+            elif key.name == "grid":
+                value = self.grid(value)
+            values[key.name] = value
+        return values
+
+    def grid(self, table: Mapping) -> GridSpec:
+        """The ``[grid]`` table (:data:`kcca.systems.spec_keys.GRID_KEYS`)."""
+        self.known_keys_only(
+            table,
+            GRID_KEYS,
+            "grid has ",
+            fix=f"[grid] takes p, d, kappas, n and search_rank; {FORMAT_HELP}",
+        )
+        return GridSpec(**{k.name: self.value(table, k, f"grid.{k.name}") for k in GRID_KEYS})
+
+    def kernel(self, block: Any, what: str) -> KernelSpec:
+        """A kernel name or ``{name, params}`` table (``KERNEL_KEYS`` of spec_keys)."""
+        if isinstance(block, str):
+            return KernelSpec(block)
+        if not KERNEL.accepts(block):
+            raise self.fail(f"{what} must be {KERNEL.expected}, got {block!r} ({type_name(block)})")
+        self.known_keys_only(
+            block,
+            KERNEL_KEYS,
+            f"{what} has ",
+            fix=f"a kernel table has only 'name' and 'params'; {FORMAT_HELP}",
+        )
+        name, params = (self.value(block, k, f"{what}.{k.name}") for k in KERNEL_KEYS)
+        return KernelSpec(name, dict(params))
 
 
 #: plug-in module -> the kernels its import registered (in this process)
