@@ -10,10 +10,16 @@
   rank); two-sided p = (#samples with |stat| >= |observed| + 1) / (samples + 1). 100,000
   samples by default, seeded, vectorised in chunks; with few queries (2^n <= samples) all
   2^n swap patterns are enumerated and p is exact.
-* :func:`cohen_kappa`: Cohen's (1960) kappa between two labelings (binarised scores).
+* :func:`cohen_kappa`: Cohen's (1960) kappa between two labelings (binarised scores;
+  scikit-learn's).
 * :func:`krippendorff_alpha`: Krippendorff's alpha for any number of coders, missing values
   allowed; nominal, ordinal or interval distance (the paper reports 0.81 for the experts).
-* :func:`spearman_rho`, :func:`kendall_tau_b`: rank correlations of system scores (Table 7).
+* :func:`spearman_rho`, :func:`kendall_tau_b`: rank correlations of system scores (Table 7;
+  scipy's ranks and tau-b).
+
+The ones written here (McNemar's rule, the randomisation test, alpha, the Pearson step of
+rho) are checked against statsmodels, ``scipy.stats.permutation_test``, the ``krippendorff``
+package and ``scipy.stats.spearmanr`` in tests/kcca/evaluate/test_eval_statistics_parity.py.
 """
 
 from __future__ import annotations
@@ -61,6 +67,11 @@ def mcnemar(
     ``method``: ``"exact"`` (binomial, p = min(1, 2 P[X <= min(b, c)]), X ~ Bin(b + c, 1/2)),
     ``"chi2"`` ((|b - c| - 1)^2 / (b + c) against chi-squared with 1 dof), or ``"auto"``:
     exact when ``b + c < exact_below``.
+
+    ``statsmodels.stats.contingency_tables.mcnemar`` gives the same numbers (``exact=True``;
+    ``exact=False, correction=True``) except where the corrected ``|b - c| - 1`` would go
+    below zero: for ``b = c`` the statistic here is 0 (p = 1), not statsmodels' 1 / (b + c),
+    and with no discordant pair p = 1, not its 1 / 0 (p = 0). It has no ``"auto"``.
     """
     x, y = _paired_bool(a, b)
     nb = int((x & ~y).sum())
@@ -156,7 +167,12 @@ def randomization_test(
     nan_policy: str = "raise",
     chunk: int = 4096,
 ) -> RandomizationResult:
-    """Fisher's paired randomisation test of per-query scores ``a`` vs ``b`` (two-sided)."""
+    """Fisher's paired randomisation test of per-query scores ``a`` vs ``b`` (two-sided).
+
+    ``scipy.stats.permutation_test`` with ``permutation_type="samples"`` and the difference of
+    means (medians) tests the same; with every swap pattern enumerated its p-value is this one.
+    This one is vectorised for the paired sign-swap case and much faster.
+    """
     if statistic not in ("mean", "median"):
         raise DataError(f"unknown statistic {statistic!r}: use 'mean' or 'median'")
     if n_samples < 1:
@@ -197,24 +213,21 @@ def _random_bits(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
 def cohen_kappa(a: Sequence | np.ndarray, b: Sequence | np.ndarray) -> float:
     """Cohen's kappa of two labelings of the same items: (p_o - p_e) / (1 - p_e).
 
-    Returns 1.0 when both labelings are constant and identical (p_e = 1), NaN never.
+    ``sklearn.metrics.cohen_kappa_score`` of the labels' codes (any labels: booleans, numbers,
+    strings), except that it returns 1.0 when both labelings are constant and identical
+    (p_e = 1, where scikit-learn gives NaN); NaN never.
     """
+    from sklearn.metrics import cohen_kappa_score  # scikit-learn's metrics: 0.6 s to import
+
     x, y = np.asarray(a), np.asarray(b)
     if x.shape != y.shape or x.ndim != 1 or x.size == 0:
         raise DataError(
             f"kappa needs two non-empty 1-d labelings of one length, got {x.shape} and {y.shape}"
         )
-    labels, inv = np.unique(np.concatenate([x, y]), return_inverse=True)
-    ix, iy = inv[: x.size], inv[x.size :]
-    k = labels.size
-    cm = np.zeros((k, k))
-    np.add.at(cm, (ix, iy), 1.0)
-    n = cm.sum()
-    p_o = np.trace(cm) / n
-    p_e = float((cm.sum(axis=1) / n) @ (cm.sum(axis=0) / n))
-    if p_e == 1.0:
-        return 1.0 if p_o == 1.0 else 0.0
-    return float((p_o - p_e) / (1.0 - p_e))
+    labels, codes = np.unique(np.concatenate([x, y]), return_inverse=True)
+    if labels.size == 1:  # both constant and identical: p_o = p_e = 1
+        return 1.0
+    return float(cohen_kappa_score(codes[: x.size], codes[x.size :]))
 
 
 # ---------------------------------------------------------------- Krippendorff's alpha
@@ -223,6 +236,8 @@ def krippendorff_alpha(data: np.ndarray, level: str = "interval") -> float:
 
     Coincidence-matrix form (Krippendorff 2004/2011): units with fewer than two values are
     not pairable and are ignored. ``level``: ``nominal``, ``ordinal`` or ``interval``.
+    Equals ``krippendorff.alpha`` (PyPI ``krippendorff``) except when the pairable values are
+    all one value: 1.0 here, where that package gives NaN or refuses the data.
     """
     d = np.asarray(data, dtype=float)
     if d.ndim != 2:
@@ -261,20 +276,6 @@ def krippendorff_alpha(data: np.ndarray, level: str = "interval") -> float:
 
 
 # -------------------------------------------------------------- rank correlations
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    order = np.argsort(x, kind="mergesort")
-    xs = x[order]
-    ranks = np.empty(x.size)
-    start = 0
-    while start < x.size:
-        stop = start + 1
-        while stop < x.size and xs[stop] == xs[start]:
-            stop += 1
-        ranks[order[start:stop]] = (start + stop + 1) / 2.0  # mean of 1-based ranks
-        start = stop
-    return ranks
-
-
 def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
@@ -287,9 +288,15 @@ def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
 
 
 def spearman_rho(a: Sequence[float], b: Sequence[float]) -> float:
-    """Spearman's rho: Pearson correlation of average ranks (ties share their mean rank)."""
+    """Spearman's rho: Pearson correlation of average ranks (ties share their mean rank).
+
+    Ranks by ``scipy.stats.rankdata``; NaN when one side is constant. The Pearson step is
+    written out rather than ``scipy.stats.spearmanr``: the two agree to an ulp, but spearmanr
+    rounds some exact correlations down (0.8 to 0.7999999999999999 for some orderings of 4 or
+    5 systems), and :mod:`kcca.paper.fidelity` compares rho with 0.8 and 0.5.
+    """
     x, y = _pair(a, b)
-    rx, ry = _average_ranks(x), _average_ranks(y)
+    rx, ry = _st.rankdata(x), _st.rankdata(y)
     rx -= rx.mean()
     ry -= ry.mean()
     den = np.sqrt((rx @ rx) * (ry @ ry))
@@ -297,11 +304,7 @@ def spearman_rho(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def kendall_tau_b(a: Sequence[float], b: Sequence[float]) -> float:
-    """Kendall's tau-b: (C - D) / sqrt((n0 - n1)(n0 - n2)), ties counted per variable."""
+    """Kendall's tau-b, ``scipy.stats.kendalltau``: (C - D) / sqrt((n0 - n1)(n0 - n2)), ties
+    counted per variable; NaN when one side is constant."""
     x, y = _pair(a, b)
-    iu = np.triu_indices(x.size, k=1)
-    sx = np.sign(x[:, None] - x[None, :])[iu]
-    sy = np.sign(y[:, None] - y[None, :])[iu]
-    s = float((sx * sy).sum())
-    den = np.sqrt(float((sx != 0).sum()) * float((sy != 0).sum()))
-    return s / den if den else float("nan")
+    return float(_st.kendalltau(x, y).statistic)
