@@ -153,8 +153,6 @@ class SoftSequenceSet:
     bg_x: np.ndarray
     bg_end: np.ndarray  # group g covers bigrams [bg_end[g-1] or item start, bg_end[g])
     t_ptr: np.ndarray
-    tx: np.ndarray
-    ty: np.ndarray
     tz: np.ndarray
     tw: np.ndarray
     tg_ptr: np.ndarray
@@ -215,8 +213,6 @@ class SoftSequenceSet:
             bg_x=np.ascontiguousarray(bg_keys[:, 0]),
             bg_end=bg_end,
             t_ptr=t_ptr,
-            tx=np.ascontiguousarray(tri[:, 0]),
-            ty=np.ascontiguousarray(tri[:, 1]),
             tz=np.ascontiguousarray(tri[:, 2]),
             tw=cat([it.tri_w for it in items], np.float64),
             tg_ptr=tg_ptr,
