@@ -43,6 +43,7 @@ from kcca.report.browser import screenshot
 from kcca.scoring import annotation_scores, search_scores
 from kcca.solver import KCCA, KCCAGrid
 from kcca.systems.spec import SystemSpec
+from kcca.systems.spec_keys import keys_markdown
 
 # --- Python's protocols
 kcca.__getattr__  # module __getattr__ (also features.text's): lazily imported names, PEP 562
@@ -102,6 +103,7 @@ McNemarResult.two_sided  # whether the test is two-sided
 TextEncoder.training_source  # where the encoder's training text came from
 ReportData.with_data  # False: made from compact results
 SystemSpec.description  # the experiment file's description of a system
+SystemSpec.plugins  # the experiment file's plug-in modules
 ALL_FILE  # the Flickr-ST file of all annotations (beside the clean gold file)
 MODULES  # names the Meteor modules that MODULE_WEIGHTS weigh, in the jar's order
 
@@ -125,6 +127,7 @@ FittedSystem.caption_pool_from_file  # a caption pool from a text file
 FittedSystem.rank_pool  # Borda rankings of projected queries
 annotation_scores  # image annotation scores (eq. 1)
 search_scores  # image search scores (eq. 1)
+keys_markdown  # writes the key table of experiments/README.md (test_spec_keys checks it)
 screenshot  # used by scripts/screenshot_report.py
 
 # --- attributes that outside libraries read

@@ -226,11 +226,6 @@ KERNEL_KEYS: tuple[FileKey, ...] = (
 )
 
 
-def grid_key(name: str) -> FileKey:
-    """The :data:`GRID_KEYS` entry of ``name``."""
-    return next(k for k in GRID_KEYS if k.name == name)
-
-
 def keys_markdown() -> str:
     """The table of every key (the key table of ``experiments/README.md``)."""
     rows = ["| key | type | default | bound | meaning |", "| --- | --- | --- | --- | --- |"]
