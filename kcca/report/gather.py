@@ -233,6 +233,144 @@ def _pool_ids(run: RunFolder, compacts) -> tuple[list[str], list[str]]:
     )
 
 
+@dataclass
+class _ReadSystem:
+    """One system as read for the report: its name, evaluation, the top ``k`` of each
+    ranking and the original items' ranks (task -> array)."""
+
+    system: str
+    evaluation: Any
+    tops: dict[str, np.ndarray]
+    golds: dict[str, np.ndarray]
+
+
+def _read_from_rankings(entry, pool, ctx, k: int) -> _ReadSystem:
+    """A system from its rankings file, evaluated against the corpus."""
+    from kcca.evaluate.rankings_io import read_rankings
+    from kcca.evaluate.system import evaluate_system
+
+    rk = read_rankings(entry.path, pool)
+    return _ReadSystem(
+        rk.system,
+        evaluate_system(rk, ctx),
+        {task: r[:, :k] for task, r in rk.tasks.items()},
+        {task: original_ranks(r) for task, r in rk.tasks.items()},
+    )
+
+
+def _read_from_compact(
+    entry, run: RunFolder, compacts, pool, ids: tuple[list[str], list[str]], ctx, k: int
+) -> _ReadSystem:
+    """A system from its compact results file; its pool is checked against the corpus's
+    (``pool``) or, without the corpus, against the pool ``ids`` of the first file."""
+    from kcca.data.errors import DataError
+    from kcca.evaluate.compact import check_pool
+    from kcca.evaluate.system import evaluate_compact
+
+    ck = compacts.get(entry.path)
+    if ck is None:
+        raise DataError(
+            f"{entry.path}: without the corpus's data a report reads the "
+            "compact results file beside it, and there is none",
+            fix=f"kcca report {run.root} --data-dir DATA_DIR",
+        )
+    if pool is None:
+        for task in ck.gold:
+            queries = ids[0] if task == "annotation" else ids[1]
+            if list(ck.query_ids[task]) != queries:
+                raise DataError(
+                    f"{entry.compact}: its pool differs from that of "
+                    f"{run.rankings[0].compact} (other ids or order)",
+                    fix="keep the results of one pool in one folder",
+                )
+    else:
+        check_pool(ck, pool)
+    return _ReadSystem(
+        ck.system,
+        evaluate_compact(ck, ctx),
+        {task: t[:, :k] for task, t in ck.top.items()},
+        dict(ck.gold),
+    )
+
+
+def _system_data(
+    read: _ReadSystem, entry, run: RunFolder, name: str, has_paper: bool, pairs: set
+) -> SystemData:
+    """The report's record of one system; the (image, caption) pairs it shows join ``pairs``
+    (whose judgments the page marks)."""
+    table = read.evaluation.table()
+    # the summary's metrics, and the judging-protocol S@k its coverage note quotes
+    metrics = {
+        t: {
+            m: float(v)
+            for m, v in table.get(t, {}).items()
+            if m in HIGHER_IS_BETTER or m.endswith(" imputed")
+        }
+        for t in TASKS
+        if t in table
+    }
+    top, gold = {}, {}
+    for task in read.tops:
+        top[task] = np.ascontiguousarray(read.tops[task])
+        gold[task] = np.asarray(read.golds[task])
+        for q, row in enumerate(top[task].tolist()):
+            pairs.update((q, j) if task == "annotation" else (j, q) for j in row)
+    return SystemData(
+        name=name,
+        source=str(entry.path),
+        paper_name=paper_name(read.system),
+        metrics=metrics,
+        paper=paper_numbers(read.system) if has_paper else {},
+        top=top,
+        gold_rank=gold,
+        chosen=_chosen_text(run.details, read.system),
+        coverage=read.evaluation.coverage,
+    )
+
+
+def _report_notes(
+    run: RunFolder,
+    corpus: Corpus | None,
+    ctx,
+    corpus_name: str,
+    has_paper: bool,
+    systems: list[SystemData],
+) -> list[str]:
+    """The notes above the report: how it was made, what it cannot show, coverage and
+    disagreements with the run's tables."""
+    notes = []
+    if corpus is None:
+        notes.append(
+            "made without the data: captions are shown by id, images by name, with "
+            "no judgment marks; the metrics are those stored in the compact results "
+            "files. With the data folder (data/README.md), `kcca report "
+            f"{run.root} --data-dir DATA_DIR` shows captions, thumbnails and marks"
+        )
+    elif ctx.relevance is None:
+        notes.append("no crowd judgments for this corpus: S@k and R-precision are not shown")
+    if not has_paper:
+        notes.append(
+            f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
+            f"the {run.split} pool of corpus {corpus_name!r}, so they are not shown"
+        )
+    for s in systems:
+        notes.extend(_coverage_notes(s))
+    notes.extend(_table_notes(run, systems))
+    return notes
+
+
+def _relevance_rule(corpus: Corpus | None, ctx, compacts, relevance: str) -> str | None:
+    """The crowd relevance rule the page describes: the corpus's, or without the corpus the
+    rule of the judged metrics stored in the compact files."""
+    rel = ctx.relevance
+    rule = rel.rule.describe() if rel is not None else None
+    if corpus is None and any(
+        c.full_metrics and c.meta.get("relevance") == relevance for c in compacts.values()
+    ):
+        rule = get_rule(relevance).describe()  # the stored judged metrics' rule
+    return rule
+
+
 def gather(
     run: RunFolder,
     corpus: Corpus | None,
@@ -247,10 +385,8 @@ def gather(
     ranks, top of each ranking, stored judged metrics); the page shows ids for captions and
     no judgment marks. A system with only a compact file is read from it with the corpus too.
     """
-    from kcca.data.errors import DataError
-    from kcca.evaluate.compact import check_pool, read_compact
-    from kcca.evaluate.rankings_io import read_rankings
-    from kcca.evaluate.system import EvaluationContext, evaluate_compact, evaluate_system
+    from kcca.evaluate.compact import read_compact
+    from kcca.evaluate.system import EvaluationContext
     from kcca.report.legend import judgment_source
 
     split = run.split
@@ -261,8 +397,8 @@ def gather(
         for e in run.rankings
         if e.compact is not None and (corpus is None or e.is_compact)
     }
-    if corpus is not None:
-        pool = corpus.pool(split)
+    pool = corpus.pool(split) if corpus is not None else None
+    if pool is not None:
         image_ids = [p[0] for p in pool]
         caption_ids = [p[1] for p in pool]
         captions = [p[2] for p in pool]
@@ -281,91 +417,12 @@ def gather(
         if progress:
             print(f"report: reading {entry.compact if corpus is None else entry.path}")
         if corpus is not None and not entry.is_compact:
-            rk = read_rankings(entry.path, pool)
-            ev = evaluate_system(rk, ctx)
-            system = rk.system
-            tops = {task: r[:, :k] for task, r in rk.tasks.items()}
-            golds = {task: original_ranks(r) for task, r in rk.tasks.items()}
+            read = _read_from_rankings(entry, pool, ctx, k)
         else:
-            ck = compacts.get(entry.path)
-            if ck is None:
-                raise DataError(
-                    f"{entry.path}: without the corpus's data a report reads the "
-                    "compact results file beside it, and there is none",
-                    fix=f"kcca report {run.root} --data-dir DATA_DIR",
-                )
-            if corpus is None:
-                for task in ck.gold:
-                    queries = image_ids if task == "annotation" else caption_ids
-                    if list(ck.query_ids[task]) != queries:
-                        raise DataError(
-                            f"{entry.compact}: its pool differs from that of "
-                            f"{run.rankings[0].compact} (other ids or order)",
-                            fix="keep the results of one pool in one folder",
-                        )
-            else:
-                check_pool(ck, pool)
-            ev = evaluate_compact(ck, ctx)
-            system = ck.system
-            tops = {task: t[:, :k] for task, t in ck.top.items()}
-            golds = dict(ck.gold)
-        table = ev.table()
-        # the summary's metrics, and the judging-protocol S@k its coverage note quotes
-        metrics = {
-            t: {
-                m: float(v)
-                for m, v in table.get(t, {}).items()
-                if m in HIGHER_IS_BETTER or m.endswith(" imputed")
-            }
-            for t in TASKS
-            if t in table
-        }
-        top, gold = {}, {}
-        for task in tops:
-            top[task] = np.ascontiguousarray(tops[task])
-            gold[task] = np.asarray(golds[task])
-            for q, row in enumerate(top[task].tolist()):
-                pairs.update((q, j) if task == "annotation" else (j, q) for j in row)
-        name = _unique(system, taken)
-        systems.append(
-            SystemData(
-                name=name,
-                source=str(entry.path),
-                paper_name=paper_name(system),
-                metrics=metrics,
-                paper=paper_numbers(system) if has_paper else {},
-                top=top,
-                gold_rank=gold,
-                chosen=_chosen_text(run.details, system),
-                coverage=ev.coverage,
-            )
-        )
-    rel = ctx.relevance
-    notes = []
-    if corpus is None:
-        notes.append(
-            "made without the data: captions are shown by id, images by name, with "
-            "no judgment marks; the metrics are those stored in the compact results "
-            "files. With the data folder (data/README.md), `kcca report "
-            f"{run.root} --data-dir DATA_DIR` shows captions, thumbnails and marks"
-        )
-    elif rel is None:
-        notes.append("no crowd judgments for this corpus: S@k and R-precision are not shown")
-    if not has_paper:
-        notes.append(
-            f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
-            f"the {split} pool of corpus {corpus_name!r}, so they are not shown"
-        )
-    for s in systems:
-        notes.extend(_coverage_notes(s))
-    notes.extend(_table_notes(run, systems))
-    run_notes = table_header_lines(run.tables_md[0]) if run.tables_md else []
+            read = _read_from_compact(entry, run, compacts, pool, (image_ids, caption_ids), ctx, k)
+        name = _unique(read.system, taken)
+        systems.append(_system_data(read, entry, run, name, has_paper, pairs))
     source, synthetic = judgment_source(corpus) if corpus is not None else ("", False)
-    rule = rel.rule.describe() if rel is not None else None
-    if corpus is None and any(
-        c.full_metrics and c.meta.get("relevance") == relevance for c in compacts.values()
-    ):
-        rule = get_rule(relevance).describe()  # the stored judged metrics' rule
     return ReportData(
         run_dir=run.root,
         corpus_name=corpus_name,
@@ -376,15 +433,15 @@ def gather(
         systems=systems,
         top_k=k,
         chance=chance_levels(n),
-        relevance_rule=rule,
+        relevance_rule=_relevance_rule(corpus, ctx, compacts, relevance),
         judgments=(
             judgments_for(corpus, image_ids, caption_ids, pairs, relevance)
             if corpus is not None
             else {}
         ),
         has_paper=has_paper,
-        notes=notes,
-        run_notes=run_notes,
+        notes=_report_notes(run, corpus, ctx, corpus_name, has_paper, systems),
+        run_notes=table_header_lines(run.tables_md[0]) if run.tables_md else [],
         plots=list(run.plots),
         judgment_source=source,
         synthetic_judgments=synthetic,
