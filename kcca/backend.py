@@ -7,6 +7,7 @@ with ``array_api_strict`` arrays so the GPU path stays correct on machines witho
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -80,10 +81,75 @@ def get_xp(backend: str | None = None) -> Any:
     raise AssertionError(backend)  # resolve_backend admits no other name
 
 
-def to_numpy(x: Any) -> np.ndarray:
-    """Bring any array-API array back to a NumPy array on the host."""
-    if isinstance(x, np.ndarray):
+#: dtype kinds of numbers: bool, signed and unsigned integers, floats, complex
+_NUMBER_KINDS = "biufc"
+
+
+def to_numpy(x: Any, argument: str = "the array") -> np.ndarray:
+    """Bring any array-API array back to a NumPy array on the host.
+
+    Other array-likes (nested lists, objects with ``__array__``) are converted by
+    ``numpy.asarray`` as scikit-learn's ``check_array`` does, a scipy.sparse matrix is made
+    dense (as :func:`kcca.lowrank.as_kernel_array` does), and an object array of numbers
+    becomes float64 (``None`` as NaN, as ``check_array`` has it). What does not hold numbers
+    (strings, a dict, ragged rows) is a :class:`~kcca.errors.DataError` (a ValueError)
+    naming ``argument``.
+    """
+    if isinstance(x, np.ndarray) and x.dtype.kind in _NUMBER_KINDS:
         return x
     if is_cupy_array(x):
         return x.get()
-    return np.from_dlpack(x)  # array_api_strict and other DLPack producers
+    if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)  # array_api_strict and other DLPack producers
+    sparse = sys.modules.get("scipy.sparse")  # imported wherever a sparse matrix exists
+    if sparse is not None and sparse.issparse(x):
+        x = x.toarray()
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:  # rows of different lengths
+        raise _not_numbers(f"{argument} is not a rectangular array of numbers: {exc}") from None
+    if arr.dtype.kind in _NUMBER_KINDS:
+        return arr
+    if arr.dtype == object:
+        return _object_numbers(arr, argument)
+    raise _not_numbers(f"{argument} holds dtype {arr.dtype}, not numbers")
+
+
+def to_real_numpy(x: Any, argument: str = "the array") -> np.ndarray:
+    """:func:`to_numpy`, then real: a complex array with an all-zero imaginary part gives its
+    real part; one with a nonzero imaginary part is a :class:`~kcca.errors.DataError` (histograms
+    and kernel blocks are real, and a cast to float would drop it silently)."""
+    arr = to_numpy(x, argument)
+    if arr.dtype.kind != "c":
+        return arr
+    if np.any(arr.imag != 0):
+        raise _not_numbers(
+            f"Complex data not supported: {argument} has a nonzero imaginary part (dtype "
+            f"{arr.dtype}); histograms and kernel blocks are real"
+        )
+    return arr.real
+
+
+def _object_numbers(arr: np.ndarray, argument: str) -> np.ndarray:
+    """An object array of numbers as float64; the first element that is not a number is a
+    :class:`~kcca.errors.DataError` naming its index."""
+    try:
+        return arr.astype(np.float64)
+    except (ValueError, TypeError):
+        pass
+    for index, value in np.ndenumerate(arr):
+        try:
+            float(value)
+        except (ValueError, TypeError):
+            where = tuple(int(i) for i in index)
+            raise _not_numbers(
+                f"{argument} holds {value!r} ({type(value).__name__}, not a number) "
+                f"at index {where}"
+            ) from None
+    raise _not_numbers(f"{argument} holds elements that are not numbers")  # pragma: no cover
+
+
+def _not_numbers(message: str) -> Exception:
+    from kcca.errors import DataError
+
+    return DataError(message, fix="pass an array of numbers (a NumPy array or nested lists)")

@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 
 from features.text.f1_similarity import F1Similarity, f1_block, idf_weights
-from kcca.backend import to_numpy
+from kcca.backend import to_real_numpy
 
 __all__ = ["F1Similarity", "f1_block", "idf_weights", "nn_annotation_scores", "nn_search_scores"]
 
 
 def _block(block: Any, argument: str) -> np.ndarray:
-    arr = np.asarray(to_numpy(block) if not isinstance(block, np.ndarray) else block, dtype=float)
+    arr = np.asarray(to_real_numpy(block, argument), dtype=float)
     if arr.ndim != 2 or 0 in arr.shape:
         raise ValueError(
             f"{argument} must be a non-empty (n_items, n_train) block, got shape {arr.shape}"

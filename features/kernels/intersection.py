@@ -28,7 +28,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from kcca.backend import get_xp, to_numpy
+from kcca.backend import get_xp, to_numpy, to_real_numpy
 
 #: columns summed in float32 before the running float64 sum (bounds rounding error; a run of
 #: a tile's rows stays in cache)
@@ -88,7 +88,7 @@ def _block(a: np.ndarray, b: np.ndarray, out: np.ndarray, sym: bool, offset: int
 
 
 def _as_histograms(x: Any, name: str) -> np.ndarray:
-    arr = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
+    arr = np.ascontiguousarray(np.asarray(to_real_numpy(x, name), dtype=np.float32))
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D (items, bins) array, got shape {arr.shape}")
     if arr.size and not np.isfinite(arr).all():
