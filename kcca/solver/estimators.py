@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
 from kcca.backend import get_xp, to_numpy
@@ -281,7 +282,9 @@ class _Estimator(BaseEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = True  # the inputs are precomputed kernels
+        tags.input_tags.sparse = True  # a scipy.sparse kernel is taken (made dense)
         tags.target_tags.required = True  # the second view (fit's Ky) is not optional
+        tags.transformer_tags = TransformerTags()  # transform gives float64 projections
         return tags
 
     def transform_x(self, Kx_new: Any) -> Any:  # pragma: no cover - defined by subclasses

@@ -1,24 +1,12 @@
-"""KCCA and KCCAGrid follow scikit-learn's estimator conventions.
+"""KCCA and KCCAGrid follow scikit-learn's estimator conventions on two kernels.
 
-Checks from ``sklearn.utils.estimator_checks`` are run where they apply to a two-view kernel
-estimator, as cca-zoo's tests do:
-
-* on the estimators themselves, the checks that never call ``fit``: clone, ``repr``,
-  ``get_params`` / ``set_params``, nothing set in ``__init__`` beyond the parameters,
-  default-constructible parameters, no error in ``__init__`` / ``set_params``, valid tags,
-  ``transform`` before ``fit`` refused;
-* through :class:`OneKernelKCCA` (one precomputed kernel ``K`` as both views, ``K ** 2`` for
-  view y: the ``pairwise`` tag makes the checks pass kernels), the checks that fit on their
-  own data: pickling (``pickle`` and a read-only memmap), fitting twice gives the same
-  transform.
-
-Not applicable, each replaced below by the equivalent assertion on two kernels where it
-matters: the checks that call ``fit(X, y)`` with a feature matrix and a target (``fit``
-takes two train x train kernels, ``Kx`` and ``Ky``; ``y`` is not a target), so also those on
-``n_features_in_`` / feature names / ``set_output`` (a kernel's columns are training items,
-not features), sample weights, sparse input, classifier / regressor / ``predict`` checks
-(there is no ``predict``), and ``check_dict_unchanged`` for :class:`KCCAGrid` (its
-``transform_x`` / ``transform_y`` remember the last block projected, documented).
+scikit-learn's own ``check_estimator`` runs in ``tests/test_conformance.py``, in full: on the
+estimators themselves (the checks that do not fit) and through a one-kernel adapter (those that
+fit on one matrix ``X``). Here, the same conventions where ``fit`` takes its two train x train
+kernels ``Kx`` and ``Ky``: only trailing-underscore attributes set by ``fit``, ``NotFittedError``
+from every method before ``fit``, clone and ``repr``, determinism, pickling and joblib with the
+backend's arrays, ``transform`` / ``fit_transform`` / ``score`` of either view, and the grid's
+per-kappa projections.
 """
 
 from __future__ import annotations
@@ -28,15 +16,13 @@ import pickle
 import joblib
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import estimator_checks as checks
 from sklearn.utils.validation import check_is_fitted
 
 import kcca
 from kcca.lowrank import CallableColumns
 from kcca.solver import KCCA, FactorCache, KCCAGrid
-from tests.test_conformance import CHECKS as ANY_ESTIMATOR_CHECKS
 
 from .test_solver import rbf
 
@@ -83,58 +69,6 @@ def fitted_arrays(est, Kx_te, Ky_te) -> list[np.ndarray]:
     else:
         out = [zx, zy, est.correlations_, est.x_weights_, est.y_weights_]
     return [np.asarray(a) for a in out]
-
-
-# ------------------------------------------------------------------ sklearn's own checks
-
-NO_FIT_CHECKS = [
-    *ANY_ESTIMATOR_CHECKS,  # those tests/test_conformance.py runs on every kernel too
-    checks.check_estimator_tags_renamed,
-    checks.check_valid_tag_types,
-    checks.check_mixin_order,
-    checks.check_transformers_unfitted,
-]
-
-
-@pytest.mark.parametrize("check", NO_FIT_CHECKS, ids=lambda c: c.__name__)
-@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
-def test_sklearn_checks_without_fit(make, check):
-    est = make()
-    check(type(est).__name__, est)
-
-
-class OneKernelKCCA(BaseEstimator):
-    """KCCA as a one-input transformer for scikit-learn's fit-based checks: ``X`` is a
-    precomputed kernel (``pairwise`` tag) used as view x, and view y is ``X ** 2``
-    (``power_y=2``); ``transform`` stacks both views' projections."""
-
-    def __init__(self, kappa: float = 0.5, n_components: int = 2, precision: float = 0.0):
-        self.kappa = kappa
-        self.n_components = n_components
-        self.precision = precision
-
-    def fit(self, X, y=None):
-        self.kcca_ = KCCA(kappa=self.kappa, n_components=self.n_components,
-                          precision=self.precision, power_y=2).fit(X, X)
-        return self
-
-    def transform(self, X):
-        check_is_fitted(self)
-        return np.hstack(self.kcca_.transform(X, X))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = True
-        return tags
-
-
-@pytest.mark.parametrize("check", [
-    checks.check_estimators_pickle,
-    lambda name, est: checks.check_estimators_pickle(name, est, readonly_memmap=True),
-    checks.check_fit_idempotent,
-], ids=["pickle", "pickle-readonly-memmap", "fit-idempotent"])
-def test_sklearn_fit_checks_through_one_kernel_adapter(check):
-    check("OneKernelKCCA", OneKernelKCCA())
 
 
 # ------------------------------------------------------------------ parameters and fitted state
