@@ -138,11 +138,10 @@ def run_system(
     t = time.perf_counter()
     image = ws.image_blocks(spec.image_kernel)
     timings["image kernel"] = time.perf_counter() - t
-    models = None
     if spec.model == "nn":
-        rankings, chosen, dev, gold_ties = _run_nn(ws, spec, image, timings)
+        run = _run_nn(ws, spec, image, timings)
     else:
-        rankings, chosen, dev, models = _run_kcca(
+        run = _run_kcca(
             ws,
             spec,
             image,
@@ -151,7 +150,10 @@ def run_system(
             _search_rank(spec, ws.config.settings.search_rank),
             keep_models=keep_models,
         )
-        gold_ties = {task: np.zeros(len(r), dtype=np.int64) for task, r in rankings.items()}
+    rankings = run.rankings
+    gold_ties = run.gold_ties or {
+        task: np.zeros(len(r), dtype=np.int64) for task, r in rankings.items()
+    }
     t = time.perf_counter()
     ctx = EvaluationContext(corpus, "test", with_bleu_rouge=with_bleu_rouge)
     evaluation = evaluate_system(
@@ -159,7 +161,7 @@ def run_system(
     )
     timings["evaluation"] = time.perf_counter() - t
     return SystemResult(
-        spec, corpus.name, rankings, evaluation, chosen, dev, timings, models, gold_ties
+        spec, corpus.name, rankings, evaluation, run.chosen, run.dev, timings, run.models, gold_ties
     )
 
 
@@ -172,6 +174,90 @@ def _search_rank(spec: SystemSpec, override: int | None) -> int | None:
 # --------------------------------------------------------------------------- KCCA
 
 
+@dataclass
+class _ModelRun:
+    """What a model's steps hand to :func:`run_system`: the test rankings (task ->
+    candidate indices), the frozen settings, the dev figures of every setting tried, the
+    chosen models' directions (KCCA with ``keep_models``) and the original items' ties (NN)."""
+
+    rankings: dict[str, np.ndarray]
+    chosen: dict[str, Any]
+    dev: list[dict[str, Any]]
+    models: Projections | None = None
+    gold_ties: dict[str, np.ndarray] | None = None
+
+
+@dataclass
+class _KccaGrids:
+    """One KCCA system's kernel blocks and grid settings, shared by its steps: the dev search,
+    the refit of the chosen (p, d) and the test rankings. ``fitted`` keeps the full-precision
+    grid of the best (p, d) so far, so the chosen one is not fitted twice."""
+
+    ws: Workspace
+    spec: SystemSpec
+    image: Blocks
+    text: Blocks
+    precision: float | None
+    n_values: np.ndarray
+    indefinite: str
+    fitted: dict[tuple[float, float], Any] = field(default_factory=dict)
+
+    @property
+    def base_key(self) -> dict[str, Any]:
+        """The cache key every stage of this system starts from."""
+        return {
+            "version": VERSION,
+            "image": self.image.key,
+            "text": self.text.key,
+            "kappas": list(self.spec.grid.kappas),
+            "n": self.n_values,
+            "precision": self.precision,
+            "per_criterion": self.spec.per_criterion,
+        }
+
+    @property
+    def inputs(self) -> list:
+        return [*self.image.inputs, *self.text.inputs]
+
+    def fit(self, p: float, d: float, rank: int | None = None) -> Any:
+        """The kappa x n grid of (p, d) on the training blocks; one image factor per p and one
+        text factor for every d come from the run's factor cache."""
+        return fit_grid(
+            self.image.train,
+            self.text.train,
+            p=p,
+            d=d,
+            kappas=self.spec.grid.kappas,
+            n_values=self.n_values,
+            precision=self.precision,
+            factor_cache=self.ws.factor_cache,
+            rank=rank,
+            backend=self.ws.backend,
+            indefinite=self.indefinite,
+        )
+
+    def dev_fit(self, p: float, d: float, rank: int | None) -> DevOutcome:
+        """Fit (p, d) (factors capped at ``rank``, None: full precision) and rank the dev pool
+        with every model; a full-precision grid is kept for the test rankings."""
+        grid = self.fit(p, d, rank)
+        if rank is None:
+            self.fitted[(p, d)] = grid
+        return dev_outcome(
+            grid, self.image.dev, self.text.dev, p=p, d=d, per_criterion=self.spec.per_criterion
+        )
+
+    def keep_only(self, p: float, d: float) -> None:
+        """Drop the fitted grids other than (p, d)'s (memory: one grid at a time)."""
+        for pd in [pd for pd in self.fitted if pd != (p, d)]:
+            del self.fitted[pd]
+
+    def grid_of(self, best: DevOutcome) -> Any:
+        """The full-precision grid of the chosen (p, d), fitted again if not kept."""
+        if (best.p, best.d) not in self.fitted:
+            self.fitted[(best.p, best.d)] = self.fit(best.p, best.d)
+        return self.fitted[(best.p, best.d)]
+
+
 def _run_kcca(
     ws: Workspace,
     spec: SystemSpec,
@@ -180,81 +266,87 @@ def _run_kcca(
     precision: float | None,
     search_rank: int | None = None,
     keep_models: bool = False,
-) -> tuple[dict, dict, list, Projections | None]:
+) -> _ModelRun:
+    """Section 4.1.3 for one KCCA system: (p, d) chosen on dev, then the test pool ranked by
+    the Borda count of the 15 dev-selected models; ``timings`` gets each step's seconds."""
     t = time.perf_counter()
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     timings["text kernel"] = time.perf_counter() - t
-    g = spec.grid
-    n_values = g.n_values(image.train.shape[0])
-    base = {
-        "version": VERSION,
-        "image": image.key,
-        "text": text.key,
-        "kappas": list(g.kappas),
-        "n": n_values,
-        "precision": precision,
-        "per_criterion": spec.per_criterion,
-    }
-    inputs = [*image.inputs, *text.inputs]
+    grids = _KccaGrids(
+        ws,
+        spec,
+        image,
+        text,
+        precision,
+        spec.grid.n_values(image.train.shape[0]),
+        indefinite_rule(image, text),
+    )
+    combos = [(p, d) for p in spec.grid.p for d in spec.grid.d]
+    search = search_rank if search_rank is not None and len(combos) > 1 else None
     t = time.perf_counter()
-    combos = [(p, d) for p in g.p for d in g.d]
-    indefinite = indefinite_rule(image, text)
-    # one image factor per p (shared by the run's systems), one text factor for every d
-    factors = ws.factor_cache
-    search = search_rank is not None and len(combos) > 1
+    outcomes = _dev_outcomes(grids, combos, search)
+    best = _chosen_on_dev(grids, outcomes, search)
+    timings["dev grid"] = time.perf_counter() - t
+    t = time.perf_counter()
+    rankings = _test_rankings(grids, best)
+    timings["test rankings"] = time.perf_counter() - t
+    models = None
+    if keep_models:
+        t = time.perf_counter()
+        models = Projections.from_grid(grids.grid_of(best), best.selected)
+        timings["chosen models"] = time.perf_counter() - t
+    grids.fitted.clear()
+    return _ModelRun(
+        {k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()},
+        _chosen_settings(best, search),
+        [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)],
+        models,
+    )
 
-    fitted: dict[tuple[float, float], Any] = {}  # the full-precision grid of the best so far
 
-    def dev_fit(p: float, d: float, rank: int | None) -> DevOutcome:
-        grid = fit_grid(
-            image.train,
-            text.train,
-            p=p,
-            d=d,
-            kappas=g.kappas,
-            n_values=n_values,
-            precision=precision,
-            factor_cache=factors,
-            rank=rank,
-            backend=ws.backend,
-            indefinite=indefinite,
-        )
-        if rank is None:
-            fitted[(p, d)] = grid
-        return dev_outcome(grid, image.dev, text.dev, p=p, d=d, per_criterion=spec.per_criterion)
-
-    def keep_best() -> None:
-        lead = min(outcomes, key=DevOutcome.sort_key)
-        for pd in [pd for pd in fitted if pd != (lead.p, lead.d)]:
-            del fitted[pd]
-
-    outcomes: list[DevOutcome] = []
-    # search implies search_rank is not None (also below)
+def _dev_outcomes(
+    grids: _KccaGrids, combos: list[tuple[float, float]], search_rank: int | None
+) -> list[DevOutcome]:
+    """The dev outcome of every (p, d), cached: at full precision, or with factors capped at
+    ``search_rank`` (the search stage) when it is set."""
+    spec = grids.spec
     stage, extra = (
-        (SEARCH_STAGE, {"search_rank": int(search_rank)})  # type: ignore[arg-type]
-        if search
+        (SEARCH_STAGE, {"search_rank": int(search_rank)})
+        if search_rank is not None
         else (DEV_STAGE, {})
     )
     bar = tqdm(
         combos,
-        desc=f"{spec.label}: KCCA grid (p, d)" + (f", rank {search_rank}" if search else ""),
+        desc=f"{spec.label}: KCCA grid (p, d)"
+        + (f", rank {search_rank}" if search_rank is not None else ""),
         unit="fit",
-        disable=not ws.progress,
+        disable=not grids.ws.progress,
     )
+    outcomes: list[DevOutcome] = []
     for p, d in bar:
         bar.set_postfix(p=p, d=d)
         outcomes.append(
-            ws.cache.get_or_compute(
+            grids.ws.cache.get_or_compute(
                 stage,
-                {**base, **extra, "p": p, "d": d},
+                {**grids.base_key, **extra, "p": p, "d": d},
                 # mypy cannot type a lambda with a default argument
-                lambda p=p, d=d: dev_fit(p, d, search_rank if search else None),  # type: ignore[misc]
-                inputs,
+                lambda p=p, d=d: grids.dev_fit(p, d, search_rank),  # type: ignore[misc]
+                grids.inputs,
             )
         )
-        keep_best()
+        lead = min(outcomes, key=DevOutcome.sort_key)
+        grids.keep_only(lead.p, lead.d)
+    return outcomes
+
+
+def _chosen_on_dev(
+    grids: _KccaGrids, outcomes: list[DevOutcome], search_rank: int | None
+) -> DevOutcome:
+    """The (p, d) chosen on dev; after a rank-capped search, its outcome at full precision
+    (whose 15 models are then selected on dev)."""
+    spec = grids.spec
     best = choose(outcomes)
-    if search:  # the chosen (p, d) at full precision: its 15 models are selected on dev
+    if search_rank is not None:
         log.info(
             "%s: chose p=%g d=%g on dev with rank-%d factors (criterion %.1f)",
             spec.label,
@@ -263,70 +355,49 @@ def _run_kcca(
             search_rank,
             best.criterion,
         )
-        best = ws.cache.get_or_compute(
+        best = grids.ws.cache.get_or_compute(
             DEV_STAGE,
-            {**base, "p": best.p, "d": best.d},
-            lambda: dev_fit(best.p, best.d, None),
-            inputs,
+            {**grids.base_key, "p": best.p, "d": best.d},
+            lambda: grids.dev_fit(best.p, best.d, None),
+            grids.inputs,
         )
-    timings["dev grid"] = time.perf_counter() - t
     log.info(
         "%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d, best.criterion
     )
-    t = time.perf_counter()
+    return best
 
-    def chosen_grid() -> Any:
-        if (best.p, best.d) not in fitted:
-            fitted[(best.p, best.d)] = fit_grid(
-                image.train,
-                text.train,
-                p=best.p,
-                d=best.d,
-                kappas=g.kappas,
-                n_values=n_values,
-                precision=precision,
-                factor_cache=factors,
-                backend=ws.backend,
-                indefinite=indefinite,
-            )
-        return fitted[(best.p, best.d)]
 
-    def test_rankings() -> dict[str, np.ndarray]:
-        grid = chosen_grid()
+def _selected(best: DevOutcome) -> dict[str, list[list]]:
+    """task -> the dev-selected models, as lists (cache keys, run details)."""
+    return {k: [list(s) for s in v] for k, v in best.selected.items()}
+
+
+def _test_rankings(grids: _KccaGrids, best: DevOutcome) -> dict[str, np.ndarray]:
+    """Per task, the Borda count of the selected models' test rankings (cached)."""
+
+    def rank_test_pool() -> dict[str, np.ndarray]:
+        grid = grids.grid_of(best)
         return {
-            task: borda_rankings(grid, image.test, text.test, task, best.selected[task]).astype(
-                np.int32
-            )
+            task: borda_rankings(
+                grid, grids.image.test, grids.text.test, task, best.selected[task]
+            ).astype(np.int32)
             for task in TASKS
         }
 
-    key = {
-        **base,
-        "p": best.p,
-        "d": best.d,
-        "selected": {k: [list(s) for s in v] for k, v in best.selected.items()},
-    }
-    rankings = ws.cache.get_or_compute(TEST_STAGE, key, test_rankings, inputs)
-    timings["test rankings"] = time.perf_counter() - t
-    models = None
-    if keep_models:
-        t = time.perf_counter()
-        models = Projections.from_grid(chosen_grid(), best.selected)
-        timings["chosen models"] = time.perf_counter() - t
-    fitted.clear()
-    chosen = {
+    key = {**grids.base_key, "p": best.p, "d": best.d, "selected": _selected(best)}
+    return grids.ws.cache.get_or_compute(TEST_STAGE, key, rank_test_pool, grids.inputs)
+
+
+def _chosen_settings(best: DevOutcome, search_rank: int | None) -> dict[str, Any]:
+    """The frozen settings of the run details: p, d, the dev criterion, the search rank
+    (when searched) and the selected models."""
+    return {
         "p": best.p,
         "d": best.d,
         "criterion": round(best.criterion, 3),
-        **({"search_rank": int(search_rank)} if search else {}),  # type: ignore[arg-type]
-        "selected": {k: [list(s) for s in v] for k, v in best.selected.items()},
+        **({"search_rank": int(search_rank)} if search_rank is not None else {}),
+        "selected": _selected(best),
     }
-    return (
-        {k: np.asarray(v, dtype=np.int64) for k, v in rankings.items()},
-        chosen,
-        [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)],
-        models,
-    )
 
 
 # --------------------------------------------------------------------------- NN
@@ -359,9 +430,9 @@ def _criterion(rankings: dict[str, np.ndarray]) -> float:
     )
 
 
-def _run_nn(
-    ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict
-) -> tuple[dict, dict, list, dict]:
+def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict) -> _ModelRun:
+    """Eq. 2 with one nearest neighbour; with several candidate text kernels the best on dev
+    (NN5_TRI(best)); ``timings`` gets each step's seconds."""
     t = time.perf_counter()
     candidates = spec.candidate_text_kernels
     dev, scored = [], []
@@ -377,4 +448,4 @@ def _run_nn(
     rankings = {task: rankings_from_scores(s) for task, s in scores.items()}
     gold_ties = {task: gold_ties_from_scores(s) for task, s in scores.items()}
     timings["test rankings"] = time.perf_counter() - t
-    return rankings, {"text_kernel": best.as_dict()}, dev, gold_ties
+    return _ModelRun(rankings, {"text_kernel": best.as_dict()}, dev, gold_ties=gold_ties)
