@@ -426,6 +426,33 @@ class LowRankFactor:
         return int(self.pivots.shape[0])
 
 
+def _check_settings(block_size: int, stale_ratio: float, precision: float) -> None:
+    """Refuse block, staleness and precision settings :func:`pivoted_cholesky` cannot use."""
+    if int(block_size) != block_size or block_size < 1:
+        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
+    if not 0 <= stale_ratio <= 1:
+        raise ValueError(f"stale_ratio must be in [0, 1], got {stale_ratio!r}")
+    if not (isinstance(precision, (int, float)) and 0 <= precision < 1):
+        raise ValueError(f"precision must be a number in [0, 1), got {precision!r}")
+
+
+def _checked_diagonal(source: ColumnSource, n: int, argument: str) -> np.ndarray:
+    """The kernel's diagonal on the host: ``n`` finite entries, none visibly negative
+    (:class:`~kcca.errors.KernelError`: a kernel's k(x, x) is >= 0)."""
+    diag0 = np.asarray(to_numpy(source.diag()), dtype=float)
+    if diag0.shape != (n,):
+        raise ValueError(f"diagonal of {argument} has shape {diag0.shape}, expected ({n},)")
+    check_finite(diag0, f"diagonal of {argument}")
+    if (diag0 < -1e-12 * max(1.0, float(np.abs(diag0).max()))).any():
+        i = int(np.argmin(diag0))
+        raise KernelError(
+            f"{argument} is not positive semi-definite: diagonal entry {i} is "
+            f"{float(diag0[i]):.3g} (a kernel's k(x, x) is >= 0)",
+            fix=NOT_PSD_FIX,
+        )
+    return diag0
+
+
 def pivoted_cholesky(
     K: Any,
     *,
@@ -462,13 +489,12 @@ def pivoted_cholesky(
     the eigen factorisation of :mod:`kcca.solver`. ``check_psd=False`` records the worst
     violation in ``psd_violation`` instead of raising (the factor approximates the kernel's
     positive part; :mod:`kcca.solver` decides).
+
+    Long by design: the blocked pivot loop updates one residual diagonal, factor buffer,
+    candidate block and PSD check together per pivot, and split into steps it would hand all
+    of that state back and forth on every column.
     """
-    if int(block_size) != block_size or block_size < 1:
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
-    if not 0 <= stale_ratio <= 1:
-        raise ValueError(f"stale_ratio must be in [0, 1], got {stale_ratio!r}")
-    if not (isinstance(precision, (int, float)) and 0 <= precision < 1):
-        raise ValueError(f"precision must be a number in [0, 1), got {precision!r}")
+    _check_settings(block_size, stale_ratio, precision)
     source = as_column_source(K, argument)
     n = int(source.n)
     if max_rank is not None and (int(max_rank) != max_rank or max_rank < 1):
@@ -476,17 +502,7 @@ def pivoted_cholesky(
     limit = n if max_rank is None else min(int(max_rank), n)
     xp = get_xp(backend)
 
-    diag0 = np.asarray(to_numpy(source.diag()), dtype=float)
-    if diag0.shape != (n,):
-        raise ValueError(f"diagonal of {argument} has shape {diag0.shape}, expected ({n},)")
-    check_finite(diag0, f"diagonal of {argument}")
-    if (diag0 < -1e-12 * max(1.0, float(np.abs(diag0).max()))).any():
-        i = int(np.argmin(diag0))
-        raise KernelError(
-            f"{argument} is not positive semi-definite: diagonal entry {i} is "
-            f"{float(diag0[i]):.3g} (a kernel's k(x, x) is >= 0)",
-            fix=NOT_PSD_FIX,
-        )
+    diag0 = _checked_diagonal(source, n, argument)
     trace = float(diag0.sum())
     psd_scale = float(np.abs(diag0).sum())  # the residual diagonal of a PSD K stays >= 0
     floor = n * np.finfo(float).eps * max(float(diag0.max()), 0.0)
