@@ -154,6 +154,10 @@ def table6_heatmap(
     return _save(fig, path)
 
 
+#: each task's marker and colour in :func:`ours_vs_paper`
+_TASK_STYLE = {"annotation": ("o", "tab:blue"), "search": ("s", "tab:orange")}
+
+
 def ours_vs_paper(
     cells: Mapping[str, Mapping[str, Mapping[str, tuple[float, ...]]]],
     path: str | Path,
@@ -172,78 +176,93 @@ def ours_vs_paper(
     plt = _pyplot()
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 4.2), squeeze=False)
     axes = axes[0]
-    style = {"annotation": ("o", "tab:blue"), "search": ("s", "tab:orange")}
     for ax, metric in zip(axes, metrics):
-        pts = [
-            (v[metric][1], v[metric][0], s, task)
-            for s, tasks in cells.items()
-            for task, v in tasks.items()
-            if metric in v
-        ]
-        if not pts:
-            ax.set_visible(False)
-            continue
-        spans = [
-            (v[metric][1], *v[metric][2:4], task)
-            for s, tasks in cells.items()
-            for task, v in tasks.items()
-            if metric in v and len(v[metric]) == 4
-        ]
-        lo = min(min(p[0], p[1]) for p in pts)
-        hi = max(max(p[0], p[1]) for p in pts)
-        pad = 0.08 * (hi - lo or 1.0)
-        x = np.linspace(min(lo - pad, 0.8 * lo), max(hi + pad, 1.25 * hi), 200)
-        if metric == "median rank":
-            ax.fill_between(x, 0.75 * x, 1.25 * x, color="0.9", label="within 25 %")
-        else:
-            ax.fill_between(x, x - 3, x + 3, color="0.9", label="within 3 points")
-        ax.plot(x, x, color="0.5", lw=0.8)
-        for task, (_, color) in style.items():
-            sel = [p for p in spans if p[3] == task]
-            if sel:
-                ax.vlines(
-                    [p[0] for p in sel],
-                    [p[1] for p in sel],
-                    [p[2] for p in sel],
-                    color=color,
-                    alpha=0.35,
-                    lw=1.5,
-                )
-        for task, (marker, color) in style.items():
-            for hollow in (False, True):
-                sel = [p for p in pts if p[3] == task and (p[2] in nn) == hollow]
-                if sel:
-                    ax.scatter(
-                        [p[0] for p in sel],
-                        [p[1] for p in sel],
-                        marker=marker,
-                        s=28,
-                        facecolors="none" if hollow else color,
-                        edgecolors=color,
-                        label=f"{task}{' (NN)' if hollow else ''}",
-                    )
-        if metric == "median rank":  # NN medians sit far from the KCCA ones
-            from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
-
-            lim = (0.8 * lo, 1.25 * hi)
-            ticks = [t for t in (10, 20, 30, 50, 100, 200, 300, 500, 1000) if lim[0] <= t <= lim[1]]
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            for axis in (ax.xaxis, ax.yaxis):
-                axis.set_major_locator(FixedLocator(ticks))
-                axis.set_major_formatter(ScalarFormatter())
-                axis.set_minor_formatter(NullFormatter())
-        else:
-            lim = (lo - pad, hi + pad)
-        ax.set_xlim(*lim)
-        ax.set_ylim(*lim)
-        ax.set_xlabel(f"paper {metric}")
-        ax.set_ylabel(f"ours {metric}")
-        ax.set_title(metric)
+        _ours_vs_paper_panel(ax, cells, metric, nn)
     axes[0].legend(fontsize=7, loc="upper left")
     fig.suptitle(title)
     fig.tight_layout()
     return _save(fig, path)
+
+
+def _ours_vs_paper_panel(ax, cells, metric: str, nn) -> None:
+    """One panel of :func:`ours_vs_paper`: (paper, ours) points of ``metric``, the known
+    ranges, the diagonal and the fidelity band; hidden when no system has the metric."""
+    pts = [
+        (v[metric][1], v[metric][0], s, task)
+        for s, tasks in cells.items()
+        for task, v in tasks.items()
+        if metric in v
+    ]
+    if not pts:
+        ax.set_visible(False)
+        return
+    spans = [
+        (v[metric][1], *v[metric][2:4], task)
+        for s, tasks in cells.items()
+        for task, v in tasks.items()
+        if metric in v and len(v[metric]) == 4
+    ]
+    lo = min(min(p[0], p[1]) for p in pts)
+    hi = max(max(p[0], p[1]) for p in pts)
+    pad = 0.08 * (hi - lo or 1.0)
+    x = np.linspace(min(lo - pad, 0.8 * lo), max(hi + pad, 1.25 * hi), 200)
+    if metric == "median rank":
+        ax.fill_between(x, 0.75 * x, 1.25 * x, color="0.9", label="within 25 %")
+    else:
+        ax.fill_between(x, x - 3, x + 3, color="0.9", label="within 3 points")
+    ax.plot(x, x, color="0.5", lw=0.8)
+    _draw_points(ax, pts, spans, nn)
+    if metric == "median rank":  # NN medians sit far from the KCCA ones
+        lim = (0.8 * lo, 1.25 * hi)
+        _log_rank_axes(ax, lim)
+    else:
+        lim = (lo - pad, hi + pad)
+    ax.set_xlim(*lim)
+    ax.set_ylim(*lim)
+    ax.set_xlabel(f"paper {metric}")
+    ax.set_ylabel(f"ours {metric}")
+    ax.set_title(metric)
+
+
+def _draw_points(ax, pts, spans, nn) -> None:
+    """The known ranges (vertical lines), then the points per task, NN systems hollow."""
+    for task, (_, color) in _TASK_STYLE.items():
+        sel = [p for p in spans if p[3] == task]
+        if sel:
+            ax.vlines(
+                [p[0] for p in sel],
+                [p[1] for p in sel],
+                [p[2] for p in sel],
+                color=color,
+                alpha=0.35,
+                lw=1.5,
+            )
+    for task, (marker, color) in _TASK_STYLE.items():
+        for hollow in (False, True):
+            sel = [p for p in pts if p[3] == task and (p[2] in nn) == hollow]
+            if sel:
+                ax.scatter(
+                    [p[0] for p in sel],
+                    [p[1] for p in sel],
+                    marker=marker,
+                    s=28,
+                    facecolors="none" if hollow else color,
+                    edgecolors=color,
+                    label=f"{task}{' (NN)' if hollow else ''}",
+                )
+
+
+def _log_rank_axes(ax, lim: tuple[float, float]) -> None:
+    """Log axes with round rank ticks within ``lim`` (median ranks)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    ticks = [t for t in (10, 20, 30, 50, 100, 200, 300, 500, 1000) if lim[0] <= t <= lim[1]]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
 
 
 def _save(fig, path: str | Path) -> Path:

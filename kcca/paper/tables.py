@@ -683,77 +683,108 @@ def to_markdown(
     lines += ["", _legend(table), ""]
     by: dict[tuple[str, ...], Row] = {(r.system, r.task, r.metric): r for r in table_rows}
     systems = list(dict.fromkeys(r.system for r in table_rows))
-    cols: list  # (task, metric) pairs; column keys in Table 7
     if table in ("1", "2", "3", "4", "5", "11", "12"):
-        _, cols = table_layout(table)
-        pd = (lambda s: chosen.get(s, "")) if table in ("3", "11") else None
-        sections = _sections(table, cols)
-        for title, sec in sections:
-            if title:
-                lines += [f"## {title}", ""]
-            if table == "5":
-                headers = [t if not _is_coverage(m) else f"{t} {_short_metric(m)}" for t, m in sec]
-            else:
-                headers = [_short_metric(m) for _, m in sec]
-            lines += _grid(
-                systems,
-                [f"{t}\x00{m}" for t, m in sec],
-                headers,
-                lambda s, ck: _row_cell(by.get((s, *ck.split("\x00")))),
-                extra=pd,
-                extra_header="p, d (dev)",
-            )
-            lines.append("")
+        lines += _system_tables_md(table, by, systems, chosen)
     elif table == "6":
-        for task in TASKS:
-            lines += [f"## Image {task}: R-precision", ""]
-
-            def cell6(rname: str, cname: str, task=task) -> str:
-                r_i, c_i = PP.TABLE6_ROWS.index(rname), PP.TABLE6_COLUMNS.index(cname)
-                s = PP.TABLE6_SYSTEMS[r_i][c_i]
-                r = by.get((s, task, "R-precision"))
-                if r is None:
-                    paper, mark = PP.table6_paper(r_i, c_i, task)
-                    return f"- ({paper:g}{_marker_md(mark)})"
-                return _row_cell(r)
-
-            lines += _grid(PP.TABLE6_ROWS, PP.TABLE6_COLUMNS, PP.TABLE6_COLUMNS, cell6, first="")
-            lines.append("")
+        lines += _table6_md(by)
     elif table == "7":
-        for s in systems:
-            lines += [f"## {s}", ""]
-            pairs = [f"{h} vs {a}" for h, a in TABLE7_PAIRS]
-            cols = [f"{st}\x00{t}" for t in TASKS for st in ("rho", "tau")]
-            lines += _grid(
-                pairs,
-                cols,
-                [f"{t} {st}" for t in TASKS for st in ("rho", "tau")],
-                # mypy cannot type a lambda with a default argument
-                lambda pr, ck, s=s: _row_cell(
-                    by.get(  # type: ignore[misc]
-                        (s, ck.split("\x00")[1], f"{ck.split(chr(0))[0]} {pr}")
-                    )
-                ),
-                first="human vs automatic",
-            )
-            lines.append("")
+        lines += _table7_md(by, systems)
     else:  # 8, 9, 10
-        for s in systems:
-            lines += [f"## {s}", ""]
-            sub = [r for r in table_rows if r.system == s]
-            rks = list(dict.fromkeys(r.task for r in sub))
-            cks = list(dict.fromkeys(r.metric for r in sub))
-            lines += _grid(
-                rks,
-                cks,
-                cks,
-                lambda rk, ck, s=s: _row_cell(by.get((s, rk, ck))),  # type: ignore[misc]
-                first="",
-            )
-            lines.append("")
+        lines += _agreement_tables_md(table_rows, by, systems)
     for p in plots:
         lines += [f"![{p}]({p})", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _system_tables_md(
+    table: str, by: Mapping[tuple[str, ...], Row], systems: list[str], chosen: Mapping[str, str]
+) -> list[str]:
+    """Tables 1-5, 11 and 12: one row per system, a section per task (and metric group)."""
+    lines: list[str] = []
+    _, cols = table_layout(table)
+    pd = (lambda s: chosen.get(s, "")) if table in ("3", "11") else None
+    for title, sec in _sections(table, cols):
+        if title:
+            lines += [f"## {title}", ""]
+        if table == "5":
+            headers = [t if not _is_coverage(m) else f"{t} {_short_metric(m)}" for t, m in sec]
+        else:
+            headers = [_short_metric(m) for _, m in sec]
+        lines += _grid(
+            systems,
+            [f"{t}\x00{m}" for t, m in sec],
+            headers,
+            lambda s, ck: _row_cell(by.get((s, *ck.split("\x00")))),
+            extra=pd,
+            extra_header="p, d (dev)",
+        )
+        lines.append("")
+    return lines
+
+
+def _table6_md(by: Mapping[tuple[str, ...], Row]) -> list[str]:
+    """Table 6: R-precision of the trigram kernel variants, per task; the paper's value
+    alone where a system was not run."""
+    lines: list[str] = []
+    for task in TASKS:
+        lines += [f"## Image {task}: R-precision", ""]
+
+        def cell6(rname: str, cname: str, task=task) -> str:
+            r_i, c_i = PP.TABLE6_ROWS.index(rname), PP.TABLE6_COLUMNS.index(cname)
+            s = PP.TABLE6_SYSTEMS[r_i][c_i]
+            r = by.get((s, task, "R-precision"))
+            if r is None:
+                paper, mark = PP.table6_paper(r_i, c_i, task)
+                return f"- ({paper:g}{_marker_md(mark)})"
+            return _row_cell(r)
+
+        lines += _grid(PP.TABLE6_ROWS, PP.TABLE6_COLUMNS, PP.TABLE6_COLUMNS, cell6, first="")
+        lines.append("")
+    return lines
+
+
+def _table7_md(by: Mapping[tuple[str, ...], Row], systems: list[str]) -> list[str]:
+    """Table 7: rank correlations (rho, tau) of human against automatic metrics."""
+    lines: list[str] = []
+    for s in systems:
+        lines += [f"## {s}", ""]
+        pairs = [f"{h} vs {a}" for h, a in TABLE7_PAIRS]
+        cols = [f"{st}\x00{t}" for t in TASKS for st in ("rho", "tau")]
+        lines += _grid(
+            pairs,
+            cols,
+            [f"{t} {st}" for t in TASKS for st in ("rho", "tau")],
+            # mypy cannot type a lambda with a default argument
+            lambda pr, ck, s=s: _row_cell(
+                by.get(  # type: ignore[misc]
+                    (s, ck.split("\x00")[1], f"{ck.split(chr(0))[0]} {pr}")
+                )
+            ),
+            first="human vs automatic",
+        )
+        lines.append("")
+    return lines
+
+
+def _agreement_tables_md(
+    table_rows: Sequence[Row], by: Mapping[tuple[str, ...], Row], systems: list[str]
+) -> list[str]:
+    """Tables 8-10: one grid per system of its rows (tasks) by its metrics."""
+    lines: list[str] = []
+    for s in systems:
+        lines += [f"## {s}", ""]
+        sub = [r for r in table_rows if r.system == s]
+        rks = list(dict.fromkeys(r.task for r in sub))
+        cks = list(dict.fromkeys(r.metric for r in sub))
+        lines += _grid(
+            rks,
+            cks,
+            cks,
+            lambda rk, ck, s=s: _row_cell(by.get((s, rk, ck))),  # type: ignore[misc]
+            first="",
+        )
+        lines.append("")
+    return lines
 
 
 def _legend(table: str) -> str:
