@@ -262,12 +262,74 @@ def run_bast(args) -> int:
 
 
 # -------------------------------------------------------------------- keywords
-def run_keywords(args) -> int:
+def _keyword_report(title: str, results) -> None:
+    """One table of keyword baselines: P/R/F1 at 10 and the SemEval best / oot scores."""
+    rows = []
+    for name, ev in results.items():
+        t, s = ev.topk, ev.semeval
+        rows.append(
+            [
+                name,
+                100 * t.mean_precision,
+                100 * t.mean_recall,
+                100 * t.f1,
+                100 * s.best_normal[0],
+                100 * s.best_mode[0],
+                100 * s.oot_normal[0],
+                100 * s.oot_mode[0],
+                s.n_mode_items,
+            ]
+        )
+    _table(
+        title,
+        ["baseline", "P@10", "R@10", "F1", "best", "best-mode", "oot", "oot-mode", "mode items"],
+        [[r[0], *[float(x) for x in r[1:-1]], r[-1]] for r in rows],
+    )
+
+
+def _keyword_tokens(args, corpus):
+    """The evaluated image ids, the training ids, the fitted preprocessor and the content-word
+    lemmas of every caption of both (image id -> token lists)."""
+    from features.text.pipeline import CaptionPreprocessor
+
+    ids = list(corpus.split(args.split))[: args.max_images]
+    train_ids = list(corpus.split("train"))
+    pre = CaptionPreprocessor.paper_flickr8k()
+    pre.fit([c for i in train_ids for c in corpus.lemmas[i]])
+    tok = {
+        i: pre.transform(list(corpus.lemmas[i]), [f"{i}#{m}" for m in range(len(corpus.lemmas[i]))])
+        for i in (*train_ids, *ids)
+    }
+    return ids, train_ids, pre, tok
+
+
+def _kernel_documents(args, corpus, ids, pre, tok) -> dict:
+    """Documents of the captions of the ``--neighbours`` nearest training images by the
+    precomputed image-kernel block ``--image-kernel`` (test x train); ``tok`` gains the
+    training images the block names."""
     import numpy as np
 
-    from features.text.pipeline import CaptionPreprocessor
+    from kcca.captions.keywords import documents_from_kernel
+
+    z = np.load(args.image_kernel, allow_pickle=False)
+    for key in ("K", "row_ids", "col_ids"):
+        if key not in z:
+            raise DataError(f"{args.image_kernel}: missing array {key!r}")
+    rows, cols = [str(x) for x in z["row_ids"]], [str(x) for x in z["col_ids"]]
+    unknown = [r for r in ids if r not in set(rows)]
+    if unknown:
+        raise DataError(f"{args.image_kernel}: no kernel row for image {unknown[0]!r}")
+    bad = [c for c in cols if c not in tok and c not in corpus.captions]
+    if bad:
+        raise DataError(f"{args.image_kernel}: unknown training image {bad[0]!r}")
+    for c in cols:
+        if c not in tok:
+            tok[c] = pre.transform(list(corpus.lemmas[c]))
+    return documents_from_kernel(z["K"], rows, cols, tok, args.neighbours)
+
+
+def run_keywords(args) -> int:
     from kcca.captions.keywords import (
-        documents_from_kernel,
         gold_from_annotators,
         leave_one_out,
         make_baselines,
@@ -284,14 +346,7 @@ def run_keywords(args) -> int:
     corpus = _corpus(args)
     if corpus.lemmas is None:
         raise DataError("keywords needs the released lemma file (Flickr8k.lemma.token.txt)")
-    ids = list(corpus.split(args.split))[: args.max_images]
-    train_ids = list(corpus.split("train"))
-    pre = CaptionPreprocessor.paper_flickr8k()
-    pre.fit([c for i in train_ids for c in corpus.lemmas[i]])
-    tok = {
-        i: pre.transform(list(corpus.lemmas[i]), [f"{i}#{m}" for m in range(len(corpus.lemmas[i]))])
-        for i in (*train_ids, *ids)
-    }
+    ids, train_ids, pre, tok = _keyword_tokens(args, corpus)
     gold = {i: gold_from_annotators(tok[i], i) for i in ids}
     baselines = make_baselines([tok[i] for i in train_ids], alpha=args.alpha)
     say(
@@ -305,63 +360,15 @@ def run_keywords(args) -> int:
         f"Mode diagnostic: {n_mode} of {n} images have a single most frequent keyword; "
         f"most common modes: " + ", ".join(f"{w} ({c})" for w, c in modes.most_common(8)) + "\n"
     )
-
-    def report(title: str, results) -> None:
-        rows = []
-        for name, ev in results.items():
-            t, s = ev.topk, ev.semeval
-            rows.append(
-                [
-                    name,
-                    100 * t.mean_precision,
-                    100 * t.mean_recall,
-                    100 * t.f1,
-                    100 * s.best_normal[0],
-                    100 * s.best_mode[0],
-                    100 * s.oot_normal[0],
-                    100 * s.oot_mode[0],
-                    s.n_mode_items,
-                ]
-            )
-        _table(
-            title,
-            [
-                "baseline",
-                "P@10",
-                "R@10",
-                "F1",
-                "best",
-                "best-mode",
-                "oot",
-                "oot-mode",
-                "mode items",
-            ],
-            [[r[0], *[float(x) for x in r[1:-1]], r[-1]] for r in rows],
-        )
-
     loo, skipped = leave_one_out({i: tok[i] for i in ids}, baselines)
-    report(
+    _keyword_report(
         f"Leave-one-out upper bound (4 captions = document, 5th = gold; "
         f"{skipped} held-out captions without keywords skipped), precision in %:",
         loo,
     )
     if args.image_kernel:
-        z = np.load(args.image_kernel, allow_pickle=False)
-        for key in ("K", "row_ids", "col_ids"):
-            if key not in z:
-                raise DataError(f"{args.image_kernel}: missing array {key!r}")
-        rows, cols = [str(x) for x in z["row_ids"]], [str(x) for x in z["col_ids"]]
-        unknown = [r for r in ids if r not in set(rows)]
-        if unknown:
-            raise DataError(f"{args.image_kernel}: no kernel row for image {unknown[0]!r}")
-        bad = [c for c in cols if c not in tok and c not in corpus.captions]
-        if bad:
-            raise DataError(f"{args.image_kernel}: unknown training image {bad[0]!r}")
-        for c in cols:
-            if c not in tok:
-                tok[c] = pre.transform(list(corpus.lemmas[c]))
-        docs = documents_from_kernel(z["K"], rows, cols, tok, args.neighbours)
-        report(
+        docs = _kernel_documents(args, corpus, ids, pre, tok)
+        _keyword_report(
             f"Documents = captions of the {args.neighbours} nearest training images by the "
             f"image kernel ({args.image_kernel}):",
             run_baselines(gold, {i: docs[i] for i in ids}, baselines),
@@ -372,7 +379,7 @@ def run_keywords(args) -> int:
             "precomputed image-kernel block (test x train); only the random floor is run.\n"
         )
     docs = random_documents(ids, train_ids, tok, args.neighbours, seed=args.seed)
-    report(
+    _keyword_report(
         f"Floor: documents = captions of {args.neighbours} random training images "
         f"(seed {args.seed}):",
         run_baselines(gold, docs, baselines),

@@ -19,6 +19,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 from kcca.cli.common import add_relevance_argument, subparser
 
@@ -279,16 +280,11 @@ def _stored_rule(args: argparse.Namespace, compacts: dict) -> str | None:
     return None
 
 
-def run(args: argparse.Namespace) -> int:
-    from kcca.cache import write_text_atomic
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Refuse a command line with nothing to evaluate, flags that would be ignored and an
+    output that cannot be written (before any data is loaded)."""
+    from kcca.cli.environment_faults import check_outputs
     from kcca.data.errors import DataError
-    from kcca.evaluate.formatting import (
-        evaluation_document,
-        jsonable,
-        systems_csv,
-        systems_text,
-    )
-    from kcca.line_width import WIDTH, wrap
 
     if not args.paper_tables and not args.rankings:
         raise DataError("give one or more rankings files, or --paper-tables")
@@ -298,14 +294,150 @@ def run(args: argparse.Namespace) -> int:
             fix="use --format json (or text) with --paper-tables",
         )
     _refuse_ignored_flags(args)
-    from kcca.cli.environment_faults import check_outputs
-
     check_outputs(args, ("--output", args.output, False), cache=False)
-    text = args.format == "text"
 
-    def note(message: str) -> None:  # on stdout beside the text; on stderr beside json / csv
+
+def _note_to(text: bool) -> Callable[[str], None]:
+    """How notes are printed: on stdout beside the text, on stderr beside json / csv."""
+    from kcca.line_width import WIDTH, wrap
+
+    def note(message: str) -> None:
         print(wrap(message, WIDTH), file=sys.stdout if text else sys.stderr)
 
+    return note
+
+
+def _paper_tables(args: argparse.Namespace, corpus, text: bool) -> dict:
+    """The judgment-only tables (Tables 7-10, the relevance counts, expert agreement),
+    printed as text when ``text``; returns them for the JSON document."""
+    from kcca.evaluate.formatting import jsonable
+    from kcca.paper import agreement
+    from kcca.paper.judgment_tables import paper_tables_text
+
+    rep = {
+        "relevance_counts": agreement.relevance_counts(corpus, args.split),
+        "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),
+        "table7": agreement.table7_from_paper(),
+        "tables8_9": agreement.tables8_9(corpus, args.split),
+        "table10": agreement.table10(corpus),
+        "random_bleu_rouge": agreement.random_bleu_rouge(corpus, args.split),
+        "expert_alpha": agreement.expert_alpha(corpus),
+    }
+    if text:
+        print(paper_tables_text(rep))
+    return jsonable(rep)
+
+
+def _evaluation_context(args: argparse.Namespace, corpus, note: Callable[[str], None]):
+    """What the rankings are evaluated with; top-1 BLEU/ROUGE are left out (with a note)
+    when NLTK's stop words are missing."""
+    from kcca.evaluate.system import EvaluationContext
+
+    ctx = EvaluationContext(
+        corpus,
+        args.split,
+        args.relevance,
+        with_bleu_rouge=not args.no_bleu_rouge and corpus is not None,
+    )
+    if ctx.with_bleu_rouge:
+        from features.text.resources import MissingResourceError
+
+        try:
+            ctx.score_matrix("bleu")
+            ctx.score_matrix("rouge")
+        except (LookupError, MissingResourceError) as exc:  # no NLTK stop words: go on
+            ctx.with_bleu_rouge = False
+            note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
+    return ctx
+
+
+def _evaluations(args: argparse.Namespace, corpus, compacts: dict, ctx, note) -> list:
+    """The evaluation of each rankings file (compact results files without the corpus),
+    with the notes they carry."""
+    from kcca.evaluate.compact import is_compact, read_compact
+    from kcca.evaluate.rankings_io import read_rankings
+    from kcca.evaluate.system import evaluate_compact, evaluate_system
+
+    # without a corpus every file is compact (needs_no_data)
+    evals = [
+        evaluate_compact(
+            compacts[path] if path in compacts else read_compact(path), ctx, ties=args.ties
+        )
+        if is_compact(path)
+        else evaluate_system(
+            read_rankings(path, corpus.pool(args.split)),
+            ctx,
+            ties=args.ties,
+        )
+        for path in args.rankings
+    ]
+    if args.ties != "last":
+        note(
+            f"note: R@k and median rank with the original item {args.ties} among "
+            "candidates of equal score (the tables put it last)"
+        )
+    for path, e in zip(args.rankings, evals):
+        for message in e.notes if is_compact(path) else []:
+            note(f"note: {e.system}: {message}")
+    return evals
+
+
+def _significance(args: argparse.Namespace, evals: list) -> dict | None:
+    """``--compare``: each system against the first (randomisation test), else None."""
+    from kcca.evaluate.system import compare_systems
+
+    if not (args.compare and len(evals) > 1):
+        return None
+    return {
+        e.system: compare_systems(
+            e,
+            evals[0],
+            n_samples=SAMPLES if args.samples is None else args.samples,
+            seed=args.seed,
+        )
+        for e in evals[1:]
+    }
+
+
+def _relevance_rule(args: argparse.Namespace, corpus, compacts: dict, ctx, note) -> str | None:
+    """The relevance rule of the judged metrics (the corpus's, or the one stored in the
+    compact files), with a note saying it."""
+    rel = ctx.relevance
+    rule = rel.rule.describe() if rel is not None else _stored_rule(args, compacts)
+    if rel is not None:
+        assert corpus is not None  # a relevance matrix comes only with a corpus
+        note(
+            f"relevance rule {rule}: {rel.n_added} pairs added to the "
+            f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
+            "not relevant"
+        )
+    elif rule is not None:
+        note(f"relevance rule {rule} (that of the judged metrics stored in the files)")
+    return rule
+
+
+def _rankings_report(args: argparse.Namespace, corpus, compacts: dict, text: bool) -> dict:
+    """Evaluate the rankings files, print them (text or csv) and return their part of the
+    JSON document."""
+    from kcca.evaluate.formatting import evaluation_document, systems_csv, systems_text
+
+    note = _note_to(text)
+    ctx = _evaluation_context(args, corpus, note)
+    evals = _evaluations(args, corpus, compacts, ctx, note)
+    significance = _significance(args, evals)
+    rule = _relevance_rule(args, corpus, compacts, ctx, note)
+    if text:
+        print(("\n" if rule is not None else "") + systems_text(evals, significance))
+    elif args.format == "csv":
+        print(systems_csv(evals, significance))
+    return evaluation_document(evals, significance, rule, per_query=not args.no_per_query)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kcca.cache import write_text_atomic
+
+    _check_arguments(args)
+    text = args.format == "text"
     compacts: dict = {}  # path -> compact results file, each read once
     if needs_no_data(args):
         from kcca.evaluate.compact import read_compact
@@ -317,102 +449,13 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_with_judgments(args)
     result: dict = {}
     if args.paper_tables:
-        from kcca.paper import agreement
-        from kcca.paper.judgment_tables import paper_tables_text
-
         assert corpus is not None  # needs_no_data is False with --paper-tables
-        rep = {
-            "relevance_counts": agreement.relevance_counts(corpus, args.split),
-            "bleu_pre_filter": agreement.bleu_pre_filter(corpus, args.split),
-            "table7": agreement.table7_from_paper(),
-            "tables8_9": agreement.tables8_9(corpus, args.split),
-            "table10": agreement.table10(corpus),
-            "random_bleu_rouge": agreement.random_bleu_rouge(corpus, args.split),
-            "expert_alpha": agreement.expert_alpha(corpus),
-        }
-        if text:
-            print(paper_tables_text(rep))
-        result["paper_tables"] = jsonable(rep)
+        result["paper_tables"] = _paper_tables(args, corpus, text)
     if args.rankings:
-        from kcca.evaluate.rankings_io import read_rankings
-        from kcca.evaluate.system import EvaluationContext, compare_systems, evaluate_system
-
-        from kcca.evaluate.compact import is_compact, read_compact
-        from kcca.evaluate.system import evaluate_compact
-
-        ctx = EvaluationContext(
-            corpus,
-            args.split,
-            args.relevance,
-            with_bleu_rouge=not args.no_bleu_rouge and corpus is not None,
-        )
-        if ctx.with_bleu_rouge:
-            from features.text.resources import MissingResourceError
-
-            try:
-                ctx.score_matrix("bleu")
-                ctx.score_matrix("rouge")
-            except (LookupError, MissingResourceError) as exc:  # no NLTK stop words: go on
-                ctx.with_bleu_rouge = False
-                note(f"note: top-1 BLEU/ROUGE not computed: {exc}")
-        # without a corpus every file is compact (needs_no_data)
-        evals = [
-            evaluate_compact(
-                compacts[path] if path in compacts else read_compact(path), ctx, ties=args.ties
-            )
-            if is_compact(path)
-            else evaluate_system(
-                read_rankings(path, corpus.pool(args.split)),  # type: ignore[union-attr]
-                ctx,
-                ties=args.ties,
-            )
-            for path in args.rankings
-        ]
-        if args.ties != "last":
-            note(
-                f"note: R@k and median rank with the original item {args.ties} among "
-                "candidates of equal score (the tables put it last)"
-            )
-        for path, e in zip(args.rankings, evals):
-            for message in e.notes if is_compact(path) else []:
-                note(f"note: {e.system}: {message}")
-        significance = None
-        if args.compare and len(evals) > 1:
-            significance = {
-                e.system: compare_systems(
-                    e,
-                    evals[0],
-                    n_samples=SAMPLES if args.samples is None else args.samples,
-                    seed=args.seed,
-                )
-                for e in evals[1:]
-            }
-        rel = ctx.relevance
-        rule = rel.rule.describe() if rel is not None else _stored_rule(args, compacts)
-        if rel is not None:
-            assert corpus is not None  # a relevance matrix comes only with a corpus
-            note(
-                f"relevance rule {rule}: {rel.n_added} pairs added to the "
-                f"{len(corpus.pool(args.split))} originals; unjudged pairs count as "
-                "not relevant"
-            )
-        elif rule is not None:
-            note(f"relevance rule {rule} (that of the judged metrics stored in the files)")
-        if text:
-            print(("\n" if rule is not None else "") + systems_text(evals, significance))
-        elif args.format == "csv":
-            print(systems_csv(evals, significance))
-        result.update(
-            evaluation_document(
-                evals,
-                significance,
-                rule,
-                per_query=not args.no_per_query,
-            )
-        )
+        result.update(_rankings_report(args, corpus, compacts, text))
     if args.format == "json":
         print(json.dumps(result, indent=1))
     if args.output:
         write_text_atomic(args.output, json.dumps(result, indent=1))
-        note(f"wrote {args.output}")
+        _note_to(text)(f"wrote {args.output}")
     return 0

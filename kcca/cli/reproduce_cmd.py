@@ -245,11 +245,115 @@ def _tables_only_systems(args: argparse.Namespace) -> list[str] | None:
     return [s.name for s in select_specs(specs, args.systems)]
 
 
-def run(args: argparse.Namespace) -> int:
-    from kcca.paper.header import rebuild_lines, table_header
+def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
+    """``--tables-only``: the corpus (None without the data: the tables come from the compact
+    results files) and the header lines saying how the tables were rebuilt."""
+    from kcca.paper.header import rebuild_lines
+
+    if not rank_dir.is_dir():
+        raise DataError(
+            f"--tables-only: no rankings folder {rank_dir}",
+            fix="run systems first (`kcca reproduce --systems BoW5 --out "
+            f"{shlex.quote(str(out))}`), or give the folder of the results "
+            "with --rankings-dir DIR",
+        )
+    data_dir = _optional_data_dir(args)
+    if data_dir is None and args.splits:
+        raise DataError(
+            "--splits names Flickr 8K split files, but without the data the tables are "
+            "rebuilt from the compact results files alone, so the split files would be "
+            "neither read nor checked",
+            fix="give the data folder (--data-dir DIR or KCCA_DATA_DIR) with --splits, "
+            "or drop --splits",
+        )
+    if data_dir is None:
+        _refuse_overwrite(
+            out,
+            args,
+            "without the data Tables 8-10 and the Random row's judged columns would be left empty",
+            f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`",
+        )
+    check_outputs(args, ("--out", out, True), cache=False)
+    corpus = load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
+    if corpus is None:
+        from kcca.cli.lines import wrap
+
+        print(
+            wrap(
+                "note: no corpus data at hand, so the tables are rebuilt from the compact "
+                "results files; Tables 8-10 and the Random row's judged columns need the "
+                "data (--data-dir or KCCA_DATA_DIR) and are left empty"
+            )
+        )
+    return corpus, rebuild_lines(with_corpus=corpus is not None)
+
+
+def _run_experiments(
+    args: argparse.Namespace, out: Path, rank_dir: Path, tables, backend: str, start: float
+):
+    """Run the systems the tables (or ``--systems``) need: every experiment file and flag is
+    checked before the data is read. Returns the corpus, the header lines of the run and
+    the systems that failed."""
     from kcca.paper.header import run_lines as lines_of_run
+    from kcca.paper.tables import table_systems
+    from kcca.systems import Workspace, load_specs, select_specs
+    from kcca.systems.config import load_run_table
+    from kcca.systems.run import run_systems
+    from kcca.systems.spec import default_experiments_dir
+
+    data_dir = data_dir_from_args(args)
+    experiments = args.experiments or default_experiments_dir()
+    specs = load_specs(experiments)
+    run_table = load_run_table(experiments)  # every file of the folder checked before data
+    needed = args.systems or [
+        s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
+    ]
+    check_grid_flags(args)
+    chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
+    _refuse_overwrite(out, args)
+    check_outputs(args, ("--out", out, True), ("--rankings-dir", rank_dir, True))
+    if args.scheduler:
+        from kcca.workers import check_scheduler
+
+        check_scheduler(args.scheduler)
+    corpus = load_with_splits(data_dir, args.splits)
+    cache = cache_from_args(args)
+    config = run_config_from_args(
+        args,
+        run_table,
+        backend=backend,
+        scheduler=args.scheduler,
+        data_dir=str(data_dir),
+        splits=args.splits,
+    )
+    config = config.replace(
+        executor=_executor(args, config.execution.jobs, cache.enabled, len(chosen_specs))
+    )
+    ws = Workspace(corpus, cache, config)
+    stream = sys.stderr if args.quiet else sys.stdout
+    failed = run_systems(
+        chosen_specs,
+        corpus,
+        ws,
+        rank_dir,
+        command=_command(),
+        on_result=lambda line: print(line, file=stream),
+        on_failure=lambda line: print(line, file=sys.stderr),
+    )
+    run_lines = lines_of_run(
+        config,
+        [s.label for s in chosen_specs],
+        (time.perf_counter() - start) / 60,
+        failed=failed,
+        grid={"p": args.p, "d": args.d},
+    )
+    return corpus, run_lines, failed
+
+
+def run(args: argparse.Namespace) -> int:
+    from kcca.paper.header import table_header
     from kcca.paper.report import describe, write_report
-    from kcca.paper.tables import parse_tables, table_systems
+    from kcca.paper.tables import parse_tables
 
     try:
         tables = parse_tables(args.tables)
@@ -269,97 +373,9 @@ def run(args: argparse.Namespace) -> int:
     if args.tables_only:
         selected = _tables_only_systems(args)  # the experiment files checked before the data
         required = (selected or []) if args.systems else []
-        if not rank_dir.is_dir():
-            raise DataError(
-                f"--tables-only: no rankings folder {rank_dir}",
-                fix="run systems first (`kcca reproduce --systems BoW5 --out "
-                f"{shlex.quote(str(out))}`), or give the folder of the results "
-                "with --rankings-dir DIR",
-            )
-        data_dir = _optional_data_dir(args)
-        if data_dir is None and args.splits:
-            raise DataError(
-                "--splits names Flickr 8K split files, but without the data the tables are "
-                "rebuilt from the compact results files alone, so the split files would be "
-                "neither read nor checked",
-                fix="give the data folder (--data-dir DIR or KCCA_DATA_DIR) with --splits, "
-                "or drop --splits",
-            )
-        if data_dir is None:
-            _refuse_overwrite(
-                out,
-                args,
-                "without the data Tables 8-10 and the Random row's "
-                "judged columns would be left empty",
-                f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`",
-            )
-        check_outputs(args, ("--out", out, True), cache=False)
-        corpus = (
-            load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
-        )
-        run_lines = rebuild_lines(with_corpus=corpus is not None)
-        if corpus is None:
-            from kcca.cli.lines import wrap
-
-            print(
-                wrap(
-                    "note: no corpus data at hand, so the tables are rebuilt from the compact "
-                    "results files; Tables 8-10 and the Random row's judged columns need the "
-                    "data (--data-dir or KCCA_DATA_DIR) and are left empty"
-                )
-            )
+        corpus, run_lines = _tables_only_inputs(args, out, rank_dir)
     else:
-        from kcca.systems import Workspace, load_specs, select_specs
-        from kcca.systems.config import load_run_table
-        from kcca.systems.run import run_systems
-        from kcca.systems.spec import default_experiments_dir
-
-        data_dir = data_dir_from_args(args)
-        experiments = args.experiments or default_experiments_dir()
-        specs = load_specs(experiments)
-        run_table = load_run_table(experiments)  # every file of the folder checked before data
-        needed = args.systems or [
-            s for s in dict.fromkeys(n for t in tables for n in table_systems(t)) if s != "Random"
-        ]
-        check_grid_flags(args)
-        chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
-        _refuse_overwrite(out, args)
-        check_outputs(args, ("--out", out, True), ("--rankings-dir", rank_dir, True))
-        if args.scheduler:
-            from kcca.workers import check_scheduler
-
-            check_scheduler(args.scheduler)
-        corpus = load_with_splits(data_dir, args.splits)
-        cache = cache_from_args(args)
-        config = run_config_from_args(
-            args,
-            run_table,
-            backend=backend,
-            scheduler=args.scheduler,
-            data_dir=str(data_dir),
-            splits=args.splits,
-        )
-        config = config.replace(
-            executor=_executor(args, config.execution.jobs, cache.enabled, len(chosen_specs))
-        )
-        ws = Workspace(corpus, cache, config)
-        stream = sys.stderr if args.quiet else sys.stdout
-        failed = run_systems(
-            chosen_specs,
-            corpus,
-            ws,
-            rank_dir,
-            command=_command(),
-            on_result=lambda line: print(line, file=stream),
-            on_failure=lambda line: print(line, file=sys.stderr),
-        )
-        run_lines = lines_of_run(
-            config,
-            [s.label for s in chosen_specs],
-            (time.perf_counter() - start) / 60,
-            failed=failed,
-            grid={"p": args.p, "d": args.d},
-        )
+        corpus, run_lines, failed = _run_experiments(args, out, rank_dir, tables, backend, start)
     header = table_header(_command(), corpus, run_lines, splits=args.splits)
     report = write_report(
         corpus,
