@@ -235,6 +235,60 @@ def image_paths(
     raise ImageFilesError("; ".join(parts), problems, usable, fix=fix)
 
 
+def _text_folder(data_dir: str | Path) -> tuple[Path, Path]:
+    """The corpus root (``data_dir/flickr8k``, or ``data_dir`` itself if it holds ``text/``)
+    and its ``text/`` folder."""
+    root = Path(data_dir)
+    if not (root / "text").is_dir() and (root / "flickr8k").is_dir():
+        root = root / "flickr8k"
+    text = root / "text"
+    if not text.is_dir():
+        raise DataError(
+            f"no Flickr 8K text folder under {data_dir}: expected "
+            f"{Path(data_dir) / 'flickr8k' / 'text'} (see data/README.md)"
+        )
+    return root, text
+
+
+def _read_lemmas(text: Path, captions: dict[str, tuple[str, ...]]) -> dict:
+    """The released lemmatised captions, for exactly the images of the token file."""
+    lemma_captions = read_caption_file(text / LEMMA_FILE)
+    if set(lemma_captions) != set(captions):
+        extra = sorted(set(lemma_captions) ^ set(captions))[:5]
+        raise DataError(f"{text / LEMMA_FILE}: image ids differ from {TOKEN_FILE} (e.g. {extra})")
+    return lemma_captions
+
+
+def _read_judgments(
+    text: Path, captions: dict[str, tuple[str, ...]], pool_caption_index: int, notes: list[str]
+):
+    """The expert and crowd judgments; a note for pairs whose caption is not the pools'."""
+    expert = read_expert_judgments(text / EXPERT_FILE, captions)
+    crowd = read_crowd_judgments(text / CROWD_FILE, captions)
+    for kind, table in (("expert", expert), ("crowd", crowd)):
+        bad = [k for k in table if split_caption_id(k[1])[1] != pool_caption_index]
+        if bad:
+            notes.append(
+                f"{len(bad)} {kind} pairs use a caption other than "
+                f"#{pool_caption_index}, e.g. {bad[0]}"
+            )
+    return expert, crowd
+
+
+def _source_files(text: Path, lemmas: bool, judgments: bool) -> dict[str, str]:
+    """The files the corpus was read from (kind -> path)."""
+    return {
+        "captions": str(text / TOKEN_FILE),
+        **({"lemmas": str(text / LEMMA_FILE)} if lemmas else {}),
+        **{f"split:{s}": str(text / name) for s, name in SPLIT_FILES.items()},
+        **(
+            {"expert": str(text / EXPERT_FILE), "crowd": str(text / CROWD_FILE)}
+            if judgments
+            else {}
+        ),
+    }
+
+
 def load_flickr8k(
     data_dir: str | Path,
     *,
@@ -253,25 +307,10 @@ def load_flickr8k(
         pool_caption_index: the caption of each dev/test image in the pools (``#2``: every
             caption id in the judgment files ends in ``#2``).
     """
-    root = Path(data_dir)
-    if not (root / "text").is_dir() and (root / "flickr8k").is_dir():
-        root = root / "flickr8k"
-    text = root / "text"
-    if not text.is_dir():
-        raise DataError(
-            f"no Flickr 8K text folder under {data_dir}: expected "
-            f"{Path(data_dir) / 'flickr8k' / 'text'} (see data/README.md)"
-        )
+    root, text = _text_folder(data_dir)
     captions = read_caption_file(text / TOKEN_FILE)
     splits = {s: read_split_file(text / name, captions) for s, name in SPLIT_FILES.items()}
-    lemma_captions = None
-    if lemmas:
-        lemma_captions = read_caption_file(text / LEMMA_FILE)
-        if set(lemma_captions) != set(captions):
-            extra = sorted(set(lemma_captions) ^ set(captions))[:5]
-            raise DataError(
-                f"{text / LEMMA_FILE}: image ids differ from {TOKEN_FILE} (e.g. {extra})"
-            )
+    lemma_captions = _read_lemmas(text, captions) if lemmas else None
     split_ids = {i for ids in splits.values() for i in ids}
     unsplit = tuple(sorted(i for i in captions if i not in split_ids))
     notes = [ODD_ID_NOTE] if ODD_ID in captions else []
@@ -279,15 +318,7 @@ def load_flickr8k(
         notes.append(f"{len(unsplit)} captioned image ids are in no official split; kept, unused")
     expert = crowd = None
     if judgments:
-        expert = read_expert_judgments(text / EXPERT_FILE, captions)
-        crowd = read_crowd_judgments(text / CROWD_FILE, captions)
-        for kind, table in (("expert", expert), ("crowd", crowd)):
-            bad = [k for k in table if split_caption_id(k[1])[1] != pool_caption_index]
-            if bad:
-                notes.append(
-                    f"{len(bad)} {kind} pairs use a caption other than "
-                    f"#{pool_caption_index}, e.g. {bad[0]}"
-                )
+        expert, crowd = _read_judgments(text, captions, pool_caption_index, notes)
     paths = None
     reader = None
     if images:
@@ -312,16 +343,7 @@ def load_flickr8k(
         unsplit_image_ids=unsplit,
         notes=tuple(notes),
         image_paths=paths,
-        source_files={
-            "captions": str(text / TOKEN_FILE),
-            **({"lemmas": str(text / LEMMA_FILE)} if lemmas else {}),
-            **{f"split:{s}": str(text / name) for s, name in SPLIT_FILES.items()},
-            **(
-                {"expert": str(text / EXPERT_FILE), "crowd": str(text / CROWD_FILE)}
-                if judgments
-                else {}
-            ),
-        },
+        source_files=_source_files(text, lemmas, judgments),
     )
 
 
