@@ -23,7 +23,7 @@ from kcca.cli import main
 from kcca.data.errors import ImageReadError
 from kcca.data import images as image_module
 from kcca.data.images import read_image
-from tests.kcca.fake_flickr8k import write_fake_flickr8k
+from tests.support.fake_flickr8k import write_fake_flickr8k
 
 FLICKR_IMAGE = "1000268201_693b08cb0e.jpg"
 

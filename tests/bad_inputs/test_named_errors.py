@@ -105,7 +105,7 @@ def test_a_grid_flag_out_of_range_is_named_before_any_work(tmp_path, capsys, mon
                                                           fix_text):
     """``--p`` / ``--d`` of kcca reproduce and kcca fit-model are checked as kcca demo's are
     (argparse reads ``inf`` and ``nan`` as floats), before the data is read."""
-    from tests.kcca.fake_flickr8k import write_fake_flickr8k
+    from tests.support.fake_flickr8k import write_fake_flickr8k
 
     write_fake_flickr8k(tmp_path / "data", images=False)
     monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "data"))

@@ -48,7 +48,7 @@ def test_a_module_that_registers_no_kernel_is_refused(tmp_path):
 
 
 def test_the_cli_names_the_plugin(tmp_path, capsys, monkeypatch):
-    from tests.kcca.fake_flickr8k import write_fake_flickr8k
+    from tests.support.fake_flickr8k import write_fake_flickr8k
 
     write_fake_flickr8k(tmp_path / "data", images=False)
     monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "data"))

@@ -63,7 +63,7 @@ def test_a_scheduler_that_is_not_there_is_named_before_any_work(tmp_path, capsys
 
 
 def test_reproduce_names_the_scheduler_before_reading_the_data(tmp_path, capsys, monkeypatch):
-    from tests.kcca.fake_flickr8k import write_fake_flickr8k
+    from tests.support.fake_flickr8k import write_fake_flickr8k
 
     write_fake_flickr8k(tmp_path / "data", images=False)
     monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "data"))

@@ -28,7 +28,7 @@ from kcca.data.flickr8k import (CROWD_FILE, EXPERT_FILE, LEMMA_FILE, TOKEN_FILE,
 from kcca.data.json_splits import load_json_splits
 from kcca.evaluate.rankings_io import read_rankings, write_rankings
 
-from tests.kcca.fake_flickr8k import write_fake_flickr8k
+from tests.support.fake_flickr8k import write_fake_flickr8k
 
 BOM = b"\xef\xbb\xbf"
 BOM_TEXT = "starts with a UTF-8 byte-order mark (BOM)"

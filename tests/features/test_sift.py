@@ -17,7 +17,7 @@ from features.sift import (
     opencv_sift_descriptors,
     sift_descriptors,
 )
-from tests.features.image_checks import assert_rejects_naming_the_shape
+from tests.support.image_checks import assert_rejects_naming_the_shape
 
 
 def _rgb(grey: np.ndarray) -> np.ndarray:

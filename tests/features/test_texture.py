@@ -18,7 +18,7 @@ from features.texture import (
     normalize_contrast,
     texture_descriptors,
 )
-from tests.features.image_checks import assert_rejects_naming_the_shape
+from tests.support.image_checks import assert_rejects_naming_the_shape
 
 EDGES = slice(0, 18)
 BARS = slice(18, 36)

@@ -8,7 +8,7 @@ import pytest
 
 from kcca.cli import build_parser, main
 
-from .fake_flickr8k import write_fake_flickr8k
+from tests.support.fake_flickr8k import write_fake_flickr8k
 
 
 def _subcommands():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.scripts.load import load_script
+from tests.support.script_loader import load_script
 
 
 def _synthetic(n: int = 60, seed: int = 0):

@@ -4,7 +4,7 @@ import json
 
 from kcca.cli import main
 
-from ..fake_flickr8k import write_fake_flickr8k
+from tests.support.fake_flickr8k import write_fake_flickr8k
 
 
 def test_table_and_per_item_json(files, tmp_path, capsys):

@@ -1,5 +1,5 @@
 """The pure-Python tokeniser against the Java one it reproduces: Stanford CoreNLP 3.4.1's
-PTBTokenizer run as pycocoevalcap 1.2 runs it (``tests/kcca/captions/java_ptb.py``), on seeded
+PTBTokenizer run as pycocoevalcap 1.2 runs it (``tests/support/java_ptb.py``), on seeded
 stress strings, every code point of the Basic Multilingual Plane, every Flickr 8K caption and
 every Flickr-ST caption and tuple text. No difference is allowed. Each test makes one JVM call.
 
@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.stress import stress_strings
 from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize, tokenize_batch
-from tests.kcca.captions.java_ptb import java_jar, java_tokenize
+from tests.support.java_ptb import java_jar, java_tokenize
 from tests.optional_tools import skip_unless
 
 pytestmark = pytest.mark.outside_parity

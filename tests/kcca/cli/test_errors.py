@@ -133,7 +133,7 @@ def test_a_byte_order_mark_in_an_experiment_folder_is_named_and_its_fix_runs(
     import shlex
     import subprocess
 
-    from tests.kcca.fake_flickr8k import write_fake_flickr8k
+    from tests.support.fake_flickr8k import write_fake_flickr8k
 
     from kcca.systems import load_specs
     from kcca.systems.config import load_run_table

@@ -149,7 +149,7 @@ class _NoSpice:
 @pytest.mark.slow
 @pytest.mark.outside_parity
 def test_pycocoevalcap_example_script_runs_on_kcca_coco(tmp_path, monkeypatch):
-    from tests.kcca.captions.java_ptb import java_jar
+    from tests.support.java_ptb import java_jar
 
     text = _example_script()
     assert "from pycocoevalcap.eval import COCOEvalCap" in text

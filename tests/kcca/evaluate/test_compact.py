@@ -13,7 +13,7 @@ from kcca.evaluate.compact import (DEPTH, from_rankings, judgments_digest, read_
 from kcca.evaluate.system import EvaluationContext, evaluate_compact, evaluate_system
 from kcca.evaluate.formatting import jsonable
 from kcca.paper.report import write_report
-from tests.kcca.evaluate.demo_systems import demo_test_pool, write_systems
+from tests.support.demo_systems import demo_test_pool, write_systems
 
 TABLES = [str(t) for t in range(1, 13)]
 

@@ -11,7 +11,7 @@ from kcca.cli import main
 
 @pytest.fixture(scope="module")
 def demo_files(tmp_path_factory):
-    from tests.kcca.evaluate.demo_systems import demo_test_pool, write_systems
+    from tests.support.demo_systems import demo_test_pool, write_systems
 
     _, pool = demo_test_pool()
     n = len(pool)
