@@ -20,7 +20,7 @@ import pytest
 from kcca.cli import main
 from kcca.data.errors import DataError
 from kcca.evaluate.compact import read_compact
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "results" / "hodosh2013" / "rankings" / "BoW5.ranks.npz"

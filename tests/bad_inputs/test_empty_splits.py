@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kcca.cli import main
-from tests.bad_inputs.test_named_errors import one_error
 from tests.support.fake_flickr8k import write_fake_flickr8k
+from tests.support.named_errors import one_error
 
 EMPTY = ("the split file lists no image ids (an empty split: training, selection on dev and "
          "the test metrics each need images)")

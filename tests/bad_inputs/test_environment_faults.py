@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from kcca.cli import describe_error, main
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ import pytest
 from kcca.cli import main
 from kcca.systems.run import slug
 from kcca.systems.spec import ExperimentFileError, load_specs
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "experiments" / "hodosh2013"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kcca.cli import main
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 
 def make(tmp_path: Path, kind: str) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kcca.cli import main
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 RANKINGS = Path(__file__).resolve().parents[2] / "results" / "hodosh2013" / "rankings"
 BOW5 = str(RANKINGS / "BoW5.ranks.npz")

@@ -12,7 +12,7 @@ import pytest
 from kcca.cli import main
 from kcca.errors import DataError
 from kcca.systems.config import load_run_table
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 DEMO = Path(__file__).resolve().parents[2] / "experiments" / "demo"
 

@@ -24,19 +24,9 @@ from kcca.data.errors import ImageReadError
 from kcca.data import images as image_module
 from kcca.data.images import read_image
 from tests.support.fake_flickr8k import write_fake_flickr8k
+from tests.support.fake_images import _fake_corpus, _jpeg, _photo
 
 FLICKR_IMAGE = "1000268201_693b08cb0e.jpg"
-
-
-def _photo(seed: int = 0, size: int = 224) -> np.ndarray:
-    """A photo-like BGR image: smooth colour waves, edges and noise."""
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:size, 0:size].astype(np.float32)
-    img = np.stack([128 + 70 * np.sin(x / (11 + 5 * c) + c) * np.cos(y / (17 - 3 * c) - c)
-                    for c in range(3)], axis=-1)
-    img[size // 3: size // 2, size // 4: size // 2] = (30, 200, 90)
-    img += rng.normal(0, 10, img.shape)
-    return np.clip(img, 0, 255).astype(np.uint8)
 
 
 @pytest.fixture(params=["synthetic", "flickr8k"])
@@ -46,12 +36,6 @@ def photo(request) -> np.ndarray:
         return _photo()
     data_dir = request.getfixturevalue("data_dir")
     return cv2.imread(str(data_dir / "flickr8k" / "images" / FLICKR_IMAGE))
-
-
-def _jpeg(img: np.ndarray, *params: int) -> bytes:
-    ok, buf = cv2.imencode(".jpg", img, list(params))
-    assert ok
-    return buf.tobytes()
 
 
 def _cut_progressive(img: np.ndarray) -> bytes:
@@ -179,20 +163,6 @@ def test_read_error_fix_names_a_command_that_exists(tmp_path):
 # ---------------------------------------------------------------- kcca data on a bad folder
 BAD_FILES = ["cut.jpg", "empty.jpg", "text.jpg", "garbage.jpg", "link.jpg", "folder.jpg",
              "trunc.jpg"]
-
-
-def _fake_corpus(root: Path, extra: list[str]) -> Path:
-    """The fake Flickr 8K folder with ``extra`` image ids added to the training split."""
-    text = write_fake_flickr8k(root)
-    ids = ["a.jpg", "b.jpg", "c.jpg", "d.jpg"] + extra
-    lines = [f"{i}#{n}\tA dog number {n} runs on {i} ." for i in ids for n in range(5)]
-    for name in ("Flickr8k.token.txt", "Flickr8k.lemma.token.txt"):
-        (text / name).write_text("\n".join(lines) + "\n")
-    (text / "Flickr_8k.trainImages.txt").write_text("\n".join(["a.jpg", "b.jpg"] + extra) + "\n")
-    images = root / "flickr8k" / "images"
-    for i in ("a.jpg", "b.jpg", "c.jpg", "d.jpg"):
-        (images / i).write_bytes(_jpeg(_photo(ord(i[0]), 64)))
-    return images
 
 
 def _bad_folder(root: Path) -> Path:

@@ -21,7 +21,7 @@ from kcca.data.json_splits import load_json_splits
 from kcca.errors import DataError
 from kcca.systems import load_spec
 from kcca.systems.config import load_run_table
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 DEEP_TOML = 'name = "X"\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n"

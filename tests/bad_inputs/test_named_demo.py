@@ -19,7 +19,7 @@ from kcca.cli import main
 from kcca.data.demo import (MAX_NAMED_DEMO_IMAGE_SIZE, MAX_NAMED_DEMO_IMAGES,
                             MAX_NAMED_DEMO_TEST, demo_corpus_from_name)
 from kcca.data.errors import DataError
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 #: names over a limit: all images, test images, image side
 TOO_LARGE = [

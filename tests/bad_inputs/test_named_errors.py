@@ -17,15 +17,7 @@ import pytest
 from kcca.cli import describe_error, main
 from kcca.errors import DataError
 from kcca.solver import KCCA, KCCAGrid
-
-
-def one_error(err: str) -> tuple[str, str]:
-    """The ``error:`` and ``fix:`` lines of ``err`` (exactly one each, no traceback)."""
-    assert "Traceback" not in err, err
-    errors = re.findall(r"^error: (.*)$", err, re.M)
-    fixes = re.findall(r"^fix: (.*)$", err, re.M)
-    assert len(errors) == 1 and len(fixes) == 1, err
-    return errors[0], fixes[0]
+from tests.support.named_errors import one_error
 
 
 # ----------------------------------------------------------------------- kcca demo options

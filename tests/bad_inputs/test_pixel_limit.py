@@ -24,7 +24,7 @@ from kcca.cli import main
 from kcca.data import images as image_module
 from kcca.data.errors import DataError, ImageReadError
 from kcca.data.images import MAX_IMAGE_PIXELS_ENV, read_image
-from tests.bad_inputs.test_images import _fake_corpus, _jpeg, _photo
+from tests.support.fake_images import _fake_corpus, _jpeg, _photo
 
 ROOT = Path(__file__).resolve().parents[2]
 

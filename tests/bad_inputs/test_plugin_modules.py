@@ -11,7 +11,7 @@ import pytest
 from kcca.cli import main
 from kcca.errors import PluginError
 from kcca.systems import load_spec
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 KERNELS = '\nname = "X"\n\n[image_kernel]\nname = "pyramid"\n\n[text_kernel]\nname = "bow"\n'
 FIX = ("name the module that defines your @register_kernel classes (docs/plugin-kernels.md), "

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from kcca.cli import main
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 from tests.optional_tools import skip_unless
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from kcca.cli import main
-from tests.bad_inputs.test_named_errors import one_error
+from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "results" / "hodosh2013" / "rankings"

@@ -15,8 +15,7 @@ from features.text.text_items import EmptyCaptionWarning
 from features.text.trigram_kernel import TrigramKernel
 from features.text.word_kernel import WordKernel
 from kcca.backend import gpu_available
-from tests.features.test_soft_trigram import (VOCAB, fit_beside_literal,  # noqa: F401
-                                              items, random_word_kernel)
+from tests.support.soft_trigram_literal import VOCAB, fit_beside_literal, random_word_kernel
 
 
 def _random_set(seed, n=23, n_words=12, n_vocab=9):
@@ -72,7 +71,7 @@ def test_xp_empty_sets():
 
 
 @pytest.mark.parametrize("weighting", [None, "sqrt-idf"])
-def test_kernel_backend_equals_literal_and_numba(items, weighting):  # noqa: F811
+def test_kernel_backend_equals_literal_and_numba(items, weighting):
     train, test = items
     ref, _, _ = fit_beside_literal(items, weighting)
     k, want, want_t = fit_beside_literal(items, weighting, backend="array_api_strict",
@@ -89,7 +88,7 @@ def test_kernel_backend_equals_literal_and_numba(items, weighting):  # noqa: F81
     np.testing.assert_array_equal(got_t[3], 0.0)
 
 
-def test_kernel_backend_identity_is_exact_tri(items):  # noqa: F811
+def test_kernel_backend_identity_is_exact_tri(items):
     train, test = items
     ident = WordKernel("id", VOCAB, np.eye(len(VOCAB)))
     with warnings.catch_warnings():
@@ -111,7 +110,7 @@ def test_backend_checked():
         soft_block(s, s, kappa.matrix, ids.n_kernel, engine="gpu")
 
 
-def test_the_backend_alone_keeps_the_numba_engine(items, monkeypatch):  # noqa: F811
+def test_the_backend_alone_keeps_the_numba_engine(items, monkeypatch):
     """A kernel on an array backend (``"cupy"`` in a GPU run) still computes its soft blocks
     with numba, the faster engine everywhere it was timed; ``engine="array-api"`` asks for
     the other one."""

@@ -7,7 +7,6 @@ import sys
 import pytest
 
 from kcca.cli import build_parser, main
-
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
 

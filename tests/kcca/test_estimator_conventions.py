@@ -23,8 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 import kcca
 from kcca.lowrank import CallableColumns
 from kcca.solver import KCCA, FactorCache, KCCAGrid
-
-from .test_solver import rbf
+from tests.support.rbf_kernel import rbf
 
 
 def correlated(n: int, seed: int, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:

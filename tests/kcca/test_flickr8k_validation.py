@@ -4,7 +4,6 @@ import pytest
 
 from kcca.data.errors import DataError
 from kcca.data.flickr8k import load_flickr8k
-
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
 

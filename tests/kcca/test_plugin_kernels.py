@@ -15,12 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from features.kernels.base import ENTRY_POINT_GROUP, available_kernels, make_kernel
+from features.kernels.base import available_kernels, make_kernel
 from kcca.cache import Cache, cache_stats, reset_cache_stats
 from kcca.data.demo import make_demo_corpus
 from kcca.errors import PluginError
 from kcca.systems import check_names, load_spec, run_system
 from kcca.systems.config import RunConfig
+from tests.support.flickr_like import write_flickr_like
+from tests.support.plugin_packages import fake_package
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "colour_moments" / "experiment.toml"
@@ -93,8 +95,6 @@ def test_tiny_kcca_system_from_the_experiment_file(spec, corpus, tmp_path):
 def test_the_experiment_file_through_kcca_reproduce(tmp_path, capsys):
     from kcca.cli import main
 
-    from .systems.test_reproduce_cli import write_flickr_like
-
     write_flickr_like(tmp_path / "data")
     args = ["reproduce", "--experiments", str(EXAMPLE.parent), "--systems", "CM_CHAR3",
             "--tables", "11", "--data-dir", str(tmp_path / "data"),
@@ -108,17 +108,6 @@ def test_the_experiment_file_through_kcca_reproduce(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------- entry points
-def fake_package(root: Path, entry_points: dict[str, str], module: str | None = None) -> None:
-    """An installed-looking distribution under ``root`` (put ``root`` on sys.path)."""
-    info = root / "kcca_fake_plugin-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kcca-fake-plugin\nVersion: 0.1\n")
-    lines = "\n".join(f"{k} = {v}" for k, v in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{lines}\n")
-    if module:
-        (root / "kcca_fake_plugin_mod.py").write_text(module)
-
-
 PLUGIN_MODULE = '''
 import numpy as np
 from features.kernels.base import Kernel

@@ -10,12 +10,7 @@ from sklearn.exceptions import NotFittedError
 from kcca.backend import gpu_available, to_numpy
 from kcca.lowrank import CallableColumns
 from kcca.solver import KCCA, KCCAGrid, paper_n_grid
-
-
-def rbf(A: np.ndarray, B: np.ndarray | None = None, gamma: float = 0.3) -> np.ndarray:
-    B = A if B is None else B
-    d = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
-    return np.exp(-gamma * d)
+from tests.support.rbf_kernel import rbf
 
 
 def paired(n: int, seed: int, extra: int = 3) -> tuple[np.ndarray, np.ndarray]:

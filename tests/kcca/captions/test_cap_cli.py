@@ -3,7 +3,6 @@
 import json
 
 from kcca.cli import main
-
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
 

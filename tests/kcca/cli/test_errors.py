@@ -236,7 +236,7 @@ def test_plugin_that_fails_to_import(tmp_path, capsys, monkeypatch):
 def test_broken_entry_point_plugin(tmp_path, capsys, monkeypatch):
     """A kernel named in an experiment file whose installed plug-in fails to import."""
     from kcca.systems import load_spec
-    from tests.kcca.test_plugin_kernels import fake_package
+    from tests.support.plugin_packages import fake_package
 
     fake_package(tmp_path / "site", {"fake-broken-cli": "kcca_no_such_module_abc:K"})
     monkeypatch.syspath_prepend(str(tmp_path / "site"))

@@ -18,8 +18,7 @@ from kcca.report import build_report
 from kcca.report.gather import chance_levels, paper_numbers
 from kcca.report.render import diff_class, fmt, script_json
 from kcca.report.rundir import load_run_corpus, scan_run_folder
-
-from .conftest import tiny_corpus, write_run
+from tests.support.report_runs import tiny_corpus, write_run
 
 DATA_RE = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 

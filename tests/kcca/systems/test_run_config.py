@@ -17,9 +17,9 @@ from kcca.errors import DataError
 from kcca.systems import Workspace
 from kcca.systems.config import RUN_FILE, Execution, RunConfig, RunSettings, load_run_table
 from kcca.systems.spec import KernelSpec, load_specs
+from tests.support.flickr_like import GRID as CLI_GRID
+from tests.support.flickr_like import IMAGES, SPEC, write_flickr_like
 from tests.support.kernels import load_every_kernel
-from tests.kcca.systems.test_reproduce_cli import GRID as CLI_GRID
-from tests.kcca.systems.test_reproduce_cli import IMAGES, SPEC, write_flickr_like
 
 TINY_IMAGES = ImageFeatureConfig(n_images=10, points_per_image=60, max_iter=10,
                                  vocabulary={"color": 8, "texture": 8, "sift": 8})
