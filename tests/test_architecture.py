@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 ROOT = Path(__file__).resolve().parents[1]
 

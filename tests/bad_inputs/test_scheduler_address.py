@@ -15,7 +15,7 @@ import pytest
 
 from kcca.cli import main
 from tests.support.named_errors import one_error
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 
 def free_port() -> int:

@@ -24,7 +24,7 @@ from kcca.cache import Cache
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.data.images import ImageFiles
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 CALLS = {"n": 0, "fail_after": None}
 

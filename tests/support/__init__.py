@@ -26,4 +26,6 @@ Nothing here is library code: ``kcca`` and ``features`` never import it.
 * :mod:`tests.support.named_errors`: the one ``error:`` and ``fix:`` line of a named error;
 * :mod:`tests.support.fix_lines`: the options a ``fix:`` line names that its command lacks;
 * :mod:`tests.support.script_loader`: a file of ``scripts/`` loaded as a module.
+* :mod:`tests.support.optional_tools`: optional tools (Java, pycocoevalcap, a browser, Dask):
+  skipped locally, required in CI.
 """

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import Meteor, MeteorUnavailable, evaluate_captions, meteor_available
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
 

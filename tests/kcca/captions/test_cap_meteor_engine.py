@@ -3,7 +3,7 @@
 Without Java: unit tests of the score formula, the aggregate, the stemmer, the normaliser and
 Java's hash; the Python engine against pycocoevalcap's own METEOR numbers stored in the parity
 fixture (1,000 Flickr 8K test items); METEOR from ``kcca score-captions`` with no ``java`` on
-the PATH. With Java (CI installs it; ``tests/optional_tools.py``): the jar's own stemmer and
+the PATH. With Java (CI installs it; ``tests/support/optional_tools.py``): the jar's own stemmer and
 normaliser as oracles, and the two engines on a generated stress set and on Flickr 8K test
 leave-one-out (one JVM per set), per item and corpus within 1e-6.
 """
@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from kcca.captions.meteor import Meteor, find_java, find_meteor_jar, meteor_available
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
 TOL = 1e-6

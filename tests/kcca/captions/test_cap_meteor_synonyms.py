@@ -11,7 +11,7 @@ import pytest
 from kcca.captions.meteor import find_meteor_jar, meteor_available
 from kcca.captions.meteor_engine.synonyms import SynonymDictionary, build_synonym_index, \
     java_lines
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 SUFFIX_RULES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
                 ("shes", "sh"), ("men", "man"), ("ies", "y"), ("s", ""), ("ies", "y"),

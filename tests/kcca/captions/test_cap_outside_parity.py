@@ -33,7 +33,7 @@ import pytest
 from kcca.captions import evaluate_captions
 from kcca.captions.tokenizer import tokenize
 from tests.support.java_ptb import java_jar
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 pytestmark = pytest.mark.outside_parity
 

@@ -19,7 +19,7 @@ from kcca.captions import evaluate_captions
 from tests.support.stress import stress_strings
 from kcca.captions.tokenizer import OTHER_LINE_BREAKS
 from tests.support.java_ptb import java_jar
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 pytestmark = pytest.mark.outside_parity
 

@@ -4,7 +4,7 @@ stress strings, every code point of the Basic Multilingual Plane, every Flickr 8
 every Flickr-ST caption and tuple text. No difference is allowed. Each test makes one JVM call.
 
 Java and pycocoevalcap are optional tools: skipped without them locally, required in CI
-(``tests/optional_tools.py``).
+(``tests/support/optional_tools.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from tests.support.stress import stress_strings
 from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize, tokenize_batch
 from tests.support.java_ptb import java_jar, java_tokenize
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 pytestmark = pytest.mark.outside_parity
 

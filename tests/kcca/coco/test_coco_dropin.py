@@ -21,7 +21,7 @@ from kcca.coco.meteor.meteor import Meteor
 from kcca.coco.rouge.rouge import Rouge
 from kcca.coco.spice.spice import Spice
 from kcca.coco.tokenizer.ptbtokenizer import PTBTokenizer
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 OUTSIDE = Path(__file__).parents[1] / "captions" / "data" / "coco_outside_captions.json.gz"
 TOL = 1e-12

@@ -27,7 +27,7 @@ from kcca.evaluate.statistics import (
     randomization_test,
     spearman_rho,
 )
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 EPS = np.finfo(float).eps
 ULPS = 2 * EPS  # the libraries round differently: at most an ulp or two apart

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kcca.report.browser import headless_chromium, open_report, unavailable
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 REASON = unavailable()
 

@@ -19,7 +19,7 @@ from kcca.systems.config import RunConfig
 from kcca.systems.distributed import run_system_task, run_systems_on_cluster
 from kcca.systems.spec import SystemSpec
 from tests.support.flickr_like import IMAGES, write_flickr_like
-from tests.optional_tools import skip_unless
+from tests.support.optional_tools import skip_unless
 
 STOP_WORDS = "a\nan\nthe\nis\nare\nin\non\nof\nwith\nand\n"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kcca.backend import gpu_available
-from tests.optional_tools import skip_unless
 from tests.support.flickr_like import GRID, IMAGES, SPEC, write_flickr_like
+from tests.support.optional_tools import skip_unless
 
 
 @pytest.fixture(scope="module")
