@@ -12,7 +12,9 @@ Modules, one concept each:
 * ``rankings_io``, ``compact``, ``results_files``: the rankings file format read by ``kcca
   evaluate``, the compact results files, and finding both in a folder;
 * ``system``: every metric for one system's rankings, and paired significance tests;
-* ``formatting``: what ``kcca evaluate`` prints for rankings files (text, JSON, CSV).
+* ``formatting``: what ``kcca evaluate`` prints for rankings files (text, JSON, CSV);
+* ``retrieval_protocol``: the later literature's all-captions protocol (five captions per test
+  image in the pool; COCO 1K / 5K), for comparison with its published figures.
 
 The paper's printed numbers and the reports beside them are in :mod:`kcca.paper`.
 
@@ -29,12 +31,14 @@ from kcca.evaluate.original import (
     recall_at_k,
 )
 from kcca.evaluate.relevance import PRESETS, RelevanceMatrix, RelevanceRule, relevance_matrix
+from kcca.evaluate.retrieval_protocol import RetrievalProtocolResult, retrieval_protocol
 
 __all__ = [
     "PRESETS",
     "PerQuery",
     "RelevanceMatrix",
     "RelevanceRule",
+    "RetrievalProtocolResult",
     "median_rank",
     "original_item_metrics",
     "original_ranks",
@@ -42,4 +46,5 @@ __all__ = [
     "rankings_from_scores",
     "recall_at_k",
     "relevance_matrix",
+    "retrieval_protocol",
 ]
