@@ -11,9 +11,12 @@
   the kernels' fitted state, :func:`demo_model`;
 * :mod:`~kcca.model.encoders`: new images and sentences to kernel rows against the training
   items (saved codebooks, preprocessing, fitted kernels);
-* :mod:`~kcca.model.html`: a self-contained HTML page of a ranking (``--html``).
+* :mod:`~kcca.model.html`: a self-contained HTML page of a ranking (``--html``);
+* :mod:`~kcca.model.all_captions`: :func:`fitted_system_retrieval`, a fitted system under the
+  later literature's all-captions protocol (every caption of each test image in the pool).
 """
 
+from kcca.model.all_captions import fitted_system_retrieval
 from kcca.model.build import demo_model, fit_system, resolve_model
 from kcca.model.encoders import QueryError
 from kcca.model.saved import (
@@ -38,6 +41,7 @@ __all__ = [
     "Ranking",
     "demo_model",
     "fit_system",
+    "fitted_system_retrieval",
     "load_model",
     "read_header",
     "resolve_model",
