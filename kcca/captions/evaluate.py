@@ -174,33 +174,56 @@ def evaluate_captions(
     >>> result.ids, result.per_item["ROUGE-L"].round(3)
     ([1, 2], array([0.936, 0.667]))
     """
-    if tokenizer_context not in TOKENIZER_CONTEXTS:
-        raise ValueError(
-            f"unknown tokenizer_context {tokenizer_context!r}; use one of {TOKENIZER_CONTEXTS}"
-        )
+    _check_tokenizer_context(tokenizer_context)
     ids, raw_refs, raw_cands = validate_inputs(references, candidates, allow_empty=allow_empty)
-    params = metric_params or {}
-    scorers = [get_scorer(name, **dict(params.get(name, {}))) for name in metrics]
+    scorers = [get_scorer(name, **dict((metric_params or {}).get(name, {}))) for name in metrics]
     loading = [_prepare_in_background(s) for s in scorers]
     refs, cands = raw_refs, raw_cands
     if tokenize:
         refs, cands = _tokenised(references, ids, raw_refs, raw_cands, tokenizer_context)
-    views: dict[Callable, tuple] = {}
-
-    def tokens_for(split: Callable[[str], Sequence[str]]) -> tuple:
-        """The captions as ``split`` reads them, made once per way of reading."""
-        if split not in views:
-            views[split] = token_tuples(split, refs, cands)
-        return views[split]
-
-    ref_tokens, cand_tokens = tokens_for(split_tokens)
+    views = _TokenViews(refs, cands)
+    unscored = unscored_reference_ids(references, candidates)
     result = CaptionEvaluation(
         ids=ids,
         tokenized=tokenize,
-        unscored_reference_ids=unscored_reference_ids(references, candidates),
+        unscored_reference_ids=unscored,
         tokenizer_context=tokenizer_context,
     )
-    if tokenize:
+    _note_odd_captions(result, raw_refs, raw_cands, *views(split_tokens))
+    if not allow_empty:
+        _check_not_empty(result, dict(zip(ids, raw_cands)), dict(zip(ids, raw_refs)))
+    for name, scorer, thread in zip(metrics, scorers, loading):
+        _score_with(result, name, scorer, thread, views, skip_unavailable)
+    return result
+
+
+def _check_tokenizer_context(tokenizer_context: str) -> None:
+    if tokenizer_context not in TOKENIZER_CONTEXTS:
+        raise ValueError(
+            f"unknown tokenizer_context {tokenizer_context!r}; use one of {TOKENIZER_CONTEXTS}"
+        )
+
+
+class _TokenViews:
+    """The captions as each metric's ``split`` reads them, made once per way of reading."""
+
+    def __init__(self, refs: Sequence, cands: Sequence) -> None:
+        self.refs, self.cands = refs, cands
+        self.views: dict[Callable, tuple] = {}
+
+    def __call__(self, split: Callable[[str], Sequence[str]]) -> tuple:
+        if split not in self.views:
+            self.views[split] = token_tuples(split, self.refs, self.cands)
+        return self.views[split]
+
+
+def _note_odd_captions(
+    result: CaptionEvaluation, raw_refs: Sequence, raw_cands: Sequence, ref_tokens, cand_tokens
+) -> None:
+    """Record the captions holding a line break other than ``\\n`` (when tokenised) and
+    those without tokens."""
+    ids = result.ids
+    if result.tokenized:
         result.line_break_candidate_ids = [
             i for i, c in zip(ids, raw_cands) if OTHER_LINE_BREAKS.search(c)
         ]
@@ -214,24 +237,37 @@ def evaluate_captions(
     result.empty_reference_ids = [
         (i, j) for i, rs in zip(ids, ref_tokens) for j, t in enumerate(rs) if not t
     ]
-    if not allow_empty:
-        _check_not_empty(result, dict(zip(ids, raw_cands)), dict(zip(ids, raw_refs)))
-    for name, scorer, thread in zip(metrics, scorers, loading):
-        if thread is not None:
-            thread.join()
-        try:
-            corpus, per_item = scorer.score_tokens(*tokens_for(scorer.split))
-        except MeteorUnavailable as exc:
-            if not skip_unavailable:
-                raise
-            result.unavailable[name] = str(exc)
-            continue
-        per_item = np.atleast_2d(np.asarray(per_item, dtype=float))
-        corpus_list = corpus if isinstance(corpus, (list, tuple, np.ndarray)) else [corpus]
-        for label, c, p in zip(scorer.labels, corpus_list, per_item):
-            result.corpus[label] = float(c)
-            result.per_item[label] = p
-    return result
+
+
+def _score_with(
+    result: CaptionEvaluation,
+    name: str,
+    scorer: CaptionScorer,
+    loading: threading.Thread | None,
+    views: _TokenViews,
+    skip_unavailable: bool,
+) -> None:
+    """Score with one metric once its resources are loaded; a METEOR without its resources
+    is recorded as unavailable when ``skip_unavailable``."""
+    if loading is not None:
+        loading.join()
+    try:
+        corpus, per_item = scorer.score_tokens(*views(scorer.split))
+    except MeteorUnavailable as exc:
+        if not skip_unavailable:
+            raise
+        result.unavailable[name] = str(exc)
+        return
+    _record_scores(result, scorer, corpus, per_item)
+
+
+def _record_scores(result: CaptionEvaluation, scorer: CaptionScorer, corpus, per_item) -> None:
+    """A scorer's corpus and per-item scores under each of its labels (BLEU-1..4: four)."""
+    per_item = np.atleast_2d(np.asarray(per_item, dtype=float))
+    corpus_list = corpus if isinstance(corpus, (list, tuple, np.ndarray)) else [corpus]
+    for label, c, p in zip(scorer.labels, corpus_list, per_item):
+        result.corpus[label] = float(c)
+        result.per_item[label] = p
 
 
 def _prepare_in_background(scorer: CaptionScorer) -> threading.Thread | None:

@@ -128,36 +128,43 @@ def validate_inputs(
     refs_out: list[list[str]] = []
     cands_out: list[str] = []
     for cid, cand in candidates.items():
-        if cid not in references:
-            raise CaptionInputError(
-                f"candidate for image id {cid!r} has no entry in the references "
-                f"(unknown image id; references hold {len(references)} images)"
-            )
-        refs = references[cid]
-        if isinstance(refs, str) or not isinstance(refs, Sequence):
-            raise CaptionInputError(
-                f"references of image id {cid!r} must be a list of strings, "
-                f"not {type(refs).__name__}"
-            )
-        if len(refs) == 0:
-            raise CaptionInputError(f"image id {cid!r} has no reference captions")
-        refs_out.append(
-            [
-                _check_text(r, f"reference caption {j} of image id {cid!r}", allow_empty)
-                for j, r in enumerate(refs)
-            ]
-        )
-        if not isinstance(cand, str):
-            if not isinstance(cand, Sequence) or len(cand) != 1:
-                n = len(cand) if isinstance(cand, Sequence) else "?"
-                raise CaptionInputError(
-                    f"candidate of image id {cid!r} must be one caption (a string or a list of "
-                    f"exactly one string), got {type(cand).__name__} of length {n}"
-                )
-            cand = cand[0]
-        cands_out.append(_check_text(cand, f"candidate caption of image id {cid!r}", allow_empty))
+        refs_out.append(_checked_references(references, cid, allow_empty))
+        cands_out.append(_checked_candidate(cand, cid, allow_empty))
         ids.append(cid)
     return ids, refs_out, cands_out
+
+
+def _checked_references(references: References, cid: Hashable, allow_empty: bool) -> list[str]:
+    """The reference captions of candidate id ``cid`` (:class:`CaptionInputError` if none)."""
+    if cid not in references:
+        raise CaptionInputError(
+            f"candidate for image id {cid!r} has no entry in the references "
+            f"(unknown image id; references hold {len(references)} images)"
+        )
+    refs = references[cid]
+    if isinstance(refs, str) or not isinstance(refs, Sequence):
+        raise CaptionInputError(
+            f"references of image id {cid!r} must be a list of strings, not {type(refs).__name__}"
+        )
+    if len(refs) == 0:
+        raise CaptionInputError(f"image id {cid!r} has no reference captions")
+    return [
+        _check_text(r, f"reference caption {j} of image id {cid!r}", allow_empty)
+        for j, r in enumerate(refs)
+    ]
+
+
+def _checked_candidate(cand: Any, cid: Hashable, allow_empty: bool) -> str:
+    """The one candidate caption of ``cid`` (a string, or a list holding exactly one)."""
+    if not isinstance(cand, str):
+        if not isinstance(cand, Sequence) or len(cand) != 1:
+            n = len(cand) if isinstance(cand, Sequence) else "?"
+            raise CaptionInputError(
+                f"candidate of image id {cid!r} must be one caption (a string or a list of "
+                f"exactly one string), got {type(cand).__name__} of length {n}"
+            )
+        cand = cand[0]
+    return _check_text(cand, f"candidate caption of image id {cid!r}", allow_empty)
 
 
 def unscored_reference_ids(references: References, candidates: Candidates) -> list[Hashable]:
