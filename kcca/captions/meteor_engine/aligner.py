@@ -92,48 +92,8 @@ def resolve(
             paths.sort(key=_RANK)  # stable, as Java's Collections.sort
             del paths[beam:]
         nxt: list[list[Any]] = []
-        bit = 1 << current
         for path in paths:
-            if path[4] & bit:  # word already used
-                if current < path[1]:  # inside a match taken earlier
-                    nxt.append(path)
-                    continue
-                f = fixed_steps[path[1]]
-                if f is not None:  # a match fixed in advance starts here
-                    weighted, test_start, end, test_end, distance = f
-                    rank = path[0] - weighted + distance
-                    if path[2] != -1 and test_start != path[2]:
-                        rank += s1  # a new chunk
-                    path[0] = rank
-                    path[1] = end
-                    path[2] = test_end
-                    nxt.append(path)
-                continue
-            last_end = path[2]
-            if candidates:
-                u1, u2, chosen = path[3], path[4], path[5]
-                for (
-                    ref_mask,
-                    test_mask,
-                    weighted,
-                    test_start,
-                    end,
-                    test_end,
-                    distance,
-                    m,
-                ) in candidates:
-                    if u2 & ref_mask or u1 & test_mask:
-                        continue
-                    rank = path[0] - weighted
-                    if last_end != -1 and test_start != last_end:
-                        rank += s1
-                    nxt.append([rank, end, test_end, u1 | test_mask, u2 | ref_mask, (m, chosen)])
-                    path[0] += distance  # sic: the jar adds it to the parent
-            if last_end != -1:  # skip this word: a gap ends the chunk
-                path[0] += s1
-                path[2] = -1
-            path[1] += 1
-            nxt.append(path)
+            _advance(path, current, candidates, fixed_steps, s1, nxt)
         if not nxt:  # the jar warns and keeps the best path
             nxt.append(paths[0])
         paths = nxt
@@ -149,6 +109,45 @@ def resolve(
     neg_weighted, rest = divmod(best[0], s2)
     chunks, distance = divmod(rest, s1)
     return SearchResult(-neg_weighted, chunks, distance, best[5])
+
+
+def _advance(
+    path: list[Any], current: int, candidates: list, fixed_steps: list, s1: int, nxt: list
+) -> None:
+    """One path ``[rank, next position, end of the last match or -1, used1, used2, chosen]``
+    at reference word ``current``: its extensions by each candidate match there (or the
+    match fixed there), then itself skipping the word, appended to ``nxt``."""
+    if path[4] & (1 << current):  # word already used
+        if current < path[1]:  # inside a match taken earlier
+            nxt.append(path)
+            return
+        f = fixed_steps[path[1]]
+        if f is not None:  # a match fixed in advance starts here
+            weighted, test_start, end, test_end, distance = f
+            rank = path[0] - weighted + distance
+            if path[2] != -1 and test_start != path[2]:
+                rank += s1  # a new chunk
+            path[0] = rank
+            path[1] = end
+            path[2] = test_end
+            nxt.append(path)
+        return
+    last_end = path[2]
+    if candidates:
+        u1, u2, chosen = path[3], path[4], path[5]
+        for ref_mask, test_mask, weighted, test_start, end, test_end, distance, m in candidates:
+            if u2 & ref_mask or u1 & test_mask:
+                continue
+            rank = path[0] - weighted
+            if last_end != -1 and test_start != last_end:
+                rank += s1
+            nxt.append([rank, end, test_end, u1 | test_mask, u2 | ref_mask, (m, chosen)])
+            path[0] += distance  # sic: the jar adds it to the parent
+    if last_end != -1:  # skip this word: a gap ends the chunk
+        path[0] += s1
+        path[2] = -1
+    path[1] += 1
+    nxt.append(path)
 
 
 class Alignment(NamedTuple):

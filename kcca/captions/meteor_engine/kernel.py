@@ -146,12 +146,7 @@ def candidate_matches(
     (:func:`mark_synsets`)."""
     t0, n1 = starts[t], lengths[t]
     r0, n2 = starts[r], lengths[r]
-    identical = n1 == n2
-    if identical:
-        for k in range(n1):
-            if keys[t0 + k] != keys[r0 + k]:
-                identical = False
-                break
+    identical = _same_words(keys, t0, n1, r0, n2)
     if identical:  # only the exact stage
         from_ref = np.empty((0, 4), np.int64)
         from_test = from_ref
@@ -186,8 +181,33 @@ def candidate_matches(
         )
     # one-word stages: at most two matches per word pair (exact, or stem and synonym)
     m = np.empty((2 * n1 * n2 + from_ref.shape[0] + from_test.shape[0], 5), np.int64)
+    count = _word_matches(
+        m, 1 if identical else 3, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_words
+    )
+    count = _paraphrase_rows(m, count, from_ref, from_test)
+    cov1, cov2 = _coverage_counts(m, count, n1, n2)
+    return m, count, cov1, cov2
+
+
+@_jit
+def _same_words(keys, t0, n1, r0, n2):  # pragma: no cover - compiled
+    """Whether the hypothesis at ``t0`` and the reference at ``r0`` have the same words."""
+    if n1 != n2:
+        return False
+    for k in range(n1):
+        if keys[t0 + k] != keys[r0 + k]:
+            return False
+    return True
+
+
+@_jit
+def _word_matches(
+    m, n_stages, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_words
+):  # pragma: no cover - compiled
+    """The one-word matches of the first ``n_stages`` stages (exact, stem, synonym) written
+    as rows of ``m`` in the jar's order; returns their count."""
     count = 0
-    for stage in range(1 if identical else 3):
+    for stage in range(n_stages):
         for j in range(n2):
             kj, sj, vj = keys[r0 + j], stems[r0 + j], vids[r0 + j]
             sharing = 0  # synonym stage: the hypothesis words sharing a synset with j
@@ -211,6 +231,13 @@ def candidate_matches(
                     m[count, 3] = 1
                     m[count, 4] = stage
                     count += 1
+    return count
+
+
+@_jit
+def _paraphrase_rows(m, count, from_ref, from_test):  # pragma: no cover - compiled
+    """Append the paraphrase matches (module 3) after row ``count`` of ``m``: the reference's
+    phrases found in the hypothesis, then the hypothesis's in the reference; the new count."""
     for k in range(from_ref.shape[0]):
         m[count, 0] = from_ref[k, 0]
         m[count, 1] = from_ref[k, 1]
@@ -225,6 +252,12 @@ def candidate_matches(
         m[count, 3] = from_test[k, 1]
         m[count, 4] = 3
         count += 1
+    return count
+
+
+@_jit
+def _coverage_counts(m, count, n1, n2):  # pragma: no cover - compiled
+    """How many of the ``count`` matches cover each hypothesis and each reference word."""
     cov1 = np.zeros(n1, np.int64)
     cov2 = np.zeros(n2, np.int64)
     for k in range(count):
@@ -232,7 +265,7 @@ def candidate_matches(
             cov1[q] += 1
         for q in range(m[k, 0], m[k, 0] + m[k, 1]):
             cov2[q] += 1
-    return m, count, cov1, cov2
+    return cov1, cov2
 
 
 @_jit
@@ -281,6 +314,10 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
     ``by_ref[first[j]:first[j + 1]]`` are the rows of the matches starting at reference
     word ``j`` in the jar's order, ``fixed[j]`` the row fixed in advance there (or -1).
     Paths are parallel arrays; the packed rank is the Python version's.
+
+    Long by design: a numba loop over two generations of paths held in twelve parallel
+    arrays that every step reads and swaps; split, each step would take and return all of
+    them for every reference word of every aligned pair.
     """
     n_match = first[n2]
     bound = 0
@@ -398,17 +435,7 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
 def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: no cover
     """``aligner.align`` and the statistics of ``engine.segment_stats``, written into
     ``stats`` (the 23 numbers of ``Stats.as_line``)."""
-    # matches grouped by reference start, in order (a stable counting sort)
-    first = np.zeros(n2 + 1, np.int64)
-    for k in range(count):
-        first[m[k, 0] + 1] += 1
-    for j in range(n2):
-        first[j + 1] += first[j]
-    fill = first[:n2].copy()
-    by_ref = np.empty(count, np.int64)
-    for k in range(count):
-        by_ref[fill[m[k, 0]]] = k
-        fill[m[k, 0]] += 1
+    first, by_ref = _by_reference(m, count, n2)
     # matches fixed in advance: alone at their start, covering words nothing else covers
     fixed = np.full(n2 + 1, -1, np.int64)
     used1 = np.int64(0)
@@ -455,7 +482,31 @@ def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: n
             stats[base + (2 if func[t0 + k] else 0)] += 1
         for k in range(m[c, 0], m[c, 0] + m[c, 1]):
             stats[base + (3 if func[r0 + k] else 1)] += 1
-    # aligner.count_chunks
+    stats[20], stats[21], stats[22] = _count_chunks(m, chosen, n2)
+
+
+@_jit
+def _by_reference(m, count, n2):  # pragma: no cover - compiled
+    """The matches grouped by reference start, in order (a stable counting sort): the rows
+    starting at reference word ``j`` are ``by_ref[first[j]:first[j + 1]]``."""
+    first = np.zeros(n2 + 1, np.int64)
+    for k in range(count):
+        first[m[k, 0] + 1] += 1
+    for j in range(n2):
+        first[j + 1] += first[j]
+    fill = first[:n2].copy()
+    by_ref = np.empty(count, np.int64)
+    for k in range(count):
+        by_ref[fill[m[k, 0]]] = k
+        fill[m[k, 0]] += 1
+    return first, by_ref
+
+
+@_jit
+def _count_chunks(m, chosen, n2):  # pragma: no cover - compiled
+    """``aligner.count_chunks``: chunks of the chosen matches (``chosen[j]``: the row
+    starting at reference word ``j``, or -1) and the words they cover in the hypothesis and
+    the reference."""
     m1 = m2 = chunks = 0
     j = 0
     last_end = -1
@@ -475,7 +526,7 @@ def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: n
             last_end = m[c, 2] + m[c, 3]
     if last_end != -1:
         chunks += 1
-    stats[20], stats[21], stats[22] = chunks, m1, m2
+    return chunks, m1, m2
 
 
 @_jit
@@ -532,6 +583,17 @@ def score(s):  # pragma: no cover - compiled
 
 
 @_jit
+def _fits(lengths, t, ref_seg, a, b):  # pragma: no cover - compiled
+    """Whether hypothesis ``t`` has references ``ref_seg[a:b]`` and every segment of the item
+    fits a 64-bit word set (:data:`MAX_WORDS`)."""
+    fits = lengths[t] <= MAX_WORDS and b > a
+    for q in range(a, b):
+        if lengths[ref_seg[q]] > MAX_WORDS:
+            fits = False
+    return fits
+
+
+@_jit
 def score_items(
     hyp,
     ref_off,
@@ -567,16 +629,11 @@ def score_items(
     for it in range(n_items):
         t = hyp[it]
         a, b = ref_off[it], ref_off[it + 1]
-        fits = lengths[t] <= MAX_WORDS and b > a
-        for q in range(a, b):
-            if lengths[ref_seg[q]] > MAX_WORDS:
-                fits = False
-        if not fits:
+        if not _fits(lengths, t, ref_seg, a, b):
             continue
         t0, n1 = starts[t], lengths[t]
         mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
         bounds = np.empty(b - a, np.float64)
-        counts = np.empty(b - a, np.int64)
         found = []  # each reference's candidate matches and coverage, for the alignment
         for q in range(a, b):
             r = ref_seg[q]
@@ -603,24 +660,32 @@ def score_items(
                 synset_words,
             )
             bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
-            counts[q - a] = count
-            found.append((m, cov1, cov2))
-        best_score = -1.0
-        best_k = -1
-        for k in np.argsort(-bounds, kind="mergesort"):  # decreasing, stable
-            if bounds[k] < best_score - BOUND_MARGIN:
-                continue
-            r = ref_seg[a + k]
-            m, cov1, cov2 = found[k]
-            count = counts[k]
-            align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
-            s = score(tmp)
-            if s > best_score or (s == best_score and k < best_k):
-                out[it] = tmp
-                best_score, best_k = s, k
+            found.append((m, count, cov1, cov2))
+        _best_alignment(found, bounds, ref_seg[a:b], starts, lengths, func, t0, n1, tmp, out[it])
         clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
         done[it] = True
     return out, done
+
+
+@_jit
+def _best_alignment(
+    found, bounds, refs, starts, lengths, func, t0, n1, tmp, best
+):  # pragma: no cover - compiled
+    """The statistics of the best-scoring reference into ``best``: references in decreasing
+    order of their bound (stable), skipping those whose bound cannot win; ties go to the
+    first reference."""
+    best_score = -1.0
+    best_k = -1
+    for k in np.argsort(-bounds, kind="mergesort"):  # decreasing, stable
+        if bounds[k] < best_score - BOUND_MARGIN:
+            continue
+        r = refs[k]
+        m, count, cov1, cov2 = found[k]
+        align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
+        s = score(tmp)
+        if s > best_score or (s == best_score and k < best_k):
+            best[:] = tmp
+            best_score, best_k = s, k
 
 
 @_jit

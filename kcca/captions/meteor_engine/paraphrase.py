@@ -44,10 +44,14 @@ MAX_PHRASE_WORDS = 7
 
 
 def _parse_kernel():
-    """The numba parsers of the table's bytes (compiled on first use: only a cold build)."""
+    """The numba parsers of the table's bytes (compiled on first use: only a cold build):
+    the word counter that sizes the arrays, and the parser."""
+    return _count_tokens_kernel(), _entries_kernel()
+
+
+def _count_tokens_kernel():
+    """The compiled counter of the words on phrase lines and on paraphrase lines."""
     import numba
-    from numba import types
-    from numba.typed import Dict
 
     @numba.njit(nogil=True)
     def count_tokens(buf):  # pragma: no cover - compiled
@@ -67,8 +71,27 @@ def _parse_kernel():
                 counts[line % 3] += 1
         return counts[1], counts[2]
 
+    return count_tokens
+
+
+def _entries_kernel():
+    """The compiled parser of the three-line entries into word ids (see ``parse``).
+
+    Long by design: it only wraps the numba parser, which is long for the reason it gives.
+    """
+    import numba
+    from numba import types
+    from numba.typed import Dict
+
     @numba.njit(nogil=True)
     def parse(buf, n_entries_hint, n_ref_tokens, n_para_tokens):  # pragma: no cover
+        """One pass over the table's bytes: phrase and paraphrase word ids, lengths and the
+        vocabulary (a status code on the first fault, :data:`_PARSE_ERRORS`).
+
+        Long by design: a numba loop whose byte cursor, vocabulary hash table and status
+        are shared by its line, number and word scanners; split, each would hand them back
+        on every byte of a 5-million-entry file.
+        """
         n = buf.shape[0]
         ref_len = np.zeros(n_entries_hint, np.uint8)
         para_len = np.zeros(n_entries_hint, np.uint8)
@@ -174,7 +197,7 @@ def _parse_kernel():
             first_len[:n_vocab].copy(),
         )
 
-    return count_tokens, parse
+    return parse
 
 
 class ParaphraseTableError(DataError):
@@ -456,35 +479,17 @@ class ParaphraseIndex:
         Returns the per-segment look-ups and ``row -> [(paraphrase node, its length), ...]``
         (file order) for the entries whose phrase and paraphrase both occur somewhere.
         """
-        get = self.word_id.get
-        flat: list[int] = []
-        seg_of: list[int] = []
-        pos_of: list[int] = []
-        for s, words in enumerate(segments):
-            flat.extend([get(w, -1) for w in words])
-            flat.append(-1)  # separator: no n-gram crosses segments
-            seg_of.extend([s] * (len(words) + 1))
-            pos_of.extend(range(len(words) + 1))
+        flat, seg_arr, pos_arr = self._flat_word_ids(segments)
         out = [SegmentParaphrases({}, {}) for _ in segments]
-        if not flat or self.phrase_nodes.size == 0:
+        if not flat.size or self.phrase_nodes.size == 0:
             return out, {}
-        nodes = self.ngram_nodes(np.asarray(flat, np.int64))
-        seg_arr = np.asarray(seg_of, np.int64)
-        pos_arr = np.asarray(pos_of, np.int64)
+        nodes = self.ngram_nodes(flat)
         found = nodes >= 0
-        present = np.unique(nodes[found])
         # the table's phrases that occur, and their entries whose paraphrase occurs too
         row = np.searchsorted(self.phrase_nodes, nodes)
         row[row >= self.phrase_nodes.size] = 0
         is_phrase = found & (self.phrase_nodes[row] == nodes)
-        rows = np.unique(row[is_phrase])
-        counts = self.entry_offsets[rows + 1] - self.entry_offsets[rows]
-        owner = np.repeat(rows, counts)
-        para = self.entry_para[
-            concatenated_ranges(self.entry_offsets[rows], self.entry_offsets[rows + 1])
-        ].astype(np.int64)
-        keep = np.isin(para, present)
-        owner, para = owner[keep], para[keep]
+        owner, para = self._entries_that_occur(np.unique(row[is_phrase]), np.unique(nodes[found]))
         if owner.size == 0:
             return out, {}
         # filtered entries as CSR by row (owner is sorted: rows ascending)
@@ -509,30 +514,11 @@ class ParaphraseIndex:
         q_node = nodes[q_idx, e_idx]
         q_key = seg_arr[q_idx] * n_nodes + q_node
         if partners is not None:
-            # (occurrence, entry) pairs, then (occurrence, entry, partner) triples
-            e_counts = t_end[h_t] - t_start[h_t]
-            pair_hit = np.repeat(np.arange(h_row.size), e_counts)
-            pair_para = para[concatenated_ranges(t_start[h_t], t_end[h_t])]
-            part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64, len(partners)))
-            part_flat = np.fromiter((q for p in partners for q in p), np.int64, int(part_off[-1]))
-            seg_of_pair = h_seg[pair_hit]
-            p_counts = part_off[seg_of_pair + 1] - part_off[seg_of_pair]
-            tri_pair = np.repeat(np.arange(pair_hit.size), p_counts)
-            tri_partner = part_flat[
-                concatenated_ranges(part_off[seg_of_pair], part_off[seg_of_pair + 1])
-            ]
-            tri_key = tri_partner * n_nodes + pair_para[tri_pair]
-            seg_nodes = np.unique(q_key)
-            at = np.searchsorted(seg_nodes, tri_key)
-            at[at >= seg_nodes.size] = 0
-            useful = seg_nodes[at] == tri_key
-            useful_pairs = np.unique(tri_pair[useful])
-            keep_hit = np.zeros(h_row.size, bool)
-            keep_hit[pair_hit[useful_pairs]] = True
-            wanted = np.unique(tri_key[useful])  # (segment, paraphrase node) worth locating
+            keep_hit, wanted = _matchable_with_partners(
+                partners, h_seg, (t_start[h_t], t_end[h_t]), para, q_key, n_nodes
+            )
         else:
-            keep_hit = np.ones(h_row.size, bool)
-            wanted = None
+            keep_hit, wanted = np.ones(h_row.size, bool), None
         table: dict[int, list[tuple[int, int]]] = {}
         para_len = self.node_depth(para)
         for r, p, n in zip(owner.tolist(), para.tolist(), para_len.tolist()):
@@ -557,3 +543,69 @@ class ParaphraseIndex:
             positions = out[s].positions
             positions[node] = positions.get(node, ()) + (j,)
         return out, table
+
+    def _flat_word_ids(
+        self, segments: Sequence[Sequence[str]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every segment's word ids (-1: not in the table) in one array, a -1 after each
+        segment (no n-gram crosses segments), with the segment and position of each."""
+        get = self.word_id.get
+        flat: list[int] = []
+        seg_of: list[int] = []
+        pos_of: list[int] = []
+        for s, words in enumerate(segments):
+            flat.extend([get(w, -1) for w in words])
+            flat.append(-1)  # separator: no n-gram crosses segments
+            seg_of.extend([s] * (len(words) + 1))
+            pos_of.extend(range(len(words) + 1))
+        return (
+            np.asarray(flat, np.int64),
+            np.asarray(seg_of, np.int64),
+            np.asarray(pos_of, np.int64),
+        )
+
+    def _entries_that_occur(
+        self, rows: np.ndarray, present: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of phrase ``rows`` whose paraphrase node is ``present`` in the
+        segments: ``(owner row, paraphrase node)`` of each, rows ascending, file order."""
+        counts = self.entry_offsets[rows + 1] - self.entry_offsets[rows]
+        owner = np.repeat(rows, counts)
+        para = self.entry_para[
+            concatenated_ranges(self.entry_offsets[rows], self.entry_offsets[rows + 1])
+        ].astype(np.int64)
+        keep = np.isin(para, present)
+        return owner[keep], para[keep]
+
+
+def _matchable_with_partners(
+    partners: Sequence[Sequence[int]],
+    h_seg: np.ndarray,
+    entry_ranges: tuple[np.ndarray, np.ndarray],
+    para: np.ndarray,
+    q_key: np.ndarray,
+    n_nodes: np.int64,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which phrase occurrences (segments ``h_seg``, entries ``entry_ranges`` of ``para``)
+    have a paraphrase occurring in one of their segment's partners (n-gram occurrences
+    ``q_key`` = segment * n_nodes + node), and the sorted ``(segment, paraphrase node)``
+    keys worth locating."""
+    # (occurrence, entry) pairs, then (occurrence, entry, partner) triples
+    e_counts = entry_ranges[1] - entry_ranges[0]
+    pair_hit = np.repeat(np.arange(h_seg.size), e_counts)
+    pair_para = para[concatenated_ranges(*entry_ranges)]
+    part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64, len(partners)))
+    part_flat = np.fromiter((q for p in partners for q in p), np.int64, int(part_off[-1]))
+    seg_of_pair = h_seg[pair_hit]
+    p_counts = part_off[seg_of_pair + 1] - part_off[seg_of_pair]
+    tri_pair = np.repeat(np.arange(pair_hit.size), p_counts)
+    tri_partner = part_flat[concatenated_ranges(part_off[seg_of_pair], part_off[seg_of_pair + 1])]
+    tri_key = tri_partner * n_nodes + pair_para[tri_pair]
+    seg_nodes = np.unique(q_key)
+    at = np.searchsorted(seg_nodes, tri_key)
+    at[at >= seg_nodes.size] = 0
+    useful = seg_nodes[at] == tri_key
+    useful_pairs = np.unique(tri_pair[useful])
+    keep_hit = np.zeros(h_seg.size, bool)
+    keep_hit[pair_hit[useful_pairs]] = True
+    return keep_hit, np.unique(tri_key[useful])  # (segment, paraphrase node) worth locating
