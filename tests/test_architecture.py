@@ -207,3 +207,29 @@ def test_no_module_imports_another_modules_private_names():
                         if _private(part) and not (me + ".").startswith(owner + "."):
                             bad.append(f"{me}: imports private module {'.'.join(chain[:i + 1])}")
     assert not bad, "\n".join(bad)
+
+
+#: the phrase a function over MAX_FUNCTION_LINES lines gives the reason with, in its docstring
+LONG_BY_DESIGN = "Long by design:"
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_is_long_without_a_reason():
+    """A function does one thing: none of ``kcca/`` and ``features/`` runs over 80 lines unless
+    its docstring says why in a sentence beginning ``Long by design:`` (a numba loop whose state
+    does not factor, say)."""
+    long = []
+    for top in ("kcca", "features"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES and LONG_BY_DESIGN not in (
+                    ast.get_docstring(node) or ""
+                ):
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines})")
+    assert not long, (
+        f"functions over {MAX_FUNCTION_LINES} lines: split them into named steps, or say why "
+        f"not in their docstring ({LONG_BY_DESIGN} ...):\n" + "\n".join(long)
+    )
