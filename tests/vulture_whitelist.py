@@ -11,6 +11,7 @@ from features.codebook import Codebook
 from features.kernels.fisher import FisherKernel
 from features.kernels.image import HistogramKernel
 from features.kernels.mixture import MixtureKernel
+from features.kernels.vectors import VectorsKernel
 from features.pyramid import level_slices
 from features.sift import opencv_sift_descriptors
 from features.text.pipeline import CaptionPreprocessor
@@ -77,6 +78,7 @@ LinSimilarity.sense_  # fitted: each word's chosen sense
 FisherKernel  # registered kernel
 HistogramKernel  # registered kernel (K^HISTO, eq. 5-6)
 MixtureKernel  # registered kernel
+VectorsKernel  # registered kernel (vectors read from a file)
 
 # --- the pycocoevalcap 1.2 drop-in API (kcca.coco)
 COCOEvalCap  # pycocoevalcap's class name

@@ -15,9 +15,10 @@ What a system passes a kernel (:class:`kcca.systems.blocks.Workspace`) depends o
 attribute ``item_type``: ``"image-features"`` (image kernels: one
 :class:`~features.image_features.ImageFeatures` record per image, the default for an image
 kernel), ``"image-pixels"`` (image kernels: one RGB ``uint8`` array (H, W, 3) per image,
-loaded lazily) or ``"text"`` (token lists; a training item is the five token lists of one
-image). Image kernels may take a power ``p``; systems fit them with ``p = 1`` and the solver
-applies the grid's p to the block.
+loaded lazily), ``"text"`` (token lists; a training item is the five token lists of one
+image) or ``"ids"`` (either side: image ids, or caption ids with a training item the tuple of
+one image's caption ids; :mod:`features.kernels.vectors`). Image kernels may take a power
+``p``; systems fit them with ``p = 1`` and the solver applies the grid's p to the block.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Kernel(BaseEstimator):
     ----------
     name : str
         The registered name (set by :func:`register_kernel`).
-    item_type : {"image-features", "image-pixels", "text"} or None
+    item_type : {"image-features", "image-pixels", "text", "ids"} or None
         What a system passes as items (module docstring); None: not declared (built-in
         kernels).
     positive_semidefinite : bool
@@ -130,6 +131,11 @@ class Kernel(BaseEstimator):
     def params(self) -> dict[str, Any]:
         """The parameters that fix the numbers (:func:`numeric_params`)."""
         return numeric_params(self)
+
+    def input_files(self) -> dict[str, str]:
+        """Files the kernel reads besides its items, by role: their content is part of every
+        cache key of its blocks (default: none)."""
+        return {}
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "train_items_"):
@@ -243,6 +249,7 @@ BUILTIN_MODULES = (
     "features.kernels.image",
     "features.kernels.fisher",
     "features.kernels.mixture",
+    "features.kernels.vectors",
     "features.text.bow_kernel",
     "features.text.tagrank_kernel",
     "features.text.trigram_kernel",

@@ -26,7 +26,7 @@ import numpy as np
 from features.kernels.base import numeric_params, with_execution
 from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
-from kcca.data.corpus import SPLITS, Corpus
+from kcca.data.corpus import SPLITS, Corpus, caption_id
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
 
@@ -198,7 +198,8 @@ class Workspace:
         """Blocks of an image kernel (``p = 1``; the solver applies p).
 
         A kernel with ``item_type = "image-pixels"`` (a plug-in, ``features.kernels.base``)
-        gets lazily loaded RGB arrays instead of image features.
+        gets lazily loaded RGB arrays instead of image features; one with ``"ids"`` (the
+        ``vectors`` kernel) the image ids.
         """
         kernel = spec.build()
         if "p" in kernel.get_params(deep=False):
@@ -207,11 +208,14 @@ class Workspace:
         if item_type == "image-mixture":
             return self._mixture_blocks(spec, kernel)
         pixels = item_type == "image-pixels"
-        features = "pixels" if pixels else self.image_pipeline().feature_key()
+        ids = item_type == "ids"
+        features = "pixels" if pixels else "ids" if ids else self.image_pipeline().feature_key()
         key = self._image_key(spec, kernel, features=features)
 
         def compute() -> dict[str, np.ndarray]:
-            if pixels:
+            if ids:
+                items: dict[str, Any] = {s: list(self.corpus.split(s)) for s in SPLITS}
+            elif pixels:
                 items = {s: ImagePixels(self.corpus, self.corpus.split(s)) for s in SPLITS}
             else:
                 feats = self.image_features()
@@ -228,7 +232,7 @@ class Workspace:
             }
 
         return self._shared_image_blocks(
-            key, compute, psd=getattr(kernel, "positive_semidefinite", True)
+            key, compute, psd=getattr(kernel, "positive_semidefinite", True), kernel=kernel
         )
 
     def _mixture_blocks(self, spec: KernelSpec, kernel: Any) -> Blocks:
@@ -247,23 +251,30 @@ class Workspace:
 
     def _image_key(self, spec: KernelSpec, kernel: Any, **inputs: Any) -> dict[str, Any]:
         """The cache key of an image kernel's blocks: its name and numeric parameters on this
-        corpus's images, then what it is computed from (``inputs``)."""
+        corpus's images, then what it is computed from (``inputs``) and the content of the
+        files the kernel reads (:func:`kernel_files_key`)."""
         return {
             "version": VERSION,
             "corpus": self.image_fingerprint,
             "kernel": spec.name,
             "params": numeric_params(kernel),
             **inputs,
+            **kernel_files_key(kernel),
         }
 
     def _shared_image_blocks(
-        self, key: dict[str, Any], compute: Callable[[], dict[str, np.ndarray]], psd: bool
+        self,
+        key: dict[str, Any],
+        compute: Callable[[], dict[str, np.ndarray]],
+        psd: bool,
+        kernel: Any = None,
     ) -> Blocks:
         """The image blocks of ``key`` (computed by ``compute`` or loaded), marked not PSD
         unless ``psd``. The systems of a run share the image kernel: its KCCA factors go to the
         disk cache too, so worker processes and later runs load them instead of factorising
-        again."""
-        blocks = self._blocks(IMAGE_STAGE, key, compute, image_inputs(self.corpus))
+        again. The files ``kernel`` reads are inputs of the entries too."""
+        inputs = image_inputs(self.corpus) + list(kernel_files(kernel).values())
+        blocks = self._blocks(IMAGE_STAGE, key, compute, inputs)
         if not psd:
             blocks = dataclasses.replace(blocks, psd=False)
         self.factor_cache.persist(
@@ -330,6 +341,20 @@ class Workspace:
             out[split] = [list(pre.caption_tokens(cid)) for _, cid, _ in self.corpus.pool(split)]
         return out
 
+    def caption_id_items(self) -> dict[str, list]:
+        """:meth:`text_items` as caption ids (``IMAGE#N``), for kernels of ``item_type =
+        "ids"``: a training item is the tuple of its image's caption ids."""
+        corpus = self.corpus
+        out: dict[str, list] = {
+            "train": [
+                tuple(caption_id(i, n) for n in range(len(corpus.captions[i])))
+                for i in corpus.split("train")
+            ]
+        }
+        for split in ("dev", "test"):
+            out[split] = [cid for _, cid, _ in corpus.pool(split)]
+        return out
+
     def word_kernel(self, name: str):
         memo = ("word-kernel", name)
         if memo not in self._memo:
@@ -372,13 +397,16 @@ class Workspace:
             "word_kernel": None
             if word_kernel is None
             else {"name": word_kernel, "config": _wk_config(self.seed)},
+            **kernel_files_key(kernel),
         }
         inputs = list(text_inputs(self.corpus, sources).values())
+        inputs += kernel_files(kernel).values()
+        ids = getattr(kernel, "item_type", None) == "ids"
         fitted: dict[str, Any] = {}
 
         def fitted_kernel():
             if "k" not in fitted:
-                items = self.text_items(preset)
+                items = self.caption_id_items() if ids else self.text_items(preset)
                 fitted["items"] = items
                 fitted["k"] = kernel.fit(items["train"])
             return fitted["k"], fitted["items"]
@@ -425,6 +453,19 @@ class Workspace:
                 value["train"], value["dev"], value["test"], key, tuple(inputs)
             )
         return self._memo[memo]
+
+
+def kernel_files(kernel: Any) -> dict[str, str]:
+    """The files ``kernel`` reads besides its items, by role (``Kernel.input_files``)."""
+    files = getattr(kernel, "input_files", None)
+    return dict(files()) if callable(files) else {}
+
+
+def kernel_files_key(kernel: Any) -> dict[str, str]:
+    """``{"files": digest}`` of the content of :func:`kernel_files` for a cache key; empty
+    for a kernel that reads no file (its key stays as it was)."""
+    files = kernel_files(kernel)
+    return {"files": files_digest(files)} if files else {}
 
 
 def factor_store(cache: Cache, kernel: Any, inputs: Sequence[str] = ()) -> Any:

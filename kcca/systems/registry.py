@@ -42,14 +42,16 @@ def make_any_kernel(name: str, **params: Any):
 
 
 def is_image_kernel(name: str) -> bool:
-    """A built-in image kernel, or a registered one declaring an image ``item_type``."""
+    """A built-in image kernel, or a registered one declaring an image ``item_type`` (or
+    ``"ids"``, which serves either side: the ``vectors`` kernel)."""
     if name in IMAGE_KERNELS:
         return True
     try:
         cls = kernel_class(name)
     except KeyError:
         return False
-    return str(getattr(cls, "item_type", None) or "").startswith("image")
+    item_type = str(getattr(cls, "item_type", None) or "")
+    return item_type.startswith("image") or item_type == "ids"
 
 
 def check_names(spec) -> list[str]:
