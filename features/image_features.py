@@ -557,25 +557,7 @@ class ImageFeaturePipeline:
         books = self.fit_codebooks()
         folder = self.feature_dir()
         if folder is not None:
-            make_private_folder(folder)
-            cfg_file = folder / "config.json"
-            if not cfg_file.exists():
-                import json
-
-                chosen = self._chosen_ids()
-                text = json.dumps(
-                    {
-                        "levels": self.config.levels,
-                        "codebooks": {
-                            n: self._codebook_config(ft, chosen)
-                            for n, ft in self.feature_types.items()
-                        },
-                    },
-                    indent=1,
-                    sort_keys=True,
-                    default=str,
-                )
-                atomic_write(cfg_file, lambda tmp: Path(tmp).write_text(text))
+            self._describe_folder(folder)
         features: dict[str, ImageFeatures] = {}
         todo = []
         for i in ids:
@@ -626,6 +608,28 @@ class ImageFeaturePipeline:
             cache_dir=folder,
             codebook_skipped=dict(self.codebook_skipped_),
         )
+
+    def _describe_folder(self, folder: Path) -> None:
+        """Create the feature folder and, once, its ``config.json`` (the pyramid levels and
+        each codebook's settings), for a person reading the cache."""
+        make_private_folder(folder)
+        cfg_file = folder / "config.json"
+        if not cfg_file.exists():
+            import json
+
+            chosen = self._chosen_ids()
+            text = json.dumps(
+                {
+                    "levels": self.config.levels,
+                    "codebooks": {
+                        n: self._codebook_config(ft, chosen) for n, ft in self.feature_types.items()
+                    },
+                },
+                indent=1,
+                sort_keys=True,
+                default=str,
+            )
+            atomic_write(cfg_file, lambda tmp: Path(tmp).write_text(text))
 
 
 def safe_name(image_id: str) -> str:
