@@ -111,9 +111,12 @@ class ItemVectors:
     def gather(self, ids: Sequence[str]) -> np.ndarray:
         """The vectors of ``ids`` as a float64 array ``(len(ids), dim)`` (only these rows are
         read from a memory-mapped file)."""
-        rows = self.rows(ids)
+        return self.read(self.rows(ids))
+
+    def read(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors of ``rows`` (from :meth:`rows`) as a float64 array."""
         order = np.argsort(rows, kind="stable")  # read a mapped file front to back
-        out = np.empty((len(ids), self.dim), dtype=np.float64)
+        out = np.empty((len(rows), self.dim), dtype=np.float64)
         out[order] = self.vectors[rows[order]]
         return out
 

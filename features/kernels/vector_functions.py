@@ -65,8 +65,9 @@ def check_function(function: str, gamma: float | None, degree: int, coef0: float
 
 
 def prepare(vectors: np.ndarray, function: str) -> np.ndarray:
-    """The rows a function is applied to: L2-normalised for ``cosine``, else as they are."""
-    return normalize(vectors) if function == "cosine" else vectors
+    """The rows a function is applied to: L2-normalised for ``cosine`` (in place), else as
+    they are."""
+    return normalize(vectors, copy=False) if function == "cosine" else vectors
 
 
 def median_gamma(vectors: np.ndarray) -> float:

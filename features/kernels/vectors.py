@@ -39,6 +39,9 @@ from features.kernels.vector_functions import (
 from features.vectors_file import ItemVectors, input_files, read_item_vectors
 from kcca.errors import DataError
 
+#: items whose vectors are read and combined at a time
+ITEMS_AT_ONCE = 4096
+
 
 @register_kernel("vectors")
 @dataclass(eq=False, repr=False)
@@ -153,16 +156,23 @@ class VectorsKernel(Kernel):
 
     def _matrix(self, items: Sequence[Any]) -> np.ndarray:
         """The items' vectors as the function sees them: a multi-id item's mean (of the
-        normalised vectors when ``normalise``), then normalised for ``cosine``."""
+        normalised vectors when ``normalise``), then normalised for ``cosine``. Read
+        :data:`ITEMS_AT_ONCE` items at a time, so the captions of every training image are
+        never in memory at once."""
         ids, owners = _flatten(items)
-        vectors = self.vectors_.gather(ids)
-        if self.normalise:
-            vectors = l2_normalize(vectors, copy=False)
-        if len(ids) != len(items):  # owners run 0, 0, ..., 1, ...: sum each run
-            starts = np.searchsorted(owners, np.arange(len(items)))
-            counts = np.diff(np.append(starts, len(ids)))
-            vectors = np.add.reduceat(vectors, starts, axis=0) / counts[:, None]
-        return prepare(vectors, self.function)
+        rows = self.vectors_.rows(ids)  # every id has a row, or a named error
+        starts = np.searchsorted(owners, np.arange(len(items)))
+        ends = np.append(starts[1:], len(ids)).astype(np.int64)
+        out = np.empty((len(items), self.vectors_.dim))
+        for first in range(0, len(items), ITEMS_AT_ONCE):
+            last = min(first + ITEMS_AT_ONCE, len(items))
+            low, high = starts[first], ends[last - 1]
+            vectors = self.vectors_.read(rows[low:high])
+            if self.normalise:
+                vectors = l2_normalize(vectors, copy=False)
+            sums = np.add.reduceat(vectors, starts[first:last] - low, axis=0)
+            out[first:last] = sums / (ends - starts)[first:last, None]
+        return prepare(out, self.function)
 
 
 def _flatten(items: Sequence[Any]) -> tuple[list[str], np.ndarray]:
@@ -183,7 +193,8 @@ def _flatten(items: Sequence[Any]) -> tuple[list[str], np.ndarray]:
                 f"{str(item)[:60]!r}, not an id or a list of ids",
                 fix="the vectors kernel takes image ids or caption ids, as a system passes "
                 'them ([image_kernel] or [text_kernel] name = "vectors"); it cannot encode '
-                "images or token lists itself",
+                "images or token lists itself, so a saved model (kcca fit-model) cannot use it: "
+                "run the system with kcca reproduce --experiments",
             )
         ids.extend(group)
         owners.extend([position] * len(group))

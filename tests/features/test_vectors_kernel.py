@@ -18,6 +18,7 @@ from sklearn.metrics.pairwise import (
 from sklearn.preprocessing import normalize
 
 import features.kernels.vector_functions as functions
+import features.kernels.vectors as vectors_module
 from features.kernels import available_kernels, make_kernel
 from features.kernels.vectors import VectorsKernel
 from kcca.errors import DataError
@@ -187,3 +188,13 @@ def test_an_item_with_no_vector_is_named(data):
         kernel.gram(["img999.jpg#2"])
     with pytest.raises(DataError, match=r"no vector for id 'x#0' \(and 1 more of the 3 ids"):
         VectorsKernel(path=str(data[0])).fit([(IDS[0], "x#0", "x#1")])
+
+
+def test_items_are_read_a_few_at_a_time_with_the_same_numbers(data, monkeypatch):
+    path, _ = data
+    groups = [tuple(IDS[5 * i : 5 * i + 5]) for i in range(8)] + [(IDS[40],), IDS[41]]
+    whole = VectorsKernel(path=str(path), normalise=True).fit(groups)
+    monkeypatch.setattr(vectors_module, "ITEMS_AT_ONCE", 3)
+    pieces = VectorsKernel(path=str(path), normalise=True).fit(groups)
+    assert np.array_equal(pieces.train_vectors_, whole.train_vectors_)
+    assert np.array_equal(pieces.gram(TEST), whole.gram(TEST))
