@@ -47,6 +47,9 @@ _W0, _W1, _W2, _W3 = MODULE_WEIGHTS
 #: compiled on first call and cached beside the module's bytecode (see the module docstring),
 #: IEEE division (no ZeroDivisionError)
 _jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+#: the same, inlined into its callers at numba's IR level (the steps the per-pair and
+#: per-item loops are split into cost no call)
+_jit_inline = numba.njit(nogil=True, cache=True, error_model="numpy", inline="always")
 
 
 @_jit
@@ -189,7 +192,7 @@ def candidate_matches(
     return m, count, cov1, cov2
 
 
-@_jit
+@_jit_inline
 def _same_words(keys, t0, n1, r0, n2):  # pragma: no cover - compiled
     """Whether the hypothesis at ``t0`` and the reference at ``r0`` have the same words."""
     if n1 != n2:
@@ -200,7 +203,7 @@ def _same_words(keys, t0, n1, r0, n2):  # pragma: no cover - compiled
     return True
 
 
-@_jit
+@_jit_inline
 def _word_matches(
     m, n_stages, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_words
 ):  # pragma: no cover - compiled
@@ -234,7 +237,7 @@ def _word_matches(
     return count
 
 
-@_jit
+@_jit_inline
 def _paraphrase_rows(m, count, from_ref, from_test):  # pragma: no cover - compiled
     """Append the paraphrase matches (module 3) after row ``count`` of ``m``: the reference's
     phrases found in the hypothesis, then the hypothesis's in the reference; the new count."""
@@ -255,7 +258,7 @@ def _paraphrase_rows(m, count, from_ref, from_test):  # pragma: no cover - compi
     return count
 
 
-@_jit
+@_jit_inline
 def _coverage_counts(m, count, n1, n2):  # pragma: no cover - compiled
     """How many of the ``count`` matches cover each hypothesis and each reference word."""
     cov1 = np.zeros(n1, np.int64)
@@ -485,7 +488,7 @@ def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: n
     stats[20], stats[21], stats[22] = _count_chunks(m, chosen, n2)
 
 
-@_jit
+@_jit_inline
 def _by_reference(m, count, n2):  # pragma: no cover - compiled
     """The matches grouped by reference start, in order (a stable counting sort): the rows
     starting at reference word ``j`` are ``by_ref[first[j]:first[j + 1]]``."""
@@ -502,7 +505,7 @@ def _by_reference(m, count, n2):  # pragma: no cover - compiled
     return first, by_ref
 
 
-@_jit
+@_jit_inline
 def _count_chunks(m, chosen, n2):  # pragma: no cover - compiled
     """``aligner.count_chunks``: chunks of the chosen matches (``chosen[j]``: the row
     starting at reference word ``j``, or -1) and the words they cover in the hypothesis and
@@ -582,7 +585,7 @@ def score(s):  # pragma: no cover - compiled
     return value + 0.0
 
 
-@_jit
+@_jit_inline
 def _fits(lengths, t, ref_seg, a, b):  # pragma: no cover - compiled
     """Whether hypothesis ``t`` has references ``ref_seg[a:b]`` and every segment of the item
     fits a 64-bit word set (:data:`MAX_WORDS`)."""
@@ -667,7 +670,7 @@ def score_items(
     return out, done
 
 
-@_jit
+@_jit_inline
 def _best_alignment(
     found, bounds, refs, starts, lengths, func, t0, n1, tmp, best
 ):  # pragma: no cover - compiled
