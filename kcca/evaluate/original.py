@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from kcca.data.errors import DataError
+from kcca.evaluate.index_arrays import checked_index_array
 
 DEFAULT_KS = (1, 5, 10)
 
@@ -52,17 +53,15 @@ def _gold(n_queries: int, n_candidates: int, gold: Sequence[int] | np.ndarray | 
                 "square pool)"
             )
         return np.arange(n_queries)
-    g = np.asarray(gold)
-    if g.shape != (n_queries,) or not np.issubdtype(g.dtype, np.integer):
-        raise DataError(
-            f"gold must be {n_queries} integer candidate indices, got shape "
-            f"{g.shape} dtype {g.dtype}"
-        )
-    bad = np.flatnonzero((g < 0) | (g >= n_candidates))
-    if bad.size:
-        q = int(bad[0])
-        raise DataError(f"query {q}: gold index {int(g[q])} is outside 0..{n_candidates - 1}")
-    return g.astype(np.int64)
+    return checked_index_array(
+        gold,
+        n_queries,
+        n_candidates,
+        name="gold",
+        meaning="integer candidate indices",
+        row="query",
+        index="gold index",
+    )
 
 
 #: where the gold item goes among candidates with its score (:func:`original_ranks_from_scores`)

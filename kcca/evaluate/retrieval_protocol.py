@@ -40,6 +40,7 @@ from typing import Sequence
 import numpy as np
 
 from kcca.errors import DataError, unknown_name
+from kcca.evaluate.index_arrays import checked_index_array
 
 #: candidate order among equal scores (module docstring)
 TIE_RULES = ("reversed-argsort", "gold-last")
@@ -147,16 +148,15 @@ def _checked_caption_images(
                 "captions_per_image of the pool",
             )
         return standard_caption_images(n_images, captions_per_image)
-    g = np.asarray(caption_images)
-    if g.shape != (n_captions,) or not np.issubdtype(g.dtype, np.integer):
-        raise DataError(
-            f"caption_images must be {n_captions} integer image indices (one per column of "
-            f"the similarity matrix), got shape {g.shape} dtype {g.dtype}"
-        )
-    bad = np.flatnonzero((g < 0) | (g >= n_images))
-    if bad.size:
-        c = int(bad[0])
-        raise DataError(f"caption {c}: image index {int(g[c])} is outside 0..{n_images - 1}")
+    g = checked_index_array(
+        caption_images,
+        n_captions,
+        n_images,
+        name="caption_images",
+        meaning="integer image indices (one per column of the similarity matrix)",
+        row="caption",
+        index="image index",
+    )
     lonely = np.flatnonzero(np.bincount(g, minlength=n_images) == 0)
     if lonely.size:
         raise DataError(
@@ -164,7 +164,7 @@ def _checked_caption_images(
             "its annotation rank is undefined",
             fix="leave images without captions out of the similarity matrix",
         )
-    return g.astype(np.int64, copy=False)
+    return g
 
 
 def _checked_ties(ties: str) -> str:
