@@ -1,4 +1,4 @@
-"""Kernel functions on vectors (linear, cosine, RBF, polynomial), in float64 row blocks.
+"""Kernel functions on vectors (linear, cosine, RBF, polynomial, intersection), in row blocks.
 
 The numbers are scikit-learn's (:mod:`sklearn.metrics.pairwise`): ``linear_kernel``,
 ``cosine_similarity`` (computed as the linear kernel of L2-normalised rows, which is how
@@ -11,6 +11,13 @@ RBF's ``gamma`` defaults to the median heuristic (:func:`median_gamma`): one ove
 squared Euclidean distance between distinct training vectors, on a seeded sample of
 :data:`MEDIAN_SAMPLE` of them when there are more. The polynomial kernel's defaults are
 scikit-learn's (``gamma = 1 / dim``, ``coef0 = 1``, ``degree = 3``).
+
+Two functions reproduce built-in kernels on the vectors ``kcca features --export`` writes:
+``intersection``, the histogram intersection ``sum_k min(x_k, y_k)`` of eq. 5 and 7 computed
+by the pyramid kernel's own code (:func:`features.kernels.intersection.intersection_numba`,
+float32 sums), for the ``pyramid`` and ``histogram`` kernels; and ``linear-float32``, the
+linear function as one float32 matrix product, as the ``fisher`` kernel computes its dot
+products (the float64 ``linear`` differs from it by float32 rounding, about 1e-7).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from sklearn.preprocessing import normalize
 
 from kcca.errors import DataError
 
-FUNCTIONS = ("linear", "cosine", "rbf", "polynomial")
+FUNCTIONS = ("linear", "cosine", "rbf", "polynomial", "intersection", "linear-float32")
 #: training vectors the median heuristic looks at (a seeded sample when there are more)
 MEDIAN_SAMPLE = 2000
 #: the seed of that sample
@@ -106,8 +113,16 @@ def vector_block(
     """``K[i, j] = k(a[i], b[j])`` in float64 (``b=None``: ``a`` with itself, symmetric).
 
     ``a`` and ``b`` are rows as :func:`prepare` leaves them; ``gamma`` is the one to use
-    (RBF, polynomial; None: scikit-learn's default).
+    (RBF, polynomial; None: scikit-learn's default). ``intersection`` and ``linear-float32``
+    are computed whole, as the built-in kernels they reproduce compute them (module
+    docstring).
     """
+    if function == "intersection":
+        return _intersection(a, b)
+    if function == "linear-float32":
+        a32 = np.asarray(a, dtype=np.float32)
+        b32 = a32 if b is None else np.asarray(b, dtype=np.float32)
+        return (a32 @ b32.T).astype(np.float64)
     f = _pairwise(function, gamma, degree, coef0)
     a = np.asarray(a, dtype=np.float64)
     if b is None:
@@ -131,7 +146,24 @@ def vector_diag(
     if function == "polynomial":
         g = 1.0 / a.shape[1] if gamma is None else gamma
         return (g * norms + coef0) ** degree
+    if function == "intersection":
+        return a.sum(axis=1)
     return norms
+
+
+def _intersection(a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    """The histogram intersection block (eq. 5, 7) of non-negative rows."""
+    from features.kernels.intersection import intersection_numba
+
+    for rows in (a, b):
+        if rows is not None and rows.size and np.min(rows) < 0:
+            raise DataError(
+                "vectors kernel: function 'intersection' needs vectors with no negative entry "
+                f"(histograms); the smallest is {np.min(rows)}",
+                fix="give it histograms (kcca features --export with a pyramid or histogram "
+                "kernel), or use another function",
+            )
+    return intersection_numba(a, b)
 
 
 def _pairwise(

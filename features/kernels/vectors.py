@@ -16,7 +16,9 @@ as KCCA's eq. 3 needs) and costs one row per image, not five.
 
 The function (``linear``, ``cosine``, ``rbf``, ``polynomial``) is computed in float64 row
 blocks with scikit-learn's numbers (:mod:`features.kernels.vector_functions`; RBF's gamma by
-the median heuristic unless given). The files' content is part of every cache key of the
+the median heuristic unless given); ``intersection`` and ``linear-float32`` give the numbers
+of the built-in ``pyramid`` / ``histogram`` and ``fisher`` kernels on the vectors ``kcca
+features --export`` writes. The files' content is part of every cache key of the
 kernel's blocks (:meth:`VectorsKernel.input_files`).
 """
 
@@ -58,9 +60,13 @@ class VectorsKernel(Kernel):
     ids_path : str or None, default=None
         The ids file of a ``.npy`` array, one id a line (None: ``NAME.ids.txt`` beside
         ``NAME.npy``).
-    function : {"linear", "cosine", "rbf", "polynomial"}, default="linear"
+    function : str, default="linear"
+        ``"linear"``, ``"cosine"``, ``"rbf"``, ``"polynomial"``, ``"intersection"`` or
+        ``"linear-float32"``:
         ``x . y``; ``x . y / (|x| |y|)``; ``exp(-gamma |x - y|^2)``;
-        ``(gamma x . y + coef0)^degree``.
+        ``(gamma x . y + coef0)^degree``; ``sum_k min(x_k, y_k)`` (non-negative vectors:
+        the pyramid kernel's histogram intersection, eq. 5 and 7); ``x . y`` computed in
+        float32 (the ``fisher`` kernel's numbers on its exported vectors).
     normalise : bool, default=False
         L2-normalise each vector as read (each caption's before a training item's mean).
     gamma : float or None, default=None
