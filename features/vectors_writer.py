@@ -20,7 +20,7 @@ from kcca.atomic_files import atomic_write, write_text_atomic
 
 #: the extensions written, and what each is
 WRITTEN_FORMATS = {
-    ".npz": "a NumPy archive of 'ids' and 'vectors' (uncompressed)",
+    ".npz": "a NumPy archive of 'ids' and 'vectors', stored uncompressed",
     ".npy": "a NumPy array, with the ids in NAME.ids.txt",
 }
 

@@ -40,7 +40,16 @@ FAULTS: dict[int, tuple[str, str]] = {
 
 #: flags whose value a command writes (the others name what it reads)
 OUTPUT_FLAGS = frozenset(
-    {"--cache-dir", "--out", "--output", "--per-item", "--plot", "--html", "--rankings-dir"}
+    {
+        "--cache-dir",
+        "--out",
+        "--output",
+        "--per-item",
+        "--plot",
+        "--html",
+        "--rankings-dir",
+        "--export",
+    }
 )
 
 

@@ -4,7 +4,10 @@ Fits the colour / texture / SIFT codebooks on a seeded sample of training images
 computes every requested image's spatial-pyramid histograms, cached one file per image
 under ``<cache>/image-features/<key>/`` (an interrupted run resumes). With ``--gram`` it also
 computes the pyramid intersection Gram matrix of the split (eq. 8 averaged over the three
-feature types, before the power ``p``) on ``--backend`` and caches it.
+feature types, before the power ``p``) on ``--backend`` and caches it. With ``--export FILE``
+it writes one vector per image of an image kernel (``--export-kernel``: the pyramid
+histograms, or Fisher vectors) in the format of the ``vectors`` kernel
+(:mod:`kcca.systems.image_vectors`).
 """
 
 from __future__ import annotations
@@ -66,6 +69,26 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="descriptor rows sampled per codebook image (default 1000)",
     )
     p.add_argument("--chunk-size", type=int, default=16, help="images per parallel task")
+    p.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write each extracted image's vector under --export-kernel to FILE.npz (ids and "
+        "vectors) or FILE.npy (with FILE.ids.txt), for the vectors kernel",
+    )
+    p.add_argument(
+        "--export-kernel",
+        choices=("pyramid", "histogram", "fisher"),
+        default="pyramid",
+        help="the image kernel whose vectors --export writes (default pyramid: the weighted "
+        "pyramid histograms; fisher: Fisher vectors, fitted on the training images)",
+    )
+    p.add_argument(
+        "--export-params",
+        metavar="TABLE",
+        default="{}",
+        help="that kernel's parameters as an experiment file's inline table, e.g. "
+        "'{bin_sizes = [4, 6, 8, 10]}' (default: the kernel's defaults)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p
 
@@ -115,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
             fix="add --gram, or drop --backend",
         )
     backend = backend_from_args(args) if args.gram else None  # checked before any extraction
-    check_outputs(args)
+    export_params = _export_params(args)
+    check_outputs(args, *_export_outputs(args))
     if args.scheduler:
         from kcca.workers import check_scheduler
 
@@ -152,12 +176,77 @@ def run(args: argparse.Namespace) -> int:
     if args.gram:
         assert backend is not None  # resolved above when --gram
         summary["gram"] = _gram(args, pipe, result, list(result.features), cache, backend)
+    if args.export:
+        summary["export"] = _export(args, corpus, result, export_params)
     summary["total_seconds"] = round(time.perf_counter() - start, 3)
     if args.json:
         print(json.dumps(summary, indent=1))
     else:
         _print(summary)
     return 0
+
+
+def _export_params(args: argparse.Namespace) -> dict:
+    """``--export-params`` read as a TOML inline table, checked against the kernel."""
+    from kcca.data.text_files import tomllib
+
+    from kcca.errors import DataError
+    from kcca.systems.image_vectors import build_exportable_kernel
+
+    if not args.export and args.export_params != "{}":
+        raise DataError(
+            "--export-params is given without --export",
+            fix="add --export FILE.npz, or drop --export-params",
+        )
+    try:
+        params = tomllib.loads(f"params = {args.export_params}")["params"]
+    except tomllib.TOMLDecodeError as exc:
+        params = exc
+    if not isinstance(params, dict):
+        raise DataError(
+            f"--export-params {args.export_params!r} is not a TOML inline table ({params})",
+            fix="give the parameters as in an experiment file, e.g. "
+            "--export-params '{bin_sizes = [4, 6, 8, 10], descriptor = \"color\"}'",
+        )
+    if args.export:
+        build_exportable_kernel(args.export_kernel, params)
+    return params
+
+
+def _export_outputs(args: argparse.Namespace) -> list[tuple[str, str, bool]]:
+    """The files --export writes (checked: extension, writable), for ``check_outputs``."""
+    if not args.export:
+        return []
+    from features.vectors_writer import written_files
+
+    return [("--export", str(path), False) for path in written_files(args.export)]
+
+
+def _export(args: argparse.Namespace, corpus, result, params: dict) -> dict:
+    """Write the extracted images' vectors under ``--export-kernel`` to ``--export``."""
+    from features.vectors_writer import write_item_vectors
+    from kcca.systems.image_vectors import image_kernel_vectors
+
+    t = time.perf_counter()
+    exported = image_kernel_vectors(
+        corpus,
+        args.export_kernel,
+        params,
+        list(result.features),
+        features=result,
+        n_jobs=args.jobs,
+        progress=not args.quiet,
+    )
+    files = write_item_vectors(args.export, exported.ids, exported.vectors)
+    return {
+        "kernel": exported.kernel,
+        "params": exported.params,
+        "images": len(exported.ids),
+        "dim": int(exported.vectors.shape[1]),
+        "files": [str(f) for f in files],
+        "function": exported.function,
+        "seconds": round(time.perf_counter() - t, 3),
+    }
 
 
 def _gram(args, pipe, result, ids, cache, backend: str) -> dict:
@@ -211,5 +300,16 @@ def _print(s: dict) -> None:
         print(
             f"pyramid Gram {g['shape'][0]} x {g['shape'][1]} on {g['backend']} in "
             f"{g['seconds']} s" + (f": {g['path']}" if "path" in g else "")
+        )
+    if "export" in s:
+        e = s["export"]
+        print(
+            f"exported {e['images']} {e['kernel']} vectors of {e['dim']} dimensions in "
+            f"{e['seconds']} s: {', '.join(e['files'])}"
+        )
+        path, function = json.dumps(e["files"][0]), json.dumps(e["function"])
+        print(
+            f'the {e["kernel"]} kernel\'s numbers: [image_kernel] name = "vectors", '
+            f"params = {{path = {path}, function = {function}}}"
         )
     print(f"total time: {s['total_seconds']} s")

@@ -98,7 +98,7 @@ def build_exportable_kernel(kernel: str, params: Mapping[str, Any]) -> Any:
         raise DataError(
             f"the {kernel} kernel does not take these parameters: {exc}",
             fix=f"give only parameters of the {kernel} kernel, as in an experiment file's "
-            "[image_kernel] params",
+            f"[image_kernel] params: {', '.join(sorted(make_kernel(kernel).get_params()))}",
         ) from None
     built.set_params(p=1)
     return built
