@@ -96,18 +96,30 @@ def test_fisher_vectors_in_float64_differ_by_float32_rounding(corpus, tmp_path):
     assert 0 < np.abs(linear.train - built_in.train).max() < 1e-5
 
 
-def test_a_system_on_exported_fisher_vectors_writes_the_same_rankings(corpus, tmp_path):
+@pytest.mark.parametrize("mixed", [False, True])
+def test_a_system_on_exported_vectors_writes_the_same_rankings(corpus, tmp_path, mixed):
+    """Fisher vectors alone, and experiments/vectors' system at the demo's size: the mean of
+    K^PY and the Fisher-vector kernel, each part replaced by a vectors kernel."""
     ws = workspace(corpus)
-    path = export(corpus, ws, "fisher", FISHER, tmp_path / "fisher.npz")
-    built_in = load_spec(experiment(tmp_path, "FV", f'name = "fisher"\nparams = '
-                                    f"{toml_table(FISHER)}"))
-    vectors = load_spec(experiment(
-        tmp_path, "VEC", f'name = "vectors"\nparams = {{path = "{path.as_posix()}", '
-        'function = "linear-float32"}'))
+    fisher = export(corpus, ws, "fisher", FISHER, tmp_path / "fisher.npz")
+    pyramid = export(corpus, ws, "pyramid", {}, tmp_path / "pyramid.npy")
+    fisher_vectors = (f'{{name = "vectors", params = {{path = "{fisher.as_posix()}", '
+                      'function = "linear-float32"}}')
+    pyramid_vectors = (f'{{name = "vectors", params = {{path = "{pyramid.as_posix()}", '
+                       'function = "intersection"}}')
+    if mixed:
+        kernels = [f'name = "mix"\nparams = {{parts = [{{name = "pyramid"}}, '
+                   f'{{name = "fisher", params = {toml_table(FISHER)}}}]}}',
+                   f'name = "mix"\nparams = {{parts = [{pyramid_vectors}, {fisher_vectors}]}}']
+    else:
+        kernels = [f'name = "fisher"\nparams = {toml_table(FISHER)}',
+                   f'name = "vectors"\nparams = {{path = "{fisher.as_posix()}", '
+                   'function = "linear-float32"}']
     files = []
-    for spec in (built_in, vectors):
+    for side, image_kernel in zip(("built-in", "exported"), kernels):
+        spec = load_spec(experiment(tmp_path, side, image_kernel))
         result = run_system(corpus, dataclasses.replace(spec, name="same"), workspace=ws)
-        files.append(result.write_rankings(tmp_path / f"{spec.name}.json", corpus))
+        files.append(result.write_rankings(tmp_path / f"{side}.json", corpus))
     assert files[0].read_bytes() == files[1].read_bytes()
 
 
