@@ -152,3 +152,16 @@ def test_intersection_refuses_negative_vectors(tmp_path):
     kernel = VectorsKernel(path=str(tmp_path / "v.npz"), function="intersection")
     with pytest.raises(DataError, match="no negative entry"):
         kernel.fit(["a", "b"]).gram(["a"])
+
+
+def test_the_diagonal_is_the_built_in_one(corpus, tmp_path):
+    from features.kernels.image import PyramidKernel
+    from features.kernels.vectors import VectorsKernel
+
+    ws = workspace(corpus)
+    path = export(corpus, ws, "pyramid", {}, tmp_path / "pyramid.npz")
+    ids = list(corpus.split("dev"))
+    vectors = VectorsKernel(path=str(path), function="intersection").fit(ids)
+    built_in = PyramidKernel(p=1).fit(ws.image_features().items(ids))
+    np.testing.assert_allclose(vectors.diag(ids), built_in.diag(ws.image_features().items(ids)),
+                               rtol=0, atol=1e-12)
