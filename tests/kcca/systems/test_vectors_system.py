@@ -11,35 +11,19 @@ import numpy as np
 import pytest
 
 from kcca.cache import Cache, cache_stats, reset_cache_stats
-from kcca.data.corpus import SPLITS, caption_id
+from kcca.data.corpus import caption_id
 from kcca.data.demo import make_demo_corpus
 from kcca.systems import check_names, load_spec, run_system
 from kcca.systems.blocks import Workspace
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
-
-DIM = 8
+from tests.support.planted_vectors import plant_vectors
 
 
 @pytest.fixture(scope="module")
 def corpus():
     return make_demo_corpus(n_train=60, n_dev=20, n_test=20, image_size=32, seed=1,
                             judgments=False)
-
-
-def plant_vectors(corpus, folder: Path, seed: int = 3) -> tuple[Path, Path]:
-    """A hidden vector per image; its image vector and each caption's vector are that vector
-    plus noise (so an image and its captions are close, other images' far)."""
-    rng = np.random.default_rng(seed)
-    ids = [i for s in SPLITS for i in corpus.split(s)]
-    hidden = {i: rng.normal(size=DIM) for i in ids}
-    images = np.stack([hidden[i] + 0.2 * rng.normal(size=DIM) for i in ids])
-    np.save(folder / "images.npy", images.astype(np.float32))
-    (folder / "images.ids.txt").write_text("\n".join(ids) + "\n", encoding="utf-8")
-    cids = [caption_id(i, n) for i in ids for n in range(len(corpus.captions[i]))]
-    captions = np.stack([hidden[c.rpartition("#")[0]] + 0.4 * rng.normal(size=DIM) for c in cids])
-    np.savez(folder / "captions.npz", ids=np.array(cids), vectors=captions.astype(np.float32))
-    return folder / "images.npy", folder / "captions.npz"
 
 
 def experiment(folder: Path, images: Path, captions: Path) -> Path:

@@ -1,0 +1,111 @@
+"""A system with the ``vectors`` kernel on both sides, run by ``kcca reproduce`` serially and
+on a Dask LocalCluster (``--scheduler``): the same rankings files, and details that name the
+scheduler. Vectors are planted for the image ids and caption ids of a small Flickr 8K-shaped
+folder; the experiment file names them by absolute path, and by a path relative to the folder
+``kcca`` runs in (the rule of experiments/README.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from kcca.data.flickr8k import load_flickr8k_with_splits
+from tests.support.flickr_like import write_flickr_like
+from tests.support.optional_tools import skip_unless
+from tests.support.planted_vectors import plant_vectors
+
+NAME = "VEC"
+EXPERIMENT = """name = "{name}"
+preprocessing = "demo"
+
+[image_kernel]
+name = "vectors"
+params = {{path = "{images}", function = "rbf"}}
+
+[text_kernel]
+name = "vectors"
+params = {{path = "{captions}", function = "cosine", normalise = true}}
+
+[grid]
+p = [1]
+d = [1, 3]
+kappas = [0.1, 1.0]
+n = [5, 10, 20, 39]
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    """The corpus folder, its planted vectors (``vectors/``) and an experiment folder naming
+    them by absolute path."""
+    root = tmp_path_factory.mktemp("vectors-dask")
+    write_flickr_like(root / "data")
+    vectors = root / "vectors"
+    vectors.mkdir()
+    images, captions = plant_vectors(load_flickr8k_with_splits(root / "data", None), vectors)
+    _experiment(root / "exp", images.as_posix(), captions.as_posix())
+    return root
+
+
+def _experiment(folder: Path, images: str, captions: str) -> None:
+    folder.mkdir()
+    (folder / "vec.toml").write_text(
+        EXPERIMENT.format(name=NAME, images=images, captions=captions), encoding="utf-8"
+    )
+
+
+def _reproduce(root: Path, exp: Path, out: Path, *extra: str) -> None:
+    from kcca.cli import main
+
+    rc = main(["reproduce", "--data-dir", str(root / "data"), "--experiments", str(exp),
+               "--systems", NAME, "--tables", "3", "--out", str(out),
+               "--cache-dir", str(out.parent / f"{out.name}-cache"), "--quiet", *extra])
+    assert rc == 0
+
+
+def _serial_and_on_cluster(root: Path, exp: Path, tmp_path: Path) -> tuple[Path, Path, str]:
+    skip_unless(importlib.util.find_spec("distributed") is not None,
+                "dask.distributed absent (extra 'dask')")
+    from distributed import LocalCluster
+
+    serial, dask = tmp_path / "serial", tmp_path / "dask"
+    _reproduce(root, exp, serial)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                      host="127.0.0.1", dashboard_address=None) as cluster:
+        _reproduce(root, exp, dask, "--scheduler", cluster.scheduler_address)
+    return serial, dask, cluster.scheduler_address
+
+
+def _check_same_results(serial: Path, dask: Path, address: str) -> None:
+    ranked = (serial / "rankings" / f"{NAME}.json").read_bytes()
+    assert (dask / "rankings" / f"{NAME}.json").read_bytes() == ranked
+    assert json.loads(ranked)["format"] == "kcca-rankings"
+    details = json.loads((dask / "rankings" / "details.json").read_text())
+    assert [d["system"] for d in details] == [NAME]
+    assert all(d["scheduler"] == address for d in details)
+    alone = json.loads((serial / "rankings" / "details.json").read_text())
+    assert [d.get("scheduler") for d in alone] == [None]
+    assert "on the Dask cluster" in (dask / "table3.md").read_text()
+
+
+def test_a_vectors_system_on_a_dask_cluster_gives_the_serial_rankings(root, tmp_path):
+    serial, dask, address = _serial_and_on_cluster(root, root / "exp", tmp_path)
+    _check_same_results(serial, dask, address)
+
+
+def test_relative_paths_are_read_from_the_folder_kcca_runs_in(root, tmp_path, monkeypatch):
+    """Workers of this cluster share the client's folder (threads of its process); a worker
+    started in another folder would read another file (experiments/README.md)."""
+    exp = tmp_path / "relative-exp"
+    _experiment(exp, "vectors/images.npy", "vectors/captions.npz")
+    monkeypatch.chdir(root)
+    serial, dask, address = _serial_and_on_cluster(root, exp, tmp_path)
+    _check_same_results(serial, dask, address)
+    absolute = tmp_path / "absolute"
+    _reproduce(root, root / "exp", absolute)
+    assert (absolute / "rankings" / f"{NAME}.json").read_bytes() == (
+        serial / "rankings" / f"{NAME}.json"
+    ).read_bytes()
