@@ -79,7 +79,8 @@ def test_the_wheel_is_imported_with_every_experiment_folder(installed):
              "print(kcca.__file__)\nprint(features.__file__)\n"
              "for name in {names!r}:\n"
              "    d = default_experiments_dir(name)\n"
-             "    print(d, *sorted(p.name for p in d.iterdir()), sep='|')\n")
+             "    print(d, *sorted(p.relative_to(d).as_posix() for p in d.rglob('*')\n"
+             "                      if p.is_file()), sep='|')\n")
     names = sorted(p.name for p in (REPO / "experiments").iterdir() if p.is_dir())
     done = sh(["python", "-c", probe.format(names=names)], cwd=walk, env=env)
     lines = done.stdout.splitlines()
@@ -88,7 +89,8 @@ def test_the_wheel_is_imported_with_every_experiment_folder(installed):
     for name, line in zip(names, lines[2:]):
         folder, *files = line.split("|")
         assert Path(folder).resolve().is_relative_to(venv.resolve()), (name, folder)
-        want = sorted(p.name for p in (REPO / "experiments" / name).iterdir()
+        source = REPO / "experiments" / name  # its files and those of its sub-folders
+        want = sorted(p.relative_to(source).as_posix() for p in source.rglob("*")
                       if p.suffix in (".toml", ".md"))
         assert files == want, name
 
