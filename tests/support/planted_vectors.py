@@ -26,3 +26,25 @@ def plant_vectors(corpus, folder: Path, seed: int = 3) -> tuple[Path, Path]:
     captions = np.stack([hidden[c.rpartition("#")[0]] + 0.4 * rng.normal(size=DIM) for c in cids])
     np.savez(folder / "captions.npz", ids=np.array(cids), vectors=captions.astype(np.float32))
     return folder / "images.npy", folder / "captions.npz"
+
+
+def vectors_experiment(images: Path | str, captions: Path | str, n: str) -> str:
+    """An experiment file ``VEC`` with the ``vectors`` kernel on both sides (RBF over the image
+    vectors, cosine over the normalised caption vectors) and the grid value ``n`` (TOML)."""
+    return f"""name = "VEC"
+preprocessing = "demo"
+
+[image_kernel]
+name = "vectors"
+params = {{path = "{images}", function = "rbf"}}
+
+[text_kernel]
+name = "vectors"
+params = {{path = "{captions}", function = "cosine", normalise = true}}
+
+[grid]
+p = [1]
+d = [1, 3]
+kappas = [0.1, 1.0]
+n = {n}
+"""

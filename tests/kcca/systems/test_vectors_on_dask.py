@@ -15,26 +15,9 @@ import pytest
 from kcca.data.flickr8k import load_flickr8k_with_splits
 from tests.support.flickr_like import write_flickr_like
 from tests.support.optional_tools import skip_unless
-from tests.support.planted_vectors import plant_vectors
+from tests.support.planted_vectors import plant_vectors, vectors_experiment
 
 NAME = "VEC"
-EXPERIMENT = """name = "{name}"
-preprocessing = "demo"
-
-[image_kernel]
-name = "vectors"
-params = {{path = "{images}", function = "rbf"}}
-
-[text_kernel]
-name = "vectors"
-params = {{path = "{captions}", function = "cosine", normalise = true}}
-
-[grid]
-p = [1]
-d = [1, 3]
-kappas = [0.1, 1.0]
-n = [5, 10, 20, 39]
-"""
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +36,7 @@ def root(tmp_path_factory) -> Path:
 def _experiment(folder: Path, images: str, captions: str) -> None:
     folder.mkdir()
     (folder / "vec.toml").write_text(
-        EXPERIMENT.format(name=NAME, images=images, captions=captions), encoding="utf-8"
+        vectors_experiment(images, captions, "[5, 10, 20, 39]"), encoding="utf-8"
     )
 
 

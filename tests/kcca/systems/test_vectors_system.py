@@ -17,7 +17,7 @@ from kcca.systems import check_names, load_spec, run_system
 from kcca.systems.blocks import Workspace
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
-from tests.support.planted_vectors import plant_vectors
+from tests.support.planted_vectors import plant_vectors, vectors_experiment
 
 
 @pytest.fixture(scope="module")
@@ -29,23 +29,7 @@ def corpus():
 def experiment(folder: Path, images: Path, captions: Path) -> Path:
     path = folder / "vectors.toml"
     path.write_text(
-        f"""name = "VEC"
-preprocessing = "demo"
-
-[image_kernel]
-name = "vectors"
-params = {{path = "{images.as_posix()}", function = "rbf"}}
-
-[text_kernel]
-name = "vectors"
-params = {{path = "{captions.as_posix()}", function = "cosine", normalise = true}}
-
-[grid]
-p = [1]
-d = [1, 3]
-kappas = [0.1, 1.0]
-n = "geometric:5:6"
-""",
+        vectors_experiment(images.as_posix(), captions.as_posix(), '"geometric:5:6"'),
         encoding="utf-8",
     )
     return path
