@@ -6,12 +6,16 @@ images). ``KS``: the cut-offs of R@k and S@k (Section 4.2.1, Tables 3-5 and 11-1
 ``WORD_KERNELS``: the lexical similarities a trigram kernel can take (Section 3.5: Lin, eq. 22;
 distributional, eq. 24-26; alignment, eq. 25; ``X+align`` for eq. 27), by the names experiment
 files and ``kcca similar-words`` use (:mod:`features.text.word_kernels` builds them).
+``PROTOCOLS``: the test protocols a run ranks under: the paper's pool of one caption per image
+(Section 4.1.1) and the later literature's pool of every caption
+(:mod:`kcca.evaluate.protocol_ranks`).
 """
 
 from __future__ import annotations
 
 TASKS: tuple[str, str] = ("annotation", "search")
 KS: tuple[int, int, int] = (1, 5, 10)
+PROTOCOLS: tuple[str, str] = ("paper", "all-captions")
 
 WORD_KERNELS: tuple[str, ...] = (
     "lin",

@@ -135,6 +135,8 @@ def run_config_from_args(
     for name in ("precision", "search_rank"):
         if getattr(args, name, None) is not None:
             values[name] = getattr(args, name)
+    if getattr(args, "protocol", "paper") != "paper":
+        values["protocol"] = args.protocol
     values.update(execution)
     return RunConfig.of(**values)
 
@@ -247,6 +249,25 @@ def add_precision_argument(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="incomplete-Cholesky precision of the solver (default its own)",
     )
+
+
+def add_protocol_argument(parser: argparse.ArgumentParser, ranking: bool = True) -> None:
+    """``--protocol``: the paper's test pool, or also the later literature's pools of every
+    test caption (:mod:`kcca.evaluate.protocol_ranks`)."""
+    from kcca.names import PROTOCOLS
+
+    what = (
+        "test protocol: paper (default: the one-caption test pool of the paper's tables) or "
+        "all-captions (also every caption of every test image, as the later literature "
+        "reports: R@1/5/10, median and mean rank, rsum for the whole test set and, on "
+        "COCO's 5,000 images, the mean of five 1K folds; written to "
+        "<SYSTEM>.all-captions.json and all-captions.md)"
+        if ranking
+        else "the protocol to evaluate: paper (default: the rankings files' one-caption "
+        "pool) or all-captions (the <SYSTEM>.all-captions.json files a run with "
+        "--protocol all-captions wrote beside them)"
+    )
+    parser.add_argument("--protocol", choices=PROTOCOLS, default="paper", help=what)
 
 
 def backend_from_args(args: argparse.Namespace) -> str:

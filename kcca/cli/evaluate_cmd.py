@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from kcca.cli.common import add_relevance_argument, subparser
+from kcca.cli.common import add_protocol_argument, add_relevance_argument, subparser
 
 FORMATS = ("text", "json", "csv")  # of kcca.evaluate.formatting
 SAMPLES = 100_000  # randomisation test samples of --compare
@@ -97,6 +97,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="print Tables 7-10, the BLEU_pre filter statistics and relevance "
         "counts beside the paper's values (needs no rankings)",
     )
+    add_protocol_argument(p, ranking=False)
     p.add_argument("--format", default="text", choices=FORMATS, help=FORMAT_HELP)
     p.add_argument("--output", "-o", default=None, help="write the results as JSON here")
     p.add_argument(
@@ -433,9 +434,97 @@ def _rankings_report(args: argparse.Namespace, corpus, compacts: dict, text: boo
     return evaluation_document(evals, significance, rule, per_query=not args.no_per_query)
 
 
+#: flags of the paper's protocol that the all-captions ranks do not use
+PAPER_PROTOCOL_FLAGS = (
+    ("--paper-tables", "paper_tables", False),
+    ("--compare", "compare", False),
+    ("--samples", "samples", None),
+    ("--ties", "ties", "last"),
+    ("--relevance", "relevance", "paper"),
+    ("--judgments", "judgments", None),
+    ("--corpus", "corpus", None),
+    ("--split", "split", "test"),
+    ("--no-bleu-rouge", "no_bleu_rouge", False),
+    ("--no-per-query", "no_per_query", False),
+)
+
+
+def _all_captions_report(args: argparse.Namespace) -> int:
+    """``--protocol all-captions``: the literature's table of each system's all-captions ranks
+    file (beside its rankings file, or named itself); needs no data."""
+    from kcca.cache import write_text_atomic
+    from kcca.cli.environment_faults import check_outputs
+    from kcca.errors import DataError
+    from kcca.evaluate.protocol_ranks import protocol_ranks_path, read_protocol_ranks
+    from kcca.evaluate.protocol_table import protocol_csv, protocol_rows, protocol_text
+
+    given = [flag for flag, name, default in PAPER_PROTOCOL_FLAGS if getattr(args, name) != default]
+    if given:
+        raise DataError(
+            f"{', '.join(given)} belong to the paper's protocol; the all-captions ranks hold "
+            "each query's rank and nothing else",
+            fix=f"drop {', '.join(given)}, or evaluate the paper's protocol (leave out --protocol)",
+        )
+    if not args.rankings:
+        raise DataError(
+            "give the rankings files of a run with --protocol all-captions (or their "
+            "<SYSTEM>.all-captions.json files)"
+        )
+    check_outputs(args, ("--output", args.output, False), cache=False)
+    ranked = []
+    for name in args.rankings:
+        path = protocol_ranks_path(name)
+        if not path.is_file():
+            raise DataError(
+                f"no all-captions ranks beside {name}: {path} does not exist",
+                fix=_rerun_with_protocol(name),
+            )
+        ranks = read_protocol_ranks(path)
+        ranked.append((ranks.system, ranks))
+    rows = protocol_rows(ranked)
+    if args.format == "text":
+        print(protocol_text(rows))
+    elif args.format == "csv":
+        print(protocol_csv(rows), end="")
+    document = {"protocol": "all-captions", "systems": rows}
+    if args.format == "json":
+        print(json.dumps(document, indent=1))
+    if args.output:
+        write_text_atomic(args.output, json.dumps(document, indent=1))
+        _note_to(args.format == "text")(f"wrote {args.output}")
+    return 0
+
+
+def _rerun_with_protocol(rankings_file: str) -> str:
+    """The fix of a rankings file without all-captions ranks: the command that ran its
+    system (``details.json`` beside it) again with ``--protocol all-captions``."""
+    import shlex
+
+    from kcca.evaluate.paper_systems import paper_name
+    from kcca.evaluate.results_files import read_details, read_header
+    from kcca.errors import DataError
+
+    folder = Path(rankings_file).parent
+    try:
+        system = str((read_header(rankings_file) or {}).get("system") or "")
+    except DataError:  # an unreadable file only loses the hint
+        system = ""
+    command = str(read_details(folder).get(paper_name(system), {}).get("command") or "")
+    if command.startswith("kcca reproduce") and "--protocol" not in command:
+        return f"run the system again with the protocol: {command} --protocol all-captions"
+    name = shlex.quote(system) if system else "SYSTEM"
+    return (
+        f"run the system with `kcca reproduce --systems {name} --protocol all-captions "
+        f"--rankings-dir {shlex.quote(str(folder))} --out DIR` (and the --experiments "
+        "folder it came from), then evaluate its rankings file again"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
 
+    if args.protocol == "all-captions":
+        return _all_captions_report(args)
     _check_arguments(args)
     text = args.format == "text"
     compacts: dict = {}  # path -> compact results file, each read once

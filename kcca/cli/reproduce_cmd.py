@@ -37,6 +37,7 @@ from kcca.cli.common import (
     add_experiments_arguments,
     add_grid_arguments,
     add_precision_argument,
+    add_protocol_argument,
     add_relevance_argument,
     add_scheduler_argument,
     backend_from_args,
@@ -74,6 +75,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="systems to run (paper or short names; default: every system the tables need)",
     )
     add_experiments_arguments(p, "folder of experiment files")
+    _add_corpus_arguments(p)
     add_scheduler_argument(
         p,
         "image features on the cluster, then every system as its own task there (workers "
@@ -129,9 +131,27 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
         "full precision; 0: full precision; recorded per system)",
     )
+    add_protocol_argument(p)
     add_backend_argument(p, "the kernels and the KCCA solver")
     add_precision_argument(p)
     return p
+
+
+def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
+    """``--corpus`` and ``--images-dir``: Flickr 8K, or a corpus in the JSON split format."""
+    p.add_argument(
+        "--corpus",
+        default="flickr8k",
+        help="flickr8k (default, from the data folder) or a JSON split file in Karpathy's "
+        "format (dataset_flickr30k.json, dataset_coco.json: 'val' is the dev split, 'restval' "
+        "joins train); the paper's judged tables need Flickr 8K's judgments",
+    )
+    p.add_argument(
+        "--images-dir",
+        default=None,
+        help="image folder of a --corpus JSON file (leave it out for systems whose image "
+        "kernel reads vectors files only)",
+    )
 
 
 def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = True):
@@ -139,6 +159,43 @@ def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = T
     from kcca.data.flickr8k import load_flickr8k_with_splits
 
     return load_flickr8k_with_splits(data_dir, splits_dir, images=images)
+
+
+def json_corpus_file(args: argparse.Namespace) -> str | None:
+    """``--corpus FILE.json`` (None: Flickr 8K); ``--splits`` and ``--images-dir`` are
+    checked against it."""
+    if args.corpus == "flickr8k":
+        if args.images_dir:
+            raise DataError(
+                "--images-dir names the image folder of a JSON split file given with --corpus; "
+                "Flickr 8K's images are read from the data folder",
+                fix="drop --images-dir, or add --corpus FILE.json",
+            )
+        return None
+    if not args.corpus.endswith(".json"):
+        raise DataError(
+            f"--corpus {args.corpus}: use flickr8k or a JSON split file (Karpathy's "
+            "dataset_flickr30k.json, dataset_coco.json: kcca.data.json_splits)",
+            fix="give --corpus flickr8k or the path of a .json split file",
+        )
+    if args.splits:
+        raise DataError(
+            "--splits replaces Flickr 8K's split files; a JSON split file carries its own splits",
+            fix="drop --splits, or edit the 'split' of each image in the JSON file",
+        )
+    return args.corpus
+
+
+def load_run_corpus(args: argparse.Namespace, data_dir: Path | None, *, images: bool = True):
+    """The corpus of the run: ``--corpus FILE.json`` (with ``--images-dir``), else Flickr 8K
+    from ``data_dir`` with ``--splits``."""
+    corpus_file = json_corpus_file(args)
+    if corpus_file is not None:
+        from kcca.data.json_splits import load_json_splits
+
+        return load_json_splits(corpus_file, args.images_dir if images else None)
+    assert data_dir is not None  # Flickr 8K is read from the data folder
+    return load_with_splits(data_dir, args.splits, images=images)
 
 
 def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n_specs: int):
@@ -224,6 +281,8 @@ def _refuse_run_flags(args: argparse.Namespace) -> None:
     given = [f"--{name.replace('_', '-')}" for name in RUN_ONLY_FLAGS if getattr(args, name)]
     if args.backend != "auto":
         given.append("--backend")
+    if args.protocol != "paper":
+        given.append("--protocol")
     if given:
         raise DataError(
             f"--tables-only runs no system, so {', '.join(given)} would change nothing",
@@ -274,7 +333,11 @@ def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
             f"`--rankings-dir {shlex.quote(str(rank_dir))} --out DIR`",
         )
     check_outputs(args, ("--out", out, True), cache=False)
-    corpus = load_with_splits(data_dir, args.splits, images=False) if data_dir is not None else None
+    corpus = (
+        load_run_corpus(args, data_dir, images=False)
+        if data_dir is not None or json_corpus_file(args)
+        else None
+    )
     if corpus is None:
         from kcca.cli.lines import wrap
 
@@ -301,7 +364,9 @@ def _run_experiments(
     from kcca.systems.run import run_systems
     from kcca.systems.spec import default_experiments_dir
 
-    data_dir = data_dir_from_args(args)
+    corpus_file = json_corpus_file(args)
+    # a JSON corpus reads no data folder (but its NLTK data, when there is one)
+    data_dir = _optional_data_dir(args) if corpus_file else data_dir_from_args(args)
     experiments = args.experiments or default_experiments_dir()
     specs = load_specs(experiments)
     run_table = load_run_table(experiments)  # every file of the folder checked before data
@@ -316,15 +381,17 @@ def _run_experiments(
         from kcca.workers import check_scheduler
 
         check_scheduler(args.scheduler)
-    corpus = load_with_splits(data_dir, args.splits)
+    corpus = load_run_corpus(args, data_dir)
     cache = cache_from_args(args)
     config = run_config_from_args(
         args,
         run_table,
         backend=backend,
         scheduler=args.scheduler,
-        data_dir=str(data_dir),
+        data_dir=str(data_dir) if data_dir is not None else None,
         splits=args.splits,
+        corpus_file=str(Path(corpus_file).resolve()) if corpus_file else None,
+        images_dir=str(Path(args.images_dir).resolve()) if args.images_dir else None,
     )
     config = config.replace(
         executor=_executor(args, config.execution.jobs, cache.enabled, len(chosen_specs))

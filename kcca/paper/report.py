@@ -48,6 +48,8 @@ class Report:
     files: list[Path] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    #: rows of the all-captions protocol's table (0: no system was run with it)
+    all_captions_rows: int = 0
 
 
 def write_report(
@@ -106,7 +108,10 @@ def write_report(
     if "11" in tables and data:
         written += _write_fidelity(out, values, head)
     written += _write_tables(out, tables, results, head, chosen, {p.name for p in plot_files})
-    return Report(results, written + plot_files, list(data), skipped)
+    protocol_files, protocol_rows = _write_all_captions(out, files, head)
+    return Report(
+        results, written + protocol_files + plot_files, list(data), skipped, protocol_rows
+    )
 
 
 def _results_files(
@@ -234,6 +239,25 @@ def _write_fidelity(out: Path, values: dict, head: list[str]) -> list[Path]:
     return [md, js]
 
 
+def _write_all_captions(
+    out: Path, files: dict[str, Path], head: list[str]
+) -> tuple[list[Path], int]:
+    """``all-captions.md`` / ``all-captions.csv``: the literature's protocol for the systems
+    run with it (:mod:`kcca.evaluate.protocol_table`), and their rows; nothing when none
+    was."""
+    from kcca.evaluate.protocol_table import protocol_csv, protocol_markdown, protocol_rows
+    from kcca.evaluate.protocol_table import ranks_beside
+
+    ranked = ranks_beside(files)
+    if not ranked:
+        return [], 0
+    rows = protocol_rows([(T.short_name(s), r) for s, r in ranked])
+    md, csv = out / "all-captions.md", out / "all-captions.csv"
+    write_text_atomic(md, protocol_markdown(rows, head))
+    write_text_atomic(csv, protocol_csv(rows))
+    return [md, csv], len(rows)
+
+
 def describe(report: Report) -> str:
     """One line per table for the console."""
     lines = []
@@ -243,4 +267,6 @@ def describe(report: Report) -> str:
             f"table {t}: {len(res.rows)} cells, {filled} row group(s)"
             + (f", {len(res.missing)} system(s) not run" if res.missing else "")
         )
+    if report.all_captions_rows:
+        lines.append(f"all-captions protocol: {report.all_captions_rows} row(s) in all-captions.md")
     return "\n".join(lines)

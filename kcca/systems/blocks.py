@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -27,6 +27,7 @@ from features.kernels.base import numeric_params, with_execution
 from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
 from kcca.data.corpus import SPLITS, Corpus, caption_id
+from kcca.errors import DataError
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
 
@@ -54,6 +55,40 @@ class Blocks:
 
     def __getitem__(self, split: str) -> np.ndarray:
         return {"train": self.train, "dev": self.dev, "test": self.test}[split]
+
+
+@dataclass(frozen=True)
+class CaptionRows:
+    """A text-kernel block too large to hold, row block by row block
+    (:meth:`Workspace.all_caption_rows`): ``rows(slice)`` computes those rows against the
+    training items; ``key`` and ``inputs`` are the cache key and the files behind it."""
+
+    key: dict
+    inputs: tuple[str, ...]
+    n_rows: int
+    rows: Callable[[slice], np.ndarray]
+
+    def blocks(self, step: int) -> Iterator[tuple[slice, np.ndarray]]:
+        """``(rows, block)`` of at most ``step`` rows each, in order."""
+        for start in range(0, self.n_rows, step):
+            index = slice(start, min(start + step, self.n_rows))
+            yield index, self.rows(index)
+
+
+def all_caption_ids(corpus: Corpus, split: str, captions_per_image: int) -> list[str]:
+    """The ids of the first ``captions_per_image`` captions of each image of ``split``, image
+    by image (the all-captions protocol's pool); an image with fewer is a :class:`DataError`."""
+    out: list[str] = []
+    for image_id in corpus.split(split):
+        n = len(corpus.captions[image_id])
+        if n < captions_per_image:
+            raise DataError(
+                f"{split} image {image_id!r} of corpus {corpus.name!r} has {n} captions, fewer "
+                f"than the {captions_per_image} of the all-captions protocol",
+                fix="give every test image at least five captions, or rank with --protocol paper",
+            )
+        out += [caption_id(image_id, i) for i in range(captions_per_image)]
+    return out
 
 
 def corpus_fingerprint(corpus: Corpus, sources: Sequence[str] = ("captions",)) -> str:
@@ -84,12 +119,17 @@ def text_inputs(corpus: Corpus, sources: Sequence[str] = ("captions",)) -> dict[
     return {r: files[r] for r in roles if r in files}
 
 
-def image_fingerprint(corpus: Corpus) -> str:
+def image_fingerprint(corpus: Corpus, with_pixels: bool = True) -> str:
     """Hash of what an image stage reads: the corpus name, its splits and the content of each
     split image's file (a corpus whose images are made in memory, the demo's, is identified by
-    its name, which names every generator parameter)."""
+    its name, which names every generator parameter). ``with_pixels=False`` leaves the image
+    files out, for kernels that read the image ids only (``item_type = "ids"``, the
+    ``vectors`` kernel, whose files are in the key themselves): at COCO's size, reading every
+    image for a key that does not depend on them would take longer than the run."""
     h = hashlib.sha256(corpus.name.encode())
-    paths = corpus.image_paths or {}
+    paths = (corpus.image_paths or {}) if with_pixels else {}
+    if not with_pixels:
+        h.update(b"\x05ids only")
     for split in SPLITS:
         h.update(f"\x00{split}".encode())
         for image_id in corpus.split(split):
@@ -157,6 +197,13 @@ class Workspace:
             self._memo["image-fingerprint"] = image_fingerprint(self.corpus)
         return self._memo["image-fingerprint"]
 
+    @property
+    def image_ids_fingerprint(self) -> str:
+        """:func:`image_fingerprint` without the image files (kernels that read ids only)."""
+        if "image-ids-fingerprint" not in self._memo:
+            self._memo["image-ids-fingerprint"] = image_fingerprint(self.corpus, False)
+        return self._memo["image-ids-fingerprint"]
+
     def text_fingerprint(self, sources: Sequence[str]) -> str:
         """:func:`corpus_fingerprint` of the corpus texts ``sources``."""
         memo = ("text-fingerprint", tuple(sources))
@@ -211,6 +258,8 @@ class Workspace:
         ids = item_type == "ids"
         features = "pixels" if pixels else "ids" if ids else self.image_pipeline().feature_key()
         key = self._image_key(spec, kernel, features=features)
+        if ids:
+            key["corpus"] = self.image_ids_fingerprint
 
         def compute() -> dict[str, np.ndarray]:
             if ids:
@@ -243,8 +292,10 @@ class Workspace:
         parts = [
             self.image_blocks(KernelSpec(q["name"], q["params"])) for q in check_parts(kernel.parts)
         ]
+        key = self._image_key(spec, kernel, parts=[config_key(b.key) for b in parts])
+        key["corpus"] = self.image_ids_fingerprint  # the parts' keys cover their images
         return self._shared_image_blocks(
-            self._image_key(spec, kernel, parts=[config_key(b.key) for b in parts]),
+            key,
             lambda: {s: kernel.combine([b[s] for b in parts]) for s in SPLITS},
             psd=getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts),
         )
@@ -387,20 +438,7 @@ class Workspace:
     ) -> Blocks:
         """Blocks of a text kernel; ``splits`` may leave out ``train`` (NN needs none)."""
         kernel = self.text_kernel(spec, word_kernel)
-        sources = self.text_sources(preset, word_kernel)
-        base = {
-            "version": VERSION,
-            "corpus": self.text_fingerprint(sources),
-            "kernel": spec.name,
-            "params": numeric_params(kernel),
-            "preprocess": self.preprocessor(preset).config(),
-            "word_kernel": None
-            if word_kernel is None
-            else {"name": word_kernel, "config": _wk_config(self.seed)},
-            **kernel_files_key(kernel),
-        }
-        inputs = list(text_inputs(self.corpus, sources).values())
-        inputs += kernel_files(kernel).values()
+        base, inputs = self._text_key(spec, preset, word_kernel, kernel)
         ids = getattr(kernel, "item_type", None) == "ids"
         fitted: dict[str, Any] = {}
 
@@ -430,6 +468,59 @@ class Workspace:
             tuple(inputs),
             psd=bool(getattr(kernel, "positive_semidefinite", True)),
         )
+
+    def _text_key(
+        self, spec: KernelSpec, preset: str, word_kernel: str | None, kernel: Any
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The cache key every block of a text kernel starts from, and the files behind it."""
+        sources = self.text_sources(preset, word_kernel)
+        base = {
+            "version": VERSION,
+            "corpus": self.text_fingerprint(sources),
+            "kernel": spec.name,
+            "params": numeric_params(kernel),
+            "preprocess": self.preprocessor(preset).config(),
+            "word_kernel": None
+            if word_kernel is None
+            else {"name": word_kernel, "config": _wk_config(self.seed)},
+            **kernel_files_key(kernel),
+        }
+        inputs = list(text_inputs(self.corpus, sources).values())
+        inputs += kernel_files(kernel).values()
+        return base, inputs
+
+    def all_caption_rows(
+        self,
+        spec: KernelSpec,
+        preset: str,
+        word_kernel: str | None = None,
+        *,
+        split: str = "test",
+        captions_per_image: int = 5,
+    ) -> "CaptionRows":
+        """The text kernel between the first ``captions_per_image`` captions of every image
+        of ``split`` (image by image) and the training items, computed in row blocks on
+        demand (the all-captions protocol, :mod:`kcca.systems.all_captions`): at COCO's size
+        the whole block would not fit in memory."""
+        kernel = self.text_kernel(spec, word_kernel)
+        base, inputs = self._text_key(spec, preset, word_kernel, kernel)
+        ids = getattr(kernel, "item_type", None) == "ids"
+        captions = all_caption_ids(self.corpus, split, captions_per_image)
+        fitted: dict[str, Any] = {}
+
+        def rows(index: slice) -> np.ndarray:
+            if "k" not in fitted:
+                train = (self.caption_id_items() if ids else self.text_items(preset))["train"]
+                fitted["k"] = kernel.fit(train)
+                fitted["items"] = captions if ids else self._caption_tokens(preset, captions)
+            return np.asarray(fitted["k"].gram(fitted["items"][index]))
+
+        key = {**base, "block": f"{split} all captions", "captions_per_image": captions_per_image}
+        return CaptionRows(key, tuple(inputs), len(captions), rows)
+
+    def _caption_tokens(self, preset: str, caption_ids: Sequence[str]) -> list[list]:
+        pre = self.tokens(preset)
+        return [list(pre.caption_tokens(cid)) for cid in caption_ids]
 
     def release_text_blocks(self) -> None:
         """Forget the text blocks held in memory (they stay in the disk cache): a run over

@@ -27,6 +27,7 @@ from typing import Any
 from kcca.data.documents import parse_toml
 from kcca.data.text_files import read_utf8
 from kcca.errors import DataError, type_name
+from kcca.names import PROTOCOLS
 
 #: the executors of :func:`kcca.systems.run.run_systems`
 EXECUTORS = ("serial", "processes", "dask")
@@ -43,13 +44,22 @@ class RunSettings:
     (None: the paper's codebooks, seeded by ``seed``); ``precision``: the incomplete-Cholesky
     precision of the KCCA factors (None: the solver's own); ``search_rank``: the rank of the
     factors of the (p, d) search on dev (None: each experiment file's ``grid.search_rank``;
-    0: full precision).
+    0: full precision); ``protocol``: the test protocols ranked, ``"paper"`` (the paper's
+    one-caption pool, Section 4.1.1) or ``"all-captions"`` (that pool and the literature's
+    pools of every test caption, :mod:`kcca.evaluate.protocol_ranks`).
     """
 
     seed: int = 0
     image_config: Any = None
     precision: float | None = None
     search_rank: int | None = None
+    protocol: str = "paper"
+
+    def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            from kcca.errors import unknown_name
+
+            raise unknown_name("protocol", self.protocol, PROTOCOLS)
 
     def image_features(self) -> Any:
         """The image feature settings of the run (the paper's with ``seed`` when unset)."""
@@ -66,9 +76,10 @@ class Execution:
     threads per task (``"dask"``) or threads of the kernels (``"serial"``; None: all cores);
     ``scheduler``: the Dask scheduler's address; ``backend``: the array backend of kernels and
     solver (``"numpy"``, ``"cupy"``, ``"auto"``; same numbers within rounding); ``progress``:
-    tqdm bars; ``data_dir`` and ``splits``: where worker processes reload the corpus;
-    ``nltk_path``: the NLTK data folders workers search first (empty: their own
-    ``$NLTK_DATA``).
+    tqdm bars; ``data_dir`` and ``splits``: where worker processes reload the corpus (Flickr
+    8K), ``corpus_file`` and ``images_dir`` instead for a corpus in the JSON split format
+    (:mod:`kcca.data.json_splits`); ``nltk_path``: the NLTK data folders workers search first
+    (empty: their own ``$NLTK_DATA``).
     """
 
     executor: str = "serial"
@@ -78,6 +89,8 @@ class Execution:
     progress: bool = True
     data_dir: str | None = None
     splits: str | None = None
+    corpus_file: str | None = None
+    images_dir: str | None = None
     nltk_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -140,6 +153,8 @@ class RunConfig:
             parts.append(f"solver precision: {s.precision:g}")
         if s.search_rank is not None:
             parts.append(f"search rank: {s.search_rank}")
+        if s.protocol != "paper":
+            parts.append(f"protocol: {s.protocol}")
         return "; ".join(parts)
 
 

@@ -35,32 +35,44 @@ def with_client_nltk_path(config: RunConfig) -> RunConfig:
 
 
 @functools.lru_cache(maxsize=4)
-def _corpus(data_dir: str, splits_dir: str | None):
+def _corpus(
+    data_dir: str | None, splits_dir: str | None, corpus_file: str | None, images: str | None
+):
+    if corpus_file is not None:
+        from kcca.data.json_splits import load_json_splits
+
+        return load_json_splits(corpus_file, images)
     from kcca.data.flickr8k import load_flickr8k_with_splits
 
+    assert data_dir is not None  # run_system_task refuses a configuration with neither
     return load_flickr8k_with_splits(data_dir, splits_dir)
 
 
 def run_system_task(spec, config: RunConfig, cache_dir: str | None) -> dict:
     """Run one system on a worker with ``config`` (its ``execution`` says where the data and
     the NLTK data are) and the cache folder ``cache_dir``; returns ``{"details", "rankings",
-    "gold_ties", "table"}`` (picklable)."""
+    "gold_ties", "protocol_ranks", "table"}`` (picklable)."""
     from kcca.systems import Workspace, run_system
 
     execution = config.execution
-    if execution.data_dir is None:
-        raise ValueError("a worker reloads the corpus: the configuration needs data_dir")
+    if execution.data_dir is None and execution.corpus_file is None:
+        raise ValueError(
+            "a worker reloads the corpus: the configuration needs data_dir or corpus_file"
+        )
     if execution.nltk_path:
         from features.text.resources import use_search_path
 
         use_search_path(execution.nltk_path)
-    corpus = _corpus(execution.data_dir, execution.splits)
+    corpus = _corpus(
+        execution.data_dir, execution.splits, execution.corpus_file, execution.images_dir
+    )
     res = run_system(corpus, spec, workspace=Workspace(corpus, Cache(cache_dir), config))
     return {
         "details": res.to_json(),
         "table": res.table(),
         "rankings": {t: np.asarray(r, dtype=np.int32) for t, r in res.rankings.items()},
         "gold_ties": {t: np.asarray(v, dtype=np.int32) for t, v in res.gold_ties.items()},
+        "protocol_ranks": res.protocol_ranks,
     }
 
 

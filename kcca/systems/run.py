@@ -142,7 +142,28 @@ def record_task_result(
         split="test",
         gold_ties=res.get("gold_ties"),
     )
+    write_all_captions(rank_dir, spec.name, corpus, res.get("protocol_ranks"))
     merge_details(rank_dir, [{**res["details"], "command": command, "date": now(), **extra}])
+
+
+def write_all_captions(rank_dir: Path, system: str, corpus: Any, pools: Any) -> None:
+    """Write a system's all-captions ranks beside its rankings file
+    (:mod:`kcca.evaluate.protocol_ranks`); without them (a run under the paper's protocol),
+    remove the file an earlier run of the system wrote there, so that no figure of another
+    run is shown beside this run's rankings. A file there that is not an all-captions ranks
+    file is not ours and is left alone (reading it is then an error naming it)."""
+    from kcca.evaluate.protocol_ranks import (
+        protocol_ranks_of,
+        protocol_ranks_path,
+        remove_protocol_ranks,
+        write_protocol_ranks,
+    )
+
+    path = protocol_ranks_path(rank_dir / f"{slug(system)}.json")
+    if pools is None:
+        remove_protocol_ranks(path)
+    else:
+        write_protocol_ranks(path, protocol_ranks_of(system, corpus, pools))
 
 
 def _cache_dir(ws: Any) -> str | None:
@@ -196,6 +217,7 @@ class _Batch:
             # keeps them)
             self.say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
             res.write_rankings(self.rank_dir / f"{slug(spec.name)}.json", self.corpus)
+            write_all_captions(self.rank_dir, spec.name, self.corpus, res.protocol_ranks)
             merge_details(
                 self.rank_dir, [{**res.to_json(), "command": self.command, "date": now()}]
             )

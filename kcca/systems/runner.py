@@ -33,9 +33,12 @@ from tqdm.auto import tqdm
 from kcca.cache import Cache
 from kcca.data.corpus import Corpus
 from kcca.evaluate.original import gold_ties_from_scores, rankings_from_scores
+from kcca.evaluate.protocol_ranks import PoolRanks, pool_fold_counts
 from kcca.evaluate.rankings_io import Rankings, write_rankings
+from kcca.evaluate.retrieval_protocol import CAPTIONS_PER_IMAGE
 from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
 from kcca.names import KS, TASKS
+from kcca.systems.all_captions import borda_protocol_ranks, score_protocol_ranks
 from kcca.systems.blocks import Blocks, Workspace, workspace_for
 from kcca.systems.config import RunConfig
 from kcca.systems.fitted import Projections
@@ -47,13 +50,18 @@ from kcca.systems.grid import (
     fit_grid,
     indefinite_rule,
 )
-from kcca.systems.spec import SystemSpec
+from kcca.systems.spec import KernelSpec, SystemSpec
 
 log = logging.getLogger(__name__)
 
 DEV_STAGE = "system-dev"
 SEARCH_STAGE = "system-dev-search"
 TEST_STAGE = "system-test"
+ALL_CAPTIONS_STAGE = "system-test-all-captions"
+#: captions per test image in the all-captions pools (the literature keeps COCO's first five)
+CAPTIONS = CAPTIONS_PER_IMAGE
+#: caption rows of the text kernel computed and projected at once (all-captions protocol)
+_CAPTION_ROWS = 4096
 VERSION = 3  # 2: dev ranks use the evaluation tie rule (ties never favour gold); 3: eigen factors
 
 
@@ -68,7 +76,9 @@ class SystemResult:
         (p, d) or candidate tried; timings: seconds per stage; models: the chosen models'
         directions that ranked the test pool (KCCA systems run with ``keep_models=True``);
         gold_ties: per task, the other candidates sharing the original item's score (NN
-        systems; zero for Borda rankings, ordered by Borda's rules), written to the rankings.
+        systems; zero for Borda rankings, ordered by Borda's rules), written to the rankings;
+        protocol_ranks: with the run's protocol ``"all-captions"``, per pool (fold count) the
+        ranks of each fold (:mod:`kcca.evaluate.protocol_ranks`), else None.
     """
 
     spec: SystemSpec
@@ -80,6 +90,7 @@ class SystemResult:
     timings: dict[str, float] = field(default_factory=dict)
     models: Projections | None = None
     gold_ties: dict[str, np.ndarray] = field(default_factory=dict)
+    protocol_ranks: PoolRanks | None = None
 
     def table(self) -> dict[str, dict[str, float]]:
         """task -> metric -> aggregate (R@k in percent, median rank, S@k, R-precision)."""
@@ -161,7 +172,16 @@ def run_system(
     )
     timings["evaluation"] = time.perf_counter() - t
     return SystemResult(
-        spec, corpus.name, rankings, evaluation, run.chosen, run.dev, timings, run.models, gold_ties
+        spec,
+        corpus.name,
+        rankings,
+        evaluation,
+        run.chosen,
+        run.dev,
+        timings,
+        run.models,
+        gold_ties,
+        run.protocol_ranks,
     )
 
 
@@ -178,13 +198,15 @@ def _search_rank(spec: SystemSpec, override: int | None) -> int | None:
 class _ModelRun:
     """What a model's steps hand to :func:`run_system`: the test rankings (task ->
     candidate indices), the frozen settings, the dev figures of every setting tried, the
-    chosen models' directions (KCCA with ``keep_models``) and the original items' ties (NN)."""
+    chosen models' directions (KCCA with ``keep_models``), the original items' ties (NN) and
+    the all-captions ranks (the run's protocol ``"all-captions"``)."""
 
     rankings: dict[str, np.ndarray]
     chosen: dict[str, Any]
     dev: list[dict[str, Any]]
     models: Projections | None = None
     gold_ties: dict[str, np.ndarray] | None = None
+    protocol_ranks: PoolRanks | None = None
 
 
 @dataclass
@@ -290,6 +312,11 @@ def _run_kcca(
     t = time.perf_counter()
     rankings = _test_rankings(grids, best)
     timings["test rankings"] = time.perf_counter() - t
+    protocol_ranks = None
+    if ws.config.settings.protocol == "all-captions":
+        t = time.perf_counter()
+        protocol_ranks = _kcca_all_captions(grids, best)
+        timings["all-captions ranks"] = time.perf_counter() - t
     models = None
     if keep_models:
         t = time.perf_counter()
@@ -301,6 +328,7 @@ def _run_kcca(
         _chosen_settings(best, search),
         [o.summary() for o in sorted(outcomes, key=DevOutcome.sort_key)],
         models,
+        protocol_ranks=protocol_ranks,
     )
 
 
@@ -388,6 +416,39 @@ def _test_rankings(grids: _KccaGrids, best: DevOutcome) -> dict[str, np.ndarray]
     return grids.ws.cache.get_or_compute(TEST_STAGE, key, rank_test_pool, grids.inputs)
 
 
+def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
+    """The all-captions ranks of the chosen models' Borda rankings, every pool the literature
+    reports on this test set (cached; :mod:`kcca.systems.all_captions`). The captions'
+    text-kernel rows are projected block by block, never held whole."""
+    spec = grids.spec
+    captions = grids.ws.all_caption_rows(
+        spec.text_kernel, spec.preprocessing, spec.word_kernel, captions_per_image=CAPTIONS
+    )
+    n_images = grids.image.test.shape[0]
+    pools = pool_fold_counts(n_images)
+
+    def rank_pools() -> PoolRanks:
+        models = Projections.from_grid(grids.grid_of(best), best.selected)
+        parts = [models.project_y(block) for _, block in captions.blocks(_CAPTION_ROWS)]
+        y = {k: np.concatenate([part[k] for part in parts]) for k in models.y_weights}
+        x = models.project_x(grids.image.test)
+        return {
+            n: borda_protocol_ranks(models, x, y, captions_per_image=CAPTIONS, n_folds=n)
+            for n in pools
+        }
+
+    key = {
+        **grids.base_key,
+        "p": best.p,
+        "d": best.d,
+        "selected": _selected(best),
+        "captions": captions.key,
+        "pools": list(pools),
+    }
+    inputs = [*grids.inputs, *captions.inputs]
+    return grids.ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs)
+
+
 def _chosen_settings(best: DevOutcome, search_rank: int | None) -> dict[str, Any]:
     """The frozen settings of the run details: p, d, the dev criterion, the search rank
     (when searched) and the selected models."""
@@ -448,4 +509,44 @@ def _run_nn(ws: Workspace, spec: SystemSpec, image: Blocks, timings: dict) -> _M
     rankings = {task: rankings_from_scores(s) for task, s in scores.items()}
     gold_ties = {task: gold_ties_from_scores(s) for task, s in scores.items()}
     timings["test rankings"] = time.perf_counter() - t
-    return _ModelRun(rankings, {"text_kernel": best.as_dict()}, dev, gold_ties=gold_ties)
+    protocol_ranks = None
+    if ws.config.settings.protocol == "all-captions":
+        t = time.perf_counter()
+        protocol_ranks = _nn_all_captions(ws, spec, best, image)
+        timings["all-captions ranks"] = time.perf_counter() - t
+    return _ModelRun(
+        rankings,
+        {"text_kernel": best.as_dict()},
+        dev,
+        gold_ties=gold_ties,
+        protocol_ranks=protocol_ranks,
+    )
+
+
+def _nn_all_captions(ws: Workspace, spec: SystemSpec, text_kernel: Any, image: Blocks) -> PoolRanks:
+    """Eq. 2's all-captions ranks with the chosen text kernel (scores do not depend on the
+    pool, so the folds are cut out of one score matrix)."""
+    params = dict(text_kernel.params)
+    word_kernel = params.pop("word_kernel", None) or spec.word_kernel
+    captions = ws.all_caption_rows(
+        KernelSpec(text_kernel.name, params),
+        spec.preprocessing,
+        word_kernel,
+        captions_per_image=CAPTIONS,
+    )
+    pools = pool_fold_counts(image.test.shape[0])
+
+    def rank_pools() -> PoolRanks:
+        from kcca.nn import nn_annotation_scores, nn_search_scores
+
+        text = np.concatenate([block for _, block in captions.blocks(_CAPTION_ROWS)])
+        annotation = nn_annotation_scores(image.test, text)
+        search = nn_search_scores(image.test, text)
+        return {
+            n: score_protocol_ranks(annotation, search, captions_per_image=CAPTIONS, n_folds=n)
+            for n in pools
+        }
+
+    key = {"version": VERSION, "nn": image.key, "captions": captions.key, "pools": list(pools)}
+    inputs = [*image.inputs, *captions.inputs]
+    return ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs)

@@ -1,0 +1,281 @@
+"""The all-captions ranks file: a system's ranks under the literature's retrieval protocol.
+
+A run with ``--protocol all-captions`` ranks, besides the paper's one-caption pool, every test
+image against the first five captions of every test image
+(:mod:`kcca.evaluate.retrieval_protocol`). Borda points depend on the pool, so each pool the
+literature reports is ranked on its own: the whole test set ("1K" on Flickr 8K/30K, "5K" on
+COCO) and, when it has more than 1,000 images in whole thousands, folds of 1,000 consecutive
+images (COCO "1K", five folds). What is kept per pool and fold is what the protocol's figures
+are computed from: the 1-based rank of each image's best caption (annotation, i2t) and of each
+caption's image (search, t2i). Written beside the rankings file as
+``<SYSTEM>.all-captions.json``::
+
+    {
+      "format": "kcca-all-captions-ranks", "version": 1,
+      "system": "BoW5", "corpus": "flickr8k", "split": "test",
+      "captions_per_image": 5, "ties": "reversed-argsort",
+      "images": ["img1.jpg", ...],            # the test images, in pool order
+      "pools": [
+        {"n_folds": 1, "folds": [{"annotation": [3, 1, ...], "search": [12, 1, ...]}]},
+        {"n_folds": 5, "folds": [...]}
+      ]
+    }
+
+Fold ``f`` of ``n_folds`` holds images ``f * size .. (f + 1) * size - 1`` (``size = n_images /
+n_folds``) and their captions, ``captions_per_image`` consecutive ones per image, so its
+annotation list has ``size`` ranks in ``1 .. size * captions_per_image`` and its search list
+``size * captions_per_image`` ranks in ``1 .. size``. :func:`read_protocol_ranks` checks all of
+it; the file is data only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+from kcca.cache import remove_stale_temp_files, write_text_atomic
+from kcca.data.documents import read_json
+from kcca.data.errors import DataError
+from kcca.evaluate.retrieval_protocol import (
+    CAPTIONS_PER_IMAGE,
+    TIE_RULES,
+    RetrievalProtocolResult,
+    fold_slices,
+    metrics_over_folds,
+)
+
+if TYPE_CHECKING:
+    from kcca.data.corpus import Corpus
+
+FORMAT = "kcca-all-captions-ranks"
+VERSION = 1
+#: suffix of the file beside ``<SYSTEM>.json``
+SUFFIX = ".all-captions.json"
+#: images per fold of the literature's "1K" figures on larger test sets (COCO)
+FOLD_SIZE = 1000
+
+#: per fold, (annotation ranks, search ranks), 1-based
+FoldRanks = tuple[np.ndarray, np.ndarray]
+#: per pool (its fold count), the ranks of each fold
+PoolRanks = dict[int, list[FoldRanks]]
+
+
+def pool_fold_counts(n_images: int, fold_size: int | None = None) -> tuple[int, ...]:
+    """The pools the literature reports for ``n_images`` test images, as fold counts: the whole
+    set (1) and, for more than ``fold_size`` images (default :data:`FOLD_SIZE`) in whole
+    multiples of it, folds of ``fold_size`` (COCO's 5,000: ``(1, 5)``, "5K" and "1K")."""
+    size = FOLD_SIZE if fold_size is None else fold_size
+    if n_images > size and n_images % size == 0:
+        return (1, n_images // size)
+    return (1,)
+
+
+def protocol_ranks_path(results_path: str | Path) -> Path:
+    """``<SYSTEM>.all-captions.json`` beside the system's rankings file ``<SYSTEM>.json`` or
+    compact results file ``<SYSTEM>.ranks.npz``."""
+    p = Path(results_path)
+    for suffix in (SUFFIX, ".ranks.npz", ".json"):
+        if p.name.endswith(suffix):
+            return p.with_name(p.name[: -len(suffix)] + SUFFIX)
+    return p.with_name(p.name + SUFFIX)
+
+
+@dataclass(frozen=True)
+class ProtocolRanks:
+    """One system's all-captions ranks (module docstring): ``pools`` maps a fold count to the
+    ``(annotation, search)`` ranks of each fold."""
+
+    system: str
+    corpus: str
+    split: str
+    images: tuple[str, ...]
+    captions_per_image: int
+    ties: str
+    pools: Mapping[int, Sequence[FoldRanks]]
+
+    def results(self) -> list[RetrievalProtocolResult]:
+        """The protocol's figures of each pool (whole set first), named by
+        :func:`kcca.evaluate.retrieval_protocol.protocol_name`."""
+        n = len(self.images)
+        return [
+            metrics_over_folds(
+                folds, n_images=n, n_captions=n * self.captions_per_image, ties=self.ties
+            )
+            for _, folds in sorted(self.pools.items())
+        ]
+
+
+def protocol_ranks_of(
+    system: str, corpus: Corpus, pools: Mapping[int, Sequence[FoldRanks]], split: str = "test"
+) -> ProtocolRanks:
+    """The :class:`ProtocolRanks` of a run's ``pools`` on ``corpus``'s ``split``, ranked with
+    the literature's tie rule and five captions per image
+    (:mod:`kcca.systems.all_captions`)."""
+    return ProtocolRanks(
+        system,
+        corpus.name,
+        split,
+        tuple(corpus.split(split)),
+        CAPTIONS_PER_IMAGE,
+        TIE_RULES[0],
+        dict(pools),
+    )
+
+
+def write_protocol_ranks(path: str | Path, ranks: ProtocolRanks) -> Path:
+    """Write ``ranks`` (checked as :func:`read_protocol_ranks` checks them) atomically."""
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "system": ranks.system,
+        "corpus": ranks.corpus,
+        "split": ranks.split,
+        "captions_per_image": int(ranks.captions_per_image),
+        "ties": ranks.ties,
+        "images": list(ranks.images),
+        "pools": [
+            {
+                "n_folds": int(n_folds),
+                "folds": [
+                    {"annotation": np.asarray(a).tolist(), "search": np.asarray(s).tolist()}
+                    for a, s in folds
+                ],
+            }
+            for n_folds, folds in sorted(ranks.pools.items())
+        ],
+    }
+    _checked(doc, Path(path))
+    p = Path(path)
+    remove_stale_temp_files(p.parent, recursive=False)
+    return write_text_atomic(p, json.dumps(doc))
+
+
+def remove_protocol_ranks(path: str | Path) -> bool:
+    """Remove ``path`` when it is an all-captions ranks file (its header says so); anything
+    else there is left alone. Returns whether a file was removed."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(256).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    if not head.startswith('{"format": "' + FORMAT + '"'):
+        return False
+    p.unlink()
+    return True
+
+
+def read_protocol_ranks(path: str | Path) -> ProtocolRanks:
+    """Read and check an all-captions ranks file; every fault is a :class:`DataError` naming
+    the file and the field."""
+    p = Path(path)
+    try:
+        doc = read_json(p)
+    except OSError as exc:
+        raise DataError(
+            f"cannot read the all-captions ranks file {p}: {exc.strerror or exc}",
+            fix="run the system with `kcca reproduce --protocol all-captions` to write it",
+        ) from None
+    return _checked(doc, p)
+
+
+def _fail(path: Path, what: str) -> DataError:
+    return DataError(
+        f"{path}: {what}",
+        fix="write the file again with `kcca reproduce --protocol all-captions` "
+        "(it is written by the run, not by hand)",
+    )
+
+
+def _checked(doc: Any, path: Path) -> ProtocolRanks:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise _fail(path, f'not an all-captions ranks file (no "format": "{FORMAT}")')
+    if doc.get("version") != VERSION:
+        raise _fail(
+            path, f"unsupported version {doc.get('version')!r} (this toolkit reads {VERSION})"
+        )
+    for key in ("system", "corpus", "split", "ties"):
+        if not isinstance(doc.get(key), str):
+            raise _fail(path, f"{key!r} must be a string")
+    if doc["ties"] not in TIE_RULES:
+        raise _fail(path, f"unknown tie rule {doc['ties']!r} (one of {', '.join(TIE_RULES)})")
+    per_image = doc.get("captions_per_image")
+    if isinstance(per_image, bool) or not isinstance(per_image, int) or per_image < 1:
+        raise _fail(path, f"captions_per_image must be a positive integer, got {per_image!r}")
+    images = doc.get("images")
+    if not isinstance(images, list) or not images or not all(isinstance(i, str) for i in images):
+        raise _fail(path, "'images' must be a non-empty list of image ids")
+    if len(set(images)) != len(images):
+        raise _fail(path, "'images' lists an image id twice")
+    pools_doc = doc.get("pools")
+    if not isinstance(pools_doc, list) or not pools_doc:
+        raise _fail(path, "'pools' must be a non-empty list")
+    pools: dict[int, list[FoldRanks]] = {}
+    for i, pool in enumerate(pools_doc):
+        n_folds, folds = _checked_pool(pool, i, len(images), per_image, path)
+        if n_folds in pools:
+            raise _fail(path, f"pools[{i}]: a second pool of {n_folds} fold(s)")
+        pools[n_folds] = folds
+    return ProtocolRanks(
+        doc["system"],
+        doc["corpus"],
+        doc["split"],
+        tuple(images),
+        per_image,
+        doc["ties"],
+        pools,
+    )
+
+
+def _checked_pool(
+    pool: Any, i: int, n_images: int, per_image: int, path: Path
+) -> tuple[int, list[FoldRanks]]:
+    where = f"pools[{i}]"
+    if not isinstance(pool, dict):
+        raise _fail(path, f"{where} must be an object")
+    n_folds = pool.get("n_folds")
+    if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 1:
+        raise _fail(path, f"{where}.n_folds must be a positive integer, got {n_folds!r}")
+    try:
+        slices = fold_slices(n_images, n_folds)
+    except DataError as exc:
+        raise _fail(path, f"{where}: {exc}") from None
+    folds = pool.get("folds")
+    if not isinstance(folds, list) or len(folds) != n_folds:
+        raise _fail(path, f"{where}.folds must be a list of {n_folds} fold(s)")
+    size = slices[0].stop - slices[0].start
+    out = []
+    for f, fold in enumerate(folds):
+        if not isinstance(fold, dict):
+            raise _fail(path, f"{where}.folds[{f}] must be an object")
+        out.append(
+            (
+                _checked_ranks(
+                    fold.get("annotation"),
+                    size,
+                    size * per_image,
+                    f"{where}.folds[{f}].annotation",
+                    path,
+                ),
+                _checked_ranks(
+                    fold.get("search"), size * per_image, size, f"{where}.folds[{f}].search", path
+                ),
+            )
+        )
+    return n_folds, out
+
+
+def _checked_ranks(values: Any, length: int, largest: int, where: str, path: Path) -> np.ndarray:
+    """A list of ``length`` integer ranks in ``1 .. largest``."""
+    if not isinstance(values, list) or len(values) != length:
+        raise _fail(path, f"{where} must be a list of {length} ranks")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise _fail(path, f"{where} must hold integers only")
+    for j, v in enumerate(values):  # in Python: a 400-digit integer is out of range too
+        if not 1 <= v <= largest:
+            raise _fail(path, f"{where}[{j}] = {v} is not a rank in 1..{largest}")
+    return np.asarray(values, dtype=np.int64)

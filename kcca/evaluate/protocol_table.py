@@ -1,0 +1,125 @@
+"""The all-captions protocol's table: one row per system and pool, as the literature prints it.
+
+Per direction, image annotation (i2t) and image search (t2i): R@1, R@5, R@10 (percent), the
+median and mean rank; then ``rsum``, the sum of the six recalls
+(:mod:`kcca.evaluate.retrieval_protocol`). Each row names its pool ("all-captions 1K",
+"all-captions 1K (mean of 5 folds)", "all-captions 5K"), so the protocol is in the table
+itself. ``kcca evaluate --protocol all-captions`` prints it; ``kcca reproduce`` writes it as
+``all-captions.md`` / ``all-captions.csv`` when a system was run with that protocol.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Sequence
+
+from kcca.evaluate.protocol_ranks import ProtocolRanks, protocol_ranks_path, read_protocol_ranks
+from kcca.evaluate.retrieval_protocol import DirectionMetrics, RetrievalProtocolResult
+
+#: the direction prefixes of the columns
+DIRECTIONS = (("annotation", "i2t"), ("search", "t2i"))
+#: a direction's figures, by column suffix
+FIGURES = (
+    ("R@1", "r1"),
+    ("R@5", "r5"),
+    ("R@10", "r10"),
+    ("med r", "median_rank"),
+    ("mean r", "mean_rank"),
+)
+COLUMNS = (
+    "system",
+    "protocol",
+    *(f"{short} {label}" for _, short in DIRECTIONS for label, _ in FIGURES),
+    "rsum",
+)
+
+
+def protocol_rows(systems: Sequence[tuple[str, ProtocolRanks]]) -> list[dict[str, Any]]:
+    """One row per system and pool (whole test set first): column -> value."""
+    rows = []
+    for name, ranks in systems:
+        for result in ranks.results():
+            rows.append(_row(name, result))
+    return rows
+
+
+def _row(name: str, result: RetrievalProtocolResult) -> dict[str, Any]:
+    row: dict[str, Any] = {"system": name, "protocol": result.protocol}
+    for direction, short in DIRECTIONS:
+        metrics: DirectionMetrics = getattr(result, direction)
+        for label, field in FIGURES:
+            row[f"{short} {label}"] = getattr(metrics, field)
+    row["rsum"] = result.rsum
+    return row
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    return [str(row[c]) if c in ("system", "protocol") else f"{row[c]:.1f}" for c in COLUMNS]
+
+
+def protocol_text(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as an aligned plain-text table with a title line."""
+    table = [list(COLUMNS), *(_cells(r) for r in rows)]
+    widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i < 2 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(line, widths))
+        ).rstrip()
+        for line in table
+    ]
+    title = (
+        "All-captions retrieval protocol (every caption of every test image in the pool; "
+        "i2t: image annotation, t2i: image search)"
+    )
+    return "\n".join([title, *lines])
+
+
+def protocol_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as CSV with a header (full precision)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def protocol_markdown(rows: Sequence[dict[str, Any]], header: Sequence[str]) -> str:
+    """The table as Markdown under the run's ``header`` lines."""
+    lines = ["# All-captions retrieval protocol", ""]
+    lines += [f"    {h}" for h in header] + [""]
+    lines.append(
+        "Every test image and the first five captions of each form the pool. Image "
+        "annotation (i2t): an image's rank is that of its best-ranked own caption; image "
+        "search (t2i): every caption is a query. R@k in percent; med r and mean r are "
+        "1-based ranks; rsum is the sum of the six recalls. A pool of folds gives the "
+        "mean over its folds, each ranked as a pool of its own."
+    )
+    lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def ranks_beside(results_files: dict[str, Path]) -> list[tuple[str, ProtocolRanks]]:
+    """``(system, ranks)`` of each system whose results file has an all-captions ranks file
+    beside it (:func:`kcca.evaluate.protocol_ranks.protocol_ranks_path`), in the order given;
+    a ranks file that cannot be read, or that names another system, is a
+    :class:`~kcca.errors.DataError`."""
+    from kcca.errors import DataError
+
+    out = []
+    for system, path in results_files.items():
+        beside = protocol_ranks_path(path)
+        if not beside.is_file():
+            continue
+        ranks = read_protocol_ranks(beside)
+        if ranks.system != system:
+            raise DataError(
+                f"{beside}: holds the all-captions ranks of {ranks.system!r}, not of "
+                f"{system!r} (whose results are {path})",
+                fix=f"run {system} again with --protocol all-captions, or remove {beside}",
+            )
+        out.append((system, ranks))
+    return out
