@@ -515,8 +515,8 @@ def _rerun_with_protocol(rankings_file: str) -> str:
     name = shlex.quote(system) if system else "SYSTEM"
     return (
         f"run the system with `kcca reproduce --systems {name} --protocol all-captions "
-        f"--rankings-dir {shlex.quote(str(folder))} --out DIR` (and the --experiments "
-        "folder it came from), then evaluate its rankings file again"
+        f"--experiments DIR --rankings-dir {shlex.quote(str(folder))} --out DIR`, then "
+        "evaluate its rankings file again"
     )
 
 
