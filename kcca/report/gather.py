@@ -75,6 +75,8 @@ class ReportData:
     judgment_source: str = ""  # where the judgments come from (:mod:`kcca.report.legend`)
     synthetic_judgments: bool = False
     with_data: bool = True  # False: made from compact results, ids for captions
+    #: the all-captions protocol's rows (:mod:`kcca.report.all_captions`); none: no section
+    all_captions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def paper_name(system: str) -> str | None:
@@ -387,6 +389,7 @@ def gather(
     """
     from kcca.evaluate.compact import read_compact
     from kcca.evaluate.system import EvaluationContext
+    from kcca.report.all_captions import all_captions_rows
     from kcca.report.legend import judgment_source
 
     split = run.split
@@ -413,6 +416,7 @@ def gather(
     systems: list[SystemData] = []
     taken: set[str] = set()
     pairs: set[tuple[int, int]] = {(i, i) for i in range(n)}
+    ranked: list[tuple[str, str, Path]] = []  # shown name, system, results file
     for entry in sorted(run.rankings, key=_paper_order):
         if progress:
             print(f"report: reading {entry.compact if corpus is None else entry.path}")
@@ -422,6 +426,7 @@ def gather(
             read = _read_from_compact(entry, run, compacts, pool, (image_ids, caption_ids), ctx, k)
         name = _unique(read.system, taken)
         systems.append(_system_data(read, entry, run, name, has_paper, pairs))
+        ranked.append((name, read.system, entry.path))
     source, synthetic = judgment_source(corpus) if corpus is not None else ("", False)
     return ReportData(
         run_dir=run.root,
@@ -446,4 +451,5 @@ def gather(
         judgment_source=source,
         synthetic_judgments=synthetic,
         with_data=corpus is not None,
+        all_captions=all_captions_rows(ranked),
     )

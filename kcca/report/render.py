@@ -14,6 +14,7 @@ from html import escape
 from typing import Any, Sequence
 
 from kcca.names import TASKS
+from kcca.report.all_captions import all_captions_html
 from kcca.report.assets import static_text
 from kcca.report.gather import METRICS, ReportData
 from kcca.report.legend import judgments_html, legend_html
@@ -245,6 +246,8 @@ def render_page(
     run_notes = "".join(f"<li>{escape(t)}</li>" for t in data.run_notes)
     rule = f"; crowd relevance {escape(data.relevance_rule)}" if data.relevance_rule else ""
     votes = "synthetic crowd votes" if data.synthetic_judgments else "crowd votes"
+    all_captions = all_captions_html(data.all_captions)
+    all_captions_link = '<a href="#all-captions">All captions</a>' if all_captions else ""
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -261,7 +264,7 @@ def render_page(
 <p>Run folder <code>{escape(str(data.run_dir))}</code>: {len(data.systems)} system(s) on the
 {escape(data.split)} pool of corpus <code>{escape(data.corpus_name)}</code> ({n} images, {n}
 captions){rule}.{(" Generated " + escape(generated) + ".") if generated else ""}</p>
-<nav><a href="#summary">Summary</a><a href="#plots">Plots</a>
+<nav><a href="#summary">Summary</a>{all_captions_link}<a href="#plots">Plots</a>
 <a href="#annotation">Query images</a><a href="#search">Query captions</a></nav>
 </header>
 <main>
@@ -270,7 +273,7 @@ captions){rule}.{(" Generated " + escape(generated) + ".") if generated else ""}
 {_run_notes_html(run_notes)}
 {summary_html(data)}
 </section>
-<section id="plots"><h2>Plots</h2>
+{all_captions}<section id="plots"><h2>Plots</h2>
 {plots_html(plots)}
 </section>
 <section id="browser"><h2>Browse queries</h2>

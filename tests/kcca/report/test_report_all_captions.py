@@ -1,0 +1,119 @@
+"""``kcca report``'s all-captions section: the literature's protocol, computed from the run's
+``<SYSTEM>.all-captions.json`` files, shown only when the run has them."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kcca.cli import main
+from kcca.data.errors import DataError
+from kcca.evaluate.protocol_ranks import (
+    ProtocolRanks,
+    protocol_ranks_path,
+    read_protocol_ranks,
+    write_protocol_ranks,
+)
+from kcca.evaluate.protocol_table import COLUMNS, protocol_rows
+from kcca.report import build_report
+from tests.support.report_runs import write_run
+
+SECTION_RE = re.compile(r'<section id="all-captions">(.*?)</section>', re.S)
+
+
+def write_ranks(rankings_file: Path, corpus, system: str, fold_counts=(1,), seed=0) -> Path:
+    """An all-captions ranks file of random ranks beside ``rankings_file``."""
+    rng = np.random.default_rng(seed)
+    images = tuple(corpus.split("test"))
+    pools = {}
+    for n_folds in fold_counts:
+        size = len(images) // n_folds
+        pools[n_folds] = [
+            (rng.integers(1, 5 * size + 1, size), rng.integers(1, size + 1, 5 * size))
+            for _ in range(n_folds)
+        ]
+    ranks = ProtocolRanks(system, corpus.name, "test", images, 5, "reversed-argsort", pools)
+    return write_protocol_ranks(protocol_ranks_path(rankings_file), ranks)
+
+
+def table_rows(html: str) -> list[list[str]]:
+    """The cells of each body row of the page's all-captions table."""
+    section = SECTION_RE.search(html).group(1)
+    body = re.search(r"<tbody>(.*?)</tbody>", section, re.S).group(1)
+    return [
+        [unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+        for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
+    ]
+
+
+def expected_cells(rows) -> list[list[str]]:
+    return [
+        [row["system"], row["protocol"], *(f"{row[c]:.1f}" for c in COLUMNS[2:])] for row in rows
+    ]
+
+
+@pytest.fixture()
+def reproduce_run(tmp_path, corpus) -> Path:
+    """A ``kcca reproduce`` layout of BoW5 and TRI5; BoW5 ranked under the all-captions
+    protocol (the whole pool of 12 images and three folds of four), TRI5 not."""
+    run = write_run(tmp_path / "run", corpus, sub="rankings")
+    write_ranks(run / "rankings" / "BoW5.json", corpus, "BoW5", fold_counts=(1, 3))
+    return run
+
+
+def test_the_section_shows_the_rows_of_the_ranks_files(reproduce_run, corpus, tmp_path):
+    html = build_report(reproduce_run, tmp_path / "o", corpus=corpus, thumb_size=32).read_text()
+    ranks = read_protocol_ranks(reproduce_run / "rankings" / "BoW5.all-captions.json")
+    rows = protocol_rows([("BoW5", ranks)])
+    assert [r["protocol"] for r in rows] == [
+        "all-captions 12 images",
+        "all-captions 4 images (mean of 3 folds)",
+    ]
+    assert table_rows(html) == expected_cells(rows)
+    section = unescape(SECTION_RE.search(html).group(1))
+    assert "<h2>All-captions retrieval protocol</h2>" in section
+    assert "every one of its captions" in section and "best-ranked own caption" in section
+    assert "every caption is a query" in section and "sum of the six recalls" in section
+    for column in ("R@1", "R@5", "R@10", "med r", "mean r", "rsum"):
+        assert f">{column}</th>" in section
+    assert '<a href="#all-captions">' in html
+    # after the summary, before the plots
+    assert html.index('id="summary"') < html.index('id="all-captions"') < html.index('id="plots"')
+
+
+def test_systems_in_the_reports_order_with_the_names_it_shows(tmp_path, corpus):
+    run = write_run(tmp_path / "run", corpus, systems=("TRI5", "BoW5", "<b>x</b>"))
+    for n, system in enumerate(("TRI5", "BoW5")):
+        write_ranks(run / f"rankings_{system}.json", corpus, system, seed=n)
+    write_ranks(run / "rankings__b_x__b_.json", corpus, "<b>x</b>", seed=2)
+    html = build_report(run, tmp_path / "o", corpus=corpus, thumb_size=32).read_text()
+    assert [r[0] for r in table_rows(html)] == ["BoW5", "TRI5", "<b>x</b>"]
+    section = SECTION_RE.search(html).group(1)
+    assert "<b>" not in section and "&lt;b&gt;x&lt;/b&gt;" in section
+
+
+def test_no_section_without_ranks_files(run_dir, corpus, tmp_path):
+    html = build_report(run_dir, tmp_path / "o", corpus=corpus, thumb_size=32).read_text()
+    assert "all-captions" not in html.lower()
+    assert '<nav><a href="#summary">Summary</a><a href="#plots">Plots</a>\n' in html
+    assert '</section>\n<section id="plots">' in html
+
+
+def test_an_unreadable_ranks_file_is_an_error_naming_it(reproduce_run, corpus, tmp_path, capsys):
+    bad = reproduce_run / "rankings" / "BoW5.all-captions.json"
+    bad.write_text('{"format": "kcca-all-captions-ranks", "version": 1, "system": "BoW5"')
+    with pytest.raises(DataError, match=re.escape(str(bad))):
+        build_report(reproduce_run, tmp_path / "o", corpus=corpus, thumb_size=32)
+    assert not (tmp_path / "o" / "index.html").exists()
+    assert main(["report", str(reproduce_run), "-o", str(tmp_path / "cli"), "--quiet"]) == 2
+    assert str(bad) in capsys.readouterr().err
+
+
+def test_ranks_of_another_system_are_an_error(reproduce_run, corpus, tmp_path):
+    write_ranks(reproduce_run / "rankings" / "TRI5.json", corpus, "BoW5")
+    with pytest.raises(DataError, match="not of 'TRI5'"):
+        build_report(reproduce_run, tmp_path / "o", corpus=corpus, thumb_size=32)
