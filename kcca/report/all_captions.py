@@ -4,8 +4,9 @@ A run of ``kcca reproduce --protocol all-captions`` writes each system's all-cap
 beside its rankings file (:mod:`kcca.evaluate.protocol_ranks`). :func:`all_captions_rows`
 computes the protocol's table from those files (:mod:`kcca.evaluate.protocol_table`: one row
 per system and pool) and :func:`all_captions_html` renders it; a run without them shows no
-section. A ranks file that cannot be read, or that ranks another system, is a
-:class:`~kcca.errors.DataError` naming it, as an unreadable rankings file is.
+section. A ranks file that cannot be read, that ranks another system, or whose images are not
+those of the report's pool, is a :class:`~kcca.errors.DataError` naming it, as an unreadable
+rankings file is.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
+from kcca.data.errors import DataError
+from kcca.evaluate.protocol_ranks import protocol_ranks_path
 from kcca.evaluate.protocol_table import DIRECTIONS, FIGURES, protocol_rows, ranks_beside
 
 #: the column groups of the table's first header row, by column prefix
@@ -33,13 +36,25 @@ EXPLANATION = (
 )
 
 
-def all_captions_rows(systems: Sequence[tuple[str, str, Path]]) -> list[dict[str, Any]]:
+def all_captions_rows(
+    systems: Sequence[tuple[str, str, Path]], image_ids: Sequence[str]
+) -> list[dict[str, Any]]:
     """The protocol's rows (:func:`kcca.evaluate.protocol_table.protocol_rows`) of each
     ``(shown name, system, results file)`` whose results file has an all-captions ranks
-    file beside it, in the order given; empty when none has."""
+    file beside it, in the order given; empty when none has. Each file must rank the
+    images ``image_ids`` (the report's pool), in that order."""
     ranked = []
     for shown, system, path in systems:
-        ranked.extend((shown, ranks) for _, ranks in ranks_beside({system: path}))
+        for _, ranks in ranks_beside({system: path}):
+            if list(ranks.images) != list(image_ids):
+                raise DataError(
+                    f"{protocol_ranks_path(path)}: ranks other test images than {path} "
+                    f"({len(ranks.images)} images of corpus {ranks.corpus!r}, split "
+                    f"{ranks.split!r}; the rankings' pool has {len(image_ids)})",
+                    fix=f"run {system} again with --protocol all-captions, or remove "
+                    f"{protocol_ranks_path(path)}",
+                )
+            ranked.append((shown, ranks))
     return protocol_rows(ranked)
 
 

@@ -451,5 +451,5 @@ def gather(
         judgment_source=source,
         synthetic_judgments=synthetic,
         with_data=corpus is not None,
-        all_captions=all_captions_rows(ranked),
+        all_captions=all_captions_rows(ranked, image_ids),
     )

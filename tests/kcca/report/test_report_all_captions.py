@@ -18,9 +18,12 @@ from kcca.evaluate.protocol_ranks import (
     read_protocol_ranks,
     write_protocol_ranks,
 )
+from kcca.evaluate.compact import from_rankings, judgments_digest, write_compact
 from kcca.evaluate.protocol_table import COLUMNS, protocol_rows
+from kcca.evaluate.rankings_io import read_rankings
+from kcca.evaluate.system import EvaluationContext, evaluate_system
 from kcca.report import build_report
-from tests.support.report_runs import write_run
+from tests.support.report_runs import tiny_corpus, write_run
 
 SECTION_RE = re.compile(r'<section id="all-captions">(.*?)</section>', re.S)
 
@@ -117,3 +120,38 @@ def test_ranks_of_another_system_are_an_error(reproduce_run, corpus, tmp_path):
     write_ranks(reproduce_run / "rankings" / "TRI5.json", corpus, "BoW5")
     with pytest.raises(DataError, match="not of 'TRI5'"):
         build_report(reproduce_run, tmp_path / "o", corpus=corpus, thumb_size=32)
+
+
+def test_ranks_of_other_images_are_an_error(reproduce_run, tmp_path):
+    other = tiny_corpus(seed=2)
+    bad = write_ranks(reproduce_run / "rankings" / "TRI5.json", other, "TRI5")
+    with pytest.raises(DataError, match=re.escape(f"{bad}: ranks other test images")) as exc:
+        build_report(reproduce_run, tmp_path / "o", corpus=tiny_corpus(), thumb_size=32)
+    assert str(bad) in exc.value.fix
+
+
+def test_without_the_data_the_section_comes_from_the_ranks_files(
+    reproduce_run, corpus, tmp_path, monkeypatch
+):
+    """Committed results (compact files, a corpus that needs the data folder): the ranks
+    files need no data, so the section is there as with it."""
+    rankings = reproduce_run / "rankings"
+    pool = corpus.pool("test")
+    ctx = EvaluationContext(corpus, "test", "paper", with_bleu_rouge=False)
+    for system in ("BoW5", "TRI5"):
+        rk = read_rankings(rankings / f"{system}.json", pool)
+        compact = from_rankings(
+            rk,
+            pool,
+            corpus="flickr8k",
+            evaluation=evaluate_system(rk, ctx),
+            relevance="paper",
+            judgments=judgments_digest(corpus),
+        )
+        write_compact(rankings / f"{system}.ranks.npz", compact)
+        (rankings / f"{system}.json").unlink()
+    monkeypatch.setenv("KCCA_DATA_DIR", "")
+    html = build_report(reproduce_run, tmp_path / "o", thumb_size=32).read_text()
+    assert "made without the data" in html
+    ranks = read_protocol_ranks(rankings / "BoW5.all-captions.json")
+    assert table_rows(html) == expected_cells(protocol_rows([("BoW5", ranks)]))
