@@ -5,7 +5,9 @@ rebuilds its corpus; :mod:`~kcca.report.gather` evaluates every system and colle
 per-query top-k with judgments; :mod:`~kcca.report.assets` writes thumbnails and copies plots;
 :mod:`~kcca.report.render` writes the page (summary beside the paper, plots, a query browser
 in plain JavaScript); :mod:`~kcca.report.legend` defines each metric it shows and says where
-the judgments come from (human for Flickr 8K, synthetic for the demo). The page needs no
+the judgments come from (human for Flickr 8K, synthetic for the demo);
+:mod:`~kcca.report.all_captions` adds the literature's all-captions protocol when the run was
+ranked under it (``<SYSTEM>.all-captions.json`` beside the rankings). The page needs no
 server and loads nothing from the network. :mod:`~kcca.report.browser` opens a page in
 headless Chromium (screenshots, tests).
 """
