@@ -1,11 +1,14 @@
 """``kcca report``: a static HTML report of a run folder (summary, plots, query browser).
 
-    kcca report RUN_DIR [-o OUT] [--corpus NAME] [--top-k 10] [--thumb-size 128] [--embed]
-                        [--allow-committed]
+    kcca report RUN_DIR [-o OUT] [--corpus NAME|FILE.json] [--images-dir DIR] [--top-k 10]
+                        [--thumb-size 128] [--embed] [--allow-committed]
 
 RUN_DIR is the ``--out`` folder of ``kcca demo`` or ``kcca reproduce``. The corpus is the one
 the rankings files name (a demo corpus is regenerated from its sizes and seed; Flickr 8K is
-read from ``--data-dir`` / ``$KCCA_DATA_DIR``). Without a data folder, a folder whose systems
+read from ``--data-dir`` / ``$KCCA_DATA_DIR``). A run of ``kcca reproduce --corpus FILE.json``
+reads that captions JSON again (``--corpus``, else the file its recorded command names) and
+its images from ``--images-dir`` (else the recorded one); without images the page shows image
+ids where thumbnails would be. Without a data folder, a folder whose systems
 all have compact results files (``rankings/*.ranks.npz``, as committed in
 ``results/hodosh2013``) still gets its page: ids for captions and images, the stored metrics,
 no judgment marks. The page (``OUT/index.html``) needs no server and loads nothing from the
@@ -51,7 +54,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--corpus",
         default=None,
         help="corpus of the rankings: flickr8k, demo, demo-TRAIN-DEV-TEST-SIZEpx-"
-        "sSEED or a JSON split file (default: the name in the rankings files)",
+        "sSEED or the captions JSON given to `kcca reproduce --corpus` (default: the "
+        "JSON file the run's recorded command names, else the name in the rankings files)",
+    )
+    p.add_argument(
+        "--images-dir",
+        default=None,
+        help="image folder of a captions JSON, for thumbnails (default: the recorded "
+        "--images-dir of the run when it is there; without one the page shows image ids)",
     )
     p.add_argument(
         "--splits",
@@ -92,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         args.run_dir,
         output,
         corpus_name=args.corpus,
+        images_dir=args.images_dir,
         data_dir=args.data_dir,
         splits_dir=args.splits,
         seed=args.seed,

@@ -30,6 +30,7 @@ def build_report(
     *,
     corpus: Corpus | None = None,
     corpus_name: str | None = None,
+    images_dir: str | Path | None = None,
     data_dir: str | Path | None = None,
     splits_dir: str | Path | None = None,
     seed: int = 0,
@@ -41,8 +42,10 @@ def build_report(
 ) -> Path:
     """Write ``out_dir/index.html`` (default ``run_dir/report``) and return its path.
 
-    The corpus is ``corpus`` when given, else rebuilt from ``corpus_name`` or from the name
-    the rankings files record (:func:`kcca.report.rundir.load_run_corpus`). When the data
+    The corpus is ``corpus`` when given, else rebuilt from ``corpus_name``, from the captions
+    JSON the run's recorded command names, or from the name the rankings files record
+    (:func:`kcca.report.run_corpus.report_corpus`; ``images_dir``: the image folder of a
+    captions JSON, without which the page shows image ids for thumbnails). When the data
     folder is not found but every system has a compact results file (the committed results
     of a fresh clone), the page is made from those: ids for captions and images, no
     judgment marks, and a note saying how to get the data. ``embed`` inlines
@@ -52,7 +55,8 @@ def build_report(
     from kcca.report.assets import copy_plots, write_thumbnails
     from kcca.report.gather import gather
     from kcca.report.render import render_page
-    from kcca.report.rundir import load_run_corpus, scan_run_folder
+    from kcca.report.run_corpus import report_corpus
+    from kcca.report.rundir import scan_run_folder
 
     root = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else root / "report"
@@ -60,12 +64,13 @@ def build_report(
     run = scan_run_folder(root, exclude=out / "plots" if same else out)
     if corpus is None:
         try:
-            corpus = load_run_corpus(
-                corpus_name or run.corpus_name,
+            corpus = report_corpus(
+                run,
+                corpus_name=corpus_name,
+                images_dir=images_dir,
                 data_dir=data_dir,
                 seed=seed,
                 splits_dir=splits_dir,
-                source="--corpus" if corpus_name else str(run.rankings[0].path),
             )
         except DataFolderNotGiven:
             if not all(r.compact is not None for r in run.rankings):
@@ -73,11 +78,13 @@ def build_report(
             warn_without_data(progress)
     data = gather(run, corpus, top_k=top_k, relevance=relevance, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
+    if corpus is not None and corpus.images is None:
+        warn_without_images(progress)
     thumbs = (
         write_thumbnails(
             data.image_ids, corpus.load_image, out, size=thumb_size, embed=embed, progress=progress
         )
-        if corpus is not None
+        if corpus is not None and corpus.images is not None
         else [""] * len(data.image_ids)
     )
     plots = copy_plots(data.plots, root, out, embed=embed)
@@ -97,5 +104,18 @@ def warn_without_data(enabled: bool = True) -> None:
             "note: no data folder (--data-dir or $KCCA_DATA_DIR): the report shows ids "
             "instead of captions and images, without judgment marks; data/README.md says "
             "how to get the data",
+            file=sys.stderr,
+        )
+
+
+def warn_without_images(enabled: bool = True) -> None:
+    """Say on stderr that the corpus was read without its images, so the page shows ids."""
+    import sys
+
+    if enabled:
+        print(
+            "note: the corpus was read without its images: the report shows image ids "
+            "instead of thumbnails (--images-dir DIR, the captions JSON's image folder, "
+            "adds them)",
             file=sys.stderr,
         )

@@ -350,6 +350,8 @@ def _report_notes(
         )
     elif ctx.relevance is None:
         notes.append("no crowd judgments for this corpus: S@k and R-precision are not shown")
+    if corpus is not None and corpus.images is None:
+        notes.append(_without_images_note(run, corpus))
     if not has_paper:
         notes.append(
             f"the paper's numbers are for the Flickr 8K test pool; this run ranks "
@@ -359,6 +361,19 @@ def _report_notes(
         notes.extend(_coverage_notes(s))
     notes.extend(_table_notes(run, systems))
     return notes
+
+
+def _without_images_note(run: RunFolder, corpus: Corpus) -> str:
+    """What the page shows for images when the corpus was read without them, and how to
+    get thumbnails."""
+    import shlex
+
+    captions = (corpus.source_files or {}).get("captions", "FILE.json")
+    return (
+        "the corpus was read without its images, so images are shown by id; `kcca report "
+        f"{shlex.quote(str(run.root))} --corpus {shlex.quote(captions)} --images-dir DIR` "
+        "(the folder its image ids are relative to) shows thumbnails"
+    )
 
 
 def _relevance_rule(corpus: Corpus | None, ctx, compacts, relevance: str) -> str | None:
