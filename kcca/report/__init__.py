@@ -1,8 +1,9 @@
 """A static HTML report of a run folder (``kcca report RUN_DIR -o OUT``).
 
 :mod:`~kcca.report.rundir` finds the rankings files, tables and plots of a run folder and
-rebuilds its corpus; :mod:`~kcca.report.gather` evaluates every system and collects the
-per-query top-k with judgments; :mod:`~kcca.report.assets` writes thumbnails and copies plots;
+rebuilds its corpus (:mod:`~kcca.report.run_corpus`: the captions JSON of a run made on
+one); :mod:`~kcca.report.gather` evaluates every system and collects the per-query top-k
+with judgments; :mod:`~kcca.report.assets` writes thumbnails and copies plots;
 :mod:`~kcca.report.render` writes the page (summary beside the paper, plots, a query browser
 in plain JavaScript); :mod:`~kcca.report.legend` defines each metric it shows and says where
 the judgments come from (human for Flickr 8K, synthetic for the demo);

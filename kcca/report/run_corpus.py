@@ -248,7 +248,7 @@ def with_test_images(run: RunFolder, corpus: Corpus, path: Path, images_dir: Pat
     its image ids are relative to); other splits' images are not needed."""
     from kcca.data.images import ImageFiles, check_image_file
 
-    without = f"without images the page shows ids: `{_report_command(run, path)}`"
+    without = f"without images (ids for thumbnails): `{_report_command(run, path)}`"
     if not images_dir.is_dir():
         raise DataError(
             f"--images-dir {images_dir} is not a folder (the image folder of {path})",
