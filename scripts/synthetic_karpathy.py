@@ -40,7 +40,6 @@ name = "VEC"
 short_name = "VEC"
 model = "kcca"
 description = "KCCA, linear kernels over image and caption vectors"
-preprocessing = "demo"
 
 [image_kernel]
 name = "vectors"

@@ -472,14 +472,17 @@ class Workspace:
     def _text_key(
         self, spec: KernelSpec, preset: str, word_kernel: str | None, kernel: Any
     ) -> tuple[dict[str, Any], list[str]]:
-        """The cache key every block of a text kernel starts from, and the files behind it."""
-        sources = self.text_sources(preset, word_kernel)
+        """The cache key every block of a text kernel starts from, and the files behind it. A
+        kernel of caption ids (``item_type = "ids"``: the ``vectors`` kernel) reads no
+        tokens, so its key holds no preprocessing (and needs no NLTK data)."""
+        ids = getattr(kernel, "item_type", None) == "ids"
+        sources = ("captions",) if ids else self.text_sources(preset, word_kernel)
         base = {
             "version": VERSION,
             "corpus": self.text_fingerprint(sources),
             "kernel": spec.name,
             "params": numeric_params(kernel),
-            "preprocess": self.preprocessor(preset).config(),
+            "preprocess": None if ids else self.preprocessor(preset).config(),
             "word_kernel": None
             if word_kernel is None
             else {"name": word_kernel, "config": _wk_config(self.seed)},
