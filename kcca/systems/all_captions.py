@@ -11,7 +11,7 @@ pool, so each fold is ranked as a pool of its own, never cut out of a larger ran
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -40,12 +40,14 @@ def borda_protocol_ranks(
     *,
     captions_per_image: int,
     n_folds: int = 1,
+    advance: Callable[[int], object] | None = None,
 ) -> list[FoldRanks]:
     """Per fold, the 1-based (annotation, search) ranks of a KCCA system's Borda rankings.
 
     ``images`` and ``captions`` are the projections (kappa -> rows) of the test images and of
     their captions, ``captions_per_image`` consecutive captions per image
-    (:meth:`Projections.project_x` / :meth:`Projections.project_y`)."""
+    (:meth:`Projections.project_x` / :meth:`Projections.project_y`); ``advance(n)`` is called
+    as each block of ``n`` queries is ranked (a progress bar's ``update``)."""
     n_images = len(next(iter(images.values())))
     out = []
     for fold in fold_slices(n_images, n_folds):
@@ -53,8 +55,8 @@ def borda_protocol_ranks(
         x = {k: v[fold] for k, v in images.items()}
         y = {k: v[cap] for k, v in captions.items()}
         gold = standard_caption_images(fold.stop - fold.start, captions_per_image)
-        annotation = _borda_scores(projections, "annotation", x, y)
-        search = _borda_scores(projections, "search", y, x)
+        annotation = _borda_scores(projections, "annotation", x, y, advance)
+        search = _borda_scores(projections, "search", y, x, advance)
         out.append((annotation_ranks(annotation, gold), search_ranks(search, gold)))
     return out
 
@@ -88,6 +90,7 @@ def _borda_scores(
     task: str,
     queries: Mapping[float, np.ndarray],
     candidates: Mapping[float, np.ndarray],
+    advance: Callable[[int], object] | None = None,
 ) -> np.ndarray:
     """``N - position`` of each candidate in the system's Borda ranking of each query
     (Section 4.1.3), ranked in blocks of queries (each query's ranking is its own)."""
@@ -103,4 +106,6 @@ def _borda_scores(
         block = {k: v[rows] for k, v in queries.items()}
         ranking = borda_from_scores(projections.scores(task, block, candidates)).ranking
         np.put_along_axis(out[rows], ranking, np.broadcast_to(points, ranking.shape), axis=1)
+        if advance is not None:
+            advance(rows.stop - rows.start)
     return out

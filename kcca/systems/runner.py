@@ -432,10 +432,19 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
         parts = [models.project_y(block) for _, block in captions.blocks(_CAPTION_ROWS)]
         y = {k: np.concatenate([part[k] for part in parts]) for k in models.y_weights}
         x = models.project_x(grids.image.test)
-        return {
-            n: borda_protocol_ranks(models, x, y, captions_per_image=CAPTIONS, n_folds=n)
-            for n in pools
-        }
+        queries = (1 + CAPTIONS) * n_images  # per pool: every image and every caption
+        with tqdm(
+            total=queries * len(pools),
+            desc=f"{spec.label}: all-captions pools",
+            unit="query",
+            disable=not grids.ws.progress,
+        ) as bar:
+            return {
+                n: borda_protocol_ranks(
+                    models, x, y, captions_per_image=CAPTIONS, n_folds=n, advance=bar.update
+                )
+                for n in pools
+            }
 
     key = {
         **grids.base_key,
