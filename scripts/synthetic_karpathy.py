@@ -118,7 +118,7 @@ def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float)
     q = shlex.quote
     return [
         f"kcca reproduce --corpus {q(str(corpus))} --experiments {q(str(experiments))} "
-        f"--systems VEC --tables 3 --protocol all-captions --no-plots --out {q(str(run))}",
+        f"--systems VEC --tables 11 --protocol all-captions --no-plots --out {q(str(run))}",
         f"kcca evaluate --protocol all-captions {q(str(run / 'rankings' / 'VEC.json'))}",
     ]
 

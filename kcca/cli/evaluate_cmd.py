@@ -423,6 +423,10 @@ def _rankings_report(args: argparse.Namespace, corpus, compacts: dict, text: boo
     from kcca.evaluate.formatting import evaluation_document, systems_csv, systems_text
 
     note = _note_to(text)
+    note(
+        "protocol: the paper's (a pool of one caption per test image, Section 4.1.1; "
+        "--protocol all-captions for the later literature's)"
+    )
     ctx = _evaluation_context(args, corpus, note)
     evals = _evaluations(args, corpus, compacts, ctx, note)
     significance = _significance(args, evals)

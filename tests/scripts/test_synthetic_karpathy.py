@@ -37,4 +37,4 @@ def test_the_printed_commands_run_and_recall_is_far_above_chance(tmp_path, capsy
     assert figures[2] > 80 and figures[7] > 80, row
     assert np.isclose(figures[-1], sum(figures[0:3]) + sum(figures[5:8]))
     assert (out / "run" / "all-captions.md").is_file()
-    assert (out / "run" / "table3.md").is_file()
+    assert "\n| VEC | " in (out / "run" / "table11.md").read_text()

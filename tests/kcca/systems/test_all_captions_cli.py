@@ -73,7 +73,7 @@ def run(tmp_path_factory):
         "--systems",
         "VEC",
         "--tables",
-        "3",
+        "11",
         "--protocol",
         "all-captions",
         "--no-plots",
@@ -95,7 +95,9 @@ def test_the_run_writes_the_ranks_and_the_table(run):
     assert "| VEC | all-captions 25 images |" in md
     assert "| VEC | all-captions 5 images (mean of 5 folds) |" in md
     assert "protocol: all-captions" in md  # the run's settings line
-    assert "data: coco (train 60, dev 15, test 25)" in (out / "table3.md").read_text()
+    table11 = (out / "table11.md").read_text()
+    assert "data: coco (train 60, dev 15, test 25)" in table11
+    assert "\n| VEC | " in table11  # a system outside the paper after its 30 (paper's protocol)
 
 
 def test_evaluate_prints_the_figures_of_scans_code(run, capsys):
@@ -182,7 +184,7 @@ def test_a_later_run_under_the_papers_protocol_drops_the_table(run, capsys):
         "--systems",
         "VEC",
         "--tables",
-        "3",
+        "11",
         "--no-plots",
         "--force",
         "--out",
