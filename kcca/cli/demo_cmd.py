@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kcca.cli.common import (
     add_backend_argument,
+    add_protocol_argument,
     backend_from_args,
     check_grid_flags,
     run_config_from_args,
@@ -112,6 +113,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="values of n, geometric from 5 to the training size (default: the files')",
     )
     p.add_argument("--sheet", type=int, default=12, help="images on the contact sheet (default 12)")
+    add_protocol_argument(p)
     return p
 
 
@@ -277,6 +279,28 @@ def stage_metrics(run: DemoRun) -> None:
         argv, what = files, "every metric"
     run.say(command(["kcca", "evaluate", *argv], "next: `", "`"))
     run.say(f"  ({what})")
+    if run.config.settings.protocol == "all-captions":
+        _all_captions_stage(run, files)
+
+
+def _all_captions_stage(run: DemoRun, files: list[str]) -> None:
+    """``--protocol all-captions``: each system's all-captions ranks beside its rankings file,
+    their table and the command that prints it again."""
+    from kcca.evaluate.protocol_ranks import (
+        protocol_ranks_of,
+        protocol_ranks_path,
+        write_protocol_ranks,
+    )
+    from kcca.evaluate.protocol_table import protocol_rows, protocol_text
+
+    assert run.corpus is not None  # stage_corpus ran first
+    ranked = []
+    for res, path in zip(run.results, files):
+        ranks = protocol_ranks_of(res.spec.name, run.corpus, res.protocol_ranks)
+        write_protocol_ranks(protocol_ranks_path(path), ranks)
+        ranked.append((res.spec.name, ranks))
+    run.say(protocol_text(protocol_rows(ranked)))
+    run.say(command(["kcca", "evaluate", "--protocol", "all-captions", *files], "next: `", "`"))
 
 
 def stage_plot(run: DemoRun) -> None:

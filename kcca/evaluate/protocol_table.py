@@ -60,21 +60,31 @@ def _cells(row: dict[str, Any]) -> list[str]:
 
 
 def protocol_text(rows: Sequence[dict[str, Any]]) -> str:
-    """The rows as an aligned plain-text table with a title line."""
-    table = [list(COLUMNS), *(_cells(r) for r in rows)]
-    widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
-    lines = [
-        "  ".join(
-            cell.ljust(w) if i < 2 else cell.rjust(w)
-            for i, (cell, w) in enumerate(zip(line, widths))
-        ).rstrip()
-        for line in table
+    """The rows as plain text under a title: one aligned block per direction, then rsum, so
+    that no line is wider than a terminal's 100 columns."""
+    blocks = [
+        (f"image {direction} ({short})", [f"{short} {label}" for label, _ in FIGURES])
+        for direction, short in DIRECTIONS
     ]
-    title = (
-        "All-captions retrieval protocol (every caption of every test image in the pool; "
-        "i2t: image annotation, t2i: image search)"
-    )
-    return "\n".join([title, *lines])
+    blocks.append(("rsum (the sum of the six recalls)", ["rsum"]))
+    lines = [
+        "All-captions retrieval protocol: every caption of every test image in the pool",
+    ]
+    for title, columns in blocks:
+        head = ["system", "protocol", *(c.split(" ", 1)[1] if " " in c else c for c in columns)]
+        table = [head] + [
+            [str(r["system"]), str(r["protocol"]), *(f"{r[c]:.1f}" for c in columns)] for r in rows
+        ]
+        widths = [max(len(line[i]) for line in table) for i in range(len(head))]
+        lines += ["", title]
+        lines += [
+            "  ".join(
+                cell.ljust(w) if i < 2 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(line, widths))
+            ).rstrip()
+            for line in table
+        ]
+    return "\n".join(lines)
 
 
 def protocol_csv(rows: Sequence[dict[str, Any]]) -> str:

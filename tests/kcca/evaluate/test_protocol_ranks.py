@@ -170,8 +170,12 @@ def test_table_rows_and_formats(tmp_path):
     assert rows[0]["t2i mean r"] == whole.search.mean_rank
     assert rows[0]["rsum"] == whole.rsum
     text = protocol_text(rows)
-    assert text.splitlines()[1].split()[:3] == ["system", "protocol", "i2t"]
-    assert f"{whole.rsum:.1f}" in text
+    lines = text.splitlines()
+    assert lines[2:4] == ["image annotation (i2t)", lines[3]]
+    assert lines[3].split() == ["system", "protocol", "R@1", "R@5", "R@10", "med", "r", "mean", "r"]
+    assert lines[4].split()[-1] == f"{whole.annotation.mean_rank:.1f}"
+    assert lines[-2].split()[-1] == f"{whole.rsum:.1f}"
+    assert max(map(len, lines)) <= 100
     csv_lines = protocol_csv(rows).splitlines()
     assert csv_lines[0] == ",".join(COLUMNS) and len(csv_lines) == 3
     md = protocol_markdown(rows, ["command: `kcca reproduce`"])

@@ -1,0 +1,50 @@
+"""``kcca demo --protocol all-captions``: each system's all-captions ranks beside its rankings
+file, the literature's table printed (at most 100 columns), and the printed next step runs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from kcca.cli import main
+from kcca.evaluate.protocol_ranks import read_protocol_ranks
+
+
+def test_demo_under_the_all_captions_protocol(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = [
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "demo",
+        "--out",
+        str(out),
+        "--n-train",
+        "60",
+        "--n-dev",
+        "20",
+        "--n-test",
+        "20",
+        "--n-count",
+        "4",
+        "--p",
+        "2",
+        "--d",
+        "1",
+        "--kappas",
+        "1",
+        "--protocol",
+        "all-captions",
+    ]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "All-captions retrieval protocol" in text
+    assert "all-captions 20 images" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+    for system in ("TRI5", "BoW5"):
+        ranks = read_protocol_ranks(out / f"rankings_{system}.all-captions.json")
+        assert ranks.system == system and len(ranks.images) == 20
+    commands = re.findall(r"next: `(kcca [^`]+)`", text)
+    assert any("--protocol all-captions" in c for c in commands), text
+    for command in commands:
+        assert main(shlex.split(command.replace("\\\n", " "))[1:]) == 0, command
+    assert "all-captions 20 images" in capsys.readouterr().out
