@@ -19,7 +19,7 @@ from kcca.cli import main
 from kcca.data.demo import make_demo_corpus
 from kcca.data.json_splits import load_json_splits
 from kcca.evaluate import protocol_ranks as PR
-from tests.kcca.systems.test_all_captions_cli import FOLD, karpathy_json
+from tests.support.karpathy_corpus import FOLD, karpathy_json
 from tests.support.planted_vectors import plant_vectors, vectors_experiment
 
 DATA_RE = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)

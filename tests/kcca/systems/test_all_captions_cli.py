@@ -6,14 +6,12 @@ all-captions``. The figures of a worked example (the whole pool and five folds, 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kcca.cache import Cache
 from kcca.cli import main
-from kcca.data.demo import make_demo_corpus
 from kcca.data.json_splits import load_json_splits
 from kcca.evaluate import protocol_ranks as PR
 from kcca.borda import borda_from_scores
@@ -22,29 +20,7 @@ from kcca.systems.config import RunConfig
 from tests.support.planted_vectors import plant_vectors, vectors_experiment
 from tests.support.retrieval_oracles import scan_evalrank
 
-#: test images (five folds of five, as COCO's 5,000 in five folds of 1,000)
-N_TEST = 25
-FOLD = 5
-
-
-def karpathy_json(path: Path) -> Path:
-    """A captions JSON in Karpathy's format (``dataset_coco.json``'s fields) of a small demo
-    corpus: ``val`` is the dev split, part of the training images are ``restval``."""
-    corpus = make_demo_corpus(
-        n_train=60, n_dev=15, n_test=N_TEST, image_size=32, seed=1, judgments=False
-    )
-    images = []
-    for split, name in (("train", "train"), ("dev", "val"), ("test", "test")):
-        for n, image_id in enumerate(corpus.split(split)):
-            label = "restval" if split == "train" and n % 4 == 0 else name
-            sentences = [
-                {"raw": t, "tokens": t.lower().split(), "imgid": len(images)}
-                for t in corpus.captions[image_id]
-            ]
-            entry = {"filepath": "val2014", "filename": image_id, "imgid": len(images)}
-            images.append({**entry, "split": label, "sentences": sentences})
-    path.write_text(json.dumps({"dataset": "coco", "images": images}), encoding="utf-8")
-    return path
+from tests.support.karpathy_corpus import FOLD, N_TEST, karpathy_json
 
 
 @pytest.fixture(scope="module")
