@@ -34,6 +34,10 @@ from kcca.systems.spec import KernelSpec
 log = logging.getLogger(__name__)
 
 IMAGE_STAGE = "system-image-gram"
+#: a kernel of ids (the ``vectors`` kernel) over more training items than this gives the
+#: solver its training kernel as columns on demand instead of the n x n block (8 n^2 bytes:
+#: 1.8 GB at this size, 6.7 GB at Flickr30K's 29,000, 103 GB at COCO's 113,287)
+DENSE_TRAIN_LIMIT = 15_000
 #: cache stage of the KCCA factors of shared kernels (:func:`factor_store`)
 FACTOR_STAGE = "kernel-factor"
 TEXT_STAGE = "system-text-gram"
@@ -42,9 +46,14 @@ VERSION = 1
 
 @dataclass(frozen=True)
 class Blocks:
-    """Kernel blocks against the training items: ``train`` (n, n), ``dev`` and ``test``."""
+    """Kernel blocks against the training items: ``train`` (n, n), ``dev`` and ``test``.
 
-    train: np.ndarray
+    ``train`` is a dense array, or for a kernel of ids over more than
+    :data:`DENSE_TRAIN_LIMIT` training items its columns on demand
+    (:class:`kcca.lowrank.KernelColumns`: the solver factorises it by pivoted incomplete
+    Cholesky without forming the n x n matrix)."""
+
+    train: Any
     dev: np.ndarray
     test: np.ndarray
     key: dict
@@ -55,6 +64,11 @@ class Blocks:
 
     def __getitem__(self, split: str) -> np.ndarray:
         return {"train": self.train, "dev": self.dev, "test": self.test}[split]
+
+    @property
+    def n_train(self) -> int:
+        """The number of training items (the columns of every block)."""
+        return int(self.dev.shape[1])
 
 
 @dataclass(frozen=True)
@@ -261,6 +275,10 @@ class Workspace:
         if ids:
             key["corpus"] = self.image_ids_fingerprint
 
+        if ids and len(self.corpus.split("train")) > DENSE_TRAIN_LIMIT:
+            items = {s: list(self.corpus.split(s)) for s in SPLITS}
+            return self._column_blocks(IMAGE_STAGE, key, kernel, items, kernel_files(kernel))
+
         def compute() -> dict[str, np.ndarray]:
             if ids:
                 items: dict[str, Any] = {s: list(self.corpus.split(s)) for s in SPLITS}
@@ -294,6 +312,8 @@ class Workspace:
         ]
         key = self._image_key(spec, kernel, parts=[config_key(b.key) for b in parts])
         key["corpus"] = self.image_ids_fingerprint  # the parts' keys cover their images
+        if any(not isinstance(b.train, np.ndarray) for b in parts):
+            return _mixed_column_blocks(kernel, parts, key)
         return self._shared_image_blocks(
             key,
             lambda: {s: kernel.combine([b[s] for b in parts]) for s in SPLITS},
@@ -440,6 +460,9 @@ class Workspace:
         kernel = self.text_kernel(spec, word_kernel)
         base, inputs = self._text_key(spec, preset, word_kernel, kernel)
         ids = getattr(kernel, "item_type", None) == "ids"
+        if ids and "train" in splits and len(self.corpus.split("train")) > DENSE_TRAIN_LIMIT:
+            blocks = self._column_blocks(TEXT_STAGE, base, kernel, self.caption_id_items(), ())
+            return dataclasses.replace(blocks, inputs=tuple(inputs))
         fitted: dict[str, Any] = {}
 
         def fitted_kernel():
@@ -465,6 +488,36 @@ class Workspace:
             out["dev"],
             out["test"],
             base,
+            tuple(inputs),
+            psd=bool(getattr(kernel, "positive_semidefinite", True)),
+        )
+
+    def _column_blocks(
+        self, stage: str, key: dict, kernel: Any, items: dict[str, Any], files: Any
+    ) -> Blocks:
+        """Blocks of a kernel of ids over a large training set: dev and test blocks (cached),
+        the training kernel as columns on demand (:data:`DENSE_TRAIN_LIMIT`)."""
+        from kcca.lowrank import KernelColumns
+
+        settings = self.config.execution.kernel_settings()
+        del settings["progress"]
+        fitted = with_execution(kernel, **settings).fit(items["train"])
+        inputs = list(files.values()) if isinstance(files, dict) else list(files)
+        dev, test = (
+            self._block(
+                stage,
+                {**key, "train block": "columns", "block": split},
+                lambda split=split: fitted.gram(items[split]),
+                inputs,
+            )
+            for split in ("dev", "test")
+        )
+        train = KernelColumns(fitted, items["train"], argument=f"{key.get('kernel')} (train)")
+        return Blocks(
+            train,
+            dev,
+            test,
+            {**key, "train block": "columns"},
             tuple(inputs),
             psd=bool(getattr(kernel, "positive_semidefinite", True)),
         )
@@ -547,6 +600,27 @@ class Workspace:
                 value["train"], value["dev"], value["test"], key, tuple(inputs)
             )
         return self._memo[memo]
+
+
+def _mixed_column_blocks(kernel: Any, parts: list[Blocks], key: dict) -> Blocks:
+    """A ``mix`` whose parts include training kernels as columns: its training kernel as
+    columns too (each column the mix of the parts' columns), dev and test blocks mixed."""
+    from kcca.lowrank import CallableColumns, as_column_source
+
+    sources = [as_column_source(b.train, "mix part") for b in parts]
+    train = CallableColumns(
+        lambda index: kernel.combine([c.columns(index) for c in sources]),
+        kernel.combine([np.asarray(c.diag(), dtype=float) for c in sources]),
+        argument="mix (train)",
+    )
+    return Blocks(
+        train,
+        kernel.combine([b.dev for b in parts]),
+        kernel.combine([b.test for b in parts]),
+        {**key, "train block": "columns"},
+        tuple(i for b in parts for i in b.inputs),
+        psd=getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts),
+    )
 
 
 def kernel_files(kernel: Any) -> dict[str, str]:

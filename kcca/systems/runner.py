@@ -300,7 +300,7 @@ def _run_kcca(
         image,
         text,
         precision,
-        spec.grid.n_values(image.train.shape[0]),
+        spec.grid.n_values(image.n_train),
         indefinite_rule(image, text),
     )
     combos = [(p, d) for p in spec.grid.p for d in spec.grid.d]

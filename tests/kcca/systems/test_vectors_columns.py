@@ -1,0 +1,66 @@
+"""A kernel of ids over a large training set gives the solver its training kernel as columns
+on demand (Workspace, DENSE_TRAIN_LIMIT): no n x n block is formed, the system ranks as the
+dense one does, and a mix of such kernels works too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kcca.cache import Cache
+from kcca.data.demo import make_demo_corpus
+from kcca.lowrank import CallableColumns
+from kcca.systems import blocks as B
+from kcca.systems import load_spec, run_system
+from kcca.systems.blocks import Workspace
+from kcca.systems.config import RunConfig
+from kcca.systems.spec import KernelSpec
+from tests.support.planted_vectors import plant_vectors, vectors_experiment
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_demo_corpus(n_train=60, n_dev=20, n_test=20, image_size=32, seed=1, judgments=False)
+
+
+def _spec(tmp_path, images, captions):
+    path = tmp_path / "vectors.toml"
+    text = vectors_experiment(images.as_posix(), captions.as_posix(), '"geometric:5:6"')
+    path.write_text(text.replace('function = "rbf"', 'function = "linear"'), encoding="utf-8")
+    return load_spec(path)
+
+
+def test_columns_above_the_limit_rank_as_the_dense_blocks(corpus, tmp_path, monkeypatch):
+    images, captions = plant_vectors(corpus, tmp_path)
+    spec = _spec(tmp_path, images, captions)
+    config = RunConfig.of(progress=False)
+    dense = run_system(corpus, spec, cache=Cache(tmp_path / "dense"), config=config)
+    dense_image = Workspace(corpus, Cache(None), config).image_blocks(spec.image_kernel)
+    monkeypatch.setattr(B, "DENSE_TRAIN_LIMIT", 50)
+    ws = Workspace(corpus, Cache(tmp_path / "columns"), config)
+    image = ws.image_blocks(spec.image_kernel)
+    text = ws.text_blocks(spec.text_kernel, spec.preprocessing)
+    for blocks in (image, text):
+        assert isinstance(blocks.train, CallableColumns) and blocks.n_train == 60
+        assert blocks.dev.shape == (20, 60) and blocks.test.shape == (20, 60)
+    np.testing.assert_allclose(image.train.columns([0, 7]), dense_image.train[:, [0, 7]])
+    np.testing.assert_array_equal(image.test, dense_image.test)
+    columns = run_system(corpus, spec, workspace=ws)
+    for task in ("annotation", "search"):
+        ours, theirs = columns.table()[task], dense.table()[task]
+        assert ours["R@5"] >= 80 and abs(ours["R@5"] - theirs["R@5"]) <= 10, (ours, theirs)
+
+
+def test_a_mix_of_column_parts(corpus, tmp_path, monkeypatch):
+    images, _ = plant_vectors(corpus, tmp_path)
+    monkeypatch.setattr(B, "DENSE_TRAIN_LIMIT", 50)
+    ws = Workspace(corpus, Cache(None), RunConfig.of(progress=False))
+    part = {"name": "vectors", "params": {"path": str(images)}}
+    mix = ws.image_blocks(
+        KernelSpec("mix", {"parts": [{**part, "weight": 1}, {**part, "weight": 3}]})
+    )
+    single = ws.image_blocks(KernelSpec("vectors", {"path": str(images)}))
+    assert isinstance(mix.train, CallableColumns)
+    np.testing.assert_allclose(mix.train.columns([3]), single.train.columns([3]))
+    np.testing.assert_allclose(mix.train.diag(), single.train.diag())
+    np.testing.assert_allclose(mix.dev, single.dev)
