@@ -2,7 +2,8 @@
 on a Dask LocalCluster (``--scheduler``): the same rankings files, and details that name the
 scheduler. Vectors are planted for the image ids and caption ids of a small Flickr 8K-shaped
 folder; the experiment file names them by absolute path, and by a path relative to the folder
-``kcca`` runs in (the rule of experiments/README.md)."""
+``kcca`` runs in (the rule of experiments/README.md). Both runs rank the all-captions protocol
+too, and write the same ranks."""
 
 from __future__ import annotations
 
@@ -55,10 +56,12 @@ def _serial_and_on_cluster(root: Path, exp: Path, tmp_path: Path) -> tuple[Path,
     from distributed import LocalCluster
 
     serial, dask = tmp_path / "serial", tmp_path / "dask"
-    _reproduce(root, exp, serial)
+    _reproduce(root, exp, serial, "--protocol", "all-captions")
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
                       host="127.0.0.1", dashboard_address=None) as cluster:
-        _reproduce(root, exp, dask, "--scheduler", cluster.scheduler_address)
+        _reproduce(
+            root, exp, dask, "--scheduler", cluster.scheduler_address, "--protocol", "all-captions"
+        )
     return serial, dask, cluster.scheduler_address
 
 
@@ -66,6 +69,8 @@ def _check_same_results(serial: Path, dask: Path, address: str) -> None:
     ranked = (serial / "rankings" / f"{NAME}.json").read_bytes()
     assert (dask / "rankings" / f"{NAME}.json").read_bytes() == ranked
     assert json.loads(ranked)["format"] == "kcca-rankings"
+    protocol = (serial / "rankings" / f"{NAME}.all-captions.json").read_bytes()
+    assert (dask / "rankings" / f"{NAME}.all-captions.json").read_bytes() == protocol
     details = json.loads((dask / "rankings" / "details.json").read_text())
     assert [d["system"] for d in details] == [NAME]
     assert all(d["scheduler"] == address for d in details)
