@@ -459,7 +459,11 @@ def _all_captions_report(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
     from kcca.cli.environment_faults import check_outputs
     from kcca.errors import DataError
-    from kcca.evaluate.protocol_ranks import protocol_ranks_path, read_protocol_ranks
+    from kcca.evaluate.protocol_ranks import (
+        protocol_ranks_path,
+        read_protocol_ranks,
+        rerun_with_protocol,
+    )
     from kcca.evaluate.protocol_table import protocol_csv, protocol_rows, protocol_text
 
     given = [flag for flag, name, default in PAPER_PROTOCOL_FLAGS if getattr(args, name) != default]
@@ -481,7 +485,7 @@ def _all_captions_report(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise DataError(
                 f"no all-captions ranks beside {name}: {path} does not exist",
-                fix=_rerun_with_protocol(name),
+                fix=rerun_with_protocol(name),
             )
         ranks = read_protocol_ranks(path)
         ranked.append((ranks.system, ranks))
@@ -497,31 +501,6 @@ def _all_captions_report(args: argparse.Namespace) -> int:
         write_text_atomic(args.output, json.dumps(document, indent=1))
         _note_to(args.format == "text")(f"wrote {args.output}")
     return 0
-
-
-def _rerun_with_protocol(rankings_file: str) -> str:
-    """The fix of a rankings file without all-captions ranks: the command that ran its
-    system (``details.json`` beside it) again with ``--protocol all-captions``."""
-    import shlex
-
-    from kcca.evaluate.paper_systems import paper_name
-    from kcca.evaluate.results_files import read_details, read_header
-    from kcca.errors import DataError
-
-    folder = Path(rankings_file).parent
-    try:
-        system = str((read_header(rankings_file) or {}).get("system") or "")
-    except DataError:  # an unreadable file only loses the hint
-        system = ""
-    command = str(read_details(folder).get(paper_name(system), {}).get("command") or "")
-    if command.startswith("kcca reproduce") and "--protocol" not in command:
-        return f"run the system again with the protocol: {command} --protocol all-captions"
-    name = shlex.quote(system) if system else "SYSTEM"
-    return (
-        f"run the system with `kcca reproduce --systems {name} --protocol all-captions "
-        f"--experiments DIR --rankings-dir {shlex.quote(str(folder))} --out DIR`, then "
-        "evaluate its rankings file again"
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -154,6 +154,34 @@ def write_protocol_ranks(path: str | Path, ranks: ProtocolRanks) -> Path:
     return write_text_atomic(p, json.dumps(doc))
 
 
+def rerun_with_protocol(results_file: str | Path, system: str = "") -> str:
+    """The ``fix:`` of a system without (usable) all-captions ranks: the command that ran it
+    (``details.json`` beside its results file) again with ``--protocol all-captions`` and
+    ``--force``, else the command with the folder filled in. ``system``: its name when the
+    results file does not say it (an all-captions ranks file)."""
+    import shlex
+
+    from kcca.evaluate.paper_systems import paper_name
+    from kcca.evaluate.results_files import read_details, read_header
+
+    path = Path(results_file)
+    folder = path.parent
+    if not system:
+        try:
+            system = str((read_header(path) or {}).get("system") or "")
+        except DataError:  # an unreadable file only loses the hint
+            pass
+    command = str(read_details(folder).get(paper_name(system), {}).get("command") or "")
+    if command.startswith("kcca reproduce") and "--protocol" not in command:
+        force = "" if " --force" in command else " --force"
+        return f"run the system again with the protocol: {command} --protocol all-captions{force}"
+    name = shlex.quote(system) if system else "SYSTEM"
+    return (
+        f"run the system with `kcca reproduce --systems {name} --protocol all-captions "
+        f"--experiments DIR --rankings-dir {shlex.quote(str(folder))} --out DIR --force`"
+    )
+
+
 def remove_protocol_ranks(path: str | Path) -> bool:
     """Remove ``path`` when it is an all-captions ranks file (its header says so); anything
     else there is left alone. Returns whether a file was removed."""
@@ -183,42 +211,44 @@ def read_protocol_ranks(path: str | Path) -> ProtocolRanks:
     return _checked(doc, p)
 
 
-def _fail(path: Path, what: str) -> DataError:
+def _fail(path: Path, what: str, system: Any = "") -> DataError:
     return DataError(
         f"{path}: {what}",
-        fix="write the file again with `kcca reproduce --protocol all-captions` "
-        "(it is written by the run, not by hand)",
+        fix=rerun_with_protocol(path, system if isinstance(system, str) else ""),
     )
 
 
 def _checked(doc: Any, path: Path) -> ProtocolRanks:
+    system = doc.get("system", "") if isinstance(doc, dict) else ""
+
+    def fail(what: str) -> DataError:
+        return _fail(path, what, system)
+
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _fail(path, f'not an all-captions ranks file (no "format": "{FORMAT}")')
+        raise fail(f'not an all-captions ranks file (no "format": "{FORMAT}")')
     if doc.get("version") != VERSION:
-        raise _fail(
-            path, f"unsupported version {doc.get('version')!r} (this toolkit reads {VERSION})"
-        )
+        raise fail(f"unsupported version {doc.get('version')!r} (this toolkit reads {VERSION})")
     for key in ("system", "corpus", "split", "ties"):
         if not isinstance(doc.get(key), str):
-            raise _fail(path, f"{key!r} must be a string")
+            raise fail(f"{key!r} must be a string")
     if doc["ties"] not in TIE_RULES:
-        raise _fail(path, f"unknown tie rule {doc['ties']!r} (one of {', '.join(TIE_RULES)})")
+        raise fail(f"unknown tie rule {doc['ties']!r} (one of {', '.join(TIE_RULES)})")
     per_image = doc.get("captions_per_image")
     if isinstance(per_image, bool) or not isinstance(per_image, int) or per_image < 1:
-        raise _fail(path, f"captions_per_image must be a positive integer, got {per_image!r}")
+        raise fail(f"captions_per_image must be a positive integer, got {per_image!r}")
     images = doc.get("images")
     if not isinstance(images, list) or not images or not all(isinstance(i, str) for i in images):
-        raise _fail(path, "'images' must be a non-empty list of image ids")
+        raise fail("'images' must be a non-empty list of image ids")
     if len(set(images)) != len(images):
-        raise _fail(path, "'images' lists an image id twice")
+        raise fail("'images' lists an image id twice")
     pools_doc = doc.get("pools")
     if not isinstance(pools_doc, list) or not pools_doc:
-        raise _fail(path, "'pools' must be a non-empty list")
+        raise fail("'pools' must be a non-empty list")
     pools: dict[int, list[FoldRanks]] = {}
     for i, pool in enumerate(pools_doc):
-        n_folds, folds = _checked_pool(pool, i, len(images), per_image, path)
+        n_folds, folds = _checked_pool(pool, i, len(images), per_image, fail)
         if n_folds in pools:
-            raise _fail(path, f"pools[{i}]: a second pool of {n_folds} fold(s)")
+            raise fail(f"pools[{i}]: a second pool of {n_folds} fold(s)")
         pools[n_folds] = folds
     return ProtocolRanks(
         doc["system"],
@@ -232,26 +262,26 @@ def _checked(doc: Any, path: Path) -> ProtocolRanks:
 
 
 def _checked_pool(
-    pool: Any, i: int, n_images: int, per_image: int, path: Path
+    pool: Any, i: int, n_images: int, per_image: int, fail: Callable[[str], DataError]
 ) -> tuple[int, list[FoldRanks]]:
     where = f"pools[{i}]"
     if not isinstance(pool, dict):
-        raise _fail(path, f"{where} must be an object")
+        raise fail(f"{where} must be an object")
     n_folds = pool.get("n_folds")
     if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 1:
-        raise _fail(path, f"{where}.n_folds must be a positive integer, got {n_folds!r}")
+        raise fail(f"{where}.n_folds must be a positive integer, got {n_folds!r}")
     try:
         slices = fold_slices(n_images, n_folds)
     except DataError as exc:
-        raise _fail(path, f"{where}: {exc}") from None
+        raise fail(f"{where}: {exc}") from None
     folds = pool.get("folds")
     if not isinstance(folds, list) or len(folds) != n_folds:
-        raise _fail(path, f"{where}.folds must be a list of {n_folds} fold(s)")
+        raise fail(f"{where}.folds must be a list of {n_folds} fold(s)")
     size = slices[0].stop - slices[0].start
     out = []
     for f, fold in enumerate(folds):
         if not isinstance(fold, dict):
-            raise _fail(path, f"{where}.folds[{f}] must be an object")
+            raise fail(f"{where}.folds[{f}] must be an object")
         out.append(
             (
                 _checked_ranks(
@@ -259,23 +289,25 @@ def _checked_pool(
                     size,
                     size * per_image,
                     f"{where}.folds[{f}].annotation",
-                    path,
+                    fail,
                 ),
                 _checked_ranks(
-                    fold.get("search"), size * per_image, size, f"{where}.folds[{f}].search", path
+                    fold.get("search"), size * per_image, size, f"{where}.folds[{f}].search", fail
                 ),
             )
         )
     return n_folds, out
 
 
-def _checked_ranks(values: Any, length: int, largest: int, where: str, path: Path) -> np.ndarray:
+def _checked_ranks(
+    values: Any, length: int, largest: int, where: str, fail: Callable[[str], DataError]
+) -> np.ndarray:
     """A list of ``length`` integer ranks in ``1 .. largest``."""
     if not isinstance(values, list) or len(values) != length:
-        raise _fail(path, f"{where} must be a list of {length} ranks")
+        raise fail(f"{where} must be a list of {length} ranks")
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise _fail(path, f"{where} must hold integers only")
+        raise fail(f"{where} must hold integers only")
     for j, v in enumerate(values):  # in Python: a 400-digit integer is out of range too
         if not 1 <= v <= largest:
-            raise _fail(path, f"{where}[{j}] = {v} is not a rank in 1..{largest}")
+            raise fail(f"{where}[{j}] = {v} is not a rank in 1..{largest}")
     return np.asarray(values, dtype=np.int64)

@@ -15,7 +15,12 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
-from kcca.evaluate.protocol_ranks import ProtocolRanks, protocol_ranks_path, read_protocol_ranks
+from kcca.evaluate.protocol_ranks import (
+    ProtocolRanks,
+    protocol_ranks_path,
+    read_protocol_ranks,
+    rerun_with_protocol,
+)
 from kcca.evaluate.retrieval_protocol import DirectionMetrics, RetrievalProtocolResult
 
 #: the direction prefixes of the columns
@@ -96,9 +101,24 @@ def protocol_csv(rows: Sequence[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
+#: the first line of the Markdown table (how a file is recognised as one)
+MARKDOWN_TITLE = "# All-captions retrieval protocol"
+
+
+def is_protocol_table(path: Path) -> bool:
+    """Whether ``path`` is an ``all-captions.md`` / ``.csv`` this module wrote: its first line
+    is :data:`MARKDOWN_TITLE` or the CSV header of :data:`COLUMNS`."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            first = fh.readline().rstrip("\n")
+    except OSError:
+        return False
+    return first in (MARKDOWN_TITLE, ",".join(COLUMNS))
+
+
 def protocol_markdown(rows: Sequence[dict[str, Any]], header: Sequence[str]) -> str:
     """The table as Markdown under the run's ``header`` lines."""
-    lines = ["# All-captions retrieval protocol", ""]
+    lines = [MARKDOWN_TITLE, ""]
     lines += [f"    {h}" for h in header] + [""]
     lines.append(
         "Every test image and the first five captions of each form the pool. Image "
@@ -112,12 +132,16 @@ def protocol_markdown(rows: Sequence[dict[str, Any]], header: Sequence[str]) -> 
     return "\n".join(lines) + "\n"
 
 
-def ranks_beside(results_files: dict[str, Path]) -> list[tuple[str, ProtocolRanks]]:
+def ranks_beside(
+    results_files: dict[str, Path], image_ids: Sequence[str] | None = None
+) -> list[tuple[str, ProtocolRanks]]:
     """``(system, ranks)`` of each system whose results file has an all-captions ranks file
-    beside it (:func:`kcca.evaluate.protocol_ranks.protocol_ranks_path`), in the order given;
-    a ranks file that cannot be read, or that names another system, is a
-    :class:`~kcca.errors.DataError`."""
+    beside it (:func:`kcca.evaluate.protocol_ranks.protocol_ranks_path`), in the order given.
+    A ranks file that cannot be read, that names another system, or (``image_ids``: the test
+    images of the results' pool, in order) that ranks other images is a
+    :class:`~kcca.errors.DataError` naming it: its figures would belong to another run."""
     from kcca.errors import DataError
+    from kcca.evaluate.paper_systems import paper_name
 
     out = []
     for system, path in results_files.items():
@@ -125,11 +149,18 @@ def ranks_beside(results_files: dict[str, Path]) -> list[tuple[str, ProtocolRank
         if not beside.is_file():
             continue
         ranks = read_protocol_ranks(beside)
-        if ranks.system != system:
+        if paper_name(ranks.system) != paper_name(system):
             raise DataError(
                 f"{beside}: holds the all-captions ranks of {ranks.system!r}, not of "
                 f"{system!r} (whose results are {path})",
-                fix=f"run {system} again with --protocol all-captions, or remove {beside}",
+                fix=rerun_with_protocol(path, system),
+            )
+        if image_ids is not None and list(ranks.images) != list(image_ids):
+            raise DataError(
+                f"{beside}: ranks other test images than {path} ({len(ranks.images)} images "
+                f"of corpus {ranks.corpus!r}, split {ranks.split!r}; the results' pool has "
+                f"{len(image_ids)}): it comes from another run",
+                fix=rerun_with_protocol(path, system),
             )
         out.append((system, ranks))
     return out

@@ -108,7 +108,9 @@ def write_report(
     if "11" in tables and data:
         written += _write_fidelity(out, values, head)
     written += _write_tables(out, tables, results, head, chosen, {p.name for p in plot_files})
-    protocol_files, protocol_rows = _write_all_captions(out, files, head)
+    loaded = {s: files[s] for s in data if s in files}
+    pool = list(corpus.split(split)) if corpus is not None else None
+    protocol_files, protocol_rows = _write_all_captions(out, loaded, head, pool)
     return Report(
         results, written + protocol_files + plot_files, list(data), skipped, protocol_rows
     )
@@ -240,19 +242,29 @@ def _write_fidelity(out: Path, values: dict, head: list[str]) -> list[Path]:
 
 
 def _write_all_captions(
-    out: Path, files: dict[str, Path], head: list[str]
+    out: Path, files: dict[str, Path], head: list[str], image_ids: list[str] | None
 ) -> tuple[list[Path], int]:
     """``all-captions.md`` / ``all-captions.csv``: the literature's protocol for the systems
-    run with it (:mod:`kcca.evaluate.protocol_table`), and their rows; nothing when none
-    was."""
-    from kcca.evaluate.protocol_table import protocol_csv, protocol_markdown, protocol_rows
-    from kcca.evaluate.protocol_table import ranks_beside
+    run with it (:mod:`kcca.evaluate.protocol_table`; each ranks file must rank the pool's
+    ``image_ids`` when they are known), and their rows. When none was, the pair an earlier
+    run wrote to ``out`` is removed (only files that read as this table), so no table of
+    another run stays beside these."""
+    from kcca.evaluate.protocol_table import (
+        is_protocol_table,
+        protocol_csv,
+        protocol_markdown,
+        protocol_rows,
+        ranks_beside,
+    )
 
-    ranked = ranks_beside(files)
+    md, csv = out / "all-captions.md", out / "all-captions.csv"
+    ranked = ranks_beside(files, image_ids)
     if not ranked:
+        for path in (md, csv):
+            if is_protocol_table(path):
+                path.unlink()
         return [], 0
     rows = protocol_rows([(T.short_name(s), r) for s, r in ranked])
-    md, csv = out / "all-captions.md", out / "all-captions.csv"
     write_text_atomic(md, protocol_markdown(rows, head))
     write_text_atomic(csv, protocol_csv(rows))
     return [md, csv], len(rows)

@@ -15,8 +15,6 @@ from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
-from kcca.data.errors import DataError
-from kcca.evaluate.protocol_ranks import protocol_ranks_path
 from kcca.evaluate.protocol_table import DIRECTIONS, FIGURES, protocol_rows, ranks_beside
 
 #: the column groups of the table's first header row, by column prefix
@@ -45,16 +43,7 @@ def all_captions_rows(
     images ``image_ids`` (the report's pool), in that order."""
     ranked = []
     for shown, system, path in systems:
-        for _, ranks in ranks_beside({system: path}):
-            if list(ranks.images) != list(image_ids):
-                raise DataError(
-                    f"{protocol_ranks_path(path)}: ranks other test images than {path} "
-                    f"({len(ranks.images)} images of corpus {ranks.corpus!r}, split "
-                    f"{ranks.split!r}; the rankings' pool has {len(image_ids)})",
-                    fix=f"run {system} again with --protocol all-captions, or remove "
-                    f"{protocol_ranks_path(path)}",
-                )
-            ranked.append((shown, ranks))
+        ranked += [(shown, ranks) for _, ranks in ranks_beside({system: path}, image_ids)]
     return protocol_rows(ranked)
 
 

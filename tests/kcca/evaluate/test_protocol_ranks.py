@@ -121,7 +121,8 @@ def test_every_fault_is_named(tmp_path, where, value, message):
     with pytest.raises(DataError, match=message) as err:
         PR.read_protocol_ranks(path)
     assert str(path) in str(err.value)
-    assert "kcca reproduce --protocol all-captions" in err.value.fix
+    system = "SYSTEM" if where == "system" else "BoW5"  # the file's own name, when it has one
+    assert f"kcca reproduce --systems {system} --protocol all-captions" in err.value.fix
 
 
 def test_unreadable_and_not_json(tmp_path):
@@ -189,3 +190,21 @@ def test_ranks_beside_results_files(tmp_path):
     assert [s for s, _ in found] == ["BoW5"]
     with pytest.raises(DataError, match="holds the all-captions ranks of 'BoW5', not of 'TRI5'"):
         ranks_beside({"TRI5": tmp_path / "BoW5.ranks.npz"})
+
+
+def test_ranks_beside_checks_the_images_and_reads_short_names(tmp_path):
+    from kcca.evaluate.paper_systems import paper_name
+
+    ranks, _ = _ranks()
+    PR.write_protocol_ranks(tmp_path / "BoW5.all-captions.json", ranks)
+    files = {"BoW5": tmp_path / "BoW5.json"}
+    assert len(ranks_beside(files, list(ranks.images))) == 1
+    with pytest.raises(DataError, match="ranks other test images .* another run") as err:
+        ranks_beside(files, list(ranks.images)[::-1])
+    assert "--systems BoW5 --protocol all-captions" in err.value.fix
+    short = PR.ProtocolRanks("TRI5SEM", *list(vars(ranks).values())[1:])
+    PR.write_protocol_ranks(tmp_path / "T.all-captions.json", short)
+    assert paper_name("TRI5SEM") != "TRI5SEM"
+    assert [s for s, _ in ranks_beside({paper_name("TRI5SEM"): tmp_path / "T.json"})] == [
+        paper_name("TRI5SEM")
+    ]

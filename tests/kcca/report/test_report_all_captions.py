@@ -127,7 +127,8 @@ def test_ranks_of_other_images_are_an_error(reproduce_run, tmp_path):
     bad = write_ranks(reproduce_run / "rankings" / "TRI5.json", other, "TRI5")
     with pytest.raises(DataError, match=re.escape(f"{bad}: ranks other test images")) as exc:
         build_report(reproduce_run, tmp_path / "o", corpus=tiny_corpus(), thumb_size=32)
-    assert str(bad) in exc.value.fix
+    assert "--systems TRI5 --protocol all-captions" in exc.value.fix
+    assert str(bad.parent) in exc.value.fix
 
 
 def test_without_the_data_the_section_comes_from_the_ranks_files(

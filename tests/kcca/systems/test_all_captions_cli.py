@@ -171,6 +171,12 @@ def test_a_later_run_under_the_papers_protocol_drops_the_table(run, capsys):
     assert main(args) == 0
     assert not (out / "rankings" / "VEC.all-captions.json").exists()
     assert not (out / "again" / "all-captions.md").exists()
+    # the same --out: the earlier run's all-captions tables go, a file of someone else stays
+    (out / "all-captions.csv").write_text("not a table of ours\n")
+    again = [a if a != str(out / "again") else str(out) for a in args]
+    assert main(again) == 0
+    assert not (out / "all-captions.md").exists()
+    assert (out / "all-captions.csv").read_text() == "not a table of ours\n"
 
 
 def test_corpus_flags_are_checked(tmp_path, capsys):
