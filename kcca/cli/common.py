@@ -260,8 +260,8 @@ def add_protocol_argument(parser: argparse.ArgumentParser, ranking: bool = True)
         "test protocol: paper (default: the one-caption test pool of the paper's tables) or "
         "all-captions (also every caption of every test image, as the later literature "
         "reports: R@1/5/10, median and mean rank, rsum for the whole test set and, on "
-        "COCO's 5,000 images, the mean of five 1K folds; written to "
-        "<SYSTEM>.all-captions.json and all-captions.md)"
+        "COCO's 5,000 images, the mean of five 1K folds; written beside each rankings file "
+        "as <SYSTEM>.all-captions.json, and printed or written as all-captions.md)"
         if ranking
         else "the protocol to evaluate: paper (default: the rankings files' one-caption "
         "pool) or all-captions (the <SYSTEM>.all-captions.json files a run with "

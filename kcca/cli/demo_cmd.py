@@ -281,6 +281,11 @@ def stage_metrics(run: DemoRun) -> None:
     run.say(f"  ({what})")
     if run.config.settings.protocol == "all-captions":
         _all_captions_stage(run, files)
+    else:  # an earlier run's ranks beside these rankings would show its figures
+        from kcca.evaluate.protocol_ranks import protocol_ranks_path, remove_protocol_ranks
+
+        for path in files:
+            remove_protocol_ranks(protocol_ranks_path(path))
 
 
 def _all_captions_stage(run: DemoRun, files: list[str]) -> None:

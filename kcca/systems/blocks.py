@@ -159,7 +159,12 @@ def image_inputs(corpus: Corpus) -> list[str]:
     """The files an image stage reads: every split image's file and the split files."""
     paths = corpus.image_paths or {}
     files = [paths[i] for s in SPLITS for i in corpus.split(s) if i in paths]
-    return files + [f for r, f in (corpus.source_files or {}).items() if r.startswith("split:")]
+    return files + split_files(corpus)
+
+
+def split_files(corpus: Corpus) -> list[str]:
+    """The files the corpus's splits were read from."""
+    return [f for r, f in (corpus.source_files or {}).items() if r.startswith("split:")]
 
 
 @dataclass
@@ -271,9 +276,7 @@ class Workspace:
         pixels = item_type == "image-pixels"
         ids = item_type == "ids"
         features = "pixels" if pixels else "ids" if ids else self.image_pipeline().feature_key()
-        key = self._image_key(spec, kernel, features=features)
-        if ids:
-            key["corpus"] = self.image_ids_fingerprint
+        key = self._image_key(spec, kernel, ids_only=ids, features=features)
 
         if ids and len(self.corpus.split("train")) > DENSE_TRAIN_LIMIT:
             items = {s: list(self.corpus.split(s)) for s in SPLITS}
@@ -310,23 +313,27 @@ class Workspace:
         parts = [
             self.image_blocks(KernelSpec(q["name"], q["params"])) for q in check_parts(kernel.parts)
         ]
-        key = self._image_key(spec, kernel, parts=[config_key(b.key) for b in parts])
-        key["corpus"] = self.image_ids_fingerprint  # the parts' keys cover their images
+        # the parts' keys cover their images
+        key = self._image_key(spec, kernel, ids_only=True, parts=[config_key(b.key) for b in parts])
         if any(not isinstance(b.train, np.ndarray) for b in parts):
             return _mixed_column_blocks(kernel, parts, key)
         return self._shared_image_blocks(
             key,
             lambda: {s: kernel.combine([b[s] for b in parts]) for s in SPLITS},
             psd=getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts),
+            inputs=sorted({i for b in parts for i in b.inputs}),
         )
 
-    def _image_key(self, spec: KernelSpec, kernel: Any, **inputs: Any) -> dict[str, Any]:
+    def _image_key(
+        self, spec: KernelSpec, kernel: Any, ids_only: bool = False, **inputs: Any
+    ) -> dict[str, Any]:
         """The cache key of an image kernel's blocks: its name and numeric parameters on this
-        corpus's images, then what it is computed from (``inputs``) and the content of the
-        files the kernel reads (:func:`kernel_files_key`)."""
+        corpus's images (``ids_only``: their ids, for a kernel that never reads an image),
+        then what it is computed from (``inputs``) and the content of the files the kernel
+        reads (:func:`kernel_files_key`)."""
         return {
             "version": VERSION,
-            "corpus": self.image_fingerprint,
+            "corpus": self.image_ids_fingerprint if ids_only else self.image_fingerprint,
             "kernel": spec.name,
             "params": numeric_params(kernel),
             **inputs,
@@ -339,12 +346,17 @@ class Workspace:
         compute: Callable[[], dict[str, np.ndarray]],
         psd: bool,
         kernel: Any = None,
+        inputs: Sequence[str] | None = None,
     ) -> Blocks:
         """The image blocks of ``key`` (computed by ``compute`` or loaded), marked not PSD
         unless ``psd``. The systems of a run share the image kernel: its KCCA factors go to the
         disk cache too, so worker processes and later runs load them instead of factorising
-        again. The files ``kernel`` reads are inputs of the entries too."""
-        inputs = image_inputs(self.corpus) + list(kernel_files(kernel).values())
+        again. The entries' input files: ``inputs``, else the corpus's images (none for a
+        kernel of ids) and the files ``kernel`` reads."""
+        if inputs is None:
+            ids = getattr(kernel, "item_type", None) == "ids"
+            images = split_files(self.corpus) if ids else image_inputs(self.corpus)
+            inputs = images + list(kernel_files(kernel).values())
         blocks = self._blocks(IMAGE_STAGE, key, compute, inputs)
         if not psd:
             blocks = dataclasses.replace(blocks, psd=False)

@@ -48,3 +48,33 @@ def test_demo_under_the_all_captions_protocol(tmp_path, capsys):
     for command in commands:
         assert main(shlex.split(command.replace("\\\n", " "))[1:]) == 0, command
     assert "all-captions 20 images" in capsys.readouterr().out
+
+
+def test_a_later_demo_under_the_papers_protocol_removes_the_ranks(tmp_path, capsys):
+    out = tmp_path / "out"
+    base = [
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "demo",
+        "--out",
+        str(out),
+        "--n-train",
+        "60",
+        "--n-dev",
+        "20",
+        "--n-test",
+        "20",
+        "--n-count",
+        "4",
+        "--p",
+        "2",
+        "--d",
+        "1",
+        "--kappas",
+        "1",
+    ]
+    assert main([*base, "--protocol", "all-captions"]) == 0
+    assert (out / "rankings_TRI5.all-captions.json").is_file()
+    assert main(base) == 0
+    assert not (out / "rankings_TRI5.all-captions.json").exists()
+    assert not (out / "rankings_BoW5.all-captions.json").exists()

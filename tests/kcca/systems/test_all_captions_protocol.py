@@ -157,3 +157,11 @@ def test_a_test_image_with_fewer_than_five_captions_is_named(small):
     spec = small["spec"]
     with pytest.raises(DataError, match=f"{short}.*4 captions, fewer than the 5"):
         ws.all_caption_rows(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the run started before naming the image")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Workspace, "image_blocks", no_work)
+        with pytest.raises(DataError, match=f"{short}.*4 captions, fewer than the 5"):
+            run_system(thin, spec, workspace=ws)

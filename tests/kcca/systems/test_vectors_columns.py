@@ -64,3 +64,31 @@ def test_a_mix_of_column_parts(corpus, tmp_path, monkeypatch):
     np.testing.assert_allclose(mix.train.columns([3]), single.train.columns([3]))
     np.testing.assert_allclose(mix.train.diag(), single.train.diag())
     np.testing.assert_allclose(mix.dev, single.dev)
+
+
+def test_a_vectors_image_kernel_reads_no_image_file(tmp_path, monkeypatch):
+    """Its cache key and the cache entries' input records name the ids and the vectors
+    file, never the images (at COCO's size, hashing every image would outlast the run)."""
+    import kcca.fingerprints as F
+    from kcca.data.flickr8k import load_flickr8k_with_splits
+    from tests.support.flickr_like import write_flickr_like
+
+    write_flickr_like(tmp_path / "data")
+    corpus = load_flickr8k_with_splits(tmp_path / "data", None)
+    assert corpus.image_paths  # the corpus has image files
+    images, _ = plant_vectors(corpus, tmp_path)
+    digested: list[str] = []
+    real = F.file_digest
+
+    def spy(path):
+        digested.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(F, "file_digest", spy)
+    monkeypatch.setattr(B, "file_digest", spy)
+    ws = Workspace(corpus, Cache(tmp_path / "cache"), RunConfig.of(progress=False))
+    part = {"name": "vectors", "params": {"path": str(images)}}
+    ws.image_blocks(KernelSpec("vectors", {"path": str(images)}))
+    ws.image_blocks(KernelSpec("mix", {"parts": [{**part, "weight": 1}, {**part, "weight": 2}]}))
+    image_files = set(map(str, corpus.image_paths.values()))
+    assert digested and not image_files & set(digested), digested[:5]
