@@ -19,6 +19,7 @@ from kcca.errors import KernelError
 from kcca.lowrank import (
     DEFAULT_PRECISION,
     ColumnSource,
+    KernelRows,
     as_kernel_array,
     check_finite,
     check_power_domain,
@@ -629,6 +630,15 @@ factorisation, indefinite
         memo = self.__dict__.setdefault("_last_projection", {})
         if view in memo and memo[view][0] is K_new:
             return list(memo[view][1])
+        if isinstance(K_new, KernelRows):  # rows on demand: projected block by block
+            xp = self.core_.xp
+            parts = [
+                self._project_all(_new_block(b, self.core_.n, power, xp, f"K{view}_new"), view)
+                for _, b in K_new.blocks()
+            ]
+            out = [xp.concat([part[i] for part in parts]) for i in range(len(self.solutions_))]
+            memo[view] = (K_new, out)
+            return list(out)
         K = _new_block(K_new, self.core_.n, power, self.core_.xp, f"K{view}_new")
         out = self._project_all(K, view)
         memo[view] = (K_new, out)

@@ -51,11 +51,12 @@ class Blocks:
     ``train`` is a dense array, or for a kernel of ids over more than
     :data:`DENSE_TRAIN_LIMIT` training items its columns on demand
     (:class:`kcca.lowrank.KernelColumns`: the solver factorises it by pivoted incomplete
-    Cholesky without forming the n x n matrix)."""
+    Cholesky without forming the n x n matrix), and ``dev`` / ``test`` its rows on demand
+    (:class:`kcca.lowrank.KernelRows`, projected block by block)."""
 
     train: Any
-    dev: np.ndarray
-    test: np.ndarray
+    dev: Any
+    test: Any
     key: dict
     #: the files behind the blocks (for the cache entries' input records)
     inputs: tuple[str, ...] = ()
@@ -280,7 +281,7 @@ class Workspace:
 
         if ids and len(self.corpus.split("train")) > DENSE_TRAIN_LIMIT:
             items = {s: list(self.corpus.split(s)) for s in SPLITS}
-            return self._column_blocks(IMAGE_STAGE, key, kernel, items, kernel_files(kernel))
+            return self._column_blocks(key, kernel, items, kernel_files(kernel))
 
         def compute() -> dict[str, np.ndarray]:
             if ids:
@@ -473,7 +474,7 @@ class Workspace:
         base, inputs = self._text_key(spec, preset, word_kernel, kernel)
         ids = getattr(kernel, "item_type", None) == "ids"
         if ids and "train" in splits and len(self.corpus.split("train")) > DENSE_TRAIN_LIMIT:
-            blocks = self._column_blocks(TEXT_STAGE, base, kernel, self.caption_id_items(), ())
+            blocks = self._column_blocks(base, kernel, self.caption_id_items(), ())
             return dataclasses.replace(blocks, inputs=tuple(inputs))
         fitted: dict[str, Any] = {}
 
@@ -504,31 +505,28 @@ class Workspace:
             psd=bool(getattr(kernel, "positive_semidefinite", True)),
         )
 
-    def _column_blocks(
-        self, stage: str, key: dict, kernel: Any, items: dict[str, Any], files: Any
-    ) -> Blocks:
-        """Blocks of a kernel of ids over a large training set: dev and test blocks (cached),
-        the training kernel as columns on demand (:data:`DENSE_TRAIN_LIMIT`)."""
-        from kcca.lowrank import KernelColumns
+    def _column_blocks(self, key: dict, kernel: Any, items: dict[str, Any], files: Any) -> Blocks:
+        """Blocks of a kernel of ids over a large training set (:data:`DENSE_TRAIN_LIMIT`):
+        the training kernel as columns on demand, the dev and test blocks as rows on demand
+        (:class:`kcca.lowrank.KernelRows`, projected block by block); none is held whole or
+        cached (the factors and the results are)."""
+        from kcca.lowrank import KernelColumns, KernelRows
 
         settings = self.config.execution.kernel_settings()
         del settings["progress"]
         fitted = with_execution(kernel, **settings).fit(items["train"])
+        n_train = len(items["train"])
+
+        def rows_of(split: str) -> KernelRows:
+            pool = items[split]
+            return KernelRows(lambda index: fitted.gram(pool[index]), (len(pool), n_train))
+
         inputs = list(files.values()) if isinstance(files, dict) else list(files)
-        dev, test = (
-            self._block(
-                stage,
-                {**key, "train block": "columns", "block": split},
-                lambda split=split: fitted.gram(items[split]),
-                inputs,
-            )
-            for split in ("dev", "test")
-        )
         train = KernelColumns(fitted, items["train"], argument=f"{key.get('kernel')} (train)")
         return Blocks(
             train,
-            dev,
-            test,
+            rows_of("dev"),
+            rows_of("test"),
             {**key, "train block": "columns"},
             tuple(inputs),
             psd=bool(getattr(kernel, "positive_semidefinite", True)),
@@ -616,8 +614,9 @@ class Workspace:
 
 def _mixed_column_blocks(kernel: Any, parts: list[Blocks], key: dict) -> Blocks:
     """A ``mix`` whose parts include training kernels as columns: its training kernel as
-    columns too (each column the mix of the parts' columns), dev and test blocks mixed."""
-    from kcca.lowrank import CallableColumns, as_column_source
+    columns too (each column the mix of the parts' columns), its dev and test blocks as rows
+    on demand (each row block the mix of the parts')."""
+    from kcca.lowrank import CallableColumns, KernelRows, as_column_source
 
     sources = [as_column_source(b.train, "mix part") for b in parts]
     train = CallableColumns(
@@ -625,10 +624,21 @@ def _mixed_column_blocks(kernel: Any, parts: list[Blocks], key: dict) -> Blocks:
         kernel.combine([np.asarray(c.diag(), dtype=float) for c in sources]),
         argument="mix (train)",
     )
+
+    def rows_of(split: str) -> KernelRows:
+        blocks = [b[split] for b in parts]
+
+        def rows(index: slice) -> np.ndarray:
+            return kernel.combine(
+                [b.rows(index) if isinstance(b, KernelRows) else b[index] for b in blocks]
+            )
+
+        return KernelRows(rows, blocks[0].shape)
+
     return Blocks(
         train,
-        kernel.combine([b.dev for b in parts]),
-        kernel.combine([b.test for b in parts]),
+        rows_of("dev"),
+        rows_of("test"),
         {**key, "train block": "columns"},
         tuple(i for b in parts for i in b.inputs),
         psd=getattr(kernel, "positive_semidefinite", True) and all(b.psd for b in parts),

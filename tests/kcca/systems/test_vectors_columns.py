@@ -1,6 +1,6 @@
 """A kernel of ids over a large training set gives the solver its training kernel as columns
-on demand (Workspace, DENSE_TRAIN_LIMIT): no n x n block is formed, the system ranks as the
-dense one does, and a mix of such kernels works too."""
+and its dev and test blocks as rows on demand (Workspace, DENSE_TRAIN_LIMIT): no block is held
+whole, the system ranks as the dense one does, and a mix of such kernels works too."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from kcca.cache import Cache
 from kcca.data.demo import make_demo_corpus
-from kcca.lowrank import CallableColumns
+from kcca.lowrank import CallableColumns, KernelRows
 from kcca.systems import blocks as B
 from kcca.systems import load_spec, run_system
 from kcca.systems.blocks import Workspace
@@ -42,9 +42,11 @@ def test_columns_above_the_limit_rank_as_the_dense_blocks(corpus, tmp_path, monk
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing)
     for blocks in (image, text):
         assert isinstance(blocks.train, CallableColumns) and blocks.n_train == 60
+        assert isinstance(blocks.dev, KernelRows) and isinstance(blocks.test, KernelRows)
         assert blocks.dev.shape == (20, 60) and blocks.test.shape == (20, 60)
     np.testing.assert_allclose(image.train.columns([0, 7]), dense_image.train[:, [0, 7]])
-    np.testing.assert_array_equal(image.test, dense_image.test)
+    np.testing.assert_array_equal(np.asarray(image.test), dense_image.test)
+    np.testing.assert_array_equal(image.dev.rows(slice(3, 9)), dense_image.dev[3:9])
     columns = run_system(corpus, spec, workspace=ws)
     for task in ("annotation", "search"):
         ours, theirs = columns.table()[task], dense.table()[task]
@@ -63,7 +65,7 @@ def test_a_mix_of_column_parts(corpus, tmp_path, monkeypatch):
     assert isinstance(mix.train, CallableColumns)
     np.testing.assert_allclose(mix.train.columns([3]), single.train.columns([3]))
     np.testing.assert_allclose(mix.train.diag(), single.train.diag())
-    np.testing.assert_allclose(mix.dev, single.dev)
+    np.testing.assert_allclose(np.asarray(mix.dev), np.asarray(single.dev))
 
 
 def test_a_vectors_image_kernel_reads_no_image_file(tmp_path, monkeypatch):
@@ -92,3 +94,33 @@ def test_a_vectors_image_kernel_reads_no_image_file(tmp_path, monkeypatch):
     ws.image_blocks(KernelSpec("mix", {"parts": [{**part, "weight": 1}, {**part, "weight": 2}]}))
     image_files = set(map(str, corpus.image_paths.values()))
     assert digested and not image_files & set(digested), digested[:5]
+
+
+def test_a_grid_projects_rows_on_demand_block_by_block(monkeypatch):
+    """KCCAGrid.transform_x / transform_y of KernelRows equal those of the whole block."""
+    from kcca.solver import KCCAGrid
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(40, 5)), rng.normal(size=(40, 4))
+    grid = KCCAGrid(kappas=(0.1, 1.0), n_components=[2, 4]).fit(x @ x.T, y @ y.T)
+    new = rng.normal(size=(13, 5)) @ x.T
+    monkeypatch.setattr(KernelRows, "STEP_CELLS", 40 * 3)  # blocks of three rows
+    rows = KernelRows(lambda index: new[index], new.shape)
+    assert [b.shape[0] for _, b in rows.blocks()] == [3, 3, 3, 3, 1]
+    for ours, whole in zip(grid.transform_x(rows), grid.transform_x(new)):
+        np.testing.assert_allclose(ours, whole, rtol=1e-12, atol=1e-12)
+
+
+def test_all_captions_and_nn_with_rows_on_demand(corpus, tmp_path, monkeypatch):
+    import dataclasses
+
+    images, captions = plant_vectors(corpus, tmp_path)
+    spec = _spec(tmp_path, images, captions)
+    monkeypatch.setattr(B, "DENSE_TRAIN_LIMIT", 50)
+    ws = Workspace(corpus, Cache(None), RunConfig.of(progress=False, protocol="all-captions"))
+    res = run_system(corpus, spec, workspace=ws)
+    ((annotation, search),) = res.protocol_ranks[1]
+    assert np.mean(annotation <= 5) > 0.8 and np.mean(search <= 5) > 0.8
+    nn = dataclasses.replace(spec, name="NN_VEC", model="nn")
+    table = run_system(corpus, nn, workspace=ws).table()
+    assert table["annotation"]["R@5"] > 50, table
