@@ -131,6 +131,11 @@ def model_scores(
     return out
 
 
+#: score cells (models x queries x candidates) one Borda step holds; a larger pool (COCO's
+#: 5,000 dev and test images) is ranked in blocks of queries, each query's ranking its own
+BORDA_CELLS = 1 << 27
+
+
 def borda_rankings(
     grid: KCCAGrid,
     Kx_new: np.ndarray,
@@ -138,8 +143,29 @@ def borda_rankings(
     task: str,
     settings: Sequence[tuple[float, int]],
 ) -> np.ndarray:
-    """Borda aggregate (Sec. 4.1.3) of the rankings of ``settings`` on a pool: (nq, nc) indices."""
-    return borda_from_scores(model_scores(grid, Kx_new, Ky_new, task, settings)).ranking
+    """Borda aggregate (Sec. 4.1.3) of the rankings of ``settings`` on a pool: (nq, nc) indices.
+
+    Pools of more than :data:`BORDA_CELLS` score cells are ranked in blocks of queries (the
+    scores, the rankings and Borda's statistics of one block at a time: a 5,000-query pool
+    of 15 models would need about 20 GB at once)."""
+    zx, zy = grid.transform_x(Kx_new), grid.transform_y(Ky_new)
+    n_queries = (zx if task == "annotation" else zy)[0].shape[0]
+    n_candidates = (zy if task == "annotation" else zx)[0].shape[0]
+    step = max(1, BORDA_CELLS // max(1, len(settings) * n_candidates))
+    if step >= n_queries:
+        return borda_from_scores(model_scores(grid, Kx_new, Ky_new, task, settings)).ranking
+    out = np.empty((n_queries, n_candidates), dtype=np.int64)
+    for start in range(0, n_queries, step):
+        rows = slice(start, min(start + step, n_queries))
+        scores = []
+        for kappa, n in settings:
+            i = grid.kappas_.index(kappa)
+            x, y = to_numpy(zx[i][:, :n]), to_numpy(zy[i][:, :n])
+            scores.append(
+                cosine_scores(x[rows], y) if task == "annotation" else cosine_scores(y[rows], x)
+            )
+        out[rows] = borda_from_scores(scores).ranking
+    return out
 
 
 def dev_outcome(

@@ -124,3 +124,24 @@ def test_all_captions_and_nn_with_rows_on_demand(corpus, tmp_path, monkeypatch):
     nn = dataclasses.replace(spec, name="NN_VEC", model="nn")
     table = run_system(corpus, nn, workspace=ws).table()
     assert table["annotation"]["R@5"] > 50, table
+
+
+def test_a_large_pools_borda_is_ranked_in_blocks_of_queries(monkeypatch):
+    """borda_rankings over more than BORDA_CELLS cells ranks blocks of queries: the same
+    rankings as the whole pool at once (each query's Borda count is its own)."""
+    from kcca.solver import KCCAGrid
+    from kcca.systems import grid as G
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(300, 6)), rng.normal(size=(300, 5))
+    kx, ky = rng.normal(size=(120, 6)) @ x.T, rng.normal(size=(120, 5)) @ y.T
+    models = [(0.1, 2), (1.0, 4), (0.1, 4)]
+
+    def ranked(task: str) -> np.ndarray:
+        grid = KCCAGrid(kappas=(0.1, 1.0), n_components=[2, 4]).fit(x @ x.T, y @ y.T)
+        return G.borda_rankings(grid, kx, ky, task, models)
+
+    whole = {task: ranked(task) for task in ("annotation", "search")}
+    monkeypatch.setattr(G, "BORDA_CELLS", 3 * 120 * 7)  # blocks of seven queries
+    for task in whole:
+        np.testing.assert_array_equal(ranked(task), whole[task])
