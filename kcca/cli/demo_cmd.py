@@ -279,31 +279,25 @@ def stage_metrics(run: DemoRun) -> None:
         argv, what = files, "every metric"
     run.say(command(["kcca", "evaluate", *argv], "next: `", "`"))
     run.say(f"  ({what})")
+    from kcca.systems.run import write_all_captions
+
+    for res, path in zip(run.results, files):  # an earlier demo's ranks go when not ranked
+        write_all_captions(Path(path), res.spec.name, run.corpus, res.protocol_ranks)
     if run.config.settings.protocol == "all-captions":
         _all_captions_stage(run, files)
-    else:  # an earlier run's ranks beside these rankings would show its figures
-        from kcca.evaluate.protocol_ranks import protocol_ranks_path, remove_protocol_ranks
-
-        for path in files:
-            remove_protocol_ranks(protocol_ranks_path(path))
 
 
 def _all_captions_stage(run: DemoRun, files: list[str]) -> None:
-    """``--protocol all-captions``: each system's all-captions ranks beside its rankings file,
-    their table and the command that prints it again."""
-    from kcca.evaluate.protocol_ranks import (
-        protocol_ranks_of,
-        protocol_ranks_path,
-        write_protocol_ranks,
-    )
+    """``--protocol all-captions``: the table of the ranks written beside the rankings files,
+    and the command that prints it again."""
+    from kcca.evaluate.protocol_ranks import protocol_ranks_of
     from kcca.evaluate.protocol_table import protocol_rows, protocol_text
 
     assert run.corpus is not None  # stage_corpus ran first
-    ranked = []
-    for res, path in zip(run.results, files):
-        ranks = protocol_ranks_of(res.spec.name, run.corpus, res.protocol_ranks)
-        write_protocol_ranks(protocol_ranks_path(path), ranks)
-        ranked.append((res.spec.name, ranks))
+    ranked = [
+        (res.spec.name, protocol_ranks_of(res.spec.name, run.corpus, res.protocol_ranks))
+        for res in run.results
+    ]
     run.say(protocol_text(protocol_rows(ranked)))
     run.say(command(["kcca", "evaluate", "--protocol", "all-captions", *files], "next: `", "`"))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -74,20 +74,14 @@ class Blocks:
 
 @dataclass(frozen=True)
 class CaptionRows:
-    """A text-kernel block too large to hold, row block by row block
-    (:meth:`Workspace.all_caption_rows`): ``rows(slice)`` computes those rows against the
-    training items; ``key`` and ``inputs`` are the cache key and the files behind it."""
+    """A text-kernel block too large to hold (:meth:`Workspace.all_caption_rows`): ``rows``
+    computes it row block by row block against the training items
+    (:class:`kcca.lowrank.KernelRows`); ``key`` and ``inputs`` are the cache key and the files
+    behind it."""
 
     key: dict
     inputs: tuple[str, ...]
-    n_rows: int
-    rows: Callable[[slice], np.ndarray]
-
-    def blocks(self, step: int) -> Iterator[tuple[slice, np.ndarray]]:
-        """``(rows, block)`` of at most ``step`` rows each, in order."""
-        for start in range(0, self.n_rows, step):
-            index = slice(start, min(start + step, self.n_rows))
-            yield index, self.rows(index)
+    rows: Any  # kcca.lowrank.KernelRows
 
 
 def all_caption_ids(corpus: Corpus, split: str, captions_per_image: int) -> list[str]:
@@ -581,8 +575,11 @@ class Workspace:
                 fitted["items"] = captions if ids else self._caption_tokens(preset, captions)
             return np.asarray(fitted["k"].gram(fitted["items"][index]))
 
+        from kcca.lowrank import KernelRows
+
         key = {**base, "block": f"{split} all captions", "captions_per_image": captions_per_image}
-        return CaptionRows(key, tuple(inputs), len(captions), rows)
+        shape = (len(captions), len(self.corpus.split("train")))
+        return CaptionRows(key, tuple(inputs), KernelRows(rows, shape))
 
     def _caption_tokens(self, preset: str, caption_ids: Sequence[str]) -> list[list]:
         pre = self.tokens(preset)

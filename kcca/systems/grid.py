@@ -120,14 +120,18 @@ def model_scores(
     Ky_new: np.ndarray,
     task: str,
     settings: Sequence[tuple[float, int]],
+    queries: slice = slice(None),
 ) -> list[np.ndarray]:
-    """Cosine scores (eq. 4) of each (kappa, n) setting: (n_queries, n_candidates) each."""
+    """Cosine scores (eq. 4) of each (kappa, n) setting: (n_queries, n_candidates) each, for
+    the ``queries`` rows (default all)."""
     zx, zy = grid.transform_x(Kx_new), grid.transform_y(Ky_new)
     out = []
     for kappa, n in settings:
         i = grid.kappas_.index(kappa)
         x, y = to_numpy(zx[i][:, :n]), to_numpy(zy[i][:, :n])
-        out.append(cosine_scores(x, y) if task == "annotation" else cosine_scores(y, x))
+        out.append(
+            cosine_scores(x[queries], y) if task == "annotation" else cosine_scores(y[queries], x)
+        )
     return out
 
 
@@ -157,13 +161,7 @@ def borda_rankings(
     out = np.empty((n_queries, n_candidates), dtype=np.int64)
     for start in range(0, n_queries, step):
         rows = slice(start, min(start + step, n_queries))
-        scores = []
-        for kappa, n in settings:
-            i = grid.kappas_.index(kappa)
-            x, y = to_numpy(zx[i][:, :n]), to_numpy(zy[i][:, :n])
-            scores.append(
-                cosine_scores(x[rows], y) if task == "annotation" else cosine_scores(y[rows], x)
-            )
+        scores = model_scores(grid, Kx_new, Ky_new, task, settings, rows)
         out[rows] = borda_from_scores(scores).ranking
     return out
 

@@ -133,7 +133,7 @@ def record_task_result(
     from kcca.evaluate.rankings_io import write_rankings
     from kcca.evaluate.results_files import merge_details
 
-    write_rankings(
+    rankings = write_rankings(
         rank_dir / f"{slug(spec.name)}.json",
         corpus.pool("test"),
         res["rankings"],
@@ -142,11 +142,11 @@ def record_task_result(
         split="test",
         gold_ties=res.get("gold_ties"),
     )
-    write_all_captions(rank_dir, spec.name, corpus, res.get("protocol_ranks"))
+    write_all_captions(rankings, spec.name, corpus, res.get("protocol_ranks"))
     merge_details(rank_dir, [{**res["details"], "command": command, "date": now(), **extra}])
 
 
-def write_all_captions(rank_dir: Path, system: str, corpus: Any, pools: Any) -> None:
+def write_all_captions(rankings_file: Path, system: str, corpus: Any, pools: Any) -> None:
     """Write a system's all-captions ranks beside its rankings file
     (:mod:`kcca.evaluate.protocol_ranks`); without them (a run under the paper's protocol),
     remove the file an earlier run of the system wrote there, so that no figure of another
@@ -159,7 +159,7 @@ def write_all_captions(rank_dir: Path, system: str, corpus: Any, pools: Any) -> 
         write_protocol_ranks,
     )
 
-    path = protocol_ranks_path(rank_dir / f"{slug(system)}.json")
+    path = protocol_ranks_path(rankings_file)
     if pools is None:
         remove_protocol_ranks(path)
     else:
@@ -216,8 +216,8 @@ class _Batch:
             # the system's numbers are shown before its files are written (a failed write
             # keeps them)
             self.say(_finished_line(spec, res.chosen, res.table(), res.timings, stages, eta))
-            res.write_rankings(self.rank_dir / f"{slug(spec.name)}.json", self.corpus)
-            write_all_captions(self.rank_dir, spec.name, self.corpus, res.protocol_ranks)
+            rankings = res.write_rankings(self.rank_dir / f"{slug(spec.name)}.json", self.corpus)
+            write_all_captions(rankings, spec.name, self.corpus, res.protocol_ranks)
             merge_details(
                 self.rank_dir, [{**res.to_json(), "command": self.command, "date": now()}]
             )

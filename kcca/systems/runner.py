@@ -60,8 +60,6 @@ TEST_STAGE = "system-test"
 ALL_CAPTIONS_STAGE = "system-test-all-captions"
 #: captions per test image in the all-captions pools (the literature keeps COCO's first five)
 CAPTIONS = CAPTIONS_PER_IMAGE
-#: caption rows of the text kernel computed and projected at once (all-captions protocol)
-_CAPTION_ROWS = 4096
 VERSION = 3  # 2: dev ranks use the evaluation tie rule (ties never favour gold); 3: eigen factors
 
 
@@ -431,8 +429,7 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
 
     def rank_pools() -> PoolRanks:
         models = Projections.from_grid(grids.grid_of(best), best.selected)
-        parts = [models.project_y(block) for _, block in captions.blocks(_CAPTION_ROWS)]
-        y = {k: np.concatenate([part[k] for part in parts]) for k in models.y_weights}
+        y = _projected(models.project_y, captions.rows)
         x = _projected(models.project_x, grids.image.test)
         queries = (1 + CAPTIONS) * n_images  # per pool: every image and every caption
         with tqdm(
@@ -560,7 +557,7 @@ def _nn_all_captions(ws: Workspace, spec: SystemSpec, text_kernel: Any, image: B
     def rank_pools() -> PoolRanks:
         from kcca.nn import nn_annotation_scores, nn_search_scores
 
-        text = np.concatenate([block for _, block in captions.blocks(_CAPTION_ROWS)])
+        text = np.asarray(captions.rows)
         annotation = nn_annotation_scores(image.test, text)
         search = nn_search_scores(image.test, text)
         return {

@@ -10,32 +10,17 @@ from kcca.cli import main
 from kcca.evaluate.protocol_ranks import read_protocol_ranks
 
 
+def _demo(tmp_path, *extra: str) -> list[str]:
+    """A small ``kcca demo`` into ``tmp_path / "out"``."""
+    sizes = ["--n-train", "60", "--n-dev", "20", "--n-test", "20", "--n-count", "4"]
+    grid = ["--p", "2", "--d", "1", "--kappas", "1"]
+    out = ["--out", str(tmp_path / "out")]
+    return ["--cache-dir", str(tmp_path / "cache"), "demo", *out, *sizes, *grid, *extra]
+
+
 def test_demo_under_the_all_captions_protocol(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = [
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "demo",
-        "--out",
-        str(out),
-        "--n-train",
-        "60",
-        "--n-dev",
-        "20",
-        "--n-test",
-        "20",
-        "--n-count",
-        "4",
-        "--p",
-        "2",
-        "--d",
-        "1",
-        "--kappas",
-        "1",
-        "--protocol",
-        "all-captions",
-    ]
-    assert main(argv) == 0
+    assert main(_demo(tmp_path, "--protocol", "all-captions")) == 0
     text = capsys.readouterr().out
     assert "All-captions retrieval protocol" in text
     assert "all-captions 20 images" in text
@@ -52,29 +37,8 @@ def test_demo_under_the_all_captions_protocol(tmp_path, capsys):
 
 def test_a_later_demo_under_the_papers_protocol_removes_the_ranks(tmp_path, capsys):
     out = tmp_path / "out"
-    base = [
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "demo",
-        "--out",
-        str(out),
-        "--n-train",
-        "60",
-        "--n-dev",
-        "20",
-        "--n-test",
-        "20",
-        "--n-count",
-        "4",
-        "--p",
-        "2",
-        "--d",
-        "1",
-        "--kappas",
-        "1",
-    ]
-    assert main([*base, "--protocol", "all-captions"]) == 0
+    assert main(_demo(tmp_path, "--protocol", "all-captions")) == 0
     assert (out / "rankings_TRI5.all-captions.json").is_file()
-    assert main(base) == 0
+    assert main(_demo(tmp_path)) == 0
     assert not (out / "rankings_TRI5.all-captions.json").exists()
     assert not (out / "rankings_BoW5.all-captions.json").exists()

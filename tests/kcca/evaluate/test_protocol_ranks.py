@@ -151,10 +151,10 @@ def test_a_run_under_the_papers_protocol_removes_its_earlier_file_only(tmp_path)
 
     ranks, _ = _ranks()
     path = PR.write_protocol_ranks(tmp_path / "BoW5.all-captions.json", ranks)
-    write_all_captions(tmp_path, "BoW5", None, None)
+    write_all_captions(tmp_path / "BoW5.json", "BoW5", None, None)
     assert not path.exists()
     path.write_text('{"mine": true}')
-    write_all_captions(tmp_path, "BoW5", None, None)
+    write_all_captions(tmp_path / "BoW5.json", "BoW5", None, None)
     assert path.read_text() == '{"mine": true}'
     assert PR.remove_protocol_ranks(tmp_path / "none.all-captions.json") is False
 

@@ -94,7 +94,7 @@ def test_evaluate_prints_the_figures_of_scans_code(run, capsys):
     models = run_system(corpus, spec, workspace=ws, keep_models=True).models
     x_all = models.project_x(ws.image_blocks(spec.image_kernel).test)
     rows_of = ws.all_caption_rows(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-    y_all = models.project_y(rows_of.rows(slice(0, rows_of.n_rows)))
+    y_all = models.project_y(np.asarray(rows_of.rows))
     for row, fold5 in zip(rows, (False, True)):
         annotation = np.zeros((N_TEST, 5 * N_TEST))
         search = np.zeros((5 * N_TEST, N_TEST))

@@ -119,7 +119,7 @@ def test_nn_figures_equal_scans_evaluation_code(small):
     res = run_system(corpus, SystemSpec.from_dict(nn.as_dict()), workspace=ws)
     image = ws.image_blocks(nn.image_kernel).test
     rows = ws.all_caption_rows(nn.text_kernel, nn.preprocessing, nn.word_kernel)
-    text = rows.rows(slice(0, rows.n_rows))
+    text = np.asarray(rows.rows)
     annotation = np.array([[text[c, np.argmax(row)] for c in range(200)] for row in image])
     search = np.array([[image[i, np.argmax(t)] for i in range(40)] for t in text])
     np.testing.assert_array_equal(annotation, nn_annotation_scores(image, text))
