@@ -101,7 +101,7 @@ def _full_lexer(monkeypatch):
     monkeypatch.setattr(tok, "_plain_words", lambda low: None)
     monkeypatch.setattr(tok, "_PLAIN_WORD", re.compile(r"(?!)"))
     every_rule = tok._rules()
-    monkeypatch.setattr(tok, "_candidates", lambda c: every_rule)
+    monkeypatch.setattr(tok, "_candidates", lambda c, ascii_text=False: every_rule)
 
 
 def test_shortcuts_agree_with_the_full_lexer(monkeypatch):
@@ -123,6 +123,27 @@ def test_shortcuts_agree_with_the_full_lexer(monkeypatch):
 def test_dispatch_by_first_character_misses_no_rule(monkeypatch):
     codes = [*range(0x800), *range(0x2000, 0x2200), 0x3000, 0x3001, 0x3002, 0xfeff, 0xffe5]
     texts = [f"{c} a{c}b 1{c}2 {c}{c}. '{c}s" for c in map(chr, codes)]
+    fast = [tokenize(t) for t in texts]
+    _full_lexer(monkeypatch)
+    slow = [tokenize(t) for t in texts]
+    assert [(t, f, s) for t, f, s in zip(texts, fast, slow) if f != s] == []
+
+
+def test_ascii_texts_get_the_tokens_of_the_full_rules(monkeypatch):
+    """The rules compiled for ASCII texts (large classes without their non-ASCII members)
+    tokenise every ASCII text as the full rules do; no class is left empty."""
+    import kcca.captions.tokenizer as tok
+    from tests.support.stress import stress_strings
+
+    for name, pattern, first, *_ in tok._RULE_SPECS:
+        for members in tok._NON_ASCII_MEMBERS:
+            for text in (pattern, f"[{first}]"):
+                assert f"[{members}]" not in text and f"[^{members}]" not in text, name
+    assert all("4E00" not in r.rx.pattern.upper() for r in tok._rules(True))  # CJK gone
+    assert any("4E00" in r.rx.pattern.upper() for r in tok._rules(False))
+    texts = [t for t in stress_strings(5000, seed=11) if t.isascii()]
+    texts += [f"{c} a{c}b 1{c}2 {c}{c}. '{c}s x{c}" for c in map(chr, range(128))]
+    assert len(texts) > 1500
     fast = [tokenize(t) for t in texts]
     _full_lexer(monkeypatch)
     slow = [tokenize(t) for t in texts]
