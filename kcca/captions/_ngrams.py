@@ -1,23 +1,52 @@
-"""Shared, vectorised n-gram counting: sentences -> sparse count matrix (for BLEU and CIDEr).
+"""Shared, vectorised n-gram counting: sentences -> sparse counts (for BLEU and CIDEr).
 
 Every distinct 1..N-gram of a set of sentences becomes a column; row s holds the counts
-h_k(s) of sentence s (Chen et al. 2015's notation). Tokens are mapped to integers 1..V and an
-n-gram (t_1, ..., t_n) to the integer sum_k t_k * B^(n-k) with B = V + 1, so that n-grams of
-different orders never collide (an n-gram's key is >= B^(n-1) > every (n-1)-gram's key) and
-the columns come from one ``numpy.unique``. A 0 between sentences stops n-grams crossing
-them. When B^N would overflow 64-bit integers the keys fall back to a Python dictionary.
+h_k(s) of sentence s (Chen et al. 2015's notation), kept as the nonzero entries of that
+matrix in column-major order (:class:`Entries`, plain NumPy arrays: the metrics need no
+sparse matrix library). Tokens are mapped to integers 1..V and an n-gram (t_1, ..., t_n) to
+the integer sum_k t_k * B^(n-k) with B = V + 1, so that n-grams of different orders never
+collide (an n-gram's key is >= B^(n-1) > every (n-1)-gram's key), and one stable sort of the
+keys gives the columns (n-grams in key order) and the counts. A 0 between sentences stops
+n-grams crossing them. When B^N would overflow 64-bit integers the keys fall back to a
+Python dictionary.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:  # SciPy is imported when a score is computed, not at import
-    import scipy.sparse as sp
+
+@dataclass
+class Entries:
+    """The nonzero entries of a (rows x n-grams) matrix, sorted by column, then row (so
+    that a sum over a row's entries in array order adds them in column order).
+
+    Attributes:
+        rows, cols: (nnz,) row and n-gram column of each entry.
+        values: (nnz,) the entries.
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+
+    def with_values(self, values: np.ndarray) -> Entries:
+        """The same positions holding ``values``."""
+        return Entries(self.rows, self.cols, values)
+
+    def values_at(self, rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarray:
+        """The entries at positions ``(rows, cols)`` (rows below ``n_rows``), 0.0 where
+        there is none."""
+        if len(self.rows) == 0:
+            return np.zeros(len(rows))
+        keys = self.cols * n_rows + self.rows  # ascending: sorted by column, then row
+        wanted = cols * n_rows + rows
+        pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return np.where(keys[pos] == wanted, self.values[pos], 0.0)
 
 
 @dataclass
@@ -25,33 +54,31 @@ class NgramCounts:
     """Counts of all 1..max_n-grams of a list of sentences.
 
     Attributes:
-        counts: CSR matrix (n_sentences, n_ngrams), raw counts.
+        counts: the raw counts (float) as :class:`Entries`, one row per sentence.
         order: (n_ngrams,) the n of each column (1..max_n).
         lengths: (n_sentences,) token counts.
         max_n: highest order.
     """
 
-    counts: sp.csr_matrix
+    counts: Entries
     order: np.ndarray
     lengths: np.ndarray
     max_n: int
 
-    def order_indicator(self) -> sp.csr_matrix:
-        """(n_ngrams, max_n) 0/1 matrix: column k marks the (k+1)-grams (sums by order)."""
-        import scipy.sparse as sp
+    @property
+    def n_ngrams(self) -> int:
+        return len(self.order)
 
-        g = len(self.order)
-        return sp.csr_matrix((np.ones(g), (np.arange(g), self.order - 1)), shape=(g, self.max_n))
-
-    def per_order(self, matrix: sp.spmatrix) -> np.ndarray:
-        """Row sums of ``matrix`` (same columns) split by n-gram order: (rows, max_n)."""
-        return np.asarray((matrix @ self.order_indicator()).todense())
+    def per_order(self, entries: Entries, n_rows: int) -> np.ndarray:
+        """Row sums of ``entries`` (columns of these n-grams) split by n-gram order:
+        (n_rows, max_n), each sum taken in column order."""
+        slot = entries.rows * self.max_n + (self.order[entries.cols] - 1)
+        sums = np.bincount(slot, weights=entries.values, minlength=n_rows * self.max_n)
+        return sums.reshape(n_rows, self.max_n)
 
 
 def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCounts:
     """Count the 1..max_n-grams of every sentence (see module docstring)."""
-    import scipy.sparse as sp
-
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
     all_tokens = list(chain.from_iterable(sentences))
     vocab = {t: i for i, t in enumerate(dict.fromkeys(all_tokens), 1)}
@@ -62,12 +89,10 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
     total = int(lengths.sum()) + n_sent
     flat = np.zeros(total, dtype=np.int64)
     ends = np.cumsum(lengths + 1)  # index one past each separator
-    starts = ends - lengths - 1
     sent_of = np.repeat(np.arange(n_sent), lengths + 1)
     mask = np.ones(total, dtype=bool)
     mask[ends - 1] = False
     flat[mask] = np.asarray(flat_tokens, dtype=np.int64)
-    del starts
     if float(base) ** max_n < 2.0**62:
         keys_list, rows_list = [], []
         key: np.ndarray = flat.copy()
@@ -80,9 +105,15 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
             rows_list.append(sent_of[: len(valid)][valid])
         keys = np.concatenate(keys_list)
         rows = np.concatenate(rows_list)
-        uniq, cols = np.unique(keys, return_inverse=True)
+        # one stable sort: equal n-grams together, each one's sentences in ascending order
+        perm = np.argsort(keys, kind="stable")
+        keys, rows = keys[perm], rows[perm]
+        new_ngram = np.ones(len(keys), dtype=bool)
+        new_ngram[1:] = keys[1:] != keys[:-1]
+        cols = np.cumsum(new_ngram) - 1
         # an n-gram's key has n digits in base B: its order is where it falls among B^k
-        order = 1 + np.searchsorted(base ** np.arange(1, max_n, dtype=np.int64), uniq, "right")
+        powers = base ** np.arange(1, max_n, dtype=np.int64)
+        order = 1 + np.searchsorted(powers, keys[new_ngram], "right")
     else:  # pragma: no cover - only for vocabularies above ~55,000 words (max_n = 4)
         index: dict[tuple, int] = {}
         rows_l, cols_l, order_l = [], [], []
@@ -98,10 +129,17 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
         rows = np.asarray(rows_l, dtype=np.int64)
         cols = np.asarray(cols_l, dtype=np.int64)
         order = np.asarray(order_l, dtype=np.int64)
-    counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_sent, len(order)))
-    counts.sum_duplicates()
+        # the fallback's occurrences in (n-gram, sentence) order, as the sort gives them
+        perm = np.lexsort((rows, cols))
+        rows, cols = rows[perm], cols[perm]
+    # one entry per (n-gram, sentence) with its count: runs of equal occurrences
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+    first = np.flatnonzero(starts)
+    counts = np.diff(np.append(first, len(rows))).astype(float)
+    entries = Entries(rows[first], cols[first], counts)
     return NgramCounts(
-        counts=counts, order=np.asarray(order, dtype=np.int64), lengths=lengths, max_n=max_n
+        counts=entries, order=np.asarray(order, dtype=np.int64), lengths=lengths, max_n=max_n
     )
 
 
@@ -121,11 +159,12 @@ def count_items(
     references: Sequence[Sequence[Sequence[str]]],
     candidates: Sequence[Sequence[str]],
     max_n: int = 4,
-):
+) -> tuple[NgramCounts, Entries, Entries, np.ndarray]:
     """Counts of candidates (rows 0..n-1) and references (rows n..) in one column space.
 
-    Returns ``(ngrams, cand_rows, ref_rows, owner)``: CSR blocks of candidates and
-    references, and the item index of every reference row.
+    Returns ``(ngrams, cand, ref, owner)``: the entries of the candidates (row i: item i) and
+    of the references (row j: the j-th reference of all items, in order), and the item index
+    of every reference row.
     """
     cacheable = isinstance(references, tuple) and isinstance(candidates, tuple)
     if (
@@ -139,7 +178,12 @@ def count_items(
     flat_refs, owner = flatten_references(references)
     ng = count_ngrams(list(candidates) + flat_refs, max_n)
     n = len(candidates)
-    out = (ng, ng.counts[:n], ng.counts[n:], owner)
+    every = ng.counts
+    is_cand = every.rows < n
+    cand = Entries(every.rows[is_cand], every.cols[is_cand], every.values[is_cand])
+    is_ref = ~is_cand
+    ref = Entries(every.rows[is_ref] - n, every.cols[is_ref], every.values[is_ref])
+    out = (ng, cand, ref, owner)
     if cacheable:  # tuples (of tuples) cannot change: safe to reuse for the next metric
         _LAST[:] = [references, candidates, max_n, out]
     return out

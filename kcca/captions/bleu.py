@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions._ngrams import count_items
+from kcca.captions._ngrams import Entries, count_items
 
 from kcca.captions.scorer import CaptionScorer, Tokens
 
@@ -193,21 +193,18 @@ def corpus_stats(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised :func:`sentence_stats` of every item: testlen, reflen (n,), guess, correct
     (n, max_n). Clipping counts use the per-item maximum count over references (eq. 1)."""
-    import scipy.sparse as sp
-
     ng, cand, ref, owner = count_items(references, candidates, max_n)
     n_items = len(candidates)
-    # max count of every n-gram over each item's references
-    coo = ref.tocoo()
-    item = owner[coo.row]
-    key = item * ref.shape[1] + coo.col
-    idx = np.lexsort((-coo.data, key))
+    # max count of every n-gram over each item's references, in (n-gram, item) order
+    key = ref.cols * n_items + owner[ref.rows]
+    idx = np.lexsort((-ref.values, key))
     key_sorted = key[idx]
     first = np.ones(len(idx), dtype=bool)
     first[1:] = key_sorted[1:] != key_sorted[:-1]
     sel = idx[first]
-    refmax = sp.csr_matrix((coo.data[sel], (item[sel], coo.col[sel])), shape=cand.shape)
-    correct = np.rint(ng.per_order(cand.minimum(refmax))).astype(np.int64)
+    refmax = Entries(owner[ref.rows[sel]], ref.cols[sel], ref.values[sel])
+    clipped = np.minimum(cand.values, refmax.values_at(cand.rows, cand.cols, n_items))
+    correct = np.rint(ng.per_order(cand.with_values(clipped), n_items)).astype(np.int64)
     testlen = ng.lengths[:n_items]
     ref_lengths = ng.lengths[n_items:]
     # closest reference length, ties to the shorter: order by (item, |diff|, length)

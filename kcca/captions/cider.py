@@ -41,9 +41,14 @@ import math
 
 import numpy as np
 
-from kcca.captions._ngrams import count_items
+from kcca.captions._ngrams import Entries, count_items
 
 from kcca.captions.scorer import CaptionScorer
+
+
+def _per_row_total(entries: Entries, n_rows: int) -> np.ndarray:
+    """1 / (a row's n-gram count, at least 1): eq. 16's term-frequency normaliser."""
+    return 1.0 / np.maximum(1.0, np.bincount(entries.rows, entries.values, minlength=n_rows))
 
 
 class _CiderBase(CaptionScorer):
@@ -59,24 +64,22 @@ class _CiderBase(CaptionScorer):
         self.n = n
 
     def _weighted(self, references, candidates):
-        """tf-idf matrices of candidates and references, their per-order norms, owners."""
-        import scipy.sparse as sp
-
+        """tf-idf entries of candidates and references, their per-order norms, owners."""
         ng, cand, ref, owner = count_items(references, candidates, self.n)
         n_items = len(candidates)
         # document frequency: images whose references contain the n-gram (eq. 16)
-        present = sp.csr_matrix(
-            (np.ones(len(owner)), (owner, np.arange(len(owner)))), shape=(n_items, len(owner))
-        ) @ (ref > 0)
-        df = np.asarray((present > 0).sum(axis=0)).ravel()
+        present = np.sort(ref.cols * n_items + owner[ref.rows])  # (n-gram, item) pairs
+        distinct = present[np.r_[True, present[1:] != present[:-1]]] if len(present) else present
+        df = np.bincount(distinct // n_items, minlength=ng.n_ngrams)
         idf = math.log(float(n_items)) - np.log(np.maximum(1.0, df))
+        cand_values, ref_values = cand.values, ref.values
         if self._normalise_tf:
-            cand = sp.diags(1.0 / np.maximum(1.0, np.asarray(cand.sum(axis=1)).ravel())) @ cand
-            ref = sp.diags(1.0 / np.maximum(1.0, np.asarray(ref.sum(axis=1)).ravel())) @ ref
-        cw = sp.csr_matrix(cand @ sp.diags(idf))
-        rw = sp.csr_matrix(ref @ sp.diags(idf))
-        norm_c = np.sqrt(ng.per_order(cw.multiply(cw)))
-        norm_r = np.sqrt(ng.per_order(rw.multiply(rw)))
+            cand_values = _per_row_total(cand, n_items)[cand.rows] * cand_values
+            ref_values = _per_row_total(ref, len(owner))[ref.rows] * ref_values
+        cw = cand.with_values(cand_values * idf[cand.cols])
+        rw = ref.with_values(ref_values * idf[ref.cols])
+        norm_c = np.sqrt(ng.per_order(cw.with_values(cw.values * cw.values), n_items))
+        norm_r = np.sqrt(ng.per_order(rw.with_values(rw.values * rw.values), len(owner)))
         return ng, cw, rw, norm_c, norm_r, owner
 
     def score_tokens(self, references, candidates):
@@ -132,7 +135,10 @@ class CiderD(_CiderBase):
         return {"n": self.n, "sigma": self.sigma}
 
     def _image_scores(self, n_items, ng, cw, rw, norm_c, norm_r, owner) -> np.ndarray:
-        clipped = ng.per_order(cw[owner].minimum(rw).multiply(rw))  # (n_refs, n)
+        cand_at_ref = cw.values_at(owner[rw.rows], rw.cols, n_items)
+        clipped = ng.per_order(  # (n_refs, n)
+            rw.with_values(np.minimum(cand_at_ref, rw.values) * rw.values), len(owner)
+        )
         denom = norm_c[owner] * norm_r
         val = np.where(denom != 0, clipped / np.where(denom != 0, denom, 1.0), clipped)
         lengths = ng.lengths
@@ -189,7 +195,8 @@ class Cider(_CiderBase):
     _normalise_tf = True
 
     def _image_scores(self, n_items, ng, cw, rw, norm_c, norm_r, owner) -> np.ndarray:
-        dots = ng.per_order(cw[owner].multiply(rw))
+        cand_at_ref = cw.values_at(owner[rw.rows], rw.cols, n_items)
+        dots = ng.per_order(rw.with_values(cand_at_ref * rw.values), len(owner))
         denom = norm_c[owner] * norm_r
         cos = np.where(denom != 0, dots / np.where(denom != 0, denom, 1.0), 0.0)
         m = np.bincount(owner, minlength=n_items)

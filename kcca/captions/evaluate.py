@@ -23,6 +23,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from kcca.captions.gc_pause import paused_gc
 from kcca.captions.meteor import MeteorUnavailable
 from kcca.captions.registry import get_scorer
 from kcca.captions.scorer import (
@@ -115,6 +116,7 @@ class CaptionEvaluation:
         ]
 
 
+@paused_gc()
 def evaluate_captions(
     references: References,
     candidates: Candidates,

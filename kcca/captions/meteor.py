@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kcca.captions.gc_pause import paused_gc
 from kcca.captions.scorer import CaptionScorer, split_at_spaces
 
 JAR_ENV = "KCCA_METEOR_JAR"
@@ -218,6 +219,7 @@ class Meteor(CaptionScorer):
             else {"engine": self.engine}
         )
 
+    @paused_gc()
     def prepare(self) -> None:
         """Load what the first score needs ahead of it (the Python engine's resources and
         compiled kernel; for the Java engine nothing): callers may run this in a background

@@ -87,6 +87,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import NamedTuple
 
 import kcca.captions._ptb_chars as _ptb_chars
+from kcca.captions.gc_pause import paused_gc
 from kcca.captions.scorer import CaptionInputError
 
 #: pycocoevalcap 1.2's ``PUNCTUATIONS`` (removed after tokenisation; case-sensitive).
@@ -541,9 +542,7 @@ def _candidates(c: str, ascii_text: bool = False) -> tuple[_Rule, ...]:
     with the same ``ascii_text``)."""
     rules = _BY_CHAR.get((c, ascii_text))
     if rules is None:
-        rules = _BY_CHAR[c, ascii_text] = tuple(
-            r for r in _rules(ascii_text) if r.first.match(c)
-        )
+        rules = _BY_CHAR[c, ascii_text] = tuple(r for r in _rules(ascii_text) if r.first.match(c))
     return rules
 
 
@@ -762,6 +761,7 @@ def _following(lines: Sequence[str], i: int) -> str | None:
     return "\n".join(parts)
 
 
+@paused_gc()
 def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
     """PTB tokens of captions tokenised together, as pycocoevalcap tokenises them.
 
@@ -786,6 +786,7 @@ def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
 OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x85\u2028\u2029]")
 
 
+@paused_gc()
 def pycocoevalcap_lines(texts: Sequence[str]) -> list[list[str]]:
     """The tokens pycocoevalcap's ``PTBTokenizer`` gives each of ``texts``, output line ``i``
     to caption ``i``: equal to :func:`tokenize_batch` unless a caption holds a line break
@@ -830,6 +831,7 @@ class PTBTokenizer:
     {1: ["a dog 's ball and a cat", 'two dogs']}
     """
 
+    @paused_gc()
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:
         tokens = iter(pycocoevalcap_lines(_caption_texts(captions_for_image)))
         return {
@@ -837,6 +839,7 @@ class PTBTokenizer:
         }
 
 
+@paused_gc()
 def tokenize_captions(captions: Mapping[Hashable, Sequence[str] | str]) -> dict:
     """``{id: str | [str, ...]} -> {id: [tokenised str, ...]}`` (space-joined tokens, each
     caption on its own as :func:`tokenize`)."""

@@ -17,13 +17,13 @@ slices on one thread per CPU.
 
 from __future__ import annotations
 
-import gc
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
 
+from kcca.captions.gc_pause import paused_gc
 from kcca.captions.meteor_engine.aligner import align, find_candidates
 from kcca.captions.meteor_engine.arrays import WordFeatures, segment_arrays
 from kcca.captions.meteor_engine.matcher import Segment, java_hash
@@ -188,13 +188,8 @@ class MeteorEngine:
         """
         # the work allocates many small containers and frees them all at the end: the cyclic
         # garbage collector would only scan them again and again (a third of the time)
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():
             return self._score_lines(references, hypotheses)
-        finally:
-            if enabled:
-                gc.enable()
 
     def _score_lines(
         self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
