@@ -13,6 +13,11 @@ import gc
 import threading
 from contextlib import ContextDecorator
 
+#: new containers left by the paused work above which the young generations are collected
+#: once when the last block ends (left to itself, the collector would scan them young, then
+#: move them on and soon scan everything alive: 0.15 s after METEOR's resources are loaded,
+#: against 0.06 s)
+COLLECT_AFTER = 50_000
 _LOCK = threading.Lock()
 _depth = 0
 _was_enabled = False
@@ -22,7 +27,9 @@ class paused_gc(ContextDecorator):
     """A block (or, as a decorator, a call) during which the cyclic collector does not run.
 
     Blocks may nest and run in several threads at once: the collector is paused when the
-    first starts and set back as it was (enabled or not) when the last ends.
+    first starts and set back as it was (enabled or not) when the last ends; if the work
+    left more than :data:`COLLECT_AFTER` new containers, the young generations are collected
+    then, once.
 
     Examples
     --------
@@ -49,4 +56,6 @@ class paused_gc(ContextDecorator):
         with _LOCK:
             _depth -= 1
             if _depth == 0 and _was_enabled:
+                if gc.get_count()[0] > COLLECT_AFTER:
+                    gc.collect(1)
                 gc.enable()

@@ -61,6 +61,16 @@ def test_an_exception_sets_the_collector_back(collector_on):
     assert gc.isenabled()
 
 
+def test_many_new_containers_are_collected_once_when_the_pause_ends(collector_on):
+    from kcca.captions import gc_pause
+
+    with paused_gc():
+        kept = [[k] for k in range(gc_pause.COLLECT_AFTER + 10_000)]
+        assert gc.get_count()[0] > gc_pause.COLLECT_AFTER
+    assert gc.get_count()[0] < 1_000
+    del kept
+
+
 def test_tokenising_and_scoring_run_without_the_collector(collector_on, monkeypatch):
     import kcca.captions.tokenizer as tok
     from kcca.captions import Bleu, evaluate_captions
