@@ -5,10 +5,10 @@ h_k(s) of sentence s (Chen et al. 2015's notation), kept as the nonzero entries 
 matrix in column-major order (:class:`Entries`, plain NumPy arrays: the metrics need no
 sparse matrix library). Tokens are mapped to integers 1..V and an n-gram (t_1, ..., t_n) to
 the integer sum_k t_k * B^(n-k) with B = V + 1, so that n-grams of different orders never
-collide (an n-gram's key is >= B^(n-1) > every (n-1)-gram's key), and one stable sort of the
-keys gives the columns (n-grams in key order) and the counts. A 0 between sentences stops
-n-grams crossing them. When B^N would overflow 64-bit integers the keys fall back to a
-Python dictionary.
+collide (an n-gram's key is >= B^(n-1) > every (n-1)-gram's key), and a stable sort of each
+order's keys gives the columns (n-grams in key order) and the counts. A 0 between sentences
+stops n-grams crossing them. When B^N would overflow 64-bit integers the keys fall back to
+a Python dictionary.
 """
 
 from __future__ import annotations
@@ -94,26 +94,31 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
     mask[ends - 1] = False
     flat[mask] = np.asarray(flat_tokens, dtype=np.int64)
     if float(base) ** max_n < 2.0**62:
-        keys_list, rows_list = [], []
+        row_parts, col_parts, order_parts = [], [], []
         key: np.ndarray = flat.copy()
         valid = flat != 0
+        n_cols = 0
         for n in range(1, max_n + 1):
             if n > 1:
                 key = key[:-1] * base + flat[n - 1 :]
                 valid = valid[:-1] & (flat[n - 1 :] != 0)
-            keys_list.append(key[valid])
-            rows_list.append(sent_of[: len(valid)][valid])
-        keys = np.concatenate(keys_list)
-        rows = np.concatenate(rows_list)
-        # one stable sort: equal n-grams together, each one's sentences in ascending order
-        perm = np.argsort(keys, kind="stable")
-        keys, rows = keys[perm], rows[perm]
-        new_ngram = np.ones(len(keys), dtype=bool)
-        new_ngram[1:] = keys[1:] != keys[:-1]
-        cols = np.cumsum(new_ngram) - 1
-        # an n-gram's key has n digits in base B: its order is where it falls among B^k
-        powers = base ** np.arange(1, max_n, dtype=np.int64)
-        order = 1 + np.searchsorted(powers, keys[new_ngram], "right")
+            keys, rows = key[valid], sent_of[: len(valid)][valid]
+            # a stable sort of each order's keys: equal n-grams together, each one's sentences
+            # ascending (token ids, n = 1, sort by radix as 16-bit integers when they fit)
+            small = n == 1 and base <= 1 << 16
+            perm = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")
+            keys, rows = keys[perm], rows[perm]
+            new_ngram = np.ones(len(keys), dtype=bool)
+            new_ngram[1:] = keys[1:] != keys[:-1]
+            n_new = int(new_ngram.sum())
+            row_parts.append(rows)
+            col_parts.append(n_cols + np.cumsum(new_ngram) - 1)
+            order_parts.append(np.full(n_new, n, dtype=np.int64))
+            n_cols += n_new
+        # columns: n-grams by order, then key (an n-gram's key is below every longer one's)
+        rows = np.concatenate(row_parts)
+        cols = np.concatenate(col_parts)
+        order = np.concatenate(order_parts)
     else:  # pragma: no cover - only for vocabularies above ~55,000 words (max_n = 4)
         index: dict[tuple, int] = {}
         rows_l, cols_l, order_l = [], [], []
@@ -141,6 +146,16 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
     return NgramCounts(
         counts=entries, order=np.asarray(order, dtype=np.int64), lengths=lengths, max_n=max_n
     )
+
+
+def first_of_each_item(ref: Entries, owner: np.ndarray) -> np.ndarray:
+    """Positions in ``ref`` (references' entries) of the first entry of every (n-gram, item)
+    pair: the entries of an n-gram come in row order, and ``owner`` (the item of each
+    reference row) never decreases, so the pairs come in runs."""
+    item = owner[ref.rows]
+    starts = np.ones(len(item), dtype=bool)
+    starts[1:] = (ref.cols[1:] != ref.cols[:-1]) | (item[1:] != item[:-1])
+    return np.flatnonzero(starts)
 
 
 def flatten_references(

@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions._ngrams import Entries, count_items
+from kcca.captions._ngrams import Entries, count_items, first_of_each_item
 
 from kcca.captions.scorer import CaptionScorer, Tokens
 
@@ -196,13 +196,9 @@ def corpus_stats(
     ng, cand, ref, owner = count_items(references, candidates, max_n)
     n_items = len(candidates)
     # max count of every n-gram over each item's references, in (n-gram, item) order
-    key = ref.cols * n_items + owner[ref.rows]
-    idx = np.lexsort((-ref.values, key))
-    key_sorted = key[idx]
-    first = np.ones(len(idx), dtype=bool)
-    first[1:] = key_sorted[1:] != key_sorted[:-1]
-    sel = idx[first]
-    refmax = Entries(owner[ref.rows[sel]], ref.cols[sel], ref.values[sel])
+    starts = first_of_each_item(ref, owner)
+    most = np.maximum.reduceat(ref.values, starts) if len(starts) else ref.values
+    refmax = Entries(owner[ref.rows[starts]], ref.cols[starts], most)
     clipped = np.minimum(cand.values, refmax.values_at(cand.rows, cand.cols, n_items))
     correct = np.rint(ng.per_order(cand.with_values(clipped), n_items)).astype(np.int64)
     testlen = ng.lengths[:n_items]

@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from kcca.captions._ngrams import Entries, count_items
+from kcca.captions._ngrams import Entries, count_items, first_of_each_item
 
 from kcca.captions.scorer import CaptionScorer
 
@@ -68,9 +68,7 @@ class _CiderBase(CaptionScorer):
         ng, cand, ref, owner = count_items(references, candidates, self.n)
         n_items = len(candidates)
         # document frequency: images whose references contain the n-gram (eq. 16)
-        present = np.sort(ref.cols * n_items + owner[ref.rows])  # (n-gram, item) pairs
-        distinct = present[np.r_[True, present[1:] != present[:-1]]] if len(present) else present
-        df = np.bincount(distinct // n_items, minlength=ng.n_ngrams)
+        df = np.bincount(ref.cols[first_of_each_item(ref, owner)], minlength=ng.n_ngrams)
         idf = math.log(float(n_items)) - np.log(np.maximum(1.0, df))
         cand_values, ref_values = cand.values, ref.values
         if self._normalise_tf:
