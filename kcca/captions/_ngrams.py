@@ -119,7 +119,7 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
         rows = np.concatenate(row_parts)
         cols = np.concatenate(col_parts)
         order = np.concatenate(order_parts)
-    else:  # pragma: no cover - only for vocabularies above ~55,000 words (max_n = 4)
+    else:  # vocabularies above ~55,000 words (max_n = 4), or high orders
         index: dict[tuple, int] = {}
         rows_l, cols_l, order_l = [], [], []
         for s_i, s in enumerate(sentences):

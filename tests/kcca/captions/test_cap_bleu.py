@@ -48,18 +48,21 @@ def test_corpus_level_pools_counts_before_the_geometric_mean():
     assert per_item[0, 1] == pytest.approx(0.5, rel=1e-8)
 
 
-def test_vectorised_counts_equal_the_loops():
+@pytest.mark.parametrize("n", [4, 24])  # 7^24 > 2^62: n-gram keys of a Python dictionary
+def test_vectorised_counts_equal_the_loops(n):
     rng = random.Random(3)
     vocab = "a b c d e f".split()
-    refs = [[[rng.choice(vocab) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(1, 5))]
-            for _ in range(60)]
+    refs = [
+        [[rng.choice(vocab) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(1, 5))]
+        for _ in range(60)
+    ]
     cands = [[rng.choice(vocab) for _ in range(rng.randint(0, 9))] for _ in range(60)]
-    testlen, reflen, guess, correct = corpus_stats(refs, cands, 4)
+    testlen, reflen, guess, correct = corpus_stats(refs, cands, n)
     for i in range(60):
-        t, r, g, c = sentence_stats(refs[i], cands[i], 4)
+        t, r, g, c = sentence_stats(refs[i], cands[i], n)
         assert (t, r, list(g), list(c)) == (testlen[i], reflen[i], list(guess[i]), list(correct[i]))
-    _, per_item = Bleu().score_tokens(refs, cands)
-    slow = np.array([bleu_from_stats(*sentence_stats(r, c, 4)) for r, c in zip(refs, cands)]).T
+    _, per_item = Bleu(n).score_tokens(refs, cands)
+    slow = np.array([bleu_from_stats(*sentence_stats(r, c, n)) for r, c in zip(refs, cands)]).T
     np.testing.assert_allclose(per_item, slow, rtol=1e-12, atol=1e-300)
 
 
