@@ -748,7 +748,8 @@ def _following(lines: Sequence[str], i: int) -> str | None:
         return None
     parts: list[str] = []
     words = blank = 0
-    for line in lines[i + 1 :]:
+    for j in range(i + 1, len(lines)):  # (not a slice: that would copy the rest of the batch)
+        line = lines[j]
         parts.append(line)
         if line.strip():
             words += 1
