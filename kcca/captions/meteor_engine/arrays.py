@@ -24,11 +24,14 @@ import numpy as np
 from kcca.captions.meteor_engine.matcher import java_hash
 from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, concatenated_ranges
 from kcca.captions.meteor_engine.resources import MeteorResources
+from kcca.captions.meteor_engine.slices import in_threads
 from kcca.captions.meteor_engine.stemmer import stem
 
 #: the most words :meth:`WordFeatures.save` stores (a run on random strings would grow the
 #: stored list without end)
 MAX_STORED_WORDS = 300_000
+#: fewest word slots a thread of the paraphrase-trie walk gets
+SLOTS_PER_THREAD = 20_000
 _SHARED: weakref.WeakKeyDictionary[MeteorResources, WordFeatures] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
 
@@ -259,14 +262,12 @@ def _paraphrase_arrays(
     if table_ids.size == 0 or index.phrase_nodes.size == 0:
         return zeros, empty, empty, empty, np.zeros(1, np.int64), empty, empty, zeros, empty, empty
     # every n-gram of the table that occurs: slot, length, trie node, phrase row (or -1)
-    q_idx, q_len, q_node, row = ngram_occurrences(
-        table_ids,
-        index.level_offsets,
-        index.level_keys,
-        index.n_words,
-        *index.first_levels,
-        index.phrase_row,
-    )
+    trie = (index.level_offsets, index.level_keys, index.n_words, *index.first_levels)
+
+    def run(start: int, stop: int) -> tuple[np.ndarray, ...]:
+        return ngram_occurrences(table_ids, start, stop, *trie, index.phrase_row)
+
+    q_idx, q_len, q_node, row = in_threads(run, table_ids.size, SLOTS_PER_THREAD)
     n_nodes = int(index.level_offsets[-1])
     occurs = np.zeros(n_nodes, bool)
     occurs[q_node] = True

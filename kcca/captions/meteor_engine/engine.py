@@ -17,8 +17,6 @@ slices on one thread per CPU.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
@@ -34,6 +32,7 @@ from kcca.captions.meteor_engine.normalize import (
     normalize_line,
 )
 from kcca.captions.meteor_engine.params import DELTA
+from kcca.captions.meteor_engine.slices import in_threads
 from kcca.captions.meteor_engine.resources import MeteorResources
 from kcca.captions.meteor_engine.stats import (
     N_MODULES,
@@ -47,8 +46,6 @@ from kcca.captions.meteor_engine.stemmer import stem
 #: how far below the best score a reference's bound must lie for it to be skipped (far above
 #: the rounding of either computation, far below any difference between two scores)
 BOUND_MARGIN = 1e-9
-#: most threads :func:`_score_items` uses
-MAX_THREADS = 8
 #: fewest items a thread of :func:`_score_items` gets
 ITEMS_PER_THREAD = 500
 _FUNCTION_WEIGHT = 1.0 - DELTA
@@ -82,35 +79,18 @@ def _stats(row: list[int]) -> Stats:
     return Stats(row[0], row[1], row[2], row[3], stages, row[20], row[21], row[22])
 
 
-def _kernel_threads(n_items: int) -> int:
-    """Threads for :func:`_score_items`: one per available CPU (at most
-    :data:`MAX_THREADS`), each with at least :data:`ITEMS_PER_THREAD` items."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_THREADS, n_items // ITEMS_PER_THREAD))
-
-
 def _score_items(
     hyp: np.ndarray, ref_off: np.ndarray, ref_seg: np.ndarray, args: tuple[np.ndarray, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`.kernel.score_items` of all items, in slices run by threads (the compiled
-    kernel releases the GIL; items are independent, so the result is the same)."""
+    """:func:`.kernel.score_items` of all items, in slices run by threads (items are
+    independent, so the result is the same)."""
     from kcca.captions.meteor_engine.kernel import score_items
 
-    threads = _kernel_threads(hyp.size)
-    if threads == 1:
-        return score_items(hyp, ref_off, ref_seg, *args)
-    cuts = np.linspace(0, hyp.size, 4 * threads + 1).astype(np.int64).tolist()
-
-    def run(k: int) -> tuple[np.ndarray, np.ndarray]:
-        a, b = cuts[k], cuts[k + 1]
+    def run(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         return score_items(hyp[a:b], ref_off[a : b + 1], ref_seg, *args)
 
-    with ThreadPoolExecutor(threads) as pool:
-        parts = list(pool.map(run, range(len(cuts) - 1)))
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    rows, done = in_threads(run, hyp.size, ITEMS_PER_THREAD)
+    return rows, done
 
 
 def split_score_line(line: str) -> tuple[list[str], str]:

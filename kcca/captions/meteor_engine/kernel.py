@@ -708,11 +708,11 @@ def _find(sorted_keys, lo, hi, key):  # pragma: no cover - compiled
 
 @_jit
 def ngram_occurrences(
-    ids, level_offsets, level_keys, n_words, word_nodes, child_off, phrase_row
+    ids, start, stop, level_offsets, level_keys, n_words, word_nodes, child_off, phrase_row
 ):  # pragma: no cover - compiled
-    """``paraphrase.ParaphraseIndex.ngram_nodes`` as a list: every n-gram ``ids[p:p + d]``
-    that is a node of the paraphrase trie (a word id -1 ends every n-gram), slot-major and
-    shortest first, as ``(slot p, length d, node, phrase_row[node])``.
+    """``paraphrase.ParaphraseIndex.ngram_nodes`` as a list: every n-gram ``ids[p:p + d]``,
+    ``start <= p < stop``, that is a node of the paraphrase trie (a word id -1 ends every
+    n-gram), slot-major and shortest first, as ``(slot p, length d, node, phrase_row[node])``.
 
     ``word_nodes[w]``: the one-word node of word ``w`` (or -1); ``child_off``: where the
     children of each one-word node start among the two-word nodes
@@ -720,14 +720,15 @@ def ngram_occurrences(
     n = ids.shape[0]
     depth = level_offsets.shape[0] - 2
     width = np.uint64(n_words)
-    nodes = np.empty((n, max(depth, 1)), np.int64)
-    found = np.zeros(n, np.int64)
-    for p in range(n):
+    nodes = np.empty((stop - start, max(depth, 1)), np.int64)
+    found = np.zeros(stop - start, np.int64)
+    for p in range(start, stop):
+        i = p - start
         w = ids[p]
         if w < 0 or depth < 1 or word_nodes[w] < 0:
             continue
         node = word_nodes[w]
-        nodes[p, 0] = node
+        nodes[i, 0] = node
         k = 1
         for d in range(2, min(depth, n - p) + 1):
             w = ids[p + d - 1]
@@ -742,20 +743,20 @@ def ngram_occurrences(
             node = _find(level_keys, lo, hi, key)
             if node < 0:
                 break
-            nodes[p, k] = node
+            nodes[i, k] = node
             k += 1
-        found[p] = k
+        found[i] = k
     total = found.sum()
     slot = np.empty(total, np.int64)
     length = np.empty(total, np.int64)
     node_of = np.empty(total, np.int64)
     row = np.empty(total, np.int64)
     q = 0
-    for p in range(n):
-        for k in range(found[p]):
-            slot[q] = p
+    for i in range(stop - start):
+        for k in range(found[i]):
+            slot[q] = start + i
             length[q] = k + 1
-            node_of[q] = nodes[p, k]
-            row[q] = phrase_row[nodes[p, k]]
+            node_of[q] = nodes[i, k]
+            row[q] = phrase_row[nodes[i, k]]
             q += 1
     return slot, length, node_of, row
