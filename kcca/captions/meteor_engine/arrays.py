@@ -193,7 +193,9 @@ class SegmentArrays:
 
 def _csr_offsets(owner: np.ndarray, n: int) -> np.ndarray:
     """Offsets of the groups ``0..n-1`` of a sorted owner array."""
-    return np.searchsorted(owner, np.arange(n + 1)).astype(np.int64)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=offsets[1:])
+    return offsets
 
 
 def segment_arrays(segments: Sequence[tuple[str, ...]], words: WordFeatures) -> SegmentArrays:
@@ -273,20 +275,24 @@ def _paraphrase_arrays(
     occurs[q_node] = True
     # the phrases of the table among them, and their entries whose paraphrase occurs too
     is_phrase = row >= 0
-    rows = np.unique(row[is_phrase])
+    phrase_rows = row[is_phrase]
+    seen = np.zeros(index.n_phrases, bool)
+    seen[phrase_rows] = True
+    rows = np.flatnonzero(seen)  # the phrases that occur, ascending
     lo, hi = index.entry_offsets[rows], index.entry_offsets[rows + 1]
     owner = np.repeat(np.arange(rows.size), hi - lo)
     para = index.entry_para[concatenated_ranges(lo, hi)].astype(np.int64)
     keep = occurs[para]
     owner, para = owner[keep], para[keep]
     # the filtered table: rows that kept an entry, renumbered
-    kept_rows, tab_start = np.unique(owner, return_index=True)
+    tab_start = np.flatnonzero(np.append(True, owner[1:] != owner[:-1])) if owner.size else owner
+    kept_rows = owner[tab_start]
     tab_off = np.append(tab_start, owner.size).astype(np.int64)
     tab_len = index.node_depth(para).astype(np.int64)
     new_row = np.full(rows.size, -1, np.int64)
     new_row[kept_rows] = np.arange(kept_rows.size)
     # phrase occurrences (by slot, then length) with a kept entry
-    t_row = new_row[np.searchsorted(rows, row[is_phrase])]
+    t_row = new_row[(np.cumsum(seen) - 1)[phrase_rows]]  # (the rank of a row among ``rows``)
     ok = t_row >= 0
     p_idx, p_len, t_row = q_idx[is_phrase][ok], q_len[is_phrase][ok], t_row[ok]
     ph_seg = seg_of_slot[p_idx]
