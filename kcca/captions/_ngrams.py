@@ -67,6 +67,7 @@ class NgramCounts:
 
     @property
     def n_ngrams(self) -> int:
+        """The number of columns: distinct n-grams of all orders."""
         return len(self.order)
 
     def per_order(self, entries: Entries, n_rows: int) -> np.ndarray:

@@ -46,7 +46,7 @@ from kcca.captions._ngrams import Entries, count_items, first_of_each_item
 from kcca.captions.scorer import CaptionScorer
 
 
-def _per_row_total(entries: Entries, n_rows: int) -> np.ndarray:
+def _inverse_row_totals(entries: Entries, n_rows: int) -> np.ndarray:
     """1 / (a row's n-gram count, at least 1): eq. 16's term-frequency normaliser."""
     return 1.0 / np.maximum(1.0, np.bincount(entries.rows, entries.values, minlength=n_rows))
 
@@ -72,8 +72,8 @@ class _CiderBase(CaptionScorer):
         idf = math.log(float(n_items)) - np.log(np.maximum(1.0, df))
         cand_values, ref_values = cand.values, ref.values
         if self._normalise_tf:
-            cand_values = _per_row_total(cand, n_items)[cand.rows] * cand_values
-            ref_values = _per_row_total(ref, len(owner))[ref.rows] * ref_values
+            cand_values = _inverse_row_totals(cand, n_items)[cand.rows] * cand_values
+            ref_values = _inverse_row_totals(ref, len(owner))[ref.rows] * ref_values
         cw = cand.with_values(cand_values * idf[cand.cols])
         rw = ref.with_values(ref_values * idf[ref.cols])
         norm_c = np.sqrt(ng.per_order(cw.with_values(cw.values * cw.values), n_items))

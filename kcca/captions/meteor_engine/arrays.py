@@ -5,8 +5,8 @@ flags, synsets, paraphrase look-ups) is laid out here for all distinct segments 
 segment ``s`` owns the word slots ``starts[s]:starts[s] + lengths[s]`` of the per-word
 arrays. Word features are computed once per distinct word and remembered by
 :class:`WordFeatures` (per process, and in the project cache for later runs); the paraphrase
-look-ups are one compiled walk of the trie over all n-grams
-(:func:`.kernel.ngram_occurrences`, what :meth:`.paraphrase.ParaphraseIndex.ngram_nodes`
+look-ups are a compiled walk of the trie over all n-grams, in threads over slices of the word
+slots (:func:`.kernel.ngram_occurrences`, what :meth:`.paraphrase.ParaphraseIndex.ngram_nodes`
 computes), keeping the table entries whose phrase and paraphrase both occur in the call, as
 :meth:`.paraphrase.ParaphraseIndex.prepare` does.
 """
@@ -292,7 +292,9 @@ def _paraphrase_arrays(
     new_row = np.full(rows.size, -1, np.int64)
     new_row[kept_rows] = np.arange(kept_rows.size)
     # phrase occurrences (by slot, then length) with a kept entry
-    t_row = new_row[(np.cumsum(seen) - 1)[phrase_rows]]  # (the rank of a row among ``rows``)
+    rank = np.empty(index.n_phrases, np.int64)  # read only where written: no fill
+    rank[rows] = np.arange(rows.size)
+    t_row = new_row[rank[phrase_rows]]
     ok = t_row >= 0
     p_idx, p_len, t_row = q_idx[is_phrase][ok], q_len[is_phrase][ok], t_row[ok]
     ph_seg = seg_of_slot[p_idx]

@@ -32,8 +32,8 @@ from kcca.captions.meteor_engine.normalize import (
     normalize_line,
 )
 from kcca.captions.meteor_engine.params import DELTA
-from kcca.captions.meteor_engine.slices import in_threads
 from kcca.captions.meteor_engine.resources import MeteorResources
+from kcca.captions.meteor_engine.slices import in_threads
 from kcca.captions.meteor_engine.stats import (
     N_MODULES,
     Stats,

@@ -1,6 +1,7 @@
 """The cyclic collector is paused around the caption metrics' work, and set back after."""
 
 import gc
+import os
 import subprocess
 import sys
 import threading
@@ -69,6 +70,45 @@ def test_many_new_containers_are_collected_once_when_the_pause_ends(collector_on
         assert gc.get_count()[0] > gc_pause.COLLECT_AFTER
     assert gc.get_count()[0] < 1_000
     del kept
+
+
+def test_a_finaliser_that_pauses_again_while_the_young_are_collected_does_not_hang():
+    """The collection at the end of the last block runs outside the lock: a ``__del__`` that
+    tokenises (a new block) must not wait for it."""
+    code = (
+        "import gc\n"
+        "from kcca.captions.gc_pause import COLLECT_AFTER, paused_gc\n"
+        "from kcca.captions.tokenizer import tokenize_batch\n"
+        "seen = []\n"
+        "class Holder:\n"
+        "    def __init__(self): self.me = self\n"
+        "    def __del__(self): seen.append(tokenize_batch(['A dog.']))\n"
+        "with paused_gc():\n"
+        "    Holder()\n"
+        "    junk = [[i] for i in range(COLLECT_AFTER + 1000)]\n"
+        "gc.collect()\n"
+        "print(seen, gc.isenabled())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[[['a', 'dog']]] True"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_child_forked_during_a_pause_has_the_collector_back(collector_on):
+    with paused_gc():
+        pid = os.fork()
+        if pid == 0:  # the child: enabled, and the block's end changes nothing
+            ok = gc.isenabled()
+            # (the block ends below, in the child too)
+        else:
+            ok = not gc.isenabled()
+    if pid == 0:
+        os._exit(0 if ok and gc.isenabled() else 1)
+    _, status = os.waitpid(pid, 0)
+    assert ok and os.waitstatus_to_exitcode(status) == 0
+    assert gc.isenabled()
 
 
 def test_tokenising_and_scoring_run_without_the_collector(collector_on, monkeypatch):
