@@ -62,8 +62,11 @@ class paused_gc(ContextDecorator):
             _depth -= 1
             if _depth > 0 or not _was_enabled:
                 return
+            # counted before enabling: a new tuple after it would start an automatic
+            # collection of the young generation first, and they would be scanned twice
+            many = gc.get_count()[0] > COLLECT_AFTER
             gc.enable()
-        if gc.get_count()[0] > COLLECT_AFTER:
+        if many:
             gc.collect(1)
 
 
