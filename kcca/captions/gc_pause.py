@@ -62,8 +62,8 @@ class paused_gc(ContextDecorator):
             _depth -= 1
             if _depth > 0 or not _was_enabled:
                 return
-            # counted before enabling: a new tuple after it would start an automatic
-            # collection of the young generation first, and they would be scanned twice
+            # counted while the collector is still off, so that no allocation can start an
+            # automatic collection of the young generation before the explicit one
             many = gc.get_count()[0] > COLLECT_AFTER
             gc.enable()
         if many:

@@ -72,6 +72,23 @@ def test_many_new_containers_are_collected_once_when_the_pause_ends(collector_on
     del kept
 
 
+def test_the_young_are_scanned_once_when_the_pause_ends(collector_on):
+    from kcca.captions import gc_pause
+
+    runs = []
+
+    def note(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    with paused_gc():
+        kept = [[k] for k in range(gc_pause.COLLECT_AFTER + 10_000)]
+        gc.callbacks.append(note)
+    gc.callbacks.remove(note)
+    assert runs == [1]  # not an automatic collection of generation 0 first
+    del kept
+
+
 def test_a_finaliser_that_pauses_again_while_the_young_are_collected_does_not_hang():
     """The collection at the end of the last block runs outside the lock: a ``__del__`` that
     tokenises (a new block) must not wait for it."""
