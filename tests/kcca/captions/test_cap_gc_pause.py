@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -13,6 +14,15 @@ from kcca.captions.gc_pause import paused_gc
 
 @pytest.fixture
 def collector_on():
+    """The collector on and no pause running (an earlier test's METEOR may still be loading
+    in a background thread of this process: wait for it)."""
+    from kcca.captions import gc_pause
+
+    for _ in range(600):
+        if gc_pause._depth == 0:
+            break
+        time.sleep(0.1)
+    assert gc_pause._depth == 0, "a pause of another thread did not end in a minute"
     was = gc.isenabled()
     gc.enable()
     yield
