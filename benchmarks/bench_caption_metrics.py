@@ -253,6 +253,11 @@ def _coco_items(path: Path = COCO_FIXTURE) -> list[tuple[str, list[str], str]]:
     return out
 
 
+#: items then scored one per call, each side (the cost of a call however small: a caption
+#: reward in a training loop scores a few items at a time)
+SINGLE_CALLS = 200
+
+
 def _jar_warm(timed: list, warmup: list, repeats: int) -> dict:
     """pycocoevalcap's ``Meteor`` (one jar process): ``compute_score`` on the warm-up
     batch, then timed ``compute_score`` calls on the items (the median is reported)."""
@@ -271,9 +276,15 @@ def _jar_warm(timed: list, warmup: list, repeats: int) -> dict:
         t0 = time.perf_counter()
         corpus, per_item = jar.compute_score(gts, res)
         times.append(time.perf_counter() - t0)
+    single = []
+    for k, refs, cand in timed[:SINGLE_CALLS]:
+        t0 = time.perf_counter()
+        jar.compute_score({k: refs}, {k: [cand]})
+        single.append(time.perf_counter() - t0)
     del jar
     return {"start_and_warmup_s": startup, "seconds": times,
             "median_s": statistics.median(times), "corpus": corpus,
+            "one_item_median_ms": 1e3 * statistics.median(single),
             "per_item": [float(x) for x in per_item]}
 
 
@@ -296,8 +307,14 @@ def _ours_warm(timed: list, warmup: list, repeats: int) -> dict:
         t0 = time.perf_counter()
         corpus, per_item = metric.score_tokens(refs, cands)
         times.append(time.perf_counter() - t0)
+    single = []
+    for one_refs, one_cand in zip(refs[:SINGLE_CALLS], cands[:SINGLE_CALLS]):
+        t0 = time.perf_counter()
+        metric.score_tokens([one_refs], [one_cand])
+        single.append(time.perf_counter() - t0)
     return {"load_and_warmup_s": startup, "seconds": times,
             "median_s": statistics.median(times), "corpus": corpus,
+            "one_item_median_ms": 1e3 * statistics.median(single),
             "per_item": per_item.tolist()}
 
 
@@ -373,8 +390,12 @@ def _print_meteor_warm(m: dict) -> None:
         print(f"  speed-up {m['speedup']:.2f}x; max |per-item difference| "
               f"{m['max_abs_per_item_difference']:.1e} ({m['items_differing']} items differ); "
               f"corpus {o['corpus']!r} vs {j['corpus']!r}")
+        print(f"  one item a call (median of {SINGLE_CALLS} calls): ours "
+              f"{o['one_item_median_ms']:.2f} ms, warm jar {j['one_item_median_ms']:.2f} ms")
     else:
         print(f"  {m.get('note')}")
+        print(f"  one item a call (median of {SINGLE_CALLS} calls): ours "
+              f"{o['one_item_median_ms']:.2f} ms")
 
 
 def main(argv=None) -> int:
