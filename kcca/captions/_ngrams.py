@@ -78,6 +78,14 @@ class NgramCounts:
         return sums.reshape(n_rows, self.max_n)
 
 
+def run_starts(*arrays: np.ndarray) -> np.ndarray:
+    """Where a run of equal elements starts in arrays of one length read side by side: True
+    at 0 and wherever an element differs from the one before in any of the arrays."""
+    starts = np.ones(len(arrays[0]), dtype=bool)
+    starts[1:] = np.logical_or.reduce([a[1:] != a[:-1] for a in arrays])
+    return starts
+
+
 def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCounts:
     """Count the 1..max_n-grams of every sentence (see module docstring)."""
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
@@ -109,8 +117,7 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
             small = n == 1 and base <= 1 << 16
             perm = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")
             keys, rows = keys[perm], rows[perm]
-            new_ngram = np.ones(len(keys), dtype=bool)
-            new_ngram[1:] = keys[1:] != keys[:-1]
+            new_ngram = run_starts(keys)
             n_new = int(new_ngram.sum())
             row_parts.append(rows)
             col_parts.append(n_cols + np.cumsum(new_ngram) - 1)
@@ -139,9 +146,7 @@ def count_ngrams(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramCou
         perm = np.lexsort((rows, cols))
         rows, cols = rows[perm], cols[perm]
     # one entry per (n-gram, sentence) with its count: runs of equal occurrences
-    starts = np.ones(len(rows), dtype=bool)
-    starts[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
-    first = np.flatnonzero(starts)
+    first = np.flatnonzero(run_starts(rows, cols))
     counts = np.diff(np.append(first, len(rows))).astype(float)
     entries = Entries(rows[first], cols[first], counts)
     return NgramCounts(
@@ -153,10 +158,7 @@ def first_of_each_item(ref: Entries, owner: np.ndarray) -> np.ndarray:
     """Positions in ``ref`` (references' entries) of the first entry of every (n-gram, item)
     pair: the entries of an n-gram come in row order, and ``owner`` (the item of each
     reference row) never decreases, so the pairs come in runs."""
-    item = owner[ref.rows]
-    starts = np.ones(len(item), dtype=bool)
-    starts[1:] = (ref.cols[1:] != ref.cols[:-1]) | (item[1:] != item[:-1])
-    return np.flatnonzero(starts)
+    return np.flatnonzero(run_starts(ref.cols, owner[ref.rows]))
 
 
 def flatten_references(

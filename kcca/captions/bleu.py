@@ -29,7 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions._ngrams import Entries, count_items, first_of_each_item
+from kcca.captions._ngrams import Entries, count_items, first_of_each_item, run_starts
 
 from kcca.captions.scorer import CaptionScorer, Tokens
 
@@ -206,8 +206,7 @@ def corpus_stats(
     # closest reference length, ties to the shorter: order by (item, |diff|, length)
     diff = np.abs(ref_lengths - testlen[owner])
     order = np.lexsort((ref_lengths, diff, owner))
-    firsts = np.ones(len(order), dtype=bool)
-    firsts[1:] = owner[order][1:] != owner[order][:-1]
+    firsts = run_starts(owner[order])
     reflen = np.empty(n_items, dtype=np.int64)
     reflen[owner[order][firsts]] = ref_lengths[order][firsts]
     guess = np.maximum(0, testlen[:, None] - np.arange(max_n)[None, :])

@@ -30,6 +30,14 @@ def collector_on():
         gc.disable()
 
 
+def _printed_by_fresh_python(code: str) -> str:
+    """What ``code`` prints in a new interpreter (no thread of other tests there)."""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    return out.stdout.strip()
+
+
 def test_nested_blocks_in_two_threads_set_the_collector_back_after_the_last(collector_on):
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     seen = {}
@@ -97,10 +105,7 @@ def test_the_young_are_scanned_once_when_the_pause_ends():
         "gc.callbacks.remove(note)\n"
         "print(runs)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert out.stdout.strip() == "[1]"  # not an automatic collection of generation 0 first
+    assert _printed_by_fresh_python(code) == "[1]"  # no automatic generation-0 collection first
 
 
 def test_a_finaliser_that_pauses_again_while_the_young_are_collected_does_not_hang():
@@ -120,10 +125,7 @@ def test_a_finaliser_that_pauses_again_while_the_young_are_collected_does_not_ha
         "gc.collect()\n"
         "print(seen, gc.isenabled())\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert out.stdout.strip() == "[[['a', 'dog']]] True"
+    assert _printed_by_fresh_python(code) == "[[['a', 'dog']]] True"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
@@ -178,5 +180,4 @@ def test_bleu_and_cider_need_no_sparse_matrix_library():
         "PlainCider().compute_score(gts, {1: 'a dog runs', 2: 'two cats'})\n"
         "print('scipy.sparse' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert _printed_by_fresh_python(code) == "False"
