@@ -1,7 +1,8 @@
 """The project installed from a wheel (``pip install .``, not editable), run outside the
 checkout: the wheel is built from a copy of the working tree, installed into a fresh virtual
-environment (``--system-site-packages`` for the dependencies, so no network), and there, in a
-folder far from the checkout, ``kcca demo`` runs and ``kcca reproduce --tables-only`` rebuilds
+environment that sees the dependencies of the interpreter running the tests (its site-packages
+folders, whether that interpreter is a system Python or itself a virtual environment; no
+network), and there, in a folder far from the checkout, ``kcca demo`` runs and ``kcca reproduce --tables-only`` rebuilds
 committed table rows from a copy of the committed results, reading the experiment files the
 wheel carries."""
 
@@ -55,8 +56,9 @@ def installed(tmp_path_factory):
         "--disable-pip-version-check", str(src), "-w", str(root / "dist")])
     wheel, = (root / "dist").glob("*.whl")
     venv = root / "venv"
-    sh([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+    sh([sys.executable, "-m", "venv", str(venv)])
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    see_the_running_dependencies(bin_dir / "python")
     sh([str(bin_dir / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
         "--disable-pip-version-check", str(wheel)])
     walk = root / "walk"
@@ -66,6 +68,31 @@ def installed(tmp_path_factory):
                KCCA_CACHE_DIR=str(root / "cache"), VIRTUAL_ENV=str(venv),
                PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     return walk, env, venv
+
+
+def dependency_folders() -> list[str]:
+    """The site-packages folders the running interpreter imports from (a virtual
+    environment's own, and the base interpreter's where it includes them), without the
+    checkout: a fresh environment given these imports the same libraries."""
+    import site
+
+    folders = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    on_path = {os.path.realpath(p) for p in sys.path if p}
+    return [f for f in dict.fromkeys(folders)
+            if os.path.isdir(f) and os.path.realpath(f) in on_path
+            and not Path(f).resolve().is_relative_to(REPO)]
+
+
+def see_the_running_dependencies(python: Path) -> None:
+    """Give the environment of ``python`` the running interpreter's dependency folders, as
+    plain path lines of a ``.pth`` file: appended after the environment's own site-packages,
+    so the installed wheel comes first, and read as folders only (their own ``.pth`` files,
+    such as an editable install's import hook for the checkout, are not run)."""
+    purelib = sh([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    lines = "".join(f"{folder}\n" for folder in dependency_folders())
+    (Path(purelib.stdout.strip()) / "running-interpreter-dependencies.pth").write_text(lines)
 
 
 def kcca(installed, *args: str) -> subprocess.CompletedProcess:
@@ -112,3 +139,25 @@ def test_demo_runs_from_the_wheel(installed):
     kcca(installed, "demo")
     assert (walk / "kcca-demo-out" / "report" / "index.html").is_file()
     assert (walk / "kcca-demo-out" / "recall_at_k.png").is_file()
+
+
+def test_the_wheel_environment_has_the_dependencies_of_the_running_interpreter(installed):
+    """Every declared dependency resolves in the wheel's environment to the version the tests
+    run with, wherever they run: a system Python or a user's virtual environment (whose
+    "system" site-packages are the base interpreter's, without the environment's packages)."""
+    import importlib.metadata
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    walk, env, _ = installed
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [req.name for req in map(Requirement, declared)
+             if req.marker is None or req.marker.evaluate()]
+    probe = ("import importlib.metadata as m\n"
+             f"for name in {names!r}:\n"
+             "    print(name, m.version(name))\n")
+    done = sh(["python", "-c", probe], cwd=walk, env=env)
+    want = [f"{name} {importlib.metadata.version(name)}" for name in names]
+    assert done.stdout.splitlines() == want
+
