@@ -72,8 +72,10 @@ def installed(tmp_path_factory):
 
 def dependency_folders() -> list[str]:
     """The site-packages folders the running interpreter imports from (a virtual
-    environment's own, and the base interpreter's where it includes them), without the
-    checkout: a fresh environment given these imports the same libraries."""
+    environment's own, which may lie in the checkout, and the base interpreter's where it
+    includes them): a fresh environment given these imports the same libraries. (The
+    checkout itself is not among them: an editable install reaches it through a ``.pth``
+    file, which :func:`see_the_running_dependencies` does not run.)"""
     import site
 
     folders = [*site.getsitepackages()]
@@ -81,8 +83,7 @@ def dependency_folders() -> list[str]:
         folders.append(site.getusersitepackages())
     on_path = {os.path.realpath(p) for p in sys.path if p}
     return [f for f in dict.fromkeys(folders)
-            if os.path.isdir(f) and os.path.realpath(f) in on_path
-            and not Path(f).resolve().is_relative_to(REPO)]
+            if os.path.isdir(f) and os.path.realpath(f) in on_path]
 
 
 def see_the_running_dependencies(python: Path) -> None:
