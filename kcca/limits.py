@@ -11,6 +11,12 @@ import os
 
 from kcca.errors import DataError
 
+#: the largest side (pixels) of a demo corpus's images: ``kcca demo --image-size`` and a demo
+#: corpus rebuilt from its name (kcca report, kcca evaluate) stay within it, so a demo's
+#: images and their features take a bounded amount of memory (a 50,000-pixel side would take
+#: 7.5 GB an image)
+MAX_DEMO_IMAGE_SIZE = 1_024
+
 
 def limit_from_env(name: str, default: int, unit: str) -> int:
     """The positive whole number in ``$name``, or ``default`` when it is unset or empty;

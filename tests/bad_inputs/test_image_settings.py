@@ -90,3 +90,15 @@ def test_features_flags_out_of_range_are_named_before_the_data(tmp_path, capsys,
     assert code == 2
     assert error == message, error
     assert flag in fix, fix
+
+
+@pytest.mark.parametrize("size", [1_025, 50_000])
+def test_kcca_demo_bounds_image_size(tmp_path, capsys, size):
+    """Before: no upper bound (a 50,000-pixel side is 7.5 GB an image, past a 4 GB limit)."""
+    out = tmp_path / "out"
+    code = main(["demo", "--image-size", str(size), "--out", str(out), "--no-cache", "--quiet"])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error == f"--image-size must be an integer from 32 to 1024, got {size}"
+    assert fix.startswith("give --image-size 1024 or less (pixels a side"), fix
+    assert not out.exists()
