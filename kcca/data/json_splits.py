@@ -4,7 +4,8 @@ The format: ``{"dataset": NAME, "images": [{"filename": F, "filepath": D (option
 "split": "train"|"val"|"test"|"restval", "sentences": [{"raw": TEXT, "tokens": [...]}, ...]},
 ...]}``. Image ids are ``D/F`` when ``filepath`` is given, else ``F``. ``val`` becomes our
 ``dev`` split; ``restval`` (COCO's extra training images) joins ``train`` by default.
-A file with no image in one of the three splits is refused when it is read, naming the split.
+A file with no image in one of the three splits is refused when a command reads it
+(``require_splits``), naming the split.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def load_json_splits(
     name: str | None = None,
     split_map: Mapping[str, str] | None = None,
     pool_caption_index: int = 2,
+    require_splits: bool = False,
 ) -> Corpus:
     """Read a JSON split file into a :class:`Corpus`.
 
@@ -57,6 +59,8 @@ def load_json_splits(
             every split image must exist there. ``None`` loads text only.
         split_map: the file's split names -> ``train``/``dev``/``test`` (``None`` drops that
             split's images from the splits, keeping their captions in the corpus).
+        require_splits: refuse a file with no image in train, dev or test (a run needs all
+            three; the commands load corpora so).
     """
     path = require_file(Path(json_path), "JSON split file")
     doc = read_json(path)
@@ -92,7 +96,8 @@ def load_json_splits(
             if target not in splits:
                 raise DataError(f"split_map sends {split!r} to {target!r}, not one of {SPLITS}")
             splits[target].append(image_id)
-    _check_splits(path, splits, mapping)
+    if require_splits:
+        _check_splits(path, splits, mapping)
     split_ids = [i for ids in splits.values() for i in ids]
     reader = paths = None
     if images_dir is not None:
