@@ -256,7 +256,8 @@ def _score_with(
     try:
         corpus, per_item = scorer.score_tokens(*views(scorer.split))
     except CaptionTooLongError as exc:  # named by its image id, which only this caller knows
-        check_caption_lengths(*views(scorer.split), ids=result.ids)
+        references, candidates = views(scorer.split)
+        check_caption_lengths(references, candidates, ids=result.ids)
         raise exc
     except MeteorUnavailable as exc:
         if not skip_unavailable:
