@@ -96,6 +96,16 @@ class ItemVectors:
         index = self.index
         rows = np.fromiter((index.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
         missing = np.flatnonzero(rows < 0)
+        if len(ids) > 1 and missing.size == len(ids) and "ids" in self.files:
+            held = f"its first id: {self.ids[0]!r}" if self.ids else "it holds no id"
+            raise VectorsFileError(
+                f"{self.files['vectors']}: none of the {len(ids)} ids asked for (the first: "
+                f"{ids[0]!r}) is in its ids file {self.files['ids']} ({held}): the ids file is "
+                "not the one of these vectors, or the vectors are not of this corpus's items",
+                fix=f"give the ids file written with {self.files['vectors']} (one id per row, "
+                "in row order; image ids for an image kernel, IMAGE#N for a text kernel) as "
+                "the kernel parameter ids_path, or vectors computed for this corpus",
+            )
         if missing.size:
             first = ids[int(missing[0])]
             more = f" (and {missing.size - 1} more of the {len(ids)} ids asked for)"
@@ -142,6 +152,7 @@ def read_item_vectors(
             f"{path}: ids_path is given ({ids_path}), but a {suffix} file holds its own ids",
             fix="leave ids_path out, or give a .npy array with it",
         )
+    ids_file = None
     if suffix == ".npy":
         ids_file = Path(ids_path) if ids_path is not None else default_ids_path(path)
         ids = _read_ids_file(ids_file, path)
@@ -153,7 +164,7 @@ def read_item_vectors(
     else:
         ids, vectors = _read_parquet(path)
         files = {"vectors": str(path)}
-    index = _check_vectors(path, ids, vectors)
+    index = _check_vectors(path, ids, vectors, ids_file)
     return ItemVectors(tuple(ids), vectors, files, index)
 
 
@@ -242,9 +253,33 @@ def _npz_member(
     default = MAX_IDS_BYTES if env == MAX_IDS_BYTES_ENV else MAX_VECTOR_BYTES
     what = "ids" if env == MAX_IDS_BYTES_ENV else "vectors"
     _check_size(path, info.file_size, default, env, f"{what} (uncompressed)")
+    with archive.open(info) as f:
+        shape, _, dtype = _npy_header(f, path, info)
+        data_bytes = info.file_size - f.tell()
+    declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if declared > data_bytes:
+        raise VectorsFileError(
+            f"{path}: {info.filename} declares shape {shape} of {dtype} ({declared:,} bytes) "
+            f"in {max(data_bytes, 0):,} bytes of data: a damaged or forged archive"
+        )
     try:
         with archive.open(info) as f:
             return np.lib.format.read_array(f, allow_pickle=False)
+    except ValueError as exc:
+        raise VectorsFileError(f"{path}: {info.filename} is not a readable array ({exc})") from None
+
+
+def _npy_header(f: Any, path: Path, info: zipfile.ZipInfo) -> tuple[tuple[int, ...], bool, Any]:
+    """The shape, Fortran order and dtype in the ``.npy`` header at ``f``'s position (``f``
+    is left where the array's data starts); a header that cannot be read is a
+    :class:`VectorsFileError` naming the member."""
+    try:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            return np.lib.format.read_array_header_1_0(f)
+        if version == (2, 0):
+            return np.lib.format.read_array_header_2_0(f)
+        raise ValueError(f".npy format version {version} (use np.savez)")
     except ValueError as exc:
         raise VectorsFileError(f"{path}: {info.filename} is not a readable array ({exc})") from None
 
@@ -258,18 +293,7 @@ def _mapped_member(path: Path, info: zipfile.ZipInfo) -> np.ndarray:
             raise VectorsFileError(f"{path}: truncated archive (member {info.filename})")
         fields = _ZIP_LOCAL_HEADER.unpack(raw)
         f.seek(info.header_offset + _ZIP_LOCAL_HEADER.size + fields[-2] + fields[-1])
-        try:
-            version = np.lib.format.read_magic(f)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-            else:
-                raise ValueError(f".npy format version {version} (use np.savez)")
-        except ValueError as exc:
-            raise VectorsFileError(
-                f"{path}: {info.filename} is not a readable array ({exc})"
-            ) from None
+        shape, fortran, dtype = _npy_header(f, path, info)
         offset = f.tell()
     if dtype.hasobject:
         raise VectorsFileError(f"{path}: {info.filename} holds Python objects, not numbers")
@@ -392,9 +416,12 @@ def _check_size(path: Path, size: int, default: int, env: str, what: str) -> Non
         )
 
 
-def _check_vectors(path: Path, ids: Sequence[str], vectors: np.ndarray) -> dict[str, int]:
-    """Ids one per row and distinct; vectors a 2-D float array with finite values. Returns
-    each id's row."""
+def _check_vectors(
+    path: Path, ids: Sequence[str], vectors: np.ndarray, ids_file: Path | None = None
+) -> dict[str, int]:
+    """Ids one per row and distinct; vectors a 2-D float array of at least one column, with
+    finite values. Returns each id's row. ``ids_file`` is the separate ids file of a ``.npy``
+    array (named in the error when the counts differ)."""
     if vectors.ndim != 2:
         raise VectorsFileError(
             f"{path}: the vectors have shape {vectors.shape}: expected a 2-D array (one row "
@@ -405,7 +432,20 @@ def _check_vectors(path: Path, ids: Sequence[str], vectors: np.ndarray) -> dict[
             f"{path}: the vectors are of dtype {vectors.dtype}, not floats",
             fix="save them as float32 or float64 (vectors.astype(np.float32))",
         )
+    if vectors.shape[1] == 0:
+        raise VectorsFileError(
+            f"{path}: the vectors have dimension 0 (shape {vectors.shape}): every row needs at "
+            "least one value",
+            fix="save the vectors the encoder computed (one row of at least one float per item)",
+        )
     if len(ids) != vectors.shape[0]:
+        if ids_file is not None:
+            raise VectorsFileError(
+                f"{path}: its ids file {ids_file} gives {len(ids)} ids for {vectors.shape[0]} "
+                "rows of vectors: it is not the ids file of these vectors",
+                fix=f"give the ids file written with {path} (one id per row, in row order) as "
+                f"the kernel parameter ids_path, or write it to {default_ids_path(path)}",
+            )
         raise VectorsFileError(
             f"{path}: {len(ids)} ids for {vectors.shape[0]} rows of vectors: one id per row"
         )

@@ -24,7 +24,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 
 from kcca.captions.gc_pause import paused_gc
-from kcca.captions.meteor import MeteorUnavailable
+from kcca.captions.meteor import CaptionTooLongError, MeteorUnavailable, check_caption_lengths
 from kcca.captions.registry import get_scorer
 from kcca.captions.scorer import (
     CaptionScorer,
@@ -255,6 +255,10 @@ def _score_with(
         loading.join()
     try:
         corpus, per_item = scorer.score_tokens(*views(scorer.split))
+    except CaptionTooLongError as exc:  # named by its image id, which only this caller knows
+        references, candidates = views(scorer.split)
+        check_caption_lengths(references, candidates, ids=result.ids)
+        raise exc
     except MeteorUnavailable as exc:
         if not skip_unavailable:
             raise

@@ -29,13 +29,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from kcca.captions.gc_pause import paused_gc
-from kcca.captions.scorer import CaptionScorer, split_at_spaces
+from kcca.captions.scorer import CaptionInputError, CaptionScorer, split_at_spaces
 
 JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
@@ -55,6 +55,48 @@ JAVA_HINT = (
 
 class MeteorUnavailable(RuntimeError):
     """Java or the Meteor 1.5 jar cannot be found or started."""
+
+
+class CaptionTooLongError(CaptionInputError):
+    """A caption longer than METEOR scores (:data:`kcca.limits.MAX_METEOR_CHARACTERS`):
+    ``position`` is its item's index in the candidates' order, ``reference`` the index of
+    the reference among the item's references (None: the candidate)."""
+
+    def __init__(self, message: str, *, position: int, reference: int | None, fix: str):
+        super().__init__(message, fix=fix)
+        self.position = position
+        self.reference = reference
+
+
+def check_caption_lengths(
+    references: Sequence[Sequence[Sequence[str]]],
+    candidates: Sequence[Sequence[str]],
+    ids: Sequence[Hashable] | None = None,
+) -> None:
+    """Refuse a caption (its tokens joined by spaces) longer than
+    :data:`kcca.limits.MAX_METEOR_CHARACTERS` (or ``$KCCA_MAX_METEOR_CHARACTERS``) before
+    any is scored: :class:`CaptionTooLongError` naming the item (its id from ``ids``, else
+    its 1-based position) and the caption."""
+    from kcca.limits import MAX_METEOR_CHARACTERS, MAX_METEOR_CHARACTERS_ENV, limit_from_env
+
+    limit = limit_from_env(MAX_METEOR_CHARACTERS_ENV, MAX_METEOR_CHARACTERS, "characters")
+    for k, (refs, cand) in enumerate(zip(references, candidates)):
+        for j, tokens in [(None, cand), *enumerate(refs)]:
+            length = len(" ".join(tokens))
+            if length <= limit:
+                continue
+            item = f"image id {ids[k]!r}" if ids is not None else f"item {k + 1}"
+            which = "the candidate" if j is None else f"reference {j}"
+            raise CaptionTooLongError(
+                f"METEOR: {which} of {item} has {length:,} characters, over the limit of "
+                f"{limit:,} (${MAX_METEOR_CHARACTERS_ENV}): METEOR's alignment takes memory "
+                "and time quadratic in a caption's words",
+                position=k,
+                reference=j,
+                fix=f"shorten that caption, or score without METEOR (kcca score-captions "
+                f"--no-meteor); if the memory is there (about 0.8 GB for 60,000 characters), "
+                f"raise the limit: export {MAX_METEOR_CHARACTERS_ENV}={length}",
+            )
 
 
 def find_meteor_jar() -> Path | None:
@@ -270,6 +312,7 @@ class Meteor(CaptionScorer):
             from kcca.captions.meteor_engine import split_score_line
 
             engine = self._python_engine()
+            check_caption_lengths(references, candidates)
             fields = [
                 split_score_line(score_line([" ".join(r) for r in rs], " ".join(c)))
                 for rs, c in zip(references, candidates)
@@ -280,6 +323,7 @@ class Meteor(CaptionScorer):
 
     def _score_java(self, references, candidates):
         cmd, cwd = self._command()
+        check_caption_lengths(references, candidates)
         with tempfile.TemporaryFile() as err:
             try:
                 proc = subprocess.Popen(

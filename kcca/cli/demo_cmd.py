@@ -33,6 +33,7 @@ from kcca.cli.common import (
 from kcca.cli.lines import command, with_path, wrap
 from kcca.demo import DemoSettings, demo_experiments_dir, demo_run_table, demo_systems
 from kcca.errors import DataError
+from kcca.limits import MAX_DEMO_IMAGE_SIZE
 
 DEMO = DemoSettings()
 
@@ -87,7 +88,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--image-size",
         type=int,
         default=d.image_size,
-        help=f"side of the square images in pixels (default {d.image_size})",
+        help=f"side of the square images in pixels, {MIN_IMAGE_SIZE} to {MAX_DEMO_IMAGE_SIZE} "
+        f"(default {d.image_size})",
     )
     p.add_argument(
         "--p",
@@ -364,6 +366,8 @@ STAGES: list[tuple[str, Stage]] = [
 MIN_TRAIN = 6
 #: the smallest --image-size (:func:`kcca.data.demo.make_demo_corpus`)
 MIN_IMAGE_SIZE = 32
+#: the largest --image-size (:data:`kcca.limits.MAX_DEMO_IMAGE_SIZE`)
+MAX_IMAGE_SIZE = MAX_DEMO_IMAGE_SIZE
 
 
 def _bad(option: str, value: Any, need: str, fix: str) -> DataError:
@@ -392,6 +396,14 @@ def check_args(args: argparse.Namespace) -> None:
             raise _bad(
                 option, value, f"an integer >= {low}", f"give {option} {low} or more ({why})"
             )
+    if args.image_size > MAX_IMAGE_SIZE:
+        raise _bad(
+            "--image-size",
+            args.image_size,
+            f"an integer from {MIN_IMAGE_SIZE} to {MAX_IMAGE_SIZE}",
+            f"give --image-size {MAX_IMAGE_SIZE} or less (pixels a side; default 64; kcca "
+            "report and kcca evaluate rebuild a demo corpus of at most that size from its name)",
+        )
     check_grid_flags(args)
     if args.seed < 0:
         raise _bad("--seed", args.seed, "an integer >= 0", "give --seed 0 or a larger integer")

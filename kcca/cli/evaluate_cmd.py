@@ -459,6 +459,7 @@ def _all_captions_report(args: argparse.Namespace) -> int:
     from kcca.cache import write_text_atomic
     from kcca.cli.environment_faults import check_outputs
     from kcca.errors import DataError
+    from kcca.evaluate.protocol_agreement import check_agreement, results_beside
     from kcca.evaluate.protocol_ranks import (
         protocol_ranks_path,
         read_protocol_ranks,
@@ -488,6 +489,10 @@ def _all_captions_report(args: argparse.Namespace) -> int:
                 fix=rerun_with_protocol(name),
             )
         ranks = read_protocol_ranks(path)
+        named = Path(name)
+        results = named if named != path and named.is_file() else results_beside(path)
+        if results is not None:
+            check_agreement(ranks, path, results)
         ranked.append((ranks.system, ranks))
     rows = protocol_rows(ranked)
     if args.format == "text":

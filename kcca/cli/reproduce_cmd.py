@@ -193,7 +193,9 @@ def load_run_corpus(args: argparse.Namespace, data_dir: Path | None, *, images: 
     if corpus_file is not None:
         from kcca.data.json_splits import load_json_splits
 
-        return load_json_splits(corpus_file, args.images_dir if images else None)
+        return load_json_splits(
+            corpus_file, args.images_dir if images else None, require_splits=True
+        )
     assert data_dir is not None  # Flickr 8K is read from the data folder
     return load_with_splits(data_dir, args.splits, images=images)
 

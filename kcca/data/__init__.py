@@ -24,7 +24,8 @@ def load_corpus(
     """Load a corpus by name: ``"flickr8k"``, ``"demo"``, or the path of a JSON split file.
 
     ``data_dir`` (else ``$KCCA_DATA_DIR``) is needed for Flickr 8K; for a JSON file the
-    images are looked up in ``kwargs["images_dir"]`` when given.
+    images are looked up in ``kwargs["images_dir"]`` when given, and each of the train, dev
+    and test splits must have images.
     """
     if name == "demo":
         from kcca.data.demo import make_demo_corpus
@@ -38,5 +39,5 @@ def load_corpus(
     if name.endswith(".json"):
         from kcca.data.json_splits import load_json_splits
 
-        return load_json_splits(name, **kwargs)
+        return load_json_splits(name, require_splits=True, **kwargs)
     raise DataError(f"unknown corpus {name!r}: use flickr8k, demo, or a path to a JSON split file")

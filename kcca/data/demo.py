@@ -28,6 +28,7 @@ import numpy as np
 from kcca.data.corpus import Corpus, CrowdJudgment, caption_id
 from kcca.data.demo_grammar import COLOURS, SHAPES, CaptionMeaning, Mention, scene_captions
 from kcca.data.errors import DataError
+from kcca.limits import MAX_DEMO_IMAGE_SIZE
 
 # RGB colours, well apart in CIELAB
 OBJECT_RGB: dict[str, tuple[int, int, int]] = {
@@ -416,7 +417,7 @@ MAX_NAMED_DEMO_IMAGES = 20_000
 #: every pool caption (2,000 take about 25 s)
 MAX_NAMED_DEMO_TEST = 2_000
 #: the largest image side (pixels) of such a corpus: the report draws its test images
-MAX_NAMED_DEMO_IMAGE_SIZE = 1_024
+MAX_NAMED_DEMO_IMAGE_SIZE = MAX_DEMO_IMAGE_SIZE
 
 
 def check_named_demo(

@@ -4,6 +4,8 @@ The format: ``{"dataset": NAME, "images": [{"filename": F, "filepath": D (option
 "split": "train"|"val"|"test"|"restval", "sentences": [{"raw": TEXT, "tokens": [...]}, ...]},
 ...]}``. Image ids are ``D/F`` when ``filepath`` is given, else ``F``. ``val`` becomes our
 ``dev`` split; ``restval`` (COCO's extra training images) joins ``train`` by default.
+A file with no image in one of the three splits is refused when a command reads it
+(``require_splits``), naming the split.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def load_json_splits(
     name: str | None = None,
     split_map: Mapping[str, str] | None = None,
     pool_caption_index: int = 2,
+    require_splits: bool = False,
 ) -> Corpus:
     """Read a JSON split file into a :class:`Corpus`.
 
@@ -56,6 +59,8 @@ def load_json_splits(
             every split image must exist there. ``None`` loads text only.
         split_map: the file's split names -> ``train``/``dev``/``test`` (``None`` drops that
             split's images from the splits, keeping their captions in the corpus).
+        require_splits: refuse a file with no image in train, dev or test (a run needs all
+            three; the commands load corpora so).
     """
     path = require_file(Path(json_path), "JSON split file")
     doc = read_json(path)
@@ -91,6 +96,8 @@ def load_json_splits(
             if target not in splits:
                 raise DataError(f"split_map sends {split!r} to {target!r}, not one of {SPLITS}")
             splits[target].append(image_id)
+    if require_splits:
+        _check_splits(path, splits, mapping)
     split_ids = [i for ids in splits.values() for i in ids]
     reader = paths = None
     if images_dir is not None:
@@ -108,6 +115,31 @@ def load_json_splits(
         image_paths=paths,
         source_files={"captions": str(path), **{f"split:{s}": str(path) for s in SPLITS}},
     )
+
+
+def _check_splits(
+    path: Path, splits: Mapping[str, list[str]], mapping: Mapping[str, str | None]
+) -> None:
+    """Refuse a file with no images, or with no image in one of the splits (training,
+    selection on dev and the test metrics each need images): a :class:`DataError` naming the
+    file and the split, and the ``split`` labels that make its images."""
+    if not any(splits.values()):
+        raise DataError(
+            f"{path}: the file has no image in any split (its 'images' list is empty or "
+            "none of its images is in train, dev or test)",
+            fix=f"give the file its images, each with a 'split' label ({sorted(mapping)}), "
+            "or use the released split file",
+        )
+    for split, ids in splits.items():
+        if not ids:
+            labels = sorted(label for label, target in mapping.items() if target == split)
+            marks = " or ".join(f'"split": "{label}"' for label in labels)
+            raise DataError(
+                f"{path}: the {split} split has no image (no image is marked {marks or split}; "
+                "training, selection on dev and the test metrics each need images)",
+                fix=f"mark some of the file's images {marks or split}, or use the released "
+                "split file",
+            )
 
 
 def _nested_image_paths(images_dir: Path, ids: list[str]) -> dict[str, str]:

@@ -137,11 +137,13 @@ def ranks_beside(
 ) -> list[tuple[str, ProtocolRanks]]:
     """``(system, ranks)`` of each system whose results file has an all-captions ranks file
     beside it (:func:`kcca.evaluate.protocol_ranks.protocol_ranks_path`), in the order given.
-    A ranks file that cannot be read, that names another system, or (``image_ids``: the test
-    images of the results' pool, in order) that ranks other images is a
+    A ranks file that cannot be read, that names another system, (``image_ids``: the test
+    images of the results' pool, in order) that ranks other images, or that disagrees with the
+    results file (:func:`kcca.evaluate.protocol_agreement.check_agreement`) is a
     :class:`~kcca.errors.DataError` naming it: its figures would belong to another run."""
     from kcca.errors import DataError
     from kcca.evaluate.paper_systems import paper_name
+    from kcca.evaluate.protocol_agreement import check_agreement
 
     out = []
     for system, path in results_files.items():
@@ -162,5 +164,7 @@ def ranks_beside(
                 f"{len(image_ids)}): it comes from another run",
                 fix=rerun_with_protocol(path, system),
             )
+        if Path(path).is_file():
+            check_agreement(ranks, beside, path, system)
         out.append((system, ranks))
     return out

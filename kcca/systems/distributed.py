@@ -41,7 +41,7 @@ def _corpus(
     if corpus_file is not None:
         from kcca.data.json_splits import load_json_splits
 
-        return load_json_splits(corpus_file, images)
+        return load_json_splits(corpus_file, images, require_splits=True)
     from kcca.data.flickr8k import load_flickr8k_with_splits
 
     assert data_dir is not None  # run_system_task refuses a configuration with neither

@@ -90,3 +90,19 @@ def test_features_flags_out_of_range_are_named_before_the_data(tmp_path, capsys,
     assert code == 2
     assert error == message, error
     assert flag in fix, fix
+
+
+def test_kcca_demo_bounds_image_size(tmp_path, capsys):
+    """Before: no upper bound (a 50,000-pixel side is 7.5 GB an image, past a 4 GB limit;
+    here one pixel over the bound, in a demo small enough that it ran to the end, in about
+    three minutes, and exited 0)."""
+    out = tmp_path / "out"
+    small = ["--n-train", "6", "--n-dev", "1", "--n-test", "1", "--n-count", "1", "--p", "2",
+             "--d", "1", "--kappas", "1", "--sheet", "1"]
+    code = main(["demo", "--image-size", "1025", *small, "--out", str(out), "--no-cache",
+                 "--quiet"])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error == "--image-size must be an integer from 32 to 1024, got 1025"
+    assert fix.startswith("give --image-size 1024 or less (pixels a side"), fix
+    assert not out.exists()

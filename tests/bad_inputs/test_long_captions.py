@@ -4,6 +4,10 @@
 one by one: quadratic in the line's length (a 20,000-word line took minutes). Each check
 runs in a child process with a time limit far above what the linear count needs, and the
 counts and their order are compared with an independent computation (prefix counts).
+
+METEOR's alignment takes memory and time quadratic in a caption's words (as the jar's does):
+a caption over ``$KCCA_MAX_METEOR_CHARACTERS`` is refused before anything is aligned, naming
+the item.
 """
 
 from __future__ import annotations
@@ -100,3 +104,72 @@ def test_one_word_repeated_has_the_closed_form_counts():
         (("dog", "dog"), float(n * (n - 1) // 2)),  # every pair i < j
         (("dog", "dog", "dog"), float((n - 1) * (n - 2) // 2)),  # every span with j >= i + 2
     ]
+
+
+# ---------------------------------------------------------------- METEOR
+
+#: a candidate of 120,000 characters: 1.66 GB and more under METEOR's alignment before
+LONG_CANDIDATE = "a dog " * 20_000
+
+METEOR_SCRIPT = """
+import resource, sys
+limit = 1 << 30
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from kcca.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _needs_meteor():
+    from kcca.captions import meteor_available
+
+    ok, why = meteor_available()
+    if not ok:
+        pytest.skip(why)
+
+
+def test_score_captions_refuses_a_caption_over_the_meteor_limit(tmp_path):
+    """Under a 1 GiB address-space limit, `kcca score-captions` names the image id, the limit
+    and its variable, before aligning anything (before: about 0.76 GB and 9 s at 60,000
+    characters, 2.2 GB and out of memory in the jar's 2 GB heap at 98,000)."""
+    _needs_meteor()
+    refs = tmp_path / "refs.json"
+    refs.write_text(json.dumps({
+        "images": [{"id": 1}, {"id": 2}],
+        "annotations": [{"image_id": 1, "id": 1, "caption": "a dog runs on the grass"},
+                        {"image_id": 2, "id": 2, "caption": "a man plays with a ball"}],
+    }))
+    cands = tmp_path / "cands.json"
+    cands.write_text(json.dumps([{"image_id": 1, "caption": "a dog runs"},
+                                 {"image_id": 2, "caption": LONG_CANDIDATE}]))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", METEOR_SCRIPT, "score-captions", "-r", str(refs),
+             "-c", str(cands), "--metrics", "meteor"],
+            capture_output=True, text=True, cwd=ROOT, timeout=TIME_LIMIT,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"METEOR of a {len(LONG_CANDIDATE):,}-character caption ran {TIME_LIMIT} s")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "error: METEOR: the candidate of image id 2 has 119,999 characters, over the limit " \
+        "of 10,000 ($KCCA_MAX_METEOR_CHARACTERS)" in done.stderr, done.stderr[-2000:]
+    assert "fix: shorten that caption, or score without METEOR (kcca score-captions " \
+        "--no-meteor)" in done.stderr
+    assert "export KCCA_MAX_METEOR_CHARACTERS=119999" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_meteor_limit_names_the_reference_and_can_be_set(monkeypatch):
+    from kcca.captions import Meteor
+    from kcca.captions.meteor import CaptionTooLongError
+
+    _needs_meteor()
+    monkeypatch.setenv("KCCA_MAX_METEOR_CHARACTERS", "20")
+    refs = {7: ["a dog runs", "a brown dog runs on the green grass"]}
+    with pytest.raises(CaptionTooLongError) as info:
+        Meteor().compute_score(refs, {7: ["a dog"]})
+    assert str(info.value).startswith(
+        "METEOR: reference 1 of item 1 has 35 characters, over the limit of 20")
+    monkeypatch.setenv("KCCA_MAX_METEOR_CHARACTERS", "35")
+    score, per_item = Meteor().compute_score(refs, {7: ["a dog"]})
+    assert per_item.shape == (1,) and 0 < score < 1

@@ -19,6 +19,7 @@ from kcca.evaluate.protocol_ranks import (
     write_protocol_ranks,
 )
 from kcca.evaluate.compact import from_rankings, judgments_digest, write_compact
+from kcca.evaluate.original import original_ranks
 from kcca.evaluate.protocol_table import COLUMNS, protocol_rows
 from kcca.evaluate.rankings_io import read_rankings
 from kcca.evaluate.system import EvaluationContext, evaluate_system
@@ -29,7 +30,9 @@ SECTION_RE = re.compile(r'<section id="all-captions">(.*?)</section>', re.S)
 
 
 def write_ranks(rankings_file: Path, corpus, system: str, fold_counts=(1,), seed=0) -> Path:
-    """An all-captions ranks file of random ranks beside ``rankings_file``."""
+    """An all-captions ranks file of random ranks beside ``rankings_file``; where that
+    rankings file ranks ``corpus``'s pool, each pool caption's image search rank in the whole
+    pool is the file's, as in a run's files."""
     rng = np.random.default_rng(seed)
     images = tuple(corpus.split("test"))
     pools = {}
@@ -39,6 +42,16 @@ def write_ranks(rankings_file: Path, corpus, system: str, fold_counts=(1,), seed
             (rng.integers(1, 5 * size + 1, size), rng.integers(1, size + 1, 5 * size))
             for _ in range(n_folds)
         ]
+    if 1 in pools and rankings_file.is_file():
+        try:
+            search = read_rankings(rankings_file, corpus.pool("test")).tasks["search"]
+        except DataError:  # the rankings of another pool: nothing to agree with
+            search = None
+        if search is not None:
+            for i, ((_, caption, _), rank) in enumerate(
+                zip(corpus.pool("test"), original_ranks(search))
+            ):
+                pools[1][0][1][5 * i + int(caption.rpartition("#")[2])] = rank
     ranks = ProtocolRanks(system, corpus.name, "test", images, 5, "reversed-argsort", pools)
     return write_protocol_ranks(protocol_ranks_path(rankings_file), ranks)
 

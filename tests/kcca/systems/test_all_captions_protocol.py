@@ -165,3 +165,25 @@ def test_a_test_image_with_fewer_than_five_captions_is_named(small):
         mp.setattr(Workspace, "image_blocks", no_work)
         with pytest.raises(DataError, match=f"{short}.*4 captions, fewer than the 5"):
             run_system(thin, spec, workspace=ws)
+
+
+def test_a_runs_two_files_agree_for_kcca_and_nn(small, tmp_path):
+    """The rankings file and the all-captions ranks file a run writes pass the check that
+    evaluate and report make of them (kcca.evaluate.protocol_agreement): a KCCA system
+    (Borda: caption #2's rank is the paper's) and NN (eq. 2: within its ties)."""
+    from kcca.evaluate.protocol_agreement import check_agreement
+    from kcca.evaluate.rankings_io import write_rankings
+    from kcca.systems.run import write_all_captions
+
+    corpus, spec = small["corpus"], small["spec"]
+    nn = dataclasses.replace(spec, name="NN5_demo", model="nn")
+    ws = _workspace(corpus, small["cache"], small["image_config"])
+    nn_result = run_system(corpus, SystemSpec.from_dict(nn.as_dict()), workspace=ws)
+    for name, result in ((spec.name, small["result"]), ("NN5_demo", nn_result)):
+        rankings = write_rankings(
+            tmp_path / f"{name}.json", corpus.pool("test"), result.rankings, system=name,
+            corpus=corpus.name, gold_ties=result.gold_ties,
+        )
+        write_all_captions(rankings, name, corpus, result.protocol_ranks)
+        path = PR.protocol_ranks_path(rankings)
+        check_agreement(PR.read_protocol_ranks(path), path, rankings)
