@@ -15,7 +15,8 @@ exits with status 2, with no traceback unless ``--verbose`` is given::
 Modules raise the most specific class and pass ``fix=`` when they know the remedy; each class
 has a general default. The type alone says whose fault an error is: a check of something the
 user gives (a file, a setting, an option) raises one of these classes, so that it holds
-wherever the package is installed; a plain ``ValueError`` is a bug, reported as unexpected. ``kcca.data.errors`` re-exports :class:`DataError` (its historical home).
+wherever the package is installed; a plain ``ValueError`` is a bug, reported as unexpected.
+``kcca.data.errors`` re-exports :class:`DataError` (its historical home).
 """
 
 from __future__ import annotations

@@ -85,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     reset_cache_stats()
     _raise_on_file_size_limit()
+    _escape_what_stdout_cannot_encode()
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that went away shows here, not at the interpreter's exit
@@ -168,6 +169,18 @@ def _opencv_error(exc: BaseException) -> tuple[str, str | None, int]:
         f"re-save {path} as PNG or JPEG, or remove it",
         2,
     )
+
+
+def _escape_what_stdout_cannot_encode() -> None:
+    """Print a character that standard output's encoding lacks (a caption's "é" under
+    ``PYTHONIOENCODING=ascii`` or a C locale) as a backslash escape, as standard error
+    does, instead of failing; text it can encode (all of it in UTF-8) is printed as it is."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a closed or detached stream: left as it is
+            pass
 
 
 def _raise_on_file_size_limit() -> None:

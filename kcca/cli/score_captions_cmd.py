@@ -217,8 +217,13 @@ def run(args: argparse.Namespace) -> int:
     out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
     args.per_item = out  # so that a fault writing the default file names --per-item
     check_outputs(args, ("--per-item", out, False), cache=False)
-    refs = load_coco_references(args.references, allow_empty=args.allow_empty)
-    cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
+    from kcca.captions.scorer import EmptyCaptionError
+
+    try:
+        refs = load_coco_references(args.references, allow_empty=args.allow_empty)
+        cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
+    except EmptyCaptionError as exc:
+        raise EmptyCaptionError(str(exc), fix=EMPTY_FIX) from None
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
     # the scores are printed before the per-item file is written: a failed write keeps them
@@ -262,6 +267,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the fix of an empty caption: words, or --allow-empty
+EMPTY_FIX = (
+    'give those captions words (a result file with "..." or "" captions usually means a '
+    "generation bug), or add --allow-empty to score them as pycocoevalcap does: an empty "
+    "candidate scores 0 in every metric"
+)
+
+
 def _evaluate(args, refs: dict, cands: dict):
     """``evaluate_captions`` for the command: empty captions are an error naming their file,
     or (``--allow-empty``) a ``warning:`` line each."""
@@ -286,9 +299,7 @@ def _evaluate(args, refs: dict, cands: dict):
             f"{' and '.join(map(str, files))}: {exc}",
             candidate_ids=exc.candidate_ids,
             reference_ids=exc.reference_ids,
-            fix='give those captions words (a result file with "..." or "" captions '
-            "usually means a generation bug), or add --allow-empty to score them as "
-            "pycocoevalcap does: an empty candidate scores 0 in every metric",
+            fix=EMPTY_FIX,
         ) from None
     after = " after tokenisation" if ev.tokenized else ""
     for i in ev.empty_candidate_ids:

@@ -181,7 +181,9 @@ def parse_tables(text: str) -> list[str]:
     for t in tables:
         if t not in TABLES:
             raise SettingError(
-                f"table {t!r} is not in the paper; use one of {', '.join(TABLES)} or 'all'"
+                f"table {t!r} is not in the paper; use one of {', '.join(TABLES)} or 'all'",
+                fix=f"give --tables all or table numbers separated by commas (--tables 1,2,11) "
+                f"of {', '.join(TABLES)}",
             )
     return tables
 

@@ -94,3 +94,22 @@ def test_an_unknown_array_backend_in_the_environment_is_named(monkeypatch, capsy
 
     with pytest.raises(SettingError, match="unknown array backend"):
         resolve_backend()
+
+
+@pytest.mark.parametrize("encoding, printed", [("ascii", b"a caf\\xe9 by the river\n"),
+                                               ("utf-8", "a café by the river\n".encode())])
+def test_a_caption_stdout_cannot_encode_is_escaped(monkeypatch, encoding, printed):
+    """``PYTHONIOENCODING=ascii kcca query ...`` printing a caption with an "é" (was an
+    unexpected UnicodeEncodeError, exit 1): escaped as standard error escapes it; UTF-8
+    output is unchanged."""
+    import io
+    import sys
+
+    import kcca.cli.data_cmd as data_cmd
+
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding=encoding))
+    monkeypatch.setattr(data_cmd, "run", lambda args: print("a café by the river") or 0)
+    assert main(["data", "--quiet"]) == 0
+    sys.stdout.flush()
+    assert out.getvalue() == printed
