@@ -485,10 +485,8 @@ def _plugin_failed(name: str, exc: BaseException, where: str) -> PluginError:
 
 
 def check_kernel_names(spec: SystemSpec, where: str) -> None:
-    """Raise :class:`ExperimentFileError` for a kernel name nothing registers, or parameters
-    its constructor refuses (a ``mix`` kernel without parts, say)."""
+    """Raise :class:`ExperimentFileError` for a kernel name nothing registers."""
     from features.kernels.base import ENTRY_POINT_GROUP, available_kernels
-    from kcca.systems.registry import make_any_kernel
 
     known = None
     for key, k in spec.kernel_specs():
@@ -504,11 +502,6 @@ def check_kernel_names(spec: SystemSpec, where: str) -> None:
                 f"with a {ENTRY_POINT_GROUP!r} entry point (docs/plugin-kernels.md)",
             )
             raise ExperimentFileError(err.message, fix=err.fix)
-        params = {n: v for n, v in k.params.items() if n != "word_kernel"}  # a name, here
-        try:
-            make_any_kernel(k.name, **params)
-        except DataError as exc:
-            raise ExperimentFileError(f"{where}: {key}: {exc}", fix=exc.fix) from None
 
 
 def load_spec(path: str | Path) -> SystemSpec:

@@ -113,18 +113,3 @@ def test_a_caption_stdout_cannot_encode_is_escaped(monkeypatch, encoding, printe
     assert main(["data", "--quiet"]) == 0
     sys.stdout.flush()
     assert out.getvalue() == printed
-
-
-def test_a_kernel_parameter_no_kernel_takes_is_named_with_the_experiment_file(tmp_path):
-    """Refused when the file is read, naming it (was refused when the kernel was built,
-    after the image features were computed, without the file)."""
-    from kcca.systems import load_spec
-    from kcca.systems.spec import ExperimentFileError
-
-    path = tmp_path / "01-x.toml"
-    path.write_text('name = "X"\n[image_kernel]\nname = "pyramid"\n'
-                    '[text_kernel]\nname = "trigram"\n[text_kernel.params]\nfoo = 1\n')
-    with pytest.raises(ExperimentFileError) as err:
-        load_spec(path)
-    assert str(err.value).startswith(f"{path}: text_kernel: kernel 'trigram' does not take")
-    assert "TrigramKernel" in err.value.fix
