@@ -26,7 +26,7 @@ from typing import Any
 
 from kcca.data.documents import parse_toml
 from kcca.data.text_files import read_utf8
-from kcca.errors import DataError, type_name
+from kcca.errors import DataError, SettingError, type_name
 from kcca.names import PROTOCOLS
 
 #: the executors of :func:`kcca.systems.run.run_systems`
@@ -95,9 +95,9 @@ class Execution:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            from kcca.errors import unknown_name
-
-            raise unknown_name("executor", self.executor, EXECUTORS)
+            raise SettingError(
+                f"executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}"
+            )
         if self.executor == "dask" and not self.scheduler:
             raise DataError(
                 "the dask executor needs the scheduler's address (scheduler=...)",
