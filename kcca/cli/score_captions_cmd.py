@@ -205,25 +205,14 @@ def run(args: argparse.Namespace) -> int:
         )
     from pathlib import Path
 
-    from kcca.captions.coco_io import (
-        check_id_types,
-        load_coco_references,
-        load_coco_results,
-        write_per_item_json,
-    )
+    from kcca.captions.coco_io import check_id_types, write_per_item_json
 
     from kcca.cli.environment_faults import check_outputs
 
     out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
     args.per_item = out  # so that a fault writing the default file names --per-item
     check_outputs(args, ("--per-item", out, False), cache=False)
-    from kcca.captions.scorer import EmptyCaptionError
-
-    try:
-        refs = load_coco_references(args.references, allow_empty=args.allow_empty)
-        cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
-    except EmptyCaptionError as exc:
-        raise EmptyCaptionError(str(exc), fix=EMPTY_FIX) from None
+    refs, cands = _read_captions(args)
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
     # the scores are printed before the per-item file is written: a failed write keeps them
@@ -265,6 +254,20 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"per-item scores: {out}")
     return 0
+
+
+def _read_captions(args: argparse.Namespace) -> tuple[dict, dict]:
+    """The references and candidates of the command's files; an empty caption is named with
+    its file and the fix --allow-empty."""
+    from kcca.captions.coco_io import load_coco_references, load_coco_results
+    from kcca.captions.scorer import EmptyCaptionError
+
+    try:
+        refs = load_coco_references(args.references, allow_empty=args.allow_empty)
+        cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
+    except EmptyCaptionError as exc:
+        raise EmptyCaptionError(str(exc), fix=EMPTY_FIX) from None
+    return refs, cands
 
 
 #: the fix of an empty caption: words, or --allow-empty
