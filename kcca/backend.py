@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from array_api_compat import array_namespace, is_cupy_array, to_device  # noqa: F401
 
+from kcca.errors import SettingError
+
 BACKEND_ENV = "KCCA_BACKEND"
 
 
@@ -33,7 +35,7 @@ def resolve_backend(backend: str | None = None) -> str:
     if name == "auto":
         return "cupy" if gpu_available() else "numpy"
     if name not in ("numpy", "cupy", "array_api_strict"):
-        raise ValueError(f"unknown array backend {backend!r}: use numpy, cupy, auto")
+        raise SettingError(f"unknown array backend {backend!r}: use numpy, cupy, auto")
     return name
 
 

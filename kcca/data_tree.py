@@ -17,13 +17,14 @@ checked against a limit before it is inflated.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib
 import json
 import zipfile
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -55,9 +56,16 @@ class ClassTable:
     """The classes a kind of file may hold (``module:name`` strings; only their modules are
     ever imported) and the names that moved (old name -> new name)."""
 
-    def __init__(self, allowed: frozenset[str], moved: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        allowed: frozenset[str],
+        moved: Mapping[str, str] | None = None,
+        needs: Mapping[str, Iterable[str]] | None = None,
+    ):
         self.allowed = allowed
         self.moved = dict(moved or {})
+        #: class -> the attributes its instances need, for classes that are not dataclasses
+        self.needs = {k: frozenset(v) for k, v in (needs or {}).items()}
         self._classes: dict[str, type] = {}
 
     def resolve(self, name: str) -> type[object]:
@@ -70,6 +78,15 @@ class ClassTable:
             module, _, attr = name.partition(":")
             cls = self._classes[name] = getattr(importlib.import_module(module), attr)
         return cls
+
+    def missing(self, name: str, obj: Any) -> list[str]:
+        """The attributes an instance of the class ``name`` needs that ``obj`` lacks: the
+        fields of a dataclass (a field with a default has it as a class attribute) and the
+        names :attr:`needs` lists for the class."""
+        wanted = set(self.needs.get(self.moved.get(name, name), ()))
+        if dataclasses.is_dataclass(obj):
+            wanted.update(f.name for f in dataclasses.fields(obj))
+        return sorted(a for a in wanted if not hasattr(obj, a))
 
     def holds(self, cls: type) -> bool:
         try:
@@ -357,6 +374,9 @@ class TreeDecoder:
         for k, v in rebuild.items():
             self.pending -= 1
             obj.__dict__[k] = self.rebuilders[v.kind](obj, self.cache)
+        lacking = self.classes.missing(name, obj)
+        if lacking:
+            raise ValueError(f"the state of {name} lacks {', '.join(lacking)}")
         return obj
 
     def decode(self, tree: bytes) -> Any:

@@ -8,11 +8,15 @@ exits with status 2, with no traceback unless ``--verbose`` is given::
     │   ├── DataFolderNotGiven    no --data-dir and no $KCCA_DATA_DIR (a fresh clone)
     │   ├── FileVersionError      a file written by another version of the toolkit
     │   ├── KernelError           a kernel matrix KCCA cannot use (not PSD, NaN/inf, not numbers)
+    │   ├── SettingError          a setting out of range or unknown (a kernel's parameter, ...)
     │   └── UnknownNameError (KeyError)   an unknown kernel, system, ... (close matches named)
     └── PluginError (ImportError) a kernel plug-in that cannot be imported or registers nothing
 
 Modules raise the most specific class and pass ``fix=`` when they know the remedy; each class
-has a general default. ``kcca.data.errors`` re-exports :class:`DataError` (its historical home).
+has a general default. The type alone says whose fault an error is: a check of something the
+user gives (a file, a setting, an option) raises one of these classes, so that it holds
+wherever the package is installed; a plain ``ValueError`` is a bug, reported as unexpected.
+``kcca.data.errors`` re-exports :class:`DataError` (its historical home).
 """
 
 from __future__ import annotations
@@ -84,6 +88,17 @@ class KernelError(DataError):
         "a training kernel must be a finite, symmetric, positive semi-definite Gram matrix "
         "k(x_i, x_j): check the kernel's gram() (a plug-in kernel's: "
         "docs/plugin-kernels.md) and the features it reads"
+    )
+
+
+class SettingError(DataError):
+    """A setting out of range or of an unknown value: a kernel's parameter in an experiment
+    file, a value of a ``run.toml``, an environment variable, an argument of a library call.
+    The message names the setting and the values it takes."""
+
+    fix = (
+        "correct the setting named above where it was given: the experiment file, the [run] "
+        "table of run.toml, the environment or the command's options (kcca COMMAND --help)"
     )
 
 

@@ -21,6 +21,7 @@ from kcca.backend import to_numpy
 from kcca.evaluate.original import median_rank, original_ranks_from_scores, recall_at_k
 from kcca.names import TASKS
 from kcca.scoring import prefix_cosine_scores
+from kcca.errors import SettingError
 
 _Setting = TypeVar("_Setting", bound=Hashable)  # a model setting, e.g. (kappa, n)
 
@@ -66,7 +67,7 @@ def select_models(
     if not dev_ranks:
         raise ValueError("dev_ranks is empty: give the dev ranks of at least one setting")
     if isinstance(per_criterion, bool) or int(per_criterion) != per_criterion or per_criterion < 1:
-        raise ValueError(f"per_criterion must be a positive integer, got {per_criterion!r}")
+        raise SettingError(f"per_criterion must be a positive integer, got {per_criterion!r}")
     ks = tuple(int(k) for k in ks)
     summaries = [summarise(setting, r, ks) for setting, r in dev_ranks.items()]
     chosen: list[SelectedModel] = []

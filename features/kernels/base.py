@@ -30,6 +30,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from kcca.lowrank import check_power_domain
+from kcca.errors import KernelError, SettingError
 
 ENTRY_POINT_GROUP = "kcca.kernels"
 
@@ -161,13 +162,13 @@ def with_execution(kernel: Any, **settings: Any) -> Any:
 def check_kernel_block(block: Any, shape: tuple[int, int], name: str) -> None:
     """Validate a computed kernel block: right shape, finite values."""
     if tuple(block.shape) != tuple(shape):
-        raise ValueError(
+        raise KernelError(
             f"kernel {name!r} returned a block of shape {block.shape}, expected {shape}"
         )
     arr = np.asarray(block) if isinstance(block, np.ndarray) else None
     if arr is not None and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(
+        raise KernelError(
             f"kernel {name!r} produced a non-finite value at ({bad[0]}, {bad[1]}): check the "
             "input features of those items (empty captions or images with no descriptors?)"
         )
@@ -179,7 +180,7 @@ def entrywise_power(block: np.ndarray, p: Any, name: str) -> np.ndarray:
     refused on negative entries (signed kernels such as Fisher-vector dot products)."""
     p = float(p)
     if not np.isfinite(p) or p <= 0:
-        raise ValueError(f"kernel {name!r}: exponent p must be a positive number, got {p!r}")
+        raise SettingError(f"kernel {name!r}: exponent p must be a positive number, got {p!r}")
     if p == 1.0:
         return block
     check_power_domain(np.asarray(block), p, f"the block of kernel {name!r}")

@@ -26,6 +26,7 @@ from features.fisher import FisherVectorEncoder
 from features.kernels.base import Kernel, entrywise_power, register_kernel
 from features.sift import sift_descriptors
 from kcca.workers import worker_parallel
+from kcca.errors import SettingError
 
 #: descriptor name -> (dense extractor(image, step, bin_size), RootSIFT mapping before the PCA)
 DESCRIPTORS: dict[str, tuple[Callable[..., Descriptors], bool]] = {
@@ -44,7 +45,7 @@ def _descriptors(
     for b in bin_sizes:
         d = extract(image, step=step, bin_size=int(b))
         if d.values.shape[0] == 0:
-            raise ValueError(
+            raise SettingError(
                 f"an image of {image.shape[0]}x{image.shape[1]} pixels has no "
                 f"dense {descriptor} descriptors at bin size {b}: use larger "
                 "images or smaller bin_sizes"
@@ -168,7 +169,7 @@ class FisherKernel(Kernel):
 
     def _descriptor(self) -> str:
         if self.descriptor not in DESCRIPTORS:
-            raise ValueError(
+            raise SettingError(
                 f"fisher kernel: descriptor must be one of {sorted(DESCRIPTORS)}, "
                 f"got {self.descriptor!r}"
             )
@@ -177,7 +178,7 @@ class FisherKernel(Kernel):
     def _bin_sizes(self) -> tuple[int, ...]:
         sizes = tuple(np.atleast_1d(np.asarray(self.bin_sizes)).tolist())
         if not sizes or any(int(b) != b or b < 1 for b in sizes):
-            raise ValueError(
+            raise SettingError(
                 f"fisher kernel: bin_sizes must be positive integers, got {self.bin_sizes!r}"
             )
         return tuple(int(b) for b in sizes)

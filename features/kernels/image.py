@@ -24,6 +24,7 @@ import numpy as np
 from features.kernels.base import Kernel, check_kernel_block, register_kernel
 from features.kernels.intersection import intersection_block
 from features.pyramid import cell_weights, n_cells
+from kcca.errors import SettingError
 
 DEFAULT_FEATURES = ("color", "texture", "sift")
 
@@ -93,7 +94,7 @@ class _IntersectionKernel(Kernel):
     def _check_p(self) -> float:
         p = float(self.p)
         if not np.isfinite(p) or p <= 0:
-            raise ValueError(f"kernel exponent p must be a positive number, got {self.p!r}")
+            raise SettingError(f"kernel exponent p must be a positive number, got {self.p!r}")
         return p
 
     def fit(self, train_items: Sequence[Any]) -> "_IntersectionKernel":

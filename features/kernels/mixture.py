@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from features.kernels.base import Kernel, entrywise_power, make_kernel, register_kernel
+from kcca.errors import SettingError
 
 
 def check_parts(parts: Any) -> list[dict[str, Any]]:
@@ -32,27 +33,27 @@ def check_parts(parts: Any) -> list[dict[str, Any]]:
         " (each a kernel name with optional params and a positive weight)"
     )
     if isinstance(parts, (str, bytes)) or not isinstance(parts, Sequence) or not parts:
-        raise ValueError(f"mix kernel: parts must be a non-empty list, got {parts!r}; {fix}")
+        raise SettingError(f"mix kernel: parts must be a non-empty list, got {parts!r}; {fix}")
     out = []
     for i, part in enumerate(parts):
         if not isinstance(part, Mapping) or not isinstance(part.get("name"), str):
-            raise ValueError(f"mix kernel: part {i} ({part!r}) has no kernel name; {fix}")
+            raise SettingError(f"mix kernel: part {i} ({part!r}) has no kernel name; {fix}")
         unknown = set(part) - {"name", "params", "weight"}
         if unknown:
-            raise ValueError(f"mix kernel: part {i} has unknown keys {sorted(unknown)}; {fix}")
+            raise SettingError(f"mix kernel: part {i} has unknown keys {sorted(unknown)}; {fix}")
         if part["name"] == "mix":
-            raise ValueError(f"mix kernel: part {i} is itself a mix; list its parts directly")
+            raise SettingError(f"mix kernel: part {i} is itself a mix; list its parts directly")
         params = part.get("params", {})
         weight = part.get("weight", 1)
         if not isinstance(params, Mapping):
-            raise ValueError(f"mix kernel: part {i} params must be a table, got {params!r}")
+            raise SettingError(f"mix kernel: part {i} params must be a table, got {params!r}")
         if (
             isinstance(weight, bool)
             or not isinstance(weight, (int, float))
             or not np.isfinite(weight)
             or weight <= 0
         ):
-            raise ValueError(
+            raise SettingError(
                 f"mix kernel: part {i} weight must be a positive number, got {weight!r}"
             )
         out.append({"name": part["name"], "params": dict(params), "weight": float(weight)})

@@ -27,6 +27,8 @@ from typing import Iterable, Mapping, Sequence
 
 from sklearn.base import BaseEstimator
 
+from kcca.errors import SettingError
+
 #: Hand-written variants the corpus cannot teach (the t-shirt family of Section 4.1.1);
 #: keys are token tuples, values the canonical token.
 HAND_TABLE: dict[tuple[str, ...], str] = {
@@ -79,11 +81,11 @@ class CompoundNormalizer(BaseEstimator):
     def fit(self, token_lists: Sequence[Sequence[str]]) -> "CompoundNormalizer":
         """Learn compound families from tokenised, lower-cased training captions."""
         if self.min_count < 1:
-            raise ValueError(f"min_count must be >= 1, got {self.min_count}")
+            raise SettingError(f"min_count must be >= 1, got {self.min_count}")
         hand = dict(HAND_TABLE if self.hand_table is None else self.hand_table)
         for key, value in hand.items():
             if not isinstance(key, tuple) or not (1 <= len(key) <= 2) or not isinstance(value, str):
-                raise ValueError(
+                raise SettingError(
                     f"hand_table entry {key!r}: {value!r} must map a tuple of one "
                     "or two tokens to a string"
                 )

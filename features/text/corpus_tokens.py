@@ -18,6 +18,7 @@ from kcca.data.corpus import Corpus, caption_id
 from kcca.data.errors import DataError
 from features.text.pipeline import CaptionPreprocessor
 from features.text.vocabulary import vocabulary
+from kcca.errors import SettingError
 
 STAGE = "text-preprocess"
 
@@ -71,7 +72,7 @@ def source_texts(corpus: Corpus, source: str) -> Mapping[str, tuple[str, ...]]:
                 "lemmas, or use a preset with source='captions'"
             )
         return corpus.lemmas
-    raise ValueError(f"unknown caption source {source!r}: use 'captions' or 'lemmas'")
+    raise SettingError(f"unknown caption source {source!r}: use 'captions' or 'lemmas'")
 
 
 def fingerprint(texts: Mapping[str, tuple[str, ...]]) -> str:

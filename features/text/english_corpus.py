@@ -29,6 +29,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from features.text.resources import MissingResourceError, corpus_root, search_path, wordnet
+from kcca.errors import SettingError
 
 TAGGED_CORPORA = ("brown", "treebank", "conll2000", "masc_tagged")
 PLAIN_CORPORA = ("abc", "movie_reviews", "state_union", "webtext")
@@ -140,7 +141,7 @@ def tagged_sentences(name: str) -> Iterator[list[tuple[str, str]]]:
         )
         source = "en-ptb"
     else:
-        raise ValueError(f"{name!r} is not a tagged corpus; tagged: {TAGGED_CORPORA}")
+        raise SettingError(f"{name!r} is not a tagged corpus; tagged: {TAGGED_CORPORA}")
     _require_universal_tagset()
     to_universal = _universal(source)
     for fileid in reader.fileids():
@@ -194,7 +195,7 @@ def plain_sentences(name: str) -> Iterator[list[str]]:
     from nltk.corpus.reader import PlaintextCorpusReader
 
     if name not in _PLAIN:
-        raise ValueError(f"{name!r} is not a plain corpus; plain: {PLAIN_CORPORA}")
+        raise SettingError(f"{name!r} is not a plain corpus; plain: {PLAIN_CORPORA}")
     pattern, encoding = _PLAIN[name]
     reader = PlaintextCorpusReader(corpus_root(name), pattern, encoding=encoding)
     for fileid in reader.fileids():
@@ -281,7 +282,7 @@ def build_english_corpus(
 
     unknown = [c for c in corpora if c not in EXT_CORPORA]
     if unknown:
-        raise ValueError(f"unknown D_ext corpora {unknown}; known: {EXT_CORPORA}")
+        raise SettingError(f"unknown D_ext corpora {unknown}; known: {EXT_CORPORA}")
     if stop_words is None:
         from features.text.resources import stop_words as nltk_stop_words
 

@@ -15,6 +15,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from kcca.errors import SettingError
+
 
 class Idf:
     """Document frequencies of training images and the IDF weight of a word."""
@@ -56,6 +58,6 @@ def weighting_power(weighting: str | None) -> float:
     try:
         return WEIGHTING_POWER[weighting]
     except KeyError:
-        raise ValueError(
+        raise SettingError(
             f"unknown weighting {weighting!r}: use None, 'idf' or 'sqrt-idf'"
         ) from None

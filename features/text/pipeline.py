@@ -41,6 +41,7 @@ from features.text.presets import DEFAULT_PRESETS, PRESETS, default_preset  # no
 from features.text.spelling import SpellingCorrector
 from features.text.stopwords import NLTK_ENGLISH, remove_stop_words, resolve_stop_words
 from features.text.tokenize import TOKENIZERS, break_hyphens, has_alnum, tokenize
+from kcca.errors import SettingError
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,9 @@ class CaptionPreprocessor(BaseEstimator):
     def from_preset(cls, name: str, **overrides: Any) -> "CaptionPreprocessor":
         """A preprocessor configured by a named preset of :data:`PRESETS`, with overrides."""
         if name not in PRESETS:
-            raise ValueError(f"unknown preprocessing preset {name!r}: use one of {sorted(PRESETS)}")
+            raise SettingError(
+                f"unknown preprocessing preset {name!r}: use one of {sorted(PRESETS)}"
+            )
         return cls(**{**PRESETS[name], **overrides})
 
     @classmethod
@@ -132,9 +135,9 @@ class CaptionPreprocessor(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _validate_params(self) -> None:
         if self.source not in SOURCES:
-            raise ValueError(f"source must be one of {SOURCES}, got {self.source!r}")
+            raise SettingError(f"source must be one of {SOURCES}, got {self.source!r}")
         if self.tokenizer not in TOKENIZERS:
-            raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
+            raise SettingError(f"tokenizer must be one of {TOKENIZERS}, got {self.tokenizer!r}")
         if self.tagger is not None:
             TaggerConfig(kind=self.tagger)  # validates the kind
 

@@ -26,6 +26,7 @@ import nltk
 import numpy as np
 
 from kcca.cache import Cache
+from kcca.errors import SettingError
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +49,19 @@ class TaggerConfig:
 
     def __post_init__(self) -> None:
         if self.kind not in TAGGER_KINDS:
-            raise ValueError(f"unknown tagger kind {self.kind!r}: use one of {TAGGER_KINDS}")
+            raise SettingError(f"unknown tagger kind {self.kind!r}: use one of {TAGGER_KINDS}")
         if type(self.n_iter) is not int or not 1 <= self.n_iter <= MAX_TAGGER_ITER:
-            raise ValueError(f"n_iter must be 1 to {MAX_TAGGER_ITER}, got {self.n_iter!r}")
+            raise SettingError(f"n_iter must be 1 to {MAX_TAGGER_ITER}, got {self.n_iter!r}")
         if isinstance(self.corpora, str):
             object.__setattr__(self, "corpora", (self.corpora,))
         unknown = [c for c in self.corpora if c not in CORPUS_SENTENCES]
         if unknown or not self.corpora:
-            raise ValueError(
+            raise SettingError(
                 f"unknown tagged corpus {unknown[0] if unknown else None!r}: "
                 f"use some of {tuple(CORPUS_SENTENCES)}"
             )
         if self.max_sents is not None and (type(self.max_sents) is not int or self.max_sents < 1):
-            raise ValueError(f"max_sents must be None or >= 1, got {self.max_sents!r}")
+            raise SettingError(f"max_sents must be None or >= 1, got {self.max_sents!r}")
 
     def key(self) -> dict[str, Any]:
         """The cache key: the config plus the NLTK version (its tagger code)."""

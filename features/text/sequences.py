@@ -20,6 +20,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from kcca.errors import SettingError
+
 Key = tuple[str, ...]
 
 
@@ -38,7 +40,7 @@ def caption_spans(
     added in that order (``n^2`` steps for pairs, up to ``n^2 V`` for triples).
     """
     if max_length not in (1, 2, 3):
-        raise ValueError(f"max_length must be 1, 2 or 3 (the trigram kernel), got {max_length}")
+        raise SettingError(f"max_length must be 1, 2 or 3 (the trigram kernel), got {max_length}")
     out: dict[Key, float] = {}
     key: Key
     for t in tokens:

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from features.text.word_kernel import WordKernel
+from kcca.errors import SettingError
 
 TOTALS = ("tokens", "mapped")
 
@@ -78,7 +79,7 @@ class LinSimilarity(BaseEstimator):
         from features.text.resources import wordnet
 
         if self.total not in TOTALS:
-            raise ValueError(f"total must be one of {TOTALS}, got {self.total!r}")
+            raise SettingError(f"total must be one of {TOTALS}, got {self.total!r}")
         wn = wordnet()
         counts: Counter = Counter()
         s: Any  # a sentence, then a synset

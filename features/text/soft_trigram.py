@@ -53,6 +53,7 @@ from tqdm.auto import tqdm
 
 from kcca.backend import get_xp, to_numpy
 from features.kernels.row_chunks import fill_by_row_chunks
+from kcca.errors import SettingError
 
 
 @dataclass(frozen=True)
@@ -631,4 +632,4 @@ def soft_block(
             progress=progress,
             desc=desc,
         )
-    raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    raise SettingError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")

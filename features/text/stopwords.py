@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from kcca.errors import SettingError
+
 NLTK_ENGLISH = "nltk-english"
 
 
@@ -20,7 +22,7 @@ def resolve_stop_words(spec: str | Iterable[str] | None) -> frozenset[str]:
             from features.text.resources import stop_words
 
             return stop_words("english")
-        raise ValueError(
+        raise SettingError(
             f"unknown stop-word list {spec!r}: use {NLTK_ENGLISH!r}, None, or "
             "an explicit list of words"
         )

@@ -32,6 +32,7 @@ import numpy as np
 from features.kernels.base import Kernel, register_kernel
 from features.kernels.row_chunks import fill_by_row_chunks
 from features.text.text_items import TextItem, as_items
+from kcca.errors import DataError
 
 
 def absolute_positions(caption: Sequence[str]) -> dict[str, float]:
@@ -187,7 +188,7 @@ class TagRankKernel(Kernel):
     def _omegas(self, sents: _SentenceSet) -> tuple[float, float]:
         n = len(sents.sent_ptr) - 1
         if n < 2:
-            raise ValueError("TagRank needs at least two training captions to set Omega")
+            raise DataError("TagRank needs at least two training captions to set Omega")
         rng = np.random.default_rng(self.random_state)
         i = rng.integers(0, n, size=self.n_pairs)
         j = rng.integers(0, n - 1, size=self.n_pairs)

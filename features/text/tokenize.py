@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from kcca.errors import SettingError
+
 TOKENIZERS = ("treebank", "whitespace")
 
 _ALNUM = re.compile(r"[^\W_]")  # a letter or a digit (any script)
@@ -70,7 +72,7 @@ def tokenize(
     elif method == "whitespace":
         tokens = text.split()
     else:
-        raise ValueError(f"unknown tokenizer {method!r}: use one of {TOKENIZERS}")
+        raise SettingError(f"unknown tokenizer {method!r}: use one of {TOKENIZERS}")
     if lowercase:
         tokens = [t.lower() for t in tokens]
     if split_hyphens:

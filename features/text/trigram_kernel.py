@@ -40,6 +40,7 @@ from features.text.soft_trigram import (
     soft_diag,
 )
 from features.text.text_items import as_items, one_caption_each
+from kcca.errors import SettingError
 
 
 @register_kernel("trigram")
@@ -142,9 +143,9 @@ class TrigramKernel(SparseSequenceKernel):
     def _check_params(self) -> None:
         super()._check_params()
         if self.max_length not in (1, 2, 3):
-            raise ValueError(f"max_length must be 1, 2 or 3, got {self.max_length}")
+            raise SettingError(f"max_length must be 1, 2 or 3, got {self.max_length}")
         if not self.lambda_m > 0 or not self.lambda_g > 0:
-            raise ValueError(
+            raise SettingError(
                 f"lambda_m and lambda_g must be positive, got {self.lambda_m}, {self.lambda_g}"
             )
         wk = self.word_kernel
@@ -154,11 +155,11 @@ class TrigramKernel(SparseSequenceKernel):
                 f"(vocabulary + matrix), got {type(wk).__name__}"
             )
         if self.backend not in ("numpy", "cupy", "auto", "array_api_strict"):
-            raise ValueError(
+            raise SettingError(
                 f"backend must be numpy, cupy, auto or array_api_strict, got {self.backend!r}"
             )
         if getattr(self, "engine", "numba") not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+            raise SettingError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
 
     def _soft_block(
         self,

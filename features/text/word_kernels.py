@@ -38,6 +38,7 @@ from features.params import shared_params
 from features.text.english_corpus import EXT_CORPORA
 from features.text.similarity_alignment import AlignmentSimilarity
 from features.text.word_kernel import WordKernel, average, maximum
+from kcca.errors import SettingError
 
 BASE_SIMILARITIES = ("lin", "dist-ic", "dist-ext", "align")
 STAGE = "word-similarity"
@@ -140,7 +141,7 @@ class WordKernelConfig:
                 "seed",
             )
             return {**common, **{k: c[k] for k in keys}}
-        raise ValueError(f"unknown similarity {similarity!r}: use one of {BASE_SIMILARITIES}")
+        raise SettingError(f"unknown similarity {similarity!r}: use one of {BASE_SIMILARITIES}")
 
 
 def _fingerprint(corpus, split: str) -> str:
@@ -334,7 +335,7 @@ class WordKernelBuilder:
             return AlignmentSimilarity(**shared_params(AlignmentSimilarity, cfg), name="align").fit(
                 self.tagged_training_groups()
             )
-        raise ValueError(f"unknown similarity {name!r}: use one of {BASE_SIMILARITIES}")
+        raise SettingError(f"unknown similarity {name!r}: use one of {BASE_SIMILARITIES}")
 
     # ----------------------------------------------------------------- kernels
     def raw_kernel(self, name: str) -> WordKernel:
@@ -350,7 +351,7 @@ class WordKernelBuilder:
     def kernel(self, name: str, threshold: bool = True) -> WordKernel:
         """Word kernel ``name`` (one of :data:`WORD_KERNELS`); see the module docs."""
         if name not in WORD_KERNELS:
-            raise ValueError(f"unknown word kernel {name!r}: use one of {WORD_KERNELS}")
+            raise SettingError(f"unknown word kernel {name!r}: use one of {WORD_KERNELS}")
         memo_key = (name, threshold)
         if memo_key not in self._memo:
             self._memo[memo_key] = self._kernel(name, threshold)

@@ -32,6 +32,7 @@ import numpy as np
 from kcca.captions._ngrams import Entries, count_items, first_of_each_item, run_starts
 
 from kcca.captions.scorer import CaptionScorer, Tokens
+from kcca.errors import SettingError
 
 TINY = 1e-15
 SMALL = 1e-9
@@ -97,7 +98,7 @@ def bleu_from_stats(
             out = [b * bp for b in out]
         return out
     if smoothing != "nist":
-        raise ValueError(f"unknown BLEU smoothing {smoothing!r}; use one of {SMOOTHING}")
+        raise SettingError(f"unknown BLEU smoothing {smoothing!r}; use one of {SMOOTHING}")
     if testlen == 0:
         return [0.0] * max_n
     log_sum = 0.0
@@ -155,9 +156,9 @@ class Bleu(CaptionScorer):
 
     def __init__(self, n: int = 4, smoothing: str = "none"):
         if smoothing not in SMOOTHING:
-            raise ValueError(f"unknown BLEU smoothing {smoothing!r}; use one of {SMOOTHING}")
+            raise SettingError(f"unknown BLEU smoothing {smoothing!r}; use one of {SMOOTHING}")
         if n < 1:
-            raise ValueError(f"BLEU order n must be >= 1, got {n}")
+            raise SettingError(f"BLEU order n must be >= 1, got {n}")
         self.n = n
         self.smoothing = smoothing
         self.labels = tuple(f"BLEU-{k}" for k in range(1, n + 1))

@@ -44,6 +44,7 @@ import numpy as np
 from kcca.captions._ngrams import Entries, count_items, first_of_each_item
 
 from kcca.captions.scorer import CaptionScorer
+from kcca.errors import SettingError
 
 
 def _inverse_row_totals(entries: Entries, n_rows: int) -> np.ndarray:
@@ -60,7 +61,7 @@ class _CiderBase(CaptionScorer):
 
     def __init__(self, n: int = 4):
         if n < 1:
-            raise ValueError(f"CIDEr order n must be >= 1, got {n}")
+            raise SettingError(f"CIDEr order n must be >= 1, got {n}")
         self.n = n
 
     def _weighted(self, references, candidates):
@@ -125,7 +126,7 @@ class CiderD(_CiderBase):
     def __init__(self, n: int = 4, sigma: float = 6.0):
         super().__init__(n)
         if sigma <= 0:
-            raise ValueError(f"CIDEr-D sigma must be positive, got {sigma}")
+            raise SettingError(f"CIDEr-D sigma must be positive, got {sigma}")
         self.sigma = sigma
 
     @property

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Hashable
 
-from kcca.captions.scorer import CaptionInputError
+from kcca.captions.scorer import CaptionInputError, EmptyCaptionError
 from kcca.data.documents import read_json
 
 
@@ -50,7 +50,7 @@ def _caption(entry: dict, where: str, allow_empty: bool = False) -> str:
     if not isinstance(cap, str):
         raise CaptionInputError(f'{where}: "caption" must be a string, not {cap!r:.60}')
     if not allow_empty and not cap.strip():
-        raise CaptionInputError(f'{where}: "caption" is empty')
+        raise EmptyCaptionError(f'{where}: "caption" is empty')  # its fix: allow_empty
     return cap
 
 

@@ -38,6 +38,7 @@ from kcca.captions.scorer import (
 )
 from kcca.captions.tokenizer import tokenize as ptb_tokenize
 from kcca.captions.tokenizer import OTHER_LINE_BREAKS, tokenize_batch
+from kcca.errors import SettingError
 
 #: How captions meet the tokeniser: ``"batch"`` as pycocoevalcap (all references of the scored
 #: images one after another, then all candidates, images in the references' order, so that a
@@ -201,7 +202,7 @@ def evaluate_captions(
 
 def _check_tokenizer_context(tokenizer_context: str) -> None:
     if tokenizer_context not in TOKENIZER_CONTEXTS:
-        raise ValueError(
+        raise SettingError(
             f"unknown tokenizer_context {tokenizer_context!r}; use one of {TOKENIZER_CONTEXTS}"
         )
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from kcca.captions.gc_pause import paused_gc
 from kcca.captions.scorer import CaptionInputError, CaptionScorer, split_at_spaces
+from kcca.errors import SettingError
 
 JAR_ENV = "KCCA_METEOR_JAR"
 JAVA_ENV = "KCCA_JAVA"
@@ -124,7 +125,7 @@ def find_java() -> str | None:
 
 def _check_engine(engine: str) -> str:
     if engine not in ENGINES:
-        raise ValueError(f"unknown METEOR engine {engine!r}; choose one of {', '.join(ENGINES)}")
+        raise SettingError(f"unknown METEOR engine {engine!r}; choose one of {', '.join(ENGINES)}")
     return engine
 
 

@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from kcca.captions.scorer import CaptionScorer, split_at_spaces, Tokens
+from kcca.errors import SettingError
 
 
 def match_masks(a: Sequence[str]) -> dict[str, int]:
@@ -99,7 +100,7 @@ class RougeL(CaptionScorer):
 
     def __init__(self, beta: float = 1.2):
         if beta <= 0:
-            raise ValueError(f"ROUGE-L beta must be positive, got {beta}")
+            raise SettingError(f"ROUGE-L beta must be positive, got {beta}")
         self.beta = beta
 
     @property

@@ -5,11 +5,11 @@ sets ``func=run`` on its parser) and ``run(args) -> int``. Register it in ``SUBC
 
 Errors: :func:`main` turns the user errors of :mod:`kcca.errors` (bad or missing data and
 files, malformed experiment files, unknown names, broken plug-ins, files of another version),
-missing paths, faults of the machine (a read-only or full file system, the file size limit,
-a broken symbolic link: :mod:`kcca.cli.environment_faults`) and invalid values (a
-``ValueError`` raised by this project's code; one raised inside a library is a bug) into
-``error: <message>`` and ``fix: <what to do>`` on
-stderr and exit status 2; anything else prints a one-line message and exits with 1.
+missing paths and faults of the machine (a read-only or full file system, the file size
+limit, a broken symbolic link: :mod:`kcca.cli.environment_faults`) into ``error: <message>``
+and ``fix: <what to do>`` on stderr and exit status 2. Whose fault an error is follows from
+its type alone, never from where the raising code is installed: a plain ``ValueError`` (or
+any other exception) is a bug, printed as one line saying ``unexpected`` with exit status 1.
 ``--verbose`` adds the traceback. A command that used the cache ends with one line per stage
 of entries computed and loaded (not with ``--quiet``).
 """
@@ -85,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     reset_cache_stats()
     _raise_on_file_size_limit()
+    _escape_what_stdout_cannot_encode()
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a reader that went away shows here, not at the interpreter's exit
@@ -119,7 +120,8 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
 
     command = getattr(args, "command", None) or "COMMAND"
     if isinstance(exc, KccaUserError):
-        return exc.message or type(exc).__name__, exc.fix, 2
+        fix = exc.fix.replace("kcca COMMAND", f"kcca {command}") if exc.fix else exc.fix
+        return exc.message or type(exc).__name__, fix, 2
     from kcca.cli.environment_faults import describe_os_error, is_environment_fault
 
     if is_environment_fault(exc):
@@ -140,12 +142,6 @@ def describe_error(exc: BaseException, args: argparse.Namespace) -> tuple[str, s
                 f"`kcca {command} --help` lists the arguments"
             )
         return message, fix, 2
-    if isinstance(exc, ValueError) and not _raised_in_a_library(exc):
-        return (
-            str(exc) or type(exc).__name__,
-            f"check the values given to `kcca {command}` (`kcca {command} --help`)",
-            2,
-        )
     text = str(exc).splitlines()[0] if str(exc) else ""
     return (
         f"unexpected {type(exc).__name__}" + (f": {text}" if text else ""),
@@ -175,6 +171,18 @@ def _opencv_error(exc: BaseException) -> tuple[str, str | None, int]:
     )
 
 
+def _escape_what_stdout_cannot_encode() -> None:
+    """Print a character that standard output's encoding lacks (a caption's "é" under
+    ``PYTHONIOENCODING=ascii`` or a C locale) as a backslash escape, as standard error
+    does, instead of failing; text it can encode (all of it in UTF-8) is printed as it is."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a closed or detached stream: left as it is
+            pass
+
+
 def _raise_on_file_size_limit() -> None:
     """Ignore SIGXFSZ, so that a write past the file size limit (``ulimit -f``) raises an
     ``OSError`` (EFBIG) that is named, instead of killing the process."""
@@ -185,24 +193,6 @@ def _raise_on_file_size_limit() -> None:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         except ValueError:  # not the main thread: leave the signal as it is
             pass
-
-
-def _raised_in_a_library(exc: BaseException) -> bool:
-    """True when the last Python frame of ``exc`` is inside an installed library or the
-    standard library (NumPy's ``LinAlgError``, say): a bug to report, not a value the user
-    gave, since our own checks raise from this project's files. (An error raised in C code
-    shows the frame that called it, so it counts as ours.)"""
-    import sysconfig
-    from pathlib import Path
-
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    where = Path(tb.tb_frame.f_code.co_filename).resolve()
-    roots = {Path(sysconfig.get_paths()[k]).resolve() for k in ("stdlib", "purelib", "platlib")}
-    return any(root == where or root in where.parents for root in roots)
 
 
 #: the exit status of a command whose output reader went away (``kcca evaluate ... | head``):

@@ -424,10 +424,7 @@ def run(args: argparse.Namespace) -> int:
     from kcca.paper.report import describe, write_report
     from kcca.paper.tables import parse_tables
 
-    try:
-        tables = parse_tables(args.tables)
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
+    tables = parse_tables(args.tables)
     out = Path(args.out)
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
     _refuse_dirty_tree(out, args)

@@ -205,20 +205,14 @@ def run(args: argparse.Namespace) -> int:
         )
     from pathlib import Path
 
-    from kcca.captions.coco_io import (
-        check_id_types,
-        load_coco_references,
-        load_coco_results,
-        write_per_item_json,
-    )
+    from kcca.captions.coco_io import check_id_types, write_per_item_json
 
     from kcca.cli.environment_faults import check_outputs
 
     out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
     args.per_item = out  # so that a fault writing the default file names --per-item
     check_outputs(args, ("--per-item", out, False), cache=False)
-    refs = load_coco_references(args.references, allow_empty=args.allow_empty)
-    cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
+    refs, cands = _read_captions(args)
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
     # the scores are printed before the per-item file is written: a failed write keeps them
@@ -262,6 +256,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_captions(args: argparse.Namespace) -> tuple[dict, dict]:
+    """The references and candidates of the command's files; an empty caption is named with
+    its file and the fix --allow-empty."""
+    from kcca.captions.coco_io import load_coco_references, load_coco_results
+    from kcca.captions.scorer import EmptyCaptionError
+
+    try:
+        refs = load_coco_references(args.references, allow_empty=args.allow_empty)
+        cands = load_coco_results(args.candidates, allow_empty=args.allow_empty)
+    except EmptyCaptionError as exc:
+        raise EmptyCaptionError(str(exc), fix=EMPTY_FIX) from None
+    return refs, cands
+
+
+#: the fix of an empty caption: words, or --allow-empty
+EMPTY_FIX = (
+    'give those captions words (a result file with "..." or "" captions usually means a '
+    "generation bug), or add --allow-empty to score them as pycocoevalcap does: an empty "
+    "candidate scores 0 in every metric"
+)
+
+
 def _evaluate(args, refs: dict, cands: dict):
     """``evaluate_captions`` for the command: empty captions are an error naming their file,
     or (``--allow-empty``) a ``warning:`` line each."""
@@ -286,9 +302,7 @@ def _evaluate(args, refs: dict, cands: dict):
             f"{' and '.join(map(str, files))}: {exc}",
             candidate_ids=exc.candidate_ids,
             reference_ids=exc.reference_ids,
-            fix='give those captions words (a result file with "..." or "" captions '
-            "usually means a generation bug), or add --allow-empty to score them as "
-            "pycocoevalcap does: an empty candidate scores 0 in every metric",
+            fix=EMPTY_FIX,
         ) from None
     after = " after tokenisation" if ev.tokenized else ""
     for i in ev.empty_candidate_ids:

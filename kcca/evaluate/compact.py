@@ -41,8 +41,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from kcca.cache import atomic_write
+from kcca.data.documents import parse_json
 from kcca.data.errors import DataError
 from kcca.evaluate.rankings_io import Rankings, pool_ids
+from kcca.errors import type_name
 from kcca.names import TASKS
 
 if TYPE_CHECKING:
@@ -259,10 +261,19 @@ def _load_arrays(path: Path, fix: str) -> dict[str, np.ndarray]:
 
 def _read_header(path: Path, arrays: dict[str, np.ndarray], fix: str) -> dict:
     """The JSON header (taken out of ``arrays``), of this format and version."""
+    if "header" not in arrays:
+        raise DataError(f"{path}: no compact results header", fix=fix)
     try:
-        header = json.loads(str(arrays.pop("header")))
-    except (KeyError, ValueError):
-        raise DataError(f"{path}: no compact results header", fix=fix) from None
+        header = parse_json(str(arrays.pop("header")), f"{path} (its header)")
+    except DataError as exc:  # not JSON, nested too deeply, ...
+        raise DataError(str(exc), fix=fix) from None
+    if not isinstance(header, dict):
+        raise DataError(
+            f"{path}: the compact results header is {type_name(header)}, not a table", fix=fix
+        )
+    tasks = header.get("tasks", [])
+    if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
+        raise DataError(f"{path}: the header's tasks are not a list of task names", fix=fix)
     if header.get("format") != FORMAT:
         raise DataError(f"{path}: format {header.get('format')!r}, expected {FORMAT!r}", fix=fix)
     if header.get("version") != VERSION:

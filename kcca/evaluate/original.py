@@ -28,6 +28,7 @@ import numpy as np
 
 from kcca.data.errors import DataError
 from kcca.evaluate.index_arrays import checked_index_array
+from kcca.errors import SettingError
 
 DEFAULT_KS = (1, 5, 10)
 
@@ -80,7 +81,7 @@ def original_ranks_from_scores(
     ties (``kcca evaluate --ties``, from the tie counts of :func:`gold_ties_from_scores`).
     """
     if ties not in TIE_RULES:
-        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+        raise SettingError(f"ties must be one of {TIE_RULES}, got {ties!r}")
     s, gold_score = _scores_and_gold(scores, gold)
     # every candidate scoring >= gold, the gold item itself included, is at or ahead of it
     last = (s >= gold_score).sum(axis=1).astype(np.int64)
@@ -120,7 +121,7 @@ def ranks_under_tie_rule(ranks: np.ndarray, gold_ties: np.ndarray, ties: str) ->
     """Gold ranks stored under ``ties="last"`` moved to another rule of :data:`TIE_RULES`:
     ``first`` = rank - ties, ``mean`` = rank - ties / 2 (:func:`original_ranks_from_scores` too)."""
     if ties not in TIE_RULES:
-        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+        raise SettingError(f"ties must be one of {TIE_RULES}, got {ties!r}")
     r, t = np.asarray(ranks), np.asarray(gold_ties)
     if r.shape != t.shape:
         raise DataError(f"{t.shape[0] if t.ndim else 0} tie counts for {r.shape[0]} queries")

@@ -95,6 +95,24 @@ ALLOWED = frozenset(
         "features.text.lemmatize:WordNetLemmatizer",
     }
 )
+#: what instances of the classes of :data:`ALLOWED` that are not dataclasses need (a
+#: dataclass needs its fields): a file whose state lacks one is refused when it is read
+NEEDS = {
+    "features.text.idf:Idf": ("n_documents_", "document_frequency_", "_log_n"),
+    "features.text.soft_trigram:WordIds": ("n_kernel", "base", "extra"),
+    "features.text.tagrank_kernel:_SentenceSet": (
+        "item_ptr",
+        "sent_ptr",
+        "ids",
+        "r",
+        "a",
+        "r_sum",
+        "a_sum",
+    ),
+    "features.text.lemmatize:WordNetLemmatizer": ("fallback",),
+    "kcca.data.demo:DemoImages": ("specs", "image_size", "meanings"),
+    "kcca.data.images:ImageFiles": ("paths",),
+}
 #: classes that moved since files of this format version were written: old name -> new name
 MOVED = {"kcca.model.saved:Projections": "kcca.systems.fitted:Projections"}
 #: attributes not stored but rebuilt on load: class -> {attribute: rebuilder name}
@@ -187,7 +205,7 @@ def _error(
 
 # ---------------------------------------------------------------------- encode
 #: the classes a model file may hold, and those that moved
-CLASSES = ClassTable(ALLOWED, MOVED)
+CLASSES = ClassTable(ALLOWED, MOVED, NEEDS)
 #: the fix of a value that a model file cannot hold
 _REFUSED_FIX = (
     "fit a system whose kernels are built in (kernels of plug-ins cannot be "
@@ -296,6 +314,10 @@ def _header(path: Path, npz: Any) -> dict[str, Any]:
     except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
         raise _error(
             path, f"unreadable {HEADER} ({exc}): damaged or not a kcca model file"
+        ) from None
+    except RecursionError:
+        raise _error(
+            path, f"{HEADER} is JSON nested too deeply to read: damaged or not a kcca model file"
         ) from None
     if not isinstance(header, dict) or header.get("magic") != MAGIC:
         raise _error(path, "not a kcca model file (wrong magic in its header)")

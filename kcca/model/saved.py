@@ -33,6 +33,7 @@ from kcca.model.encoders import ImageEncoder, QueryError, TextEncoder, folder_im
 from kcca.model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
 from kcca.systems.fitted import Projections
 from kcca.systems.spec import SystemSpec
+from kcca.errors import SettingError
 
 __all__ = [
     "FORMAT_VERSION",
@@ -343,7 +344,7 @@ def save_model(model: FittedSystem, path: str | Path, compress: int = 0) -> Path
     if not isinstance(model, FittedSystem):
         raise TypeError(f"expected a FittedSystem, got {type(model).__name__}")
     if not 0 <= int(compress) <= 9:
-        raise ValueError(f"compress must be 0-9, got {compress!r}")
+        raise SettingError(f"compress must be 0-9, got {compress!r}")
     return file_format.write(path, header_of(model), model, compress=int(compress))
 
 

@@ -40,6 +40,7 @@ from kcca.names import TASKS
 from kcca.paper import printed as PP
 from kcca.paper import numbers as P
 from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE11, TABLE12
+from kcca.errors import SettingError
 
 TABLES = tuple(str(i) for i in range(1, 13))
 METRICS = ("R@1", "R@5", "R@10", "median rank")
@@ -157,7 +158,7 @@ def table_systems(table: str) -> list[str]:
         return [s for row in PP.TABLE6_SYSTEMS for s in row]
     if table in ("8", "9", "10"):
         return []
-    raise ValueError(f"table {table!r} is not in the paper; use one of {TABLES}")
+    raise SettingError(f"table {table!r} is not in the paper; use one of {TABLES}")
 
 
 def short_name(system: str) -> str:
@@ -179,8 +180,10 @@ def parse_tables(text: str) -> list[str]:
     tables = [t.strip() for t in text.split(",") if t.strip()]
     for t in tables:
         if t not in TABLES:
-            raise ValueError(
-                f"table {t!r} is not in the paper; use one of {', '.join(TABLES)} or 'all'"
+            raise SettingError(
+                f"table {t!r} is not in the paper; use one of {', '.join(TABLES)} or 'all'",
+                fix=f"give --tables all or table numbers separated by commas (--tables 1,2,11) "
+                f"of {', '.join(TABLES)}",
             )
     return tables
 

@@ -27,6 +27,7 @@ from kcca.lowrank import (
     not_psd_error,
     pivoted_cholesky,
 )
+from kcca.errors import SettingError
 
 #: eigenvalues of a centred factor below this fraction of the largest are numerical zeros
 EIG_RTOL = 1e-12
@@ -127,7 +128,7 @@ def check_indefinite(value: str) -> str:
     ``"psd-part"`` (use its positive part: the kernel is declared indefinite in theory, as the
     soft trigram kernel with a thresholded or max-combined word kernel is, Section 4.1.2)."""
     if value not in INDEFINITE:
-        raise ValueError(f"indefinite must be one of {INDEFINITE}, got {value!r}")
+        raise SettingError(f"indefinite must be one of {INDEFINITE}, got {value!r}")
     return value
 
 

@@ -27,7 +27,7 @@ from features.kernels.base import numeric_params, with_execution
 from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
 from kcca.data.corpus import SPLITS, Corpus, caption_id
-from kcca.errors import DataError
+from kcca.errors import DataError, SettingError
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
 
@@ -750,7 +750,7 @@ def _custom_preset(name: str, seed: int):
     from features.text.pipeline import CaptionPreprocessor
 
     if name not in LOCAL_PRESETS:
-        raise ValueError(
+        raise SettingError(
             f"unknown preprocessing preset {name!r}: use one of "
             f"{sorted(_presets()) + sorted(LOCAL_PRESETS)}"
         )

@@ -26,7 +26,7 @@ from typing import Any
 
 from kcca.data.documents import parse_toml
 from kcca.data.text_files import read_utf8
-from kcca.errors import DataError, type_name
+from kcca.errors import DataError, SettingError, type_name
 from kcca.names import PROTOCOLS
 
 #: the executors of :func:`kcca.systems.run.run_systems`
@@ -95,11 +95,15 @@ class Execution:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            raise ValueError(
+            raise SettingError(
                 f"executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}"
             )
         if self.executor == "dask" and not self.scheduler:
-            raise ValueError("the dask executor needs the scheduler's address (scheduler=...)")
+            raise DataError(
+                "the dask executor needs the scheduler's address (scheduler=...)",
+                fix="give the address of a running Dask scheduler (kcca reproduce --scheduler "
+                "tcp://HOST:8786), or choose another executor",
+            )
 
     def kernel_settings(self) -> dict[str, Any]:
         """The settings a kernel may declare in ``execution_params``."""
@@ -197,6 +201,12 @@ def load_run_table(folder: str | Path) -> dict[str, Any]:
             fix=f"use only {', '.join(sorted(allowed))} in the [run] table of {path}",
         )
     values = dict(table)
+    executor = values.get("executor", EXECUTORS[0])
+    if executor not in EXECUTORS:
+        raise DataError(
+            f"{path}: [run] executor must be one of {', '.join(EXECUTORS)}, got {executor!r}",
+            fix=f'write executor = "serial" (or processes, dask) in the [run] table of {path}',
+        )
     seed = values.get("seed", 0)
     if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
         raise DataError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from features.kernels.base import available_kernels, kernel_class
-from kcca.data.errors import DataError
+from kcca.errors import DataError, KccaUserError
 
 IMAGE_KERNELS = ("pyramid", "histogram")
 
@@ -33,11 +33,19 @@ def make_any_kernel(name: str, **params: Any):
     cls = kernel_class(name)
     try:
         return cls(**params)
+    except KccaUserError:
+        raise
     except TypeError as exc:
         raise DataError(
             f"kernel {name!r} does not take these parameters {params}: {exc}",
             fix=f"give only the parameters of {cls.__module__}.{cls.__qualname__}"
             " (its constructor arguments)",
+        ) from None
+    except ValueError as exc:  # a parameter out of range, named by the kernel's own check
+        raise DataError(
+            f"kernel {name!r}: {exc}",
+            fix=f"correct the kernel's parameters in the experiment file (the values "
+            f"{cls.__module__}.{cls.__qualname__} takes are in its docstring)",
         ) from None
 
 

@@ -147,3 +147,46 @@ def test_kcca_evaluate_names_the_edited_file(tmp_path, capsys, monkeypatch, case
     assert main(["evaluate", str(path)]) == 2
     error, fix = one_error(capsys.readouterr().err)
     assert error.startswith(f"{path}: ") and re.search(message, error), error
+
+
+def _with_header_text(tmp_path: Path, text: str) -> Path:
+    """A copy of the committed file whose header member holds ``text`` as it is."""
+    with np.load(COMMITTED, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["header"] = np.array(text)
+    path = tmp_path / "BoW5.ranks.npz"
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+def _header_with_tasks(tasks: object) -> str:
+    header = json.loads(str(np.load(COMMITTED, allow_pickle=False)["header"]))
+    header["tasks"] = tasks
+    return json.dumps(header)
+
+
+#: (case, the header's text, what the message must say)
+HEADER_CASES = [
+    ("a list", lambda: json.dumps(["format", "version"]), r"header is array, not a table"),
+    ("a number", lambda: "3", r"header is integer, not a table"),
+    ("tasks a number", lambda: _header_with_tasks(3), r"tasks are not a list of task names"),
+    ("tasks a table", lambda: _header_with_tasks({"search": 1}), r"tasks are not a list"),
+    ("nested 200,000 deep", lambda: "[" * 200_000 + "]" * 200_000,
+     r"JSON nested too deeply to read"),
+]
+
+
+@pytest.mark.parametrize("case, text, message", HEADER_CASES, ids=[c[0] for c in HEADER_CASES])
+def test_a_header_of_the_wrong_shape_is_named(tmp_path, capsys, monkeypatch, case, text,
+                                              message):
+    """A header that is JSON but not a table, or whose tasks are not a list of names, or
+    nested past what the parser follows: named with the file, exit 2 (was an unexpected
+    AttributeError, TypeError or RecursionError, exit 1)."""
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    path = _with_header_text(tmp_path, text())
+    with pytest.raises(DataError, match=message) as err:
+        read_compact(path)
+    assert str(path) in str(err.value)
+    assert main(["evaluate", str(path)]) == 2
+    error, fix = one_error(capsys.readouterr().err)
+    assert error.startswith(f"{path}") and re.search(message, error), error

@@ -149,3 +149,22 @@ def test_an_image_size_the_decoder_refuses_names_the_file(tmp_path):
     assert status == 2
     assert message.startswith(f"cannot read image {path}: not a decodable image (OpenCV: "), message
     assert fix == f"replace {path} with a valid copy of the image"
+
+
+@pytest.mark.parametrize("which", ["--candidates", "--references"])
+def test_an_empty_caption_points_at_allow_empty(tmp_path, capsys, which):
+    """An empty caption in a COCO file: the fix names --allow-empty (it pointed at
+    data/README.md, which says nothing of caption files)."""
+    refs, cands = coco(tmp_path)
+    if which == "--candidates":
+        cands.write_text(json.dumps([{"image_id": 1, "caption": ""}]))
+    else:
+        refs.write_text(json.dumps({"images": [{"id": 1}],
+                                    "annotations": [{"image_id": 1, "caption": " "}]}))
+    code = main(["score-captions", "-r", str(refs), "-c", str(cands), "--no-meteor"])
+    error, fix = one_error(capsys.readouterr().err)
+    where = f"{cands}: entry [0]" if which == "--candidates" else f"{refs}: annotations[0]"
+    assert code == 2 and error == f'{where}: "caption" is empty', error
+    assert "--allow-empty" in fix and "data/README.md" not in fix
+    assert main(["score-captions", "-r", str(refs), "-c", str(cands), "--no-meteor",
+                 "--allow-empty"]) == 0

@@ -205,6 +205,57 @@ def test_unknown_class_name_is_refused(name, tmp_path, capsys):
     assert not marker.exists()
 
 
+def test_a_header_nested_too_deeply_is_refused(tmp_path, capsys):
+    """header.json nested 200,000 deep (was an unexpected RecursionError, exit 1)."""
+    path = _write_zip(tmp_path / "deep.kcca.npz",
+                      {"header.json": b"[" * 200_000 + b"]" * 200_000, "model.json": b"[]"})
+    with pytest.raises(ModelFormatError, match="nested too deeply"):
+        load_model(path)
+    code, err = _cli(capsys, ["query", "x", "--model", str(path)])
+    _assert_refused(code, err, path, "nested too deeply")
+
+
+def _emptied(demo_file: Path, path: Path, class_name: str) -> Path:
+    """The demo model file with the state of every object of ``class_name`` emptied, its hash
+    made valid again."""
+    from kcca.model import file_format
+
+    members = _members(demo_file)
+    header = json.loads(members["header.json"])
+
+    def empty(node):
+        if isinstance(node, dict):
+            if node.get("$object") == class_name:
+                return {"$object": class_name, "$state": {}}
+            return {k: empty(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [empty(v) for v in node]
+        return node
+
+    tree = json.dumps(empty(json.loads(members["model.json"]))).encode()
+    assert tree != members["model.json"], class_name
+    arrays = {n[:-4]: np.lib.format.read_array(io.BytesIO(members[n]))
+              for n in members if n.endswith(".npy")}
+    header["sha256"] = file_format.content_hash(header, tree, arrays)
+    members.update({"header.json": json.dumps(header).encode(), "model.json": tree})
+    return _write_zip(path, members)
+
+
+@pytest.mark.parametrize("class_name", ["kcca.model.saved:FittedSystem",
+                                        "kcca.model.encoders:TextEncoder",
+                                        "kcca.systems.fitted:Projections",
+                                        "features.text.idf:Idf",
+                                        "kcca.data.demo:DemoImages"])
+def test_an_allowed_class_with_an_empty_state_is_refused(demo, tmp_path, capsys, class_name):
+    """An object of an allowed class whose state is empty (was an unexpected AttributeError
+    when the model was used, exit 1): refused when the file is read, naming the class."""
+    path = _emptied(demo[1], tmp_path / "empty.kcca.npz", class_name)
+    with pytest.raises(ModelFormatError, match=f"the state of {class_name} lacks"):
+        load_model(path)
+    code, err = _cli(capsys, ["query", "a red circle", "--model", str(path)])
+    _assert_refused(code, err, path, "lacks")
+
+
 @pytest.mark.parametrize("case", ["zip without header", "wrong magic", "other version",
                                   "not a model", "empty", "text"])
 def test_foreign_files_are_refused(case, tmp_path, capsys):

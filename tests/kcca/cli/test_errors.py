@@ -298,10 +298,23 @@ def test_a_broken_pipe_that_is_not_our_output_is_still_an_error(capsys, monkeypa
 
 
 def test_value_error_from_argument_validation(capsys, monkeypatch):
-    bad = raising(ValueError, "--n-train must be positive, got -3")
+    from kcca.errors import SettingError
+
+    bad = raising(SettingError, "--n-train must be positive, got -3")
     code, err = run_data_command(capsys, monkeypatch, bad)
     assert code == 2
     assert_one_clean_error(err, "error: --n-train must be positive, got -3", "kcca data --help")
+
+
+def test_a_plain_value_error_of_this_project_is_unexpected(capsys, monkeypatch):
+    """Whose fault an error is follows from its type, not from where the code raising it is
+    installed (in site-packages after ``pip install .``): a plain ValueError raised by this
+    project's own code is a bug."""
+    bad = raising(ValueError, "an internal check failed")
+    code, err = run_data_command(capsys, monkeypatch, bad)
+    assert code == 1
+    assert_one_clean_error(err, "error: unexpected ValueError: an internal check failed",
+                           "run with --verbose for the traceback")
 
 
 def test_interrupt_says_how_to_resume(capsys, monkeypatch):
