@@ -162,3 +162,52 @@ def test_the_wheel_environment_has_the_dependencies_of_the_running_interpreter(i
     want = [f"{name} {importlib.metadata.version(name)}" for name in names]
     assert done.stdout.splitlines() == want
 
+
+def _bad_executor(walk: Path) -> list[str]:
+    experiments = walk / "bad-executor"
+    shutil.copytree(REPO / "experiments" / "demo", experiments)
+    run_toml = experiments / "run.toml"
+    run_toml.write_text(run_toml.read_text().replace("[run]\n", '[run]\nexecutor = "foo"\n', 1))
+    return ["demo", "--experiments", str(experiments), "--out", "x", "--no-cache"]
+
+
+def _compact_header(walk: Path, header: object, name: str) -> list[str]:
+    import json
+
+    import numpy as np
+
+    with np.load(RESULTS / "rankings" / "BoW5.ranks.npz") as npz:
+        members = {key: npz[key] for key in npz.files}
+    members["header"] = np.array(header if isinstance(header, str) else json.dumps(header))
+    np.savez(walk / f"{name}.ranks.npz", **members)
+    return ["evaluate", f"{name}.ranks.npz"]
+
+
+def _empty_caption(walk: Path) -> list[str]:
+    (walk / "refs.json").write_text('{"images": [{"id": 1}], "annotations": '
+                                    '[{"image_id": 1, "caption": "a dog runs"}]}')
+    (walk / "empty.json").write_text('[{"image_id": 1, "caption": ""}]')
+    return ["score-captions", "-r", "refs.json", "-c", "empty.json", "--no-meteor"]
+
+
+MISTAKES = {
+    "run.toml names an unknown executor": _bad_executor,
+    "a compact header that is a list": lambda walk: _compact_header(walk, ["format"], "list"),
+    "a compact header nested 200,000 deep":
+        lambda walk: _compact_header(walk, "[" * 200_000 + "]" * 200_000, "deep"),
+    "an empty candidate caption": _empty_caption,
+}
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_a_user_mistake_is_named_by_the_installed_command(installed, mistake):
+    """A mistake in the user's files gives ``error:``/``fix:`` and exit status 2 from the
+    installed package as from the checkout: an error's class decides, not where the code
+    that raised it lives (installed, the package's own code is in site-packages too)."""
+    walk, env, _ = installed
+    args = MISTAKES[mistake](walk)
+    done = subprocess.run(["kcca", *args], cwd=walk, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("error:") == 1 and "fix:" in done.stderr, done.stderr
+    assert "unexpected" not in done.stderr and "Traceback" not in done.stderr, done.stderr
