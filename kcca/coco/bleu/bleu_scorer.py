@@ -27,6 +27,7 @@ from kcca.captions.bleu import (
 from kcca.captions.scorer import split_tokens
 from kcca.coco._compat import CocoAttributeError, CocoInputError, CocoTypeError
 
+
 def precook(s: str, n: int = 4, out: bool = False) -> tuple[int, defaultdict]:
     """``(number of words, counts of every 1..n-gram)`` of a tokenised sentence."""
     words = s.split()
@@ -215,8 +216,9 @@ class BleuScorer:
                 f"item {missing[0]} has references but no candidate (BleuScorer += "
                 "(None, refs)); give every item a candidate, or retest(candidates)"
             )
+        tests: list[str] = [t for t in self._tests if t is not None]  # every one, as checked
         ref_tokens = [[split_tokens(r) for r in refs] for refs in self._refs]
-        cand_tokens = [split_tokens(t) for t in self._tests]
+        cand_tokens = [split_tokens(t) for t in tests]
         testlen, closest, guess, correct = corpus_stats(ref_tokens, cand_tokens, self.n)
         if self.special_reflen is not None:
             reflen = [self.special_reflen] * len(cand_tokens)
@@ -229,7 +231,7 @@ class BleuScorer:
             ]
         per_item = bleu_matrix(testlen, np.asarray(reflen, dtype=float), guess, correct)
         if verbose > 1:
-            for test, refs, length in zip(self._tests, self._refs, reflen):
+            for test, refs, length in zip(tests, self._refs, reflen):
                 print(cook_test(test, cook_refs(refs)), length)
         self._testlen = int(testlen.sum())
         self._reflen = sum(reflen, 0)
@@ -255,8 +257,7 @@ def _check_item(item: int, test: Any, refs: Any) -> None:
     """Refuse, naming the item, what pycocoevalcap's cooking fails on."""
     if test is not None and not isinstance(test, str):
         raise CocoAttributeError(
-            f"the candidate of item {item} is a {type(test).__name__}, not a string: "
-            f"{test!r:.60}"
+            f"the candidate of item {item} is a {type(test).__name__}, not a string: {test!r:.60}"
         )
     if not isinstance(refs, (list, tuple)) or not all(isinstance(r, str) for r in refs):
         raise CocoAttributeError(

@@ -117,8 +117,9 @@ class CiderScorer:
                 "(None, refs)); give every item a candidate"
             )
         keys = range(len(self._refs))
+        tests: list[str] = [t for t in self._tests if t is not None]  # every one, as checked
         _, refs, cands = ordered_inputs(
-            dict(zip(keys, self._refs)), {k: [t] for k, t in zip(keys, self._tests)}
+            dict(zip(keys, self._refs)), {k: [t] for k, t in zip(keys, tests)}
         )
         ref_tokens = [[split_tokens(r) for r in rs] for rs in refs]
         _, per_item = CiderD(self.n, self.sigma).score_tokens(

@@ -49,7 +49,9 @@ class Rouge:
         """ROUGE-L of one image: ``candidate`` a list holding one tokenised caption,
         ``refs`` its tokenised references (pycocoevalcap's checks and splitting)."""
         if len(candidate) != 1:
-            raise CocoInputError(f"candidate must be a list holding one caption, not {candidate!r:.80}")
+            raise CocoInputError(
+                f"candidate must be a list holding one caption, not {candidate!r:.80}"
+            )
         if len(refs) == 0:
             raise CocoInputError("refs must hold at least one reference caption")
         split = RougeL.split

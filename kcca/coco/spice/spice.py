@@ -25,8 +25,8 @@ STANFORD_JARS = ("stanford-corenlp-3.6.0.jar", "stanford-corenlp-3.6.0-models.ja
 
 _WAYS_OUT = (
     "either install what is missing (pip install pycocoevalcap==1.2; Java 8 or later on the "
-    "PATH; the models, about 1 GB: python -c \"from pycocoevalcap.spice.get_stanford_models "
-    "import get_stanford_models; get_stanford_models()\"), or leave SPICE out: "
+    'PATH; the models, about 1 GB: python -c "from pycocoevalcap.spice.get_stanford_models '
+    'import get_stanford_models; get_stanford_models()"), or leave SPICE out: '
     "COCOEvalCap(coco, cocoRes, spice=False), or a list of scorers without Spice"
 )
 
@@ -56,8 +56,9 @@ def spice_missing() -> str | None:
         return "SPICE needs pycocoevalcap 1.2, which is not installed"
     if shutil.which("java") is None:
         return "SPICE needs Java, which is not on the PATH"
-    absent = [str(folder / "lib" / jar) for jar in STANFORD_JARS
-              if not (folder / "lib" / jar).is_file()]
+    absent = [
+        str(folder / "lib" / jar) for jar in STANFORD_JARS if not (folder / "lib" / jar).is_file()
+    ]
     if absent:
         return f"SPICE needs the Stanford CoreNLP models, which are missing: {', '.join(absent)}"
     return None

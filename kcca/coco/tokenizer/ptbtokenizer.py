@@ -67,7 +67,7 @@ class PTBTokenizer(_tokenizer.PTBTokenizer):
     >>> PTBTokenizer().tokenize({7: [{"text": "A Dog."}]})
     Traceback (most recent call last):
     ...
-    kcca.coco._compat.CocoKeyError: caption 0 of image id 7 has no 'caption' key (its keys: ['text'])
+    kcca.coco._compat.CocoKeyError: caption 0 of image id 7 has no 'caption' key ...
     """
 
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:

@@ -207,7 +207,7 @@ def test_bleu_scorer_one_item_copy_retest_and_verbose(outside, capsys):
     for test, refs in ((res[3][0], gts[3]), (res[4][0], gts[4])):
         cooked = theirs_module.cook_refs(refs)
         assert ours_module.cook_refs(refs) == cooked
-        assert ours_module.cook_refs(refs, eff="average") == theirs_module.cook_refs(refs, "average")
+        assert ours_module.cook_refs(refs, "average") == theirs_module.cook_refs(refs, "average")
         assert ours_module.cook_test(test, cooked, "closest") == theirs_module.cook_test(
             test, cooked, "closest")
         assert ours_module.precook(test, 3) == theirs_module.precook(test, 3)
