@@ -30,7 +30,15 @@ from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex
 from kcca.captions.meteor_engine.resources import MeteorResources
 from kcca.captions.meteor_engine.stats import Stats
 from kcca.captions.meteor_engine.synonyms import SynonymDictionary
+from kcca.coco.bleu import bleu_scorer
+from kcca.coco.bleu.bleu_scorer import BleuScorer
+from kcca.coco.cider.cider_scorer import CiderScorer
 from kcca.coco.eval import COCOEvalCap
+from kcca.coco.meteor import meteor
+from kcca.coco.meteor.meteor import Meteor
+from kcca.coco.rouge import rouge
+from kcca.coco.rouge.rouge import Rouge
+from kcca.coco.spice import spice
 from kcca.coco.spice.spice import Spice
 from kcca.data.corpus import CrowdJudgment
 from kcca.data.demo_grammar import surface_forms
@@ -84,7 +92,21 @@ VectorsKernel  # registered kernel (vectors read from a file)
 COCOEvalCap  # pycocoevalcap's class name
 COCOEvalCap.evaluate  # pycocoevalcap's method
 COCOEvalCap.evalImgs  # pycocoevalcap's attribute
-Spice  # pycocoevalcap's scorer name (raises: SPICE needs Java)
+Spice  # pycocoevalcap's scorer name (pycocoevalcap's SPICE where it can run)
+BleuScorer.crefs  # pycocoevalcap's attributes: the cooked references and candidates
+BleuScorer.ctest
+BleuScorer.rescore  # pycocoevalcap's methods
+BleuScorer.single_reflen
+BleuScorer.recompute_score
+CiderScorer.crefs  # pycocoevalcap's attributes: the cooked references and candidates
+CiderScorer.ctest
+Meteor._stat  # pycocoevalcap's per-sentence METEOR, which public code calls
+rouge.my_lcs  # pycocoevalcap's module function
+Rouge.calc_score  # pycocoevalcap's per-image ROUGE-L
+meteor.METEOR_JAR  # pycocoevalcap's module constants
+spice.TEMP_DIR
+spice.CACHE_DIR
+bleu_scorer  # the module of pycocoevalcap's BleuScorer
 
 # --- fields of result and record types (read by users and reports)
 BordaResult.median_position  # per-item median position of the Borda count

@@ -17,8 +17,32 @@ class CocoInputError(CaptionInputError, AssertionError):
     also an ``AssertionError``, so code written for pycocoevalcap catches it alike."""
 
 
+class CocoTypeError(CocoInputError, TypeError):
+    """Input of a wrong type where pycocoevalcap fails with a ``TypeError`` (a caption list
+    that is a string or ``None``); also a ``TypeError``."""
+
+
+class CocoKeyError(CocoInputError, KeyError):
+    """A caption entry without its ``'caption'`` key, where pycocoevalcap fails with a
+    ``KeyError``; also a ``KeyError``."""
+
+
+class CocoAttributeError(CocoInputError, AttributeError):
+    """Input that is not a dict, or a caption that is not a string, where pycocoevalcap fails
+    with an ``AttributeError``; also an ``AttributeError``."""
+
+
 class SpiceUnavailable(RuntimeError):
-    """SPICE is not part of :mod:`kcca.coco`: it needs Java and Stanford CoreNLP's models."""
+    """pycocoevalcap's SPICE cannot run here (it needs pycocoevalcap, Java and Stanford
+    CoreNLP's models): the message names what is missing and the ways out."""
+
+
+class SpiceNotComputed(SpiceUnavailable, KeyError):
+    """``'SPICE'`` read from a result of :meth:`kcca.coco.eval.COCOEvalCap.evaluate` that left
+    SPICE out; also a ``KeyError``, as reading a missing key of a dict is."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def ordered_inputs(

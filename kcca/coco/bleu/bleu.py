@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from kcca.captions.bleu import Bleu as _Bleu
 from kcca.captions.bleu import corpus_stats
 from kcca.captions.gc_pause import paused_gc
+from kcca.coco.bleu.bleu_scorer import BleuScorer
 from kcca.coco._compat import ordered_inputs, tokens
+
+
+__all__ = ["Bleu", "BleuScorer"]  # pycocoevalcap's module imports BleuScorer too
 
 
 class Bleu:

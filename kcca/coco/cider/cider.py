@@ -7,7 +7,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from kcca.captions.cider import CiderD
+from kcca.coco.cider.cider_scorer import CiderScorer
 from kcca.coco._compat import score
+
+
+__all__ = ["Cider", "CiderScorer"]  # pycocoevalcap's module imports CiderScorer too
 
 
 class Cider:

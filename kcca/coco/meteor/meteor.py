@@ -7,7 +7,11 @@ import threading
 from collections.abc import Mapping
 
 from kcca.captions.meteor import Meteor as _Meteor
+from kcca.captions.meteor import score_line
 from kcca.coco._compat import score
+
+#: pycocoevalcap's name of the Meteor 1.5 jar (whose data files the Python engine reads)
+METEOR_JAR = "meteor-1.5.jar"
 
 
 class Meteor:
@@ -17,6 +21,14 @@ class Meteor:
     A drop-in for pycocoevalcap's ``pycocoevalcap.meteor.meteor.Meteor`` (see its
     documentation for the interface). As pycocoevalcap starts the jar when its ``Meteor`` is
     made, making one starts loading METEOR's resources in a background thread (seconds).
+
+    ``_stat(hypothesis, references)`` (the jar's statistics line of one item) and
+    ``_score(hypothesis, references)`` (METEOR of one item), which code written for
+    pycocoevalcap calls for per-sentence METEOR, are provided with the jar's numbers
+    (computed by the Python engine whatever ``engine`` says); ``lock`` is a
+    ``threading.Lock`` as pycocoevalcap's (``_stat`` and ``_score`` need no lock here).
+    Not provided: ``meteor_p`` and ``meteor_cmd``, pycocoevalcap's Java process and its
+    command line (no Java is run by default).
 
     Parameters
     ----------
@@ -44,6 +56,8 @@ class Meteor:
 
     def __init__(self, engine: str = "python", cache_dir="default"):
         self._scorer = _Meteor(engine=engine, cache_dir=cache_dir)
+        self._cache_dir = cache_dir
+        self.lock = threading.Lock()
         # as pycocoevalcap starts the jar here, the engine loads while other metrics run
         self._loading = threading.Thread(target=self._prepare, name="meteor-load", daemon=True)
         self._loading.start()
@@ -61,3 +75,20 @@ class Meteor:
 
     def method(self) -> str:
         return "METEOR"
+
+    def _line_stats(self, hypothesis_str: str, reference_list: list[str]):
+        """The Meteor statistics of one item, its ``SCORE`` line read as the jar reads it."""
+        from kcca.captions.meteor_engine import split_score_line
+
+        self._loading.join()
+        refs, hyp = split_score_line(score_line(reference_list, hypothesis_str))
+        engine = _Meteor(engine="python", cache_dir=self._cache_dir)._python_engine()
+        return engine.score_lines([refs], [hyp])
+
+    def _stat(self, hypothesis_str: str, reference_list: list[str]) -> str:
+        """The jar's statistics line of one item (its answer to a ``SCORE`` line)."""
+        return self._line_stats(hypothesis_str, reference_list)[2][0].as_line()
+
+    def _score(self, hypothesis_str: str, reference_list: list[str]) -> float:
+        """METEOR of one item (the jar's answer to ``EVAL`` of its statistics)."""
+        return float(self._line_stats(hypothesis_str, reference_list)[0])

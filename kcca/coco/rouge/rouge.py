@@ -6,8 +6,20 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from kcca.captions.rouge import RougeL
-from kcca.coco._compat import score
+from kcca.captions.rouge import RougeL, lcs_length_bits, match_masks, rouge_l_item
+from kcca.coco._compat import CocoInputError, score
+
+
+def my_lcs(string: list[str], sub: list[str]) -> int:
+    """Length of the longest common subsequence of two token lists (pycocoevalcap's name).
+
+    Examples
+    --------
+    >>> from kcca.coco.rouge.rouge import my_lcs
+    >>> my_lcs("a dog runs on grass".split(), "a dog on the grass".split())
+    4
+    """
+    return lcs_length_bits(match_masks(sub), len(sub), string) if sub else 0
 
 
 class Rouge:
@@ -32,6 +44,18 @@ class Rouge:
 
     def __init__(self):
         self.beta = 1.2
+
+    def calc_score(self, candidate: list[str], refs: list[str]) -> float:
+        """ROUGE-L of one image: ``candidate`` a list holding one tokenised caption,
+        ``refs`` its tokenised references (pycocoevalcap's checks and splitting)."""
+        if len(candidate) != 1:
+            raise CocoInputError(
+                f"candidate must be a list holding one caption, not {candidate!r:.80}"
+            )
+        if len(refs) == 0:
+            raise CocoInputError("refs must hold at least one reference caption")
+        split = RougeL.split
+        return rouge_l_item([split(r) for r in refs], split(candidate[0]), self.beta)
 
     def compute_score(self, gts: Mapping, res: Mapping) -> tuple[np.float64, np.ndarray]:
         _, per_item = score(RougeL(self.beta), gts, res)

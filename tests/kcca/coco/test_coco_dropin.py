@@ -162,6 +162,10 @@ def test_pycocoevalcap_example_script_runs_on_kcca_coco(tmp_path, monkeypatch):
     import pycocoevalcap.eval
 
     monkeypatch.setattr(pycocoevalcap.eval, "Spice", _NoSpice)
+    import kcca.coco.spice.spice
+
+    # where pycocoevalcap's SPICE could run, kcca.coco would run it: left out here as before
+    monkeypatch.setattr(kcca.coco.spice.spice, "spice_missing", lambda: "SPICE not wanted here")
     theirs = runpy.run_path(str(tmp_path / "theirs.py"))["coco_eval"]
     with pytest.warns(UserWarning, match="SPICE is left out"):
         ours = runpy.run_path(str(tmp_path / "ours.py"))["coco_eval"]
