@@ -28,3 +28,60 @@ def resolve_data_dir(flag: str | os.PathLike | None = None) -> Path:
             "obtain the data first (data/README.md)",
         )
     return path
+
+
+class OutsideFolderError(DataError):
+    """A path that a data file supplies (an image id, a file an experiment file names) leads
+    outside the folder the user named for it: through ``..`` parts, as an absolute path, or
+    through a symbolic link. It is never read."""
+
+
+def inside(folder: str | os.PathLike, name: str, *, item: str, source: str | os.PathLike) -> Path:
+    """``folder / name``, when it stays inside ``folder`` once both are resolved.
+
+    Parameters
+    ----------
+    folder : path
+        The folder the user named (``--images-dir``, the data folder, the experiments folder).
+    name : str
+        The relative path a data file gives (an image id, a kernel's ``path``).
+    item : str
+        What ``name`` is, for the message (``"image id 'a/b.jpg'"``).
+    source : path
+        The file that gives ``name``.
+
+    Returns
+    -------
+    Path
+        ``folder / name`` as joined (not resolved), so that the names it produces are those
+        of the folder as given.
+
+    Raises
+    ------
+    OutsideFolderError
+        When ``name`` is absolute, or its ``..`` parts or a symbolic link on its way lead out
+        of ``folder``; the message names ``item`` and ``source``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> inside(folder, "a/b.jpg", item="image id 'a/b.jpg'", source="c.json").name
+    'b.jpg'
+    >>> inside(folder, "../b.jpg", item="image id '../b.jpg'", source="c.json")
+    Traceback (most recent call last):
+    ...
+    kcca.data.paths.OutsideFolderError: c.json: image id '../b.jpg' leads outside ...
+    """
+    path = Path(folder) / name
+    root = Path(folder).resolve()
+    target = path.resolve()
+    if target == root or root in target.parents:
+        return path
+    how = "is an absolute path" if Path(name).is_absolute() else f"leads to {target}"
+    raise OutsideFolderError(
+        f"{source}: {item} leads outside {folder}: it {how}; paths a data file gives are "
+        f"read only inside the folder named for them",
+        fix=f"give {item} relative to {folder}, with no '..' parts and no symbolic link "
+        f"leading out of it (copy the file into {folder} if it belongs there)",
+    )

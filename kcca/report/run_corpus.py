@@ -247,6 +247,7 @@ def with_test_images(run: RunFolder, corpus: Corpus, path: Path, images_dir: Pat
     """``corpus`` reading the images of the report's pool from ``images_dir`` (the folder
     its image ids are relative to); other splits' images are not needed."""
     from kcca.data.images import ImageFiles, check_image_file
+    from kcca.data.paths import inside
 
     without = f"without images (ids for thumbnails): `{_report_command(run, path)}`"
     if not images_dir.is_dir():
@@ -255,7 +256,10 @@ def with_test_images(run: RunFolder, corpus: Corpus, path: Path, images_dir: Pat
             fix=f"give the folder the image ids of {path.name} are relative to, or report "
             f"{without}",
         )
-    paths = {i: str(images_dir / i) for i in corpus.split(run.split)}
+    paths = {
+        i: str(inside(images_dir, i, item=f"image id {i!r}", source=path))
+        for i in corpus.split(run.split)
+    }
     bad = [(i, why) for i, p in paths.items() if (why := check_image_file(p)) is not None]
     if bad:
         shown = ", ".join(f"{i} ({why})" for i, why in bad[:3]) + (" ..." if len(bad) > 3 else "")

@@ -130,6 +130,59 @@ def test_with_images_dir_the_page_has_thumbnails(run, images_dir, tmp_path):
     assert "images are shown by id" not in html
 
 
+def test_thumbnails_are_never_read_from_outside_images_dir(run, images_dir, tmp_path, capsys):
+    """An image folder whose ``val2014`` is a link to another folder: its images are outside
+    ``--images-dir``, so no page is written with them."""
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "val2014").symlink_to(images_dir / "val2014", target_is_directory=True)
+    page = tmp_path / "page"
+    args = ["report", str(run["out"]), "-o", str(page), "--images-dir", str(linked)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    first = run["corpus"].split("test")[0]
+    assert f"error: {run['file']}: image id {first!r} leads outside {linked}" in err, err
+    assert not (page / "thumbs").exists()
+
+
+def test_thumbnails_of_ids_leading_out_of_images_dir_are_refused(tmp_path, capsys):
+    """A run on a captions JSON whose ids climb out of their folder (``../val2014/...``),
+    made without images (vectors kernels): the report with ``--images-dir`` reads none."""
+    path = karpathy_json(tmp_path / "climbing.json")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for item in doc["images"]:
+        item["filepath"] = "../val2014"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    corpus = load_json_splits(path)
+    experiments = tmp_path / "experiments"
+    experiments.mkdir()
+    images, captions = plant_vectors(corpus, experiments)
+    (experiments / "vec.toml").write_text(
+        vectors_experiment(images.as_posix(), captions.as_posix(), "[5]"), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    args = ["--quiet", "--no-cache", "reproduce", "--corpus", str(path), "--experiments",
+            str(experiments), "--systems", "VEC", "--tables", "3", "--no-plots", "--out", str(out)]
+    assert main(args) == 0
+    outside = tmp_path / "val2014"
+    outside.mkdir()
+    first = corpus.split("test")[0]
+    demo = make_demo_corpus(n_train=60, n_dev=15, n_test=25, image_size=32, seed=1)
+    for image_id in corpus.split("test"):
+        name = image_id.rpartition("/")[2]
+        cv2.imwrite(str(outside / name), cv2.cvtColor(demo.load_image(name), cv2.COLOR_RGB2BGR))
+    inside_folder = tmp_path / "imgs"
+    inside_folder.mkdir()
+    page = tmp_path / "page"
+    capsys.readouterr()
+    args = ["report", str(out), "-o", str(page), "--corpus", str(path), "--images-dir",
+            str(inside_folder)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"error: {path}: image id {first!r} leads outside {inside_folder}" in err, err
+    assert not (page / "thumbs").exists()
+
+
 def test_a_missing_corpus_file_is_named_and_the_fix_runs(run, tmp_path, capsys):
     missing = tmp_path / "dataset_coco.json"
     args = ["report", str(run["out"]), "-o", str(tmp_path / "page"), "--corpus", str(missing)]
