@@ -36,8 +36,16 @@ class OutsideFolderError(DataError):
     through a symbolic link. It is never read."""
 
 
-def inside(folder: str | os.PathLike, name: str, *, item: str, source: str | os.PathLike) -> Path:
-    """``folder / name``, when it stays inside ``folder`` once both are resolved.
+def inside(
+    folder: str | os.PathLike,
+    name: str,
+    *,
+    item: str,
+    source: str | os.PathLike,
+    base: str | os.PathLike | None = None,
+) -> Path:
+    """``base / name`` (``folder / name`` by default), when it stays inside ``folder`` once
+    both are resolved.
 
     Parameters
     ----------
@@ -49,11 +57,14 @@ def inside(folder: str | os.PathLike, name: str, *, item: str, source: str | os.
         What ``name`` is, for the message (``"image id 'a/b.jpg'"``).
     source : path
         The file that gives ``name``.
+    base : path, optional
+        The folder a relative ``name`` is read from, when not ``folder`` itself (an
+        experiment file's folder, inside the experiments folder).
 
     Returns
     -------
     Path
-        ``folder / name`` as joined (not resolved), so that the names it produces are those
+        ``base / name`` as joined (not resolved), so that the names it produces are those
         of the folder as given.
 
     Raises
@@ -73,15 +84,28 @@ def inside(folder: str | os.PathLike, name: str, *, item: str, source: str | os.
     ...
     kcca.data.paths.OutsideFolderError: c.json: image id '../b.jpg' leads outside ...
     """
-    path = Path(folder) / name
-    root = Path(folder).resolve()
-    target = path.resolve()
-    if target == root or root in target.parents:
+    path = Path(folder if base is None else base) / name
+    if within(folder, path):
         return path
+    target = path.resolve()
     how = "is an absolute path" if Path(name).is_absolute() else f"leads to {target}"
     raise OutsideFolderError(
         f"{source}: {item} leads outside {folder}: it {how}; paths a data file gives are "
         f"read only inside the folder named for them",
-        fix=f"give {item} relative to {folder}, with no '..' parts and no symbolic link "
-        f"leading out of it (copy the file into {folder} if it belongs there)",
+        fix=f"give {item} as a relative path that stays inside {folder}: no '..' parts and "
+        f"no symbolic link leading out of it (copy the file into {folder} if it belongs there)",
     )
+
+
+def within(folder: str | os.PathLike, path: str | os.PathLike) -> bool:
+    """Whether ``path`` lies inside ``folder`` once both are resolved (symbolic links
+    followed, ``..`` parts applied; a relative ``path`` from the current folder).
+
+    Examples
+    --------
+    >>> within("/data", "/data/images/../images/a.jpg"), within("/data", "/data/../a.jpg")
+    (True, False)
+    """
+    root = Path(folder).resolve()
+    target = Path(path).resolve()
+    return target == root or root in target.parents

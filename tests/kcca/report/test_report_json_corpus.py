@@ -32,10 +32,10 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("json-run")
     corpus_file = karpathy_json(root / "dataset_coco.json")
     corpus = load_json_splits(corpus_file)
-    images, captions = plant_vectors(corpus, root)
     (root / "experiments").mkdir()
-    (root / "experiments" / "vec.toml").write_text(
-        vectors_experiment(images.as_posix(), captions.as_posix(), '"geometric:5:6"'),
+    images, captions = plant_vectors(corpus, root / "experiments")  # inside it, as they must be
+    (root / "experiments" / "vec.toml").write_text(  # paths from the file's folder
+        vectors_experiment(images.name, captions.name, '"geometric:5:6"'),
         encoding="utf-8",
     )
     args = [
