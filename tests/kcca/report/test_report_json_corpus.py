@@ -183,6 +183,27 @@ def test_thumbnails_of_ids_leading_out_of_images_dir_are_refused(tmp_path, capsy
     assert not (page / "thumbs").exists()
 
 
+def test_a_recorded_images_dir_is_named_not_read(run, images_dir, tmp_path, capsys):
+    """A run whose recorded command names an image folder: the report reads no image from
+    it (a file says where it is, the user did not), and its note names it for the user."""
+    out = shutil.copytree(run["out"], tmp_path / "out")
+    details_file = out / "rankings" / "details.json"
+    details = json.loads(details_file.read_text(encoding="utf-8"))
+    for entry in details:  # the files by absolute path, as the run could have named them
+        entry["command"] = entry["command"].replace(
+            "--corpus dataset_coco.json", f"--corpus {shlex.quote(str(run['file']))}"
+        ) + f" --images-dir {shlex.quote(str(images_dir))}"
+    assert str(run["file"]) in details[0]["command"]
+    details_file.write_text(json.dumps(details), encoding="utf-8")
+    page = tmp_path / "page"
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    assert not (page / "thumbs").exists()
+    assert page_json((page / "index.html").read_text(encoding="utf-8"))["thumbs"] == [""] * 25
+    assert f"the run was made with --images-dir {images_dir}" in capsys.readouterr().err
+    args = ["report", str(out), "-o", str(page), "--images-dir", str(images_dir)]
+    assert main(args) == 0 and (page / "thumbs").is_dir()
+
+
 def test_a_missing_corpus_file_is_named_and_the_fix_runs(run, tmp_path, capsys):
     missing = tmp_path / "dataset_coco.json"
     args = ["report", str(run["out"]), "-o", str(tmp_path / "page"), "--corpus", str(missing)]
