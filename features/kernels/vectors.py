@@ -123,7 +123,7 @@ class VectorsKernel(Kernel):
         part of every cache key of this kernel's blocks."""
         if self.path is None:
             return {}
-        return input_files(self._file(self.path), self._file(self.ids_path))
+        return input_files(*self._files(self.path))
 
     @classmethod
     def named_files(cls, params: Mapping[str, Any]) -> dict[str, str]:
@@ -134,11 +134,12 @@ class VectorsKernel(Kernel):
             out["ids_path"] = str(default_ids_path(out["path"]))
         return out
 
-    def _file(self, path: str | None) -> str | None:
-        """``path`` read from :attr:`folder` when relative."""
-        if path is None or self.folder is None:
-            return path
-        return str(Path(self.folder) / path)
+    def _files(self, path: str) -> tuple[str, str | None]:
+        """``path`` and ``ids_path``, each read from :attr:`folder` when relative."""
+        if self.folder is None:
+            return path, self.ids_path
+        ids = None if self.ids_path is None else str(Path(self.folder) / self.ids_path)
+        return str(Path(self.folder) / path), ids
 
     def fit(self, train_items: Sequence[Any]) -> "VectorsKernel":
         """Read the file, and the training items' vectors; set the gamma used."""
@@ -148,9 +149,7 @@ class VectorsKernel(Kernel):
                 "the vectors kernel needs the file of the items' vectors",
                 fix='give it in the experiment file: params = {path = "vectors.npy"}',
             )
-        self.vectors_: ItemVectors = read_item_vectors(
-            self._file(self.path), self._file(self.ids_path)
-        )
+        self.vectors_: ItemVectors = read_item_vectors(*self._files(self.path))
         self.train_items_ = train_items
         self.train_vectors_ = self._matrix(train_items)
         self.gamma_ = self.gamma

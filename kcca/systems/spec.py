@@ -135,7 +135,8 @@ class KernelSpec:
         from kcca.systems.registry import make_any_kernel
 
         kernel = make_any_kernel(self.name, **{**dict(self.params), **overrides})
-        if self.folder is not None and getattr(kernel, "path_params", ()):
+        path_params = getattr(kernel, "path_params", None)
+        if self.folder is not None and path_params:
             kernel.set_params(folder=self.folder)
         return kernel
 
