@@ -8,9 +8,11 @@ writes into ``--out``:
 
 * ``dataset_synthetic.json``: images with ``filepath``, ``filename``, ``split`` (``train``,
   ``restval``, ``val``, ``test``) and five ``sentences`` each, as ``dataset_coco.json``;
-* ``images.npz`` / ``captions.npz``: one vector per image id and per caption id (``IMAGE#N``),
-  the files the ``vectors`` kernel reads (``np.savez(path, ids=..., vectors=...)``);
-* ``experiments/VEC.toml``: a KCCA system with the ``vectors`` kernel on both sides,
+* ``experiments/images.npz`` / ``experiments/captions.npz``: one vector per image id and per
+  caption id (``IMAGE#N``), the files the ``vectors`` kernel reads (``np.savez(path, ids=...,
+  vectors=...)``), inside the experiments folder as the files an experiment names must be;
+* ``experiments/VEC.toml``: a KCCA system with the ``vectors`` kernel on both sides (its
+  paths relative to its folder),
 
 and prints the two commands that run it under both protocols and print the literature's table.
 
@@ -103,16 +105,12 @@ def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float)
     corpus = out / "dataset_synthetic.json"
     corpus.write_text(json.dumps({"dataset": "synthetic", "images": entries}), encoding="utf-8")
     caption_ids = [f"{i}#{n}" for i in ids for n in range(CAPTIONS)]
-    np.savez(out / "images.npz", ids=np.array(ids), vectors=images)
-    np.savez(out / "captions.npz", ids=np.array(caption_ids), vectors=captions)
     experiments = out / "experiments"
     experiments.mkdir(exist_ok=True)
+    np.savez(experiments / "images.npz", ids=np.array(ids), vectors=images)
+    np.savez(experiments / "captions.npz", ids=np.array(caption_ids), vectors=captions)
     (experiments / "VEC.toml").write_text(
-        EXPERIMENT.format(
-            images=(out / "images.npz").resolve().as_posix(),
-            captions=(out / "captions.npz").resolve().as_posix(),
-        ),
-        encoding="utf-8",
+        EXPERIMENT.format(images="images.npz", captions="captions.npz"), encoding="utf-8"
     )
     run = out / "run"
     q = shlex.quote
@@ -146,7 +144,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     commands = write_example(Path(args.out), args.layout, args.train, args.seed, args.noise)
-    print(f"wrote {args.out}: dataset_synthetic.json, images.npz, captions.npz, experiments/")
+    print(
+        f"wrote {args.out}: dataset_synthetic.json, experiments/ (VEC.toml, images.npz, "
+        "captions.npz)"
+    )
     print("next, run the system under both protocols and print the all-captions table:")
     for command in commands:
         print(f"  {command}")

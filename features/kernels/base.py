@@ -24,7 +24,7 @@ one image's caption ids; :mod:`features.kernels.vectors`). Image kernels may tak
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -62,6 +62,10 @@ class Kernel(BaseEstimator):
         Parameters that change how, not what, is computed (left out of cache keys).
     run_inputs : tuple of str
         Parameters a system supplies as fitted objects of the run (the word kernel).
+    path_params : tuple of str
+        Parameters that name files (the ``vectors`` kernel's ``path``): given in an experiment
+        file, each must lie inside the experiments folder, a relative one read from the
+        file's folder, which a kernel declaring them takes as its ``folder`` parameter.
     train_items_ : sequence
         The training items, set by :meth:`fit`.
 
@@ -100,6 +104,16 @@ class Kernel(BaseEstimator):
     #: constructor parameters a system supplies as fitted objects of the run (the word kernel of
     #: Section 3.5); cache keys record them by the run's own description, not by value
     run_inputs: tuple[str, ...] = ()
+    #: constructor parameters that name files: in an experiment file each must lie inside the
+    #: experiments folder, and a relative one is read from the file's folder (given to the
+    #: kernel as its ``folder`` parameter) (:class:`kcca.systems.spec.KernelSpec`)
+    path_params: tuple[str, ...] = ()
+
+    @classmethod
+    def named_files(cls, params: Mapping[str, Any]) -> dict[str, str]:
+        """The files that ``params`` (constructor parameters) name, by parameter: those of
+        :attr:`path_params` that are given as strings."""
+        return {p: params[p] for p in cls.path_params if isinstance(params.get(p), str)}
 
     def fit(self, train_items: Sequence[Any]) -> "Kernel":
         self.train_items_ = train_items

@@ -25,7 +25,8 @@ kernel's blocks (:meth:`VectorsKernel.input_files`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from sklearn.preprocessing import normalize as l2_normalize
@@ -38,7 +39,7 @@ from features.kernels.vector_functions import (
     vector_block,
     vector_diag,
 )
-from features.vectors_file import ItemVectors, input_files, read_item_vectors
+from features.vectors_file import ItemVectors, default_ids_path, input_files, read_item_vectors
 from kcca.errors import DataError
 
 #: items whose vectors are read and combined at a time
@@ -77,6 +78,11 @@ class VectorsKernel(Kernel):
         Polynomial degree (a whole number >= 1).
     coef0 : float, default=1.0
         Polynomial constant (>= 0).
+    folder : str or None, default=None
+        The folder a relative ``path`` and ``ids_path`` are read from (None: the current
+        folder). An experiment file sets it to its own folder
+        (:class:`kcca.systems.spec.KernelSpec`); cache keys leave it out, as they hold the
+        content of the files read.
 
     Attributes
     ----------
@@ -106,13 +112,34 @@ class VectorsKernel(Kernel):
     gamma: float | None = None
     degree: int = 3
     coef0: float = 1.0
+    folder: str | None = None
 
     item_type = "ids"
+    execution_params = ("folder",)
+    path_params = ("path", "ids_path")
 
     def input_files(self) -> dict[str, str]:
         """The files read, by role (``vectors``, and ``ids`` for ``.npy``): their content is
         part of every cache key of this kernel's blocks."""
-        return {} if self.path is None else input_files(self.path, self.ids_path)
+        if self.path is None:
+            return {}
+        return input_files(*self._files(self.path))
+
+    @classmethod
+    def named_files(cls, params: Mapping[str, Any]) -> dict[str, str]:
+        """``path`` and ``ids_path`` when given; for a ``.npy`` array without ``ids_path``,
+        its default ids file too (``NAME.ids.txt``)."""
+        out = super().named_files(params)
+        if "ids_path" not in out and out.get("path", "").lower().endswith(".npy"):
+            out["ids_path"] = str(default_ids_path(out["path"]))
+        return out
+
+    def _files(self, path: str) -> tuple[str, str | None]:
+        """``path`` and ``ids_path``, each read from :attr:`folder` when relative."""
+        if self.folder is None:
+            return path, self.ids_path
+        ids = None if self.ids_path is None else str(Path(self.folder) / self.ids_path)
+        return str(Path(self.folder) / path), ids
 
     def fit(self, train_items: Sequence[Any]) -> "VectorsKernel":
         """Read the file, and the training items' vectors; set the gamma used."""
@@ -122,7 +149,7 @@ class VectorsKernel(Kernel):
                 "the vectors kernel needs the file of the items' vectors",
                 fix='give it in the experiment file: params = {path = "vectors.npy"}',
             )
-        self.vectors_: ItemVectors = read_item_vectors(self.path, self.ids_path)
+        self.vectors_: ItemVectors = read_item_vectors(*self._files(self.path))
         self.train_items_ = train_items
         self.train_vectors_ = self._matrix(train_items)
         self.gamma_ = self.gamma

@@ -310,6 +310,7 @@ def _print(s: dict) -> None:
         path, function = json.dumps(e["files"][0]), json.dumps(e["function"])
         print(
             f'the {e["kernel"]} kernel\'s numbers: [image_kernel] name = "vectors", '
-            f"params = {{path = {path}, function = {function}}}"
+            f"params = {{path = {path}, function = {function}}} (with the path from the "
+            "experiment file's folder, inside the experiments folder)"
         )
     print(f"total time: {s['total_seconds']} s")

@@ -64,7 +64,36 @@ def load_model_from_args(args: argparse.Namespace):
             wrap(f"model: {model.describe()} (loaded in {time.perf_counter() - t:.1f}s)"),
             file=sys.stderr,
         )
+    if args.html:
+        pool_thumbnails_inside_data_dir(model, args)
     return model
+
+
+def pool_thumbnails_inside_data_dir(model, args: argparse.Namespace) -> None:
+    """The page's thumbnails of the model's own pool are read only from image files inside
+    the data folder named (``--data-dir`` / ``$KCCA_DATA_DIR``): a model file naming files
+    elsewhere gets a warning naming the first of them, and no thumbnails of them."""
+    import os
+
+    from kcca.data.paths import DATA_DIR_ENV
+
+    folder = args.data_dir or os.environ.get(DATA_DIR_ENV) or None
+    left_out = model.image_pool.keep_files_inside(folder)
+    if left_out:
+        image_id, path = next(iter(left_out.items()))
+        where = (
+            f"the data folder {folder}"
+            if folder
+            else f"a data folder (--data-dir or ${DATA_DIR_ENV})"
+        )
+        print(
+            wrap(
+                f"warning: {args.model}: {len(left_out)} image file(s) of the model's pool are "
+                f"not inside {where} (image {image_id!r}: {path}); the page shows no "
+                "thumbnails of them (give --data-dir the folder that holds them)"
+            ),
+            file=sys.stderr,
+        )
 
 
 def with_fix(exc: Exception, fix: str) -> Exception:

@@ -7,7 +7,8 @@ RUN_DIR is the ``--out`` folder of ``kcca demo`` or ``kcca reproduce``. The corp
 the rankings files name (a demo corpus is regenerated from its sizes and seed; Flickr 8K is
 read from ``--data-dir`` / ``$KCCA_DATA_DIR``). A run of ``kcca reproduce --corpus FILE.json``
 reads that captions JSON again (``--corpus``, else the file its recorded command names) and
-its images from ``--images-dir`` (else the recorded one); without images the page shows image
+its images from ``--images-dir`` (images are read only from the folder named there, not from
+the one the run records); without images the page shows image
 ids where thumbnails would be. Without a data folder, a folder whose systems
 all have compact results files (``rankings/*.ranks.npz``, as committed in
 ``results/hodosh2013``) still gets its page: ids for captions and images, the stored metrics,
@@ -60,8 +61,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--images-dir",
         default=None,
-        help="image folder of a captions JSON, for thumbnails (default: the recorded "
-        "--images-dir of the run when it is there; without one the page shows image ids)",
+        help="image folder of a captions JSON, for thumbnails (without one the page shows "
+        "image ids; a note names the --images-dir the run was made with)",
     )
     p.add_argument(
         "--splits",

@@ -20,6 +20,7 @@ files and can be read (``Corpus.image_paths`` covers all 8,091 image files).
 from __future__ import annotations
 
 import logging
+import os
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,7 @@ from kcca.data.corpus import (
 )
 from kcca.data.errors import DataError, ImageFilesError, check_images_command
 from kcca.data.images import ImageFiles, check_image_file
+from kcca.data.paths import inside
 from kcca.data.lines import numbered_lines, parse_int, parse_number, require_file, tab_fields
 
 log = logging.getLogger(__name__)
@@ -198,10 +200,14 @@ def image_paths(
     optional: list[str] | tuple[str, ...] = (),
     *,
     fix: str | None = None,
+    source: str | Path = "the corpus's files",
 ) -> dict[str, str]:
     """Map each id to its file under ``images_dir``, checked with ``stat`` only: files that
     are missing, broken symbolic links, directories, empty or unreadable are one
     :class:`ImageFilesError` naming each with its reason (``fix`` replaces its default fix).
+    A symbolic link that leads out of ``images_dir`` is an
+    :class:`~kcca.data.paths.OutsideFolderError` naming the id and ``source`` (the file
+    that gives the ids).
 
     ``optional`` ids (captioned images outside the splits) are mapped when their file exists.
     """
@@ -215,6 +221,9 @@ def image_paths(
     found = [i for i in ids if i in present] + [i for i in optional if i in present]
     paths = {i: str(images_dir / i) for i in found}
     bad = {i: reason for i in found if (reason := check_image_file(paths[i])) is not None}
+    for i in found:
+        if i not in bad and os.path.islink(paths[i]):
+            inside(images_dir, i, item=f"image {i!r}", source=source)
     if not missing and not bad:
         return paths
     parts = []
@@ -326,6 +335,7 @@ def load_flickr8k(
             root / "images",
             sorted(split_ids),
             optional=unsplit,
+            source=text / TOKEN_FILE,
             fix="restore the files named above from the Flickr 8K release "
             "(see data/README.md); "
             f"`{check_images_command(root)}` lists every bad image file",

@@ -18,6 +18,7 @@ from kcca.data.errors import DataError
 from kcca.data.flickr8k import image_paths
 from kcca.data.images import ImageFiles
 from kcca.data.lines import require_file
+from kcca.data.paths import inside
 from kcca.data.documents import read_json
 
 DEFAULT_SPLIT_MAP = {
@@ -101,7 +102,7 @@ def load_json_splits(
     split_ids = [i for ids in splits.values() for i in ids]
     reader = paths = None
     if images_dir is not None:
-        paths = _nested_image_paths(Path(images_dir), split_ids)
+        paths = _nested_image_paths(Path(images_dir), split_ids, path)
         reader = ImageFiles(paths)
     in_split = set(split_ids)
     return Corpus(
@@ -142,12 +143,18 @@ def _check_splits(
             )
 
 
-def _nested_image_paths(images_dir: Path, ids: list[str]) -> dict[str, str]:
+def _nested_image_paths(images_dir: Path, ids: list[str], source: Path) -> dict[str, str]:
+    """Each id's file under ``images_dir``: an id with a folder part is joined under it and
+    must stay inside (:func:`~kcca.data.paths.inside`), a plain file name is one of its files
+    (:func:`~kcca.data.flickr8k.image_paths`)."""
     flat = [i for i in ids if "/" not in i]
-    out = image_paths(images_dir, flat) if flat else {}
-    missing = [i for i in ids if "/" in i and not (images_dir / i).is_file()]
+    out = image_paths(images_dir, flat, source=source) if flat else {}
+    nested = {
+        i: inside(images_dir, i, item=f"image id {i!r}", source=source) for i in ids if "/" in i
+    }
+    missing = [i for i, p in nested.items() if not p.is_file()]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise DataError(f"{len(missing)} image file(s) are missing under {images_dir}: {shown}")
-    out.update({i: str(images_dir / i) for i in ids if "/" in i})
+    out.update({i: str(p) for i, p in nested.items()})
     return out

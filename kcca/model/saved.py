@@ -67,6 +67,21 @@ class ImagePool:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def keep_files_inside(self, folder: str | Path | None) -> dict[str, str]:
+        """Read the pool's image files (thumbnails) only inside ``folder``, the data folder
+        the user names (None: none): the files a model file names elsewhere are never read
+        (their thumbnails are left out). Returns those left out, id -> file."""
+        from kcca.data.images import ImageFiles
+        from kcca.data.paths import within
+
+        if type(self.source) is not ImageFiles:  # the demo's renderer, or none: no files
+            return {}
+        paths = self.source.paths
+        kept = {i: p for i, p in paths.items() if folder is not None and within(folder, p)}
+        if len(kept) < len(paths):
+            self.source = ImageFiles(kept) if kept else None
+        return {i: p for i, p in paths.items() if i not in kept}
+
     def image(self, image_id: str) -> np.ndarray | None:
         """The RGB image of a pool id, or None when it cannot be read."""
         if self.source is None:

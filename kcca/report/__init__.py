@@ -56,7 +56,7 @@ def build_report(
     from kcca.report.assets import copy_plots, write_thumbnails
     from kcca.report.gather import gather
     from kcca.report.render import render_page
-    from kcca.report.run_corpus import report_corpus
+    from kcca.report.run_corpus import recorded_images_dir, report_corpus
     from kcca.report.rundir import scan_run_folder
 
     root = Path(run_dir)
@@ -80,7 +80,7 @@ def build_report(
     data = gather(run, corpus, top_k=top_k, relevance=relevance, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
     if corpus is not None and corpus.images is None:
-        warn_without_images(progress)
+        warn_without_images(progress, recorded_images_dir(run))
     thumbs = (
         write_thumbnails(
             data.image_ids, corpus.load_image, out, size=thumb_size, embed=embed, progress=progress
@@ -109,14 +109,19 @@ def warn_without_data(enabled: bool = True) -> None:
         )
 
 
-def warn_without_images(enabled: bool = True) -> None:
-    """Say on stderr that the corpus was read without its images, so the page shows ids."""
+def warn_without_images(enabled: bool = True, recorded: Path | None = None) -> None:
+    """Say on stderr that the corpus was read without its images, so the page shows ids, and
+    the image folder the run was made with (``recorded``), which is read only when given."""
+    import shlex
     import sys
 
     if enabled:
+        made = (
+            f"; the run was made with --images-dir {shlex.quote(str(recorded))}" if recorded else ""
+        )
         print(
             "note: the corpus was read without its images: the report shows image ids "
             "instead of thumbnails (--images-dir DIR, the captions JSON's image folder, "
-            "adds them)",
+            f"adds them{made})",
             file=sys.stderr,
         )

@@ -3,9 +3,10 @@
 ``kcca reproduce --corpus FILE.json [--images-dir DIR]`` names its rankings after the file's
 ``"dataset"`` (``coco``, ``flickr30k``), which the report cannot rebuild from the name alone.
 :func:`report_corpus` takes the file from ``--corpus``, else from the ``kcca reproduce``
-command that the run's ``details.json`` records (with its ``--images-dir``), checks that its
-split holds the images the rankings rank, and reads the test images from ``--images-dir``
-when given; without images the page shows image ids where thumbnails would be. Other corpora
+command that the run's ``details.json`` records, checks that its split holds the images the
+rankings rank, and reads the test images from ``--images-dir`` when given, never from a
+folder a file records (the recorded ``--images-dir`` is named in a note, for the user to
+give); without images the page shows image ids where thumbnails would be. Other corpora
 go to :func:`kcca.report.rundir.load_run_corpus`.
 """
 
@@ -44,13 +45,9 @@ def report_corpus(
     name = corpus_name or run.corpus_name
     recorded = recorded_corpus(run)
     if corpus_name is not None and corpus_name.endswith(".json"):
-        path = Path(corpus_name)
-        if images_dir is None and recorded is not None and _same(path, recorded.corpus):
-            images_dir = _existing(recorded.images_dir)
-        return _json_corpus(run, path, images_dir, recorded)
+        return _json_corpus(run, Path(corpus_name), images_dir, recorded)
     if corpus_name is None and recorded is not None:
-        chosen = images_dir if images_dir is not None else _existing(recorded.images_dir)
-        return _json_corpus(run, recorded.corpus, chosen, recorded)
+        return _json_corpus(run, recorded.corpus, images_dir, recorded)
     if corpus_name is None and run.corpus_name.endswith(".json"):
         return _json_corpus(run, Path(run.corpus_name), images_dir, None)
     if images_dir is not None:
@@ -100,6 +97,14 @@ def recorded_corpus(run: RunFolder) -> RecordedCorpus | None:
     return None
 
 
+def recorded_images_dir(run: RunFolder) -> Path | None:
+    """The ``--images-dir`` of the run's recorded command, when that folder is there: named
+    to the user, never read unless given again."""
+    recorded = recorded_corpus(run)
+    folder = recorded.images_dir if recorded is not None else None
+    return folder if folder is not None and folder.is_dir() else None
+
+
 def _option(words: list[str], flag: str) -> str | None:
     """The value of ``flag`` (``--flag VALUE`` or ``--flag=VALUE``) among ``words``."""
     for n, word in enumerate(words):
@@ -131,11 +136,6 @@ def _from(base: Path | None, path: str) -> Path:
 
 def _same(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
-
-
-def _existing(folder: Path | None) -> Path | None:
-    """A recorded image folder that is still there (else the page shows ids)."""
-    return folder if folder is not None and folder.is_dir() else None
 
 
 def _rebuildable(name: str) -> bool:
@@ -247,6 +247,7 @@ def with_test_images(run: RunFolder, corpus: Corpus, path: Path, images_dir: Pat
     """``corpus`` reading the images of the report's pool from ``images_dir`` (the folder
     its image ids are relative to); other splits' images are not needed."""
     from kcca.data.images import ImageFiles, check_image_file
+    from kcca.data.paths import inside
 
     without = f"without images (ids for thumbnails): `{_report_command(run, path)}`"
     if not images_dir.is_dir():
@@ -255,7 +256,10 @@ def with_test_images(run: RunFolder, corpus: Corpus, path: Path, images_dir: Pat
             fix=f"give the folder the image ids of {path.name} are relative to, or report "
             f"{without}",
         )
-    paths = {i: str(images_dir / i) for i in corpus.split(run.split)}
+    paths = {
+        i: str(inside(images_dir, i, item=f"image id {i!r}", source=path))
+        for i in corpus.split(run.split)
+    }
     bad = [(i, why) for i, p in paths.items() if (why := check_image_file(p)) is not None]
     if bad:
         shown = ", ".join(f"{i} ({why})" for i, why in bad[:3]) + (" ..." if len(bad) > 3 else "")

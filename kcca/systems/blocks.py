@@ -306,7 +306,8 @@ class Workspace:
         from features.kernels.mixture import check_parts
 
         parts = [
-            self.image_blocks(KernelSpec(q["name"], q["params"])) for q in check_parts(kernel.parts)
+            self.image_blocks(KernelSpec(q["name"], q["params"], spec.folder))
+            for q in check_parts(kernel.parts)
         ]
         # the parts' keys cover their images
         key = self._image_key(spec, kernel, ids_only=True, parts=[config_key(b.key) for b in parts])

@@ -54,6 +54,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from kcca.data.errors import DataError
+from kcca.data.paths import inside
 from kcca.data.documents import parse_json, parse_toml
 from kcca.data.text_files import read_utf8
 from kcca.errors import PluginError, did_you_mean, type_name, unknown_name
@@ -117,16 +118,27 @@ def geometric_n(rule: str) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class KernelSpec:
-    """A registered kernel by name and its constructor parameters."""
+    """A registered kernel by name and its constructor parameters.
+
+    ``folder`` is the folder of the experiment file that names the kernel: a kernel whose
+    parameters name files (its class's ``path_params``, the ``vectors`` kernel's ``path``)
+    reads relative ones from there (its ``folder`` parameter; :func:`load_spec`). It is not
+    one of the kernel's parameters in :meth:`as_dict`, nor in cache keys, which hold the
+    files' content."""
 
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    folder: str | None = field(default=None, compare=False, repr=False)
 
     def build(self, **overrides: Any):
         """Instantiate the kernel through the registry (``features.kernels.base``)."""
         from kcca.systems.registry import make_any_kernel
 
-        return make_any_kernel(self.name, **{**dict(self.params), **overrides})
+        kernel = make_any_kernel(self.name, **{**dict(self.params), **overrides})
+        path_params = getattr(kernel, "path_params", None)
+        if self.folder is not None and path_params:
+            kernel.set_params(folder=self.folder)
+        return kernel
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params)}
@@ -504,8 +516,12 @@ def check_kernel_names(spec: SystemSpec, where: str) -> None:
             raise ExperimentFileError(err.message, fix=err.fix)
 
 
-def load_spec(path: str | Path) -> SystemSpec:
-    """Read one experiment file (``.toml`` or ``.json``), importing its ``plugins``."""
+def load_spec(path: str | Path, root: str | Path | None = None) -> SystemSpec:
+    """Read one experiment file (``.toml`` or ``.json``), importing its ``plugins``.
+
+    Files its kernels name (``path`` of the ``vectors`` kernel) must lie inside ``root``, the
+    experiments folder the user named (default: the file's folder); relative ones are read
+    from the file's folder (:func:`files_inside`)."""
     p = Path(path)
     if not p.is_file():
         what = "is a folder, not a file" if p.is_dir() else "does not exist"
@@ -519,7 +535,39 @@ def load_spec(path: str | Path) -> SystemSpec:
         data = parse_toml(text, p, error=ExperimentFileError)
     spec = SystemSpec.from_dict(data, str(p), base_dir=p.parent)
     check_kernel_names(spec, str(p))
-    return spec
+    return files_inside(spec, p, p.parent if root is None else Path(root))
+
+
+def files_inside(spec: SystemSpec, path: Path, root: Path) -> SystemSpec:
+    """``spec`` with each kernel reading the files it names from the folder of its experiment
+    file ``path`` (:attr:`KernelSpec.folder`), after checking that each of them (the parts'
+    of a ``mix`` too) lies inside ``root``, symbolic links followed
+    (:class:`~kcca.data.paths.OutsideFolderError` naming the key, the value and the file)."""
+    from features.kernels.base import kernel_class
+    from features.kernels.mixture import check_parts
+
+    folder = str(path.parent.resolve())
+    for key, kernel in spec.kernel_specs():
+        named = [(f"{key}.params", kernel.name, kernel.params)]
+        if kernel.name == "mix":
+            try:
+                parts = check_parts(kernel.params.get("parts"))
+            except ValueError:  # named where the mix is built, as before
+                parts = []
+            named += [
+                (f"{key}.params.parts[{i}].params", q["name"], q["params"])
+                for i, q in enumerate(parts)
+            ]
+        for where, name, params in named:
+            for param, value in kernel_class(name).named_files(params).items():
+                item = f"{where}.{param} {value!r}"
+                inside(root, value, item=item, source=path, base=path.parent)
+    return replace(
+        spec,
+        image_kernel=replace(spec.image_kernel, folder=folder),
+        text_kernel=replace(spec.text_kernel, folder=folder),
+        text_kernels=tuple(replace(k, folder=folder) for k in spec.text_kernels),
+    )
 
 
 def default_experiments_dir(name: str = "hodosh2013") -> Path:
@@ -550,7 +598,7 @@ def load_specs(folder: str | Path, pattern: str = "*.toml") -> list[SystemSpec]:
     files = sorted(f for f in Path(folder).glob(pattern) if f.name != RUN_FILE)
     if not files:
         raise DataError(f"no experiment files {pattern} in {folder}", fix=fix)
-    specs = [load_spec(f) for f in files]
+    specs = [load_spec(f, folder) for f in files]
     _refuse_shared_rankings(files, specs)
     return specs
 

@@ -311,3 +311,31 @@ def test_demo_model_round_trip_ranks_identically(demo, image):
     a, b = model.rank_captions(image), loaded.rank_captions(image)
     np.testing.assert_array_equal(a.indices, b.indices)
     np.testing.assert_array_equal(a.cosine, b.cosine)
+
+
+def test_query_page_reads_no_pool_image_outside_the_data_folder(demo, tmp_path, capsys,
+                                                                monkeypatch):
+    """A model file whose pool names image files elsewhere: the page reads none of them
+    (no thumbnails, a warning naming the model file and the first file) unless the data
+    folder named holds them."""
+    from kcca.data.images import ImageFiles
+    from kcca.model import file_format
+    from kcca.model.saved import header_of
+
+    secret = tmp_path / "outside" / "secret.png"
+    secret.parent.mkdir()
+    cv2.imwrite(str(secret), np.full((32, 32, 3), 200, dtype=np.uint8))
+    header, model = file_format.read(demo[1])
+    model.image_pool.source = ImageFiles({i: str(secret) for i in model.image_pool.ids})
+    forged = file_format.write(tmp_path / "forged.kcca.npz", header_of(model), model)
+    monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
+    page = tmp_path / "page.html"
+    query = ["query", "a red circle", "--model", str(forged), "--html", str(page)]
+    code, err = _cli(capsys, query)
+    assert code == 0, err
+    assert "data:image/jpeg;base64," not in page.read_text(encoding="utf-8")
+    assert f"warning: {forged}:" in err.replace("\n", " ") and str(secret) in err.replace(
+        "\n", "")
+    code, err = _cli(capsys, [*query, "--data-dir", str(secret.parent)])
+    assert code == 0 and "warning" not in err, err
+    assert page.read_text(encoding="utf-8").count("data:image/jpeg;base64,") >= 10

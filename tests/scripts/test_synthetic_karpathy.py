@@ -23,8 +23,8 @@ def test_the_printed_commands_run_and_recall_is_far_above_chance(tmp_path, capsy
     assert len(commands) == 2
     corpus = load_json_splits(out / "dataset_synthetic.json")
     assert [len(corpus.split(s)) for s in ("train", "dev", "test")] == [100, 20, 30]
-    images = read_item_vectors(out / "images.npz")
-    captions = read_item_vectors(out / "captions.npz")
+    images = read_item_vectors(out / "experiments" / "images.npz")
+    captions = read_item_vectors(out / "experiments" / "captions.npz")
     assert images.vectors.shape == (150, 64) and captions.vectors.shape == (750, 48)
     assert captions.ids[:2] == ("synthetic2014/img000000.jpg#0", "synthetic2014/img000000.jpg#1")
     monkeypatch.setenv("KCCA_CACHE_DIR", str(tmp_path / "cache"))

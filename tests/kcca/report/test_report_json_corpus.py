@@ -32,10 +32,10 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("json-run")
     corpus_file = karpathy_json(root / "dataset_coco.json")
     corpus = load_json_splits(corpus_file)
-    images, captions = plant_vectors(corpus, root)
     (root / "experiments").mkdir()
-    (root / "experiments" / "vec.toml").write_text(
-        vectors_experiment(images.as_posix(), captions.as_posix(), '"geometric:5:6"'),
+    images, captions = plant_vectors(corpus, root / "experiments")  # inside it, as they must be
+    (root / "experiments" / "vec.toml").write_text(  # paths from the file's folder
+        vectors_experiment(images.name, captions.name, '"geometric:5:6"'),
         encoding="utf-8",
     )
     args = [
@@ -128,6 +128,80 @@ def test_with_images_dir_the_page_has_thumbnails(run, images_dir, tmp_path):
     assert len(thumbs) == 25 and all(t.startswith("thumbs/") for t in thumbs)
     assert all((page / t).is_file() for t in thumbs)
     assert "images are shown by id" not in html
+
+
+def test_thumbnails_are_never_read_from_outside_images_dir(run, images_dir, tmp_path, capsys):
+    """An image folder whose ``val2014`` is a link to another folder: its images are outside
+    ``--images-dir``, so no page is written with them."""
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "val2014").symlink_to(images_dir / "val2014", target_is_directory=True)
+    page = tmp_path / "page"
+    args = ["report", str(run["out"]), "-o", str(page), "--images-dir", str(linked)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    first = run["corpus"].split("test")[0]
+    assert f"error: {run['file']}: image id {first!r} leads outside {linked}" in err, err
+    assert not (page / "thumbs").exists()
+
+
+def test_thumbnails_of_ids_leading_out_of_images_dir_are_refused(tmp_path, capsys):
+    """A run on a captions JSON whose ids climb out of their folder (``../val2014/...``),
+    made without images (vectors kernels): the report with ``--images-dir`` reads none."""
+    path = karpathy_json(tmp_path / "climbing.json")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for item in doc["images"]:
+        item["filepath"] = "../val2014"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    corpus = load_json_splits(path)
+    experiments = tmp_path / "experiments"
+    experiments.mkdir()
+    images, captions = plant_vectors(corpus, experiments)
+    (experiments / "vec.toml").write_text(
+        vectors_experiment(images.as_posix(), captions.as_posix(), "[5]"), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    args = ["--quiet", "--no-cache", "reproduce", "--corpus", str(path), "--experiments",
+            str(experiments), "--systems", "VEC", "--tables", "3", "--no-plots", "--out", str(out)]
+    assert main(args) == 0
+    outside = tmp_path / "val2014"
+    outside.mkdir()
+    first = corpus.split("test")[0]
+    demo = make_demo_corpus(n_train=60, n_dev=15, n_test=25, image_size=32, seed=1)
+    for image_id in corpus.split("test"):
+        name = image_id.rpartition("/")[2]
+        cv2.imwrite(str(outside / name), cv2.cvtColor(demo.load_image(name), cv2.COLOR_RGB2BGR))
+    inside_folder = tmp_path / "imgs"
+    inside_folder.mkdir()
+    page = tmp_path / "page"
+    capsys.readouterr()
+    args = ["report", str(out), "-o", str(page), "--corpus", str(path), "--images-dir",
+            str(inside_folder)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"error: {path}: image id {first!r} leads outside {inside_folder}" in err, err
+    assert not (page / "thumbs").exists()
+
+
+def test_a_recorded_images_dir_is_named_not_read(run, images_dir, tmp_path, capsys):
+    """A run whose recorded command names an image folder: the report reads no image from
+    it (a file says where it is, the user did not), and its note names it for the user."""
+    out = shutil.copytree(run["out"], tmp_path / "out")
+    details_file = out / "rankings" / "details.json"
+    details = json.loads(details_file.read_text(encoding="utf-8"))
+    for entry in details:  # the files by absolute path, as the run could have named them
+        entry["command"] = entry["command"].replace(
+            "--corpus dataset_coco.json", f"--corpus {shlex.quote(str(run['file']))}"
+        ) + f" --images-dir {shlex.quote(str(images_dir))}"
+    assert str(run["file"]) in details[0]["command"]
+    details_file.write_text(json.dumps(details), encoding="utf-8")
+    page = tmp_path / "page"
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    assert not (page / "thumbs").exists()
+    assert page_json((page / "index.html").read_text(encoding="utf-8"))["thumbs"] == [""] * 25
+    assert f"the run was made with --images-dir {images_dir}" in capsys.readouterr().err
+    args = ["report", str(out), "-o", str(page), "--images-dir", str(images_dir)]
+    assert main(args) == 0 and (page / "thumbs").is_dir()
 
 
 def test_a_missing_corpus_file_is_named_and_the_fix_runs(run, tmp_path, capsys):

@@ -29,9 +29,9 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("karpathy")
     corpus_file = karpathy_json(root / "dataset_coco.json")
     corpus = load_json_splits(corpus_file)
-    images, captions = plant_vectors(corpus, root)
     experiments = root / "experiments"
     experiments.mkdir()
+    images, captions = plant_vectors(corpus, experiments)  # inside the experiments folder
     (experiments / "vec.toml").write_text(
         vectors_experiment(images.as_posix(), captions.as_posix(), '"geometric:5:6"'),
         encoding="utf-8",

@@ -1,14 +1,16 @@
 """A system with the ``vectors`` kernel on both sides, run by ``kcca reproduce`` serially and
 on a Dask LocalCluster (``--scheduler``): the same rankings files, and details that name the
 scheduler. Vectors are planted for the image ids and caption ids of a small Flickr 8K-shaped
-folder; the experiment file names them by absolute path, and by a path relative to the folder
-``kcca`` runs in (the rule of experiments/README.md). Both runs rank the all-captions protocol
+folder, inside the experiments folder; the experiment file names them by absolute path, and by
+a path relative to its own folder (the rule of experiments/README.md), whatever folder ``kcca``
+runs in. Both runs rank the all-captions protocol
 too, and write the same ranks."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,19 +25,19 @@ NAME = "VEC"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    """The corpus folder, its planted vectors (``vectors/``) and an experiment folder naming
-    them by absolute path."""
+    """The corpus folder and an experiment folder naming its planted vectors
+    (``exp/vectors/``) by absolute path."""
     root = tmp_path_factory.mktemp("vectors-dask")
     write_flickr_like(root / "data")
-    vectors = root / "vectors"
-    vectors.mkdir()
+    vectors = root / "exp" / "vectors"
+    vectors.mkdir(parents=True)
     images, captions = plant_vectors(load_flickr8k_with_splits(root / "data", None), vectors)
     _experiment(root / "exp", images.as_posix(), captions.as_posix())
     return root
 
 
 def _experiment(folder: Path, images: str, captions: str) -> None:
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)
     (folder / "vec.toml").write_text(
         vectors_experiment(images, captions, "[5, 10, 20, 39]"), encoding="utf-8"
     )
@@ -84,12 +86,16 @@ def test_a_vectors_system_on_a_dask_cluster_gives_the_serial_rankings(root, tmp_
     _check_same_results(serial, dask, address)
 
 
-def test_relative_paths_are_read_from_the_folder_kcca_runs_in(root, tmp_path, monkeypatch):
-    """Workers of this cluster share the client's folder (threads of its process); a worker
-    started in another folder would read another file (experiments/README.md)."""
+def test_relative_paths_are_read_from_the_experiment_files_folder(root, tmp_path, monkeypatch):
+    """Run from a folder without the vectors: the experiment file's own folder is where its
+    relative paths are read from, by the client and by the workers (the kernels they get
+    carry that folder, experiments/README.md)."""
     exp = tmp_path / "relative-exp"
+    shutil.copytree(root / "exp" / "vectors", exp / "vectors")
     _experiment(exp, "vectors/images.npy", "vectors/captions.npz")
-    monkeypatch.chdir(root)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     serial, dask, address = _serial_and_on_cluster(root, exp, tmp_path)
     _check_same_results(serial, dask, address)
     absolute = tmp_path / "absolute"
