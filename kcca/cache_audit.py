@@ -20,7 +20,7 @@ from typing import Iterator
 
 from kcca.atomic_files import TEMP_FILE, process_alive, host_name
 from kcca.cache import check_trusted, config_key
-from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, read_header_of
+from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, check_entry
 from kcca.errors import DataError
 
 _KEY = re.compile(r"[0-9a-f]{20}")
@@ -41,8 +41,9 @@ class CacheAudit:
     """What :func:`verify_cache` found in a cache folder.
 
     ``current``: entries whose input files are unchanged; ``stale``: entry -> the input files
-    that changed; ``unusable``: entries that are damaged, of another format version or hold
-    another stage's or key's value (entry -> why); ``old_format``: files of entries written by
+    that changed; ``unusable``: entries that are damaged (their content no longer has the
+    digest their header records, among others), of another format version or hold another
+    stage's or key's value (entry -> why); ``old_format``: files of entries written by
     an older kcca as pickles (never read now); ``leftovers``: temporary files of killed
     writers; ``foreign``: files and links that are not the cache's own, left alone."""
 
@@ -83,7 +84,8 @@ def _mine(st: os.stat_result) -> bool:
 
 
 def verify_cache(root: str | os.PathLike) -> CacheAudit:
-    """Re-check the input files of every entry of a cache folder (``kcca cache verify``)."""
+    """Re-check the content and the input files of every entry of a cache folder (``kcca
+    cache verify``)."""
     root = Path(root)
     check_trusted(root)
     audit = CacheAudit(root)
@@ -120,7 +122,7 @@ def _audit_entry(audit: CacheAudit, path: Path, stage: str, key: str, item: str 
     from kcca.fingerprints import changed_inputs
 
     try:
-        head = read_header_of(path)
+        head = check_entry(path)
     except EntryUnusable as exc:
         audit.unusable[path] = str(exc)
         return

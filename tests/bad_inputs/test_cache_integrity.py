@@ -76,17 +76,110 @@ def _rankings(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.glob("rankings_*.json"))}
 
 
+# ------------------------------------------------------------------ content digest
+def test_a_test_ranking_changed_in_the_cache_is_recomputed_and_ranks_as_before(
+    demo_run, capsys, caplog
+):
+    """Before: the demo's second run served the changed rankings (different rankings files,
+    no word), and ``kcca cache verify`` called the entries current."""
+    tmp_path = demo_run
+    entries = sorted((tmp_path / "cache" / "system-test").glob("*.entry"))
+    assert len(entries) == 2
+    for entry in entries:
+        _rewrite(entry, _reverse_first_ranking)
+    capsys.readouterr()
+    assert main(["cache", "verify", "--cache-dir", str(tmp_path / "cache")]) == 1
+    out = capsys.readouterr().out
+    assert "2 damaged or misplaced" in out and "does not match the content digest" in out
+    assert _demo(tmp_path, "again") == 0
+    assert _rankings(tmp_path / "again") == _rankings(tmp_path / "first")
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert all(str(e) in warned for e in entries) and "computed again" in warned
+    assert main(["cache", "verify", "--cache-dir", str(tmp_path / "cache")]) == 0
+
+
+@pytest.mark.parametrize("change", [
+    lambda name, v: np.full_like(v, np.nan) if name.endswith(".npy") else v,
+    lambda name, v: v.replace(b"[3,3]", b"[9,1]") if name == "tree.json" else v,
+    lambda name, v: v.replace(b'"inputs": {}', b'"inputs": {"/x": "0"}')
+    if name == "header.json" else v,
+], ids=["nan-filled-gram", "tree", "header"])
+def test_an_entry_changed_after_it_was_written_is_recomputed(tmp_path, change):
+    """A Gram filled with NaN (before: served, and the run blamed the kernel), a changed tree
+    or header: each is recomputed and the computed value served."""
+    gram = np.arange(9.0).reshape(3, 3)
+    Cache(tmp_path / "cache").get_or_compute("system-image-gram", {"k": 1}, lambda: {"g": gram})
+    path = Cache(tmp_path / "cache").path("system-image-gram", {"k": 1})
+    _rewrite(path, change)
+    cache = Cache(tmp_path / "cache")
+    got = cache.get_or_compute("system-image-gram", {"k": 1}, lambda: {"g": gram.copy()})
+    assert np.array_equal(got["g"], gram)
+    assert cache.stats["system-image-gram"] == {"computed": 1, "loaded": 0}
+
+
+def test_an_entry_without_a_content_digest_is_recomputed_and_prune_removes_it(tmp_path):
+    """An entry of format version 1 (before the content digest): another format, recomputed;
+    prune may remove it since its header proves it is the cache's own."""
+    cache_dir = tmp_path / "cache"
+    Cache(cache_dir).get_or_compute("stage", {"k": 1}, lambda: np.ones(3))
+    path = Cache(cache_dir).path("stage", {"k": 1})
+
+    def version_1(name, value):
+        if name != "header.json":
+            return value
+        head = json.loads(value)
+        head.pop("digest", None)
+        return json.dumps({**head, "format_version": 1}).encode()
+
+    _rewrite(path, version_1)
+    Cache(cache_dir).get_or_compute("other", {"k": 1}, lambda: np.arange(3))
+    _rewrite(Cache(cache_dir).path("other", {"k": 1}), _reverse_first_ranking)
+    assert main(["cache", "prune", "--cache-dir", str(cache_dir)]) == 0
+    assert not path.exists() and not Cache(cache_dir).path("other", {"k": 1}).exists()
+    cache = Cache(cache_dir)
+    assert cache.get_or_compute("stage", {"k": 1}, lambda: np.zeros(3)).tolist() == [0, 0, 0]
+
+
+def test_an_edited_meteor_paraphrase_index_is_built_again(tmp_path):
+    """Before: the changed index was loaded (every METEOR score moved; a damaged one gave
+    'unexpected IndexError'), and verify called it current."""
+    import gzip
+
+    from kcca.cache_audit import verify_cache
+    from kcca.captions.meteor import find_meteor_jar, meteor_available
+    from kcca.captions.meteor_engine import MeteorResources
+
+    ok, why = meteor_available("python")
+    if not ok:
+        pytest.skip(why)
+    table = tmp_path / "paraphrase-en.gz"
+    table.write_bytes(gzip.compress(b"0.5\na dog\na hound\n0.2\ndog\nhound\n0.3\nthe\na\n"))
+    cache_dir = tmp_path / "cache"
+    built = MeteorResources(find_meteor_jar(), table, cache_dir)
+    index = built.paraphrases
+    assert built.index_source == "built"
+    (entry,) = (cache_dir / "meteor-paraphrase").glob("*.entry")
+    _rewrite(entry, lambda name, v: v[::-1].copy() if name.endswith(".npy") and v.ndim else v)
+    assert [str(p) for p in verify_cache(cache_dir).unusable] == [str(entry)]
+    again = MeteorResources(find_meteor_jar(), table, cache_dir)
+    assert again.paraphrases.n_entries == index.n_entries and again.index_source == "built"
+    assert again.paraphrases.word_id == index.word_id
+    assert np.array_equal(again.paraphrases.level_keys, index.level_keys)
+    assert MeteorResources(find_meteor_jar(), table, cache_dir).paraphrases is not None
+    assert not verify_cache(cache_dir).unusable
+
+
 # ------------------------------------------------------------------ the value's type
 def test_an_entry_of_the_right_key_holding_another_type_is_recomputed(demo_run, capsys):
     """Each dev outcome replaced by a well-formed entry holding a string (before:
     'unexpected AttributeError', exit 1): recomputed, the same rankings."""
-    from kcca.cache_entry import read_header_of, write_entry
+    from kcca.cache_entry import check_entry, write_entry
 
     tmp_path = demo_run
     entries = sorted((tmp_path / "cache" / "system-dev").glob("*.entry"))
     assert entries
     for entry in entries:
-        head = read_header_of(entry)
+        head = check_entry(entry)
         write_entry(entry, "not an outcome", {k: head[k] for k in ("stage", "key", "config",
                                                                      "inputs")})
     capsys.readouterr()
