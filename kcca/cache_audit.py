@@ -20,7 +20,7 @@ from typing import Iterator
 
 from kcca.atomic_files import TEMP_FILE, process_alive, host_name
 from kcca.cache import check_trusted, config_key
-from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, check_entry
+from kcca.cache_entry import ENTRY_SUFFIX, MAX_HEADER_BYTES, EntryUnusable, check_entry
 from kcca.errors import DataError
 
 _KEY = re.compile(r"[0-9a-f]{20}")
@@ -169,7 +169,7 @@ def _old_manifest(folder: Path) -> set[str] | None:
     """The older records the ``inputs.json`` of ``folder`` lists, or ``None`` when there is
     no such manifest."""
     try:
-        doc = json.loads((folder / OLD_MANIFEST).read_text(encoding="utf-8"))
+        doc = json.loads(read_regular(folder / OLD_MANIFEST, MAX_HEADER_BYTES))
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or not all(
@@ -189,7 +189,7 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
     if sidecar.name not in names:
         return False
     try:
-        doc = json.loads(sidecar.read_text(encoding="utf-8"))
+        doc = json.loads(read_regular(sidecar, MAX_HEADER_BYTES))
         return (
             isinstance(doc, dict)
             and doc.get("stage") == stage
@@ -197,6 +197,17 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
         )
     except (OSError, ValueError, TypeError, RecursionError):
         return False
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, not following a link;
+    ``OSError`` for anything else (a FIFO or device is never waited on or read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            raise OSError(f"{path} is not a regular file of at most {limit:,} bytes")
+        return f.read(st.st_size)
 
 
 def _dead_temp(name: str) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -204,3 +206,36 @@ def test_get_or_compute_serves_only_the_expected_type(tmp_path):
                 {k: head[k] for k in ("stage", "key", "config", "inputs")})
     got = cache.get_or_compute_arrays("arrays", {"k": 1}, lambda: {"a": np.zeros(2)})
     assert got["a"].tolist() == [0, 0]
+
+
+# ------------------------------------------------------------------ bounded verify
+@posix
+def test_verify_and_prune_never_wait_on_a_fifo_or_device_an_entry_names(tmp_path):
+    """An input file that is ``/dev/zero`` or a FIFO, and an older record folder's
+    ``inputs.json`` that is a FIFO (before: verify and prune blocked for ever)."""
+    from kcca.cache_entry import check_entry, write_entry
+
+    cache_dir = tmp_path / "cache"
+    cache = Cache(cache_dir)
+    cache.get_or_compute("stage", {"k": 1}, lambda: np.ones(2))
+    path = cache.path("stage", {"k": 1})
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    head = check_entry(path)
+    inputs = {"/dev/zero": "0" * 64, str(fifo): "0" * 64}
+    write_entry(path, np.ones(2), {**{k: head[k] for k in ("stage", "key", "config")},
+                                   "inputs": inputs})
+    records = cache_dir / "features" / ("a" * 20)
+    records.mkdir(parents=True)
+    os.mkfifo(records / "inputs.json")
+    os.mkfifo(cache_dir / "stage" / f"{'b' * 20}.json")
+    (cache_dir / "stage" / f"{'b' * 20}.joblib").write_bytes(b"x")
+    run = [sys.executable, "-m", "kcca", "cache"]
+    verify = subprocess.run([*run, "verify", "--cache-dir", str(cache_dir)], capture_output=True,
+                            text=True, timeout=120)
+    assert verify.returncode == 1, verify.stderr
+    assert "1 stale" in verify.stdout and "/dev/zero is not a regular file" in verify.stdout
+    prune = subprocess.run([*run, "prune", "--cache-dir", str(cache_dir)], capture_output=True,
+                           text=True, timeout=120)
+    assert prune.returncode == 0 and "removed 1 files" in prune.stdout, prune.stderr
+    assert not path.exists() and (records / "inputs.json").exists()
