@@ -314,10 +314,16 @@ def check_owned(path: Path, st: os.stat_result, *, folder: bool) -> None:
             fix=_remove_fix(path),
         )
     if not folder and not stat.S_ISREG(st.st_mode):
+        is_dir = stat.S_ISDIR(st.st_mode)
         raise DataError(
-            f"cache entry {path} is a {'folder' if stat.S_ISDIR(st.st_mode) else 'special file'}"
-            ", not a file",
-            fix=_remove_fix(path),
+            f"cache entry {path} is a {'folder' if is_dir else 'special file'}, not a file: "
+            "the cache never makes one there, and cannot store the entry in its place",
+            fix=(
+                f"remove the folder (`rm -r {shlex.quote(str(path))}`) once anything of yours "
+                "in it is moved out, and run the command again"
+                if is_dir
+                else f"remove it (`rm {shlex.quote(str(path))}`) and run the command again"
+            ),
         )
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise UntrustedCacheFile(

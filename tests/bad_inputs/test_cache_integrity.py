@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import zipfile
@@ -239,3 +241,22 @@ def test_verify_and_prune_never_wait_on_a_fifo_or_device_an_entry_names(tmp_path
                            text=True, timeout=120)
     assert prune.returncode == 0 and "removed 1 files" in prune.stdout, prune.stderr
     assert not path.exists() and (records / "inputs.json").exists()
+
+
+# ------------------------------------------------------------------ misleading fixes
+def test_an_entry_replaced_by_a_folder_is_named_and_the_fix_removes_it(demo_run, capsys):
+    """Before: the fix said to pass --cache-dir with a folder of one's own, as if the folder
+    were another user's."""
+    tmp_path = demo_run
+    entry = sorted((tmp_path / "cache" / "system-test").glob("*.entry"))[0]
+    entry.unlink()
+    entry.mkdir()
+    capsys.readouterr()
+    assert _demo(tmp_path, "again") == 2
+    err = capsys.readouterr().err
+    assert f"error: cache entry {entry} is a folder, not a file" in err
+    fix = re.search(r"fix: .*`(rm -r [^`]+)`", err)
+    assert fix and "your own" not in err, err
+    subprocess.run(shlex.split(fix.group(1)), check=True)
+    assert _demo(tmp_path, "again") == 0
+    assert _rankings(tmp_path / "again") == _rankings(tmp_path / "first")
