@@ -115,7 +115,9 @@ class Cache:
     pickle: no entry can run code, whoever wrote it), with a header naming its stage and key,
     the config behind the key and the input files behind the value (path -> content digest,
     :mod:`kcca.fingerprints`), which ``kcca cache verify`` re-checks. An entry whose header
-    names another stage or key, or that is damaged, is recomputed; one that another user
+    names another stage or key, that is damaged (its content no longer has the SHA-256 its
+    header records, :func:`kcca.cache_entry.content_digest`) or whose value is not of the
+    type its reader expects (``expect``) is recomputed; one that another user
     could have written is refused by name (:class:`kcca.cache_entry.UntrustedCacheFile`), as
     is a cache folder owned by another user or writable by everyone (:func:`check_trusted`).
 
@@ -284,6 +286,12 @@ class Cache:
         found, stored = self.load_if_usable(stage, config, dict)
         if found and all(isinstance(a, np.ndarray) for a in stored.values()):
             return {k: (a.item() if a.ndim == 0 else a) for k, a in stored.items()}
+        if found:
+            log.warning(
+                "cache entry %s is not used and is computed again: it holds values that are "
+                "not arrays",
+                self.path(stage, config),
+            )
         value = compute()
         self.save(stage, config, {k: np.asarray(v) for k, v in value.items()}, inputs)
         return value
