@@ -19,7 +19,7 @@ from pathlib import Path
 
 import joblib
 
-from kcca.cache_entry import ENTRY_SUFFIX, read_entry, read_header_of
+from kcca.cache_entry import ENTRY_SUFFIX, check_entry, read_entry
 
 TARGET_RATIO = 1.5
 
@@ -37,7 +37,7 @@ def bench(root: Path, repeats: int) -> dict:
     stages: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for i, path in enumerate(sorted(root.rglob(f"*{ENTRY_SUFFIX}"))):
-            head = read_header_of(path)
+            head = check_entry(path)
             args = dict(stage=head["stage"], key=head["key"], item=head.get("item"))
             value = read_entry(path, **args)
             pickle = Path(tmp) / f"{i}.joblib"

@@ -449,7 +449,7 @@ class ImageFeaturePipeline:
         configs = {n: self._codebook_config(ft, chosen) for n, ft in self.feature_types.items()}
         books: dict[str, Codebook] = {}
         for n, cfg in configs.items():
-            found, book = self.cache.load_if_usable(CODEBOOK_STAGE, cfg)
+            found, book = self.cache.load_if_usable(CODEBOOK_STAGE, cfg, Codebook)
             if found:
                 books[n] = book
         missing = [n for n in self.feature_types if n not in books]

@@ -40,6 +40,8 @@ from kcca.errors import DataError
 from kcca.fingerprints import input_record
 
 T = TypeVar("T")
+#: what a caller expects an entry's value to be: a type, a tuple of types, or None (anything)
+Expected = type | tuple[type, ...] | None
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE_ENV = "KCCA_CACHE_DIR"
@@ -113,7 +115,9 @@ class Cache:
     pickle: no entry can run code, whoever wrote it), with a header naming its stage and key,
     the config behind the key and the input files behind the value (path -> content digest,
     :mod:`kcca.fingerprints`), which ``kcca cache verify`` re-checks. An entry whose header
-    names another stage or key, or that is damaged, is recomputed; one that another user
+    names another stage or key, that is damaged (its content no longer has the SHA-256 its
+    header records, :func:`kcca.cache_entry.content_digest`) or whose value is not of the
+    type its reader expects (``expect``) is recomputed; one that another user
     could have written is refused by name (:class:`kcca.cache_entry.UntrustedCacheFile`), as
     is a cache folder owned by another user or writable by everyone (:func:`check_trusted`).
 
@@ -173,20 +177,23 @@ class Cache:
     def has(self, stage: str, config: Any) -> bool:
         return self.enabled and self.path(stage, config).exists()
 
-    def load(self, stage: str, config: Any) -> Any:
+    def load(self, stage: str, config: Any, expect: Expected = None) -> Any:
         """The value of an entry; :class:`kcca.cache_entry.EntryUnusable` for a damaged or
-        misplaced one, ``FileNotFoundError`` for none."""
+        misplaced one, or one whose value is not an instance of ``expect`` (a type or tuple
+        of types; None: any), ``FileNotFoundError`` for none."""
         value = read_entry(self.path(stage, config), stage=stage, key=config_key(config))
+        check_type(value, expect)
         self.record(stage, loaded=1)
         return value
 
-    def load_if_usable(self, stage: str, config: Any) -> tuple[bool, Any]:
-        """``(True, value)`` of a usable entry, else ``(False, None)`` (none, damaged or
-        misplaced: logged); an entry someone else could have written is an error."""
+    def load_if_usable(self, stage: str, config: Any, expect: Expected = None) -> tuple[bool, Any]:
+        """``(True, value)`` of a usable entry, else ``(False, None)`` (none, damaged,
+        misplaced or not of type ``expect``: logged); an entry someone else could have
+        written is an error."""
         if not self.enabled:
             return False, None
         try:
-            return True, self.load(stage, config)
+            return True, self.load(stage, config, expect)
         except FileNotFoundError:
             return False, None
         except EntryUnusable as exc:
@@ -249,13 +256,16 @@ class Cache:
         config: Any,
         compute: Callable[[], T],
         inputs: Iterable[str | os.PathLike] | Callable[[], Iterable] | None = None,
+        expect: Expected = None,
     ) -> T:
         """Return the cached value for ``(stage, config)``, computing and storing it if absent.
 
         ``inputs``: the files behind the value (or a function returning them, called only when
-        the value is computed); their content must be part of ``config`` already.
+        the value is computed); their content must be part of ``config`` already. ``expect``:
+        the type (or tuple of types) of the value; a stored value of another type is computed
+        again (None: any type is served).
         """
-        found, value = self.load_if_usable(stage, config)
+        found, value = self.load_if_usable(stage, config, expect)
         if found:
             return value
         value = compute()
@@ -273,15 +283,31 @@ class Cache:
         numbers (scalars and strings come back as Python objects)."""
         if not self.enabled:
             return compute()
-        found, stored = self.load_if_usable(stage, config)
-        if found and isinstance(stored, dict):
+        found, stored = self.load_if_usable(stage, config, dict)
+        if found and all(isinstance(a, np.ndarray) for a in stored.values()):
             return {k: (a.item() if a.ndim == 0 else a) for k, a in stored.items()}
+        if found:
+            log.warning(
+                "cache entry %s is not used and is computed again: it holds values that are "
+                "not arrays",
+                self.path(stage, config),
+            )
         value = compute()
         self.save(stage, config, {k: np.asarray(v) for k, v in value.items()}, inputs)
         return value
 
 
 _CLEANED: set[str] = set()
+
+
+def check_type(value: Any, expect: Expected) -> None:
+    """Raise :class:`kcca.cache_entry.EntryUnusable` when ``value`` is not an instance of
+    ``expect`` (None: anything is)."""
+    if expect is not None and not isinstance(value, expect):
+        names = expect if isinstance(expect, tuple) else (expect,)
+        raise EntryUnusable(
+            f"it holds a {type(value).__name__}, not a " + " or ".join(t.__name__ for t in names)
+        )
 
 
 def check_trusted(root: str | os.PathLike) -> None:

@@ -20,7 +20,7 @@ from typing import Iterator
 
 from kcca.atomic_files import TEMP_FILE, process_alive, host_name
 from kcca.cache import check_trusted, config_key
-from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, read_header_of
+from kcca.cache_entry import ENTRY_SUFFIX, MAX_HEADER_BYTES, EntryUnusable, check_entry
 from kcca.errors import DataError
 
 _KEY = re.compile(r"[0-9a-f]{20}")
@@ -41,8 +41,9 @@ class CacheAudit:
     """What :func:`verify_cache` found in a cache folder.
 
     ``current``: entries whose input files are unchanged; ``stale``: entry -> the input files
-    that changed; ``unusable``: entries that are damaged, of another format version or hold
-    another stage's or key's value (entry -> why); ``old_format``: files of entries written by
+    that changed; ``unusable``: entries that are damaged (their content no longer has the
+    digest their header records, among others), of another format version or hold another
+    stage's or key's value (entry -> why); ``old_format``: files of entries written by
     an older kcca as pickles (never read now); ``leftovers``: temporary files of killed
     writers; ``foreign``: files and links that are not the cache's own, left alone."""
 
@@ -83,7 +84,8 @@ def _mine(st: os.stat_result) -> bool:
 
 
 def verify_cache(root: str | os.PathLike) -> CacheAudit:
-    """Re-check the input files of every entry of a cache folder (``kcca cache verify``)."""
+    """Re-check the content and the input files of every entry of a cache folder (``kcca
+    cache verify``)."""
     root = Path(root)
     check_trusted(root)
     audit = CacheAudit(root)
@@ -120,7 +122,7 @@ def _audit_entry(audit: CacheAudit, path: Path, stage: str, key: str, item: str 
     from kcca.fingerprints import changed_inputs
 
     try:
-        head = read_header_of(path)
+        head = check_entry(path)
     except EntryUnusable as exc:
         audit.unusable[path] = str(exc)
         return
@@ -167,7 +169,7 @@ def _old_manifest(folder: Path) -> set[str] | None:
     """The older records the ``inputs.json`` of ``folder`` lists, or ``None`` when there is
     no such manifest."""
     try:
-        doc = json.loads((folder / OLD_MANIFEST).read_text(encoding="utf-8"))
+        doc = json.loads(read_regular(folder / OLD_MANIFEST, MAX_HEADER_BYTES))
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or not all(
@@ -187,7 +189,7 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
     if sidecar.name not in names:
         return False
     try:
-        doc = json.loads(sidecar.read_text(encoding="utf-8"))
+        doc = json.loads(read_regular(sidecar, MAX_HEADER_BYTES))
         return (
             isinstance(doc, dict)
             and doc.get("stage") == stage
@@ -195,6 +197,17 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
         )
     except (OSError, ValueError, TypeError, RecursionError):
         return False
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, not following a link;
+    ``OSError`` for anything else (a FIFO or device is never waited on or read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            raise OSError(f"{path} is not a regular file of at most {limit:,} bytes")
+        return f.read(st.st_size)
 
 
 def _dead_temp(name: str) -> bool:

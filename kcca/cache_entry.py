@@ -4,14 +4,16 @@ An entry is a zip archive (``<key>.entry``; ``np.load(allow_pickle=False)`` open
 members stored, never compressed:
 
 * ``header.json``: magic, format version, the stage, the key (and, for a
-  per-item record, the item), the config behind the key and the input files behind the value
+  per-item record, the item), the config behind the key, the input files behind the value
   (absolute path -> content digest, :mod:`kcca.fingerprints`, which ``kcca cache verify``
-  re-checks);
+  re-checks) and the SHA-256 of everything else the entry holds (:func:`content_digest`);
 * ``tree.json`` and ``arr_N.npy``: the value as :mod:`kcca.data_tree` writes it: only the
   classes of :data:`CACHE_CLASSES` are ever rebuilt, so no entry can run code, whoever wrote it.
 
 An entry is used only when its header names the stage and key (and item) it is read for, so a
-file copied or renamed into another entry's place is recomputed, not served. Entries and stage
+file copied or renamed into another entry's place is recomputed, not served, and only when what
+it holds still has the digest its header records, so an entry changed after it was written
+(edited in place, or damaged on disk) is recomputed too. Entries and stage
 folders are created with owner-only write permissions whatever the umask, and an entry that
 another user owns, or that group or others could write, is refused by name
 (:class:`UntrustedCacheFile`).
@@ -20,13 +22,16 @@ another user owns, or that group or others could write, is refused by name
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import shlex
 import stat
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+
+import numpy as np
 
 from kcca.atomic_files import atomic_write
 from kcca.data_tree import (
@@ -42,10 +47,13 @@ from kcca.errors import DataError
 
 ENTRY_SUFFIX = ".entry"
 ENTRY_MAGIC = "kcca-cache-entry"
-#: bump when the layout changes: entries of another version are recomputed
-ENTRY_VERSION = 1
+#: bump when the layout changes: entries of another version are recomputed (version 2 added
+#: the content digest)
+ENTRY_VERSION = 2
 HEADER = "header.json"
 TREE = "tree.json"
+#: the header field holding :func:`content_digest`
+DIGEST = "digest"
 #: the largest header.json read (a bigger one is not an entry)
 MAX_HEADER_BYTES = 1 << 26
 #: arrays of at most this many bytes share one member per dtype (a per-image record is one
@@ -121,6 +129,8 @@ def write_entry(path: Path, value: Any, header: dict[str, Any]) -> Path:
         "format_version": ENTRY_VERSION,
         "pools": pools,
     }
+    head = json.loads(json.dumps(head))  # as a reader parses it (keys as strings), digested
+    head[DIGEST] = content_digest(head, tree, arrays.items())
     members = {HEADER: json.dumps(head, sort_keys=True).encode(), TREE: tree}
     make_private_folder(path.parent)
     return atomic_write(path, lambda tmp: write_archive(tmp, members, arrays))
@@ -159,17 +169,73 @@ def read_entry(path: Path, *, stage: str, key: str, item: str | None = None) -> 
             raise EntryUnusable(f"damaged ({type(exc).__name__}: {exc})") from None
 
 
-def read_header_of(path: Path) -> dict[str, Any]:
-    """The checked header of the entry at ``path`` (:class:`EntryUnusable` when it is not a
-    complete entry of this format version)."""
+def check_entry(path: Path) -> dict[str, Any]:
+    """The header of the entry at ``path``, once what the entry holds is checked against the
+    digest its header records (one array in memory at a time; ``kcca cache verify``).
+
+    Raises :class:`EntryUnusable` when it is not a complete, unchanged entry of this format
+    version, :class:`UntrustedCacheFile` for one another user could have written."""
     with open_owned(path) as f:
         try:
             with zipfile.ZipFile(f) as zf:
-                return _read_header(zf)
+                head = _read_header(zf)
+                _check_digest(head, zf.read(TREE), _array_members(zf))
+                return head
         except EntryUnusable:
             raise
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, RecursionError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            OSError,
+            EOFError,
+            ValueError,
+            KeyError,
+            TypeError,
+            RecursionError,
+            MemoryError,
+        ) as exc:
             raise EntryUnusable(f"damaged ({type(exc).__name__}: {exc})") from None
+
+
+def content_digest(
+    head: dict[str, Any], tree: bytes, arrays: Iterable[tuple[str, np.ndarray]]
+) -> str:
+    """SHA-256 (hex) of an entry's content: its header without the digest field, its tree
+    and its arrays by name (dtype, shape, memory order and bytes: the value they rebuild, not
+    the layout of the zip). Any change to what an entry serves changes it."""
+    h = hashlib.sha256()
+    fields = {k: v for k, v in head.items() if k != DIGEST}
+    h.update(json.dumps(fields, sort_keys=True).encode())
+    h.update(b"\0%d\0" % len(tree))
+    h.update(tree)
+    for name, a in sorted(arrays, key=lambda kv: kv[0]):
+        if a.flags.c_contiguous:
+            data, order = a, "C"
+        elif a.flags.f_contiguous:
+            data, order = a.T, "F"
+        else:  # written in C order
+            data, order = np.ascontiguousarray(a), "C"
+        h.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0{order}\0".encode())
+        h.update(data.reshape(-1).view(np.uint8).data)
+    return h.hexdigest()
+
+
+def _check_digest(
+    head: dict[str, Any], tree: bytes, arrays: Iterable[tuple[str, np.ndarray]]
+) -> None:
+    """Raise :class:`EntryUnusable` unless the content has the digest the header records."""
+    if content_digest(head, tree, arrays) != head.get(DIGEST):
+        raise EntryUnusable(
+            "what it holds does not match the content digest in its header (it was changed "
+            "or damaged after it was written)"
+        )
+
+
+def _array_members(zf: zipfile.ZipFile) -> Iterable[tuple[str, np.ndarray]]:
+    """``(name, array)`` of each array member, read one at a time."""
+    for m in dict.fromkeys(zf.namelist()):
+        if m not in (HEADER, TREE):
+            yield m[:-4], read_array_member(zf, m)
 
 
 def _what(stage: Any, key: Any, item: Any) -> str:
@@ -195,11 +261,12 @@ def _read_header(zf: zipfile.ZipFile) -> dict[str, Any]:
 
 
 def _read_value(zf: zipfile.ZipFile, head: dict[str, Any]) -> Any:
-    names = zf.namelist()
-    arrays = {m[:-4]: read_array_member(zf, m) for m in names if m not in (HEADER, TREE)}
+    arrays = dict(_array_members(zf))
+    tree = zf.read(TREE)
+    _check_digest(head, tree, arrays.items())
     pools = head.get("pools")
     try:
-        return TreeDecoder(arrays, pools, CACHE_CLASSES).decode(zf.read(TREE))
+        return TreeDecoder(arrays, pools, CACHE_CLASSES).decode(tree)
     except UnknownClassError as exc:
         raise EntryUnusable(
             f"it names the class {str(exc)!r}, which an entry may not hold"
@@ -247,10 +314,16 @@ def check_owned(path: Path, st: os.stat_result, *, folder: bool) -> None:
             fix=_remove_fix(path),
         )
     if not folder and not stat.S_ISREG(st.st_mode):
+        is_dir = stat.S_ISDIR(st.st_mode)
         raise DataError(
-            f"cache entry {path} is a {'folder' if stat.S_ISDIR(st.st_mode) else 'special file'}"
-            ", not a file",
-            fix=_remove_fix(path),
+            f"cache entry {path} is a {'folder' if is_dir else 'special file'}, not a file: "
+            "the cache never makes one there, and cannot store the entry in its place",
+            fix=(
+                f"remove the folder (`rm -r {shlex.quote(str(path))}`) once anything of yours "
+                "in it is moved out, and run the command again"
+                if is_dir
+                else f"remove it (`rm {shlex.quote(str(path))}`) and run the command again"
+            ),
         )
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise UntrustedCacheFile(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -28,12 +29,41 @@ def file_digest(path: str | os.PathLike) -> str:
     memo = (real, st.st_size, st.st_mtime_ns, st.st_ino)
     digest = _MEMO.get(memo)
     if digest is None:
-        h = hashlib.sha256()
         with open(real, "rb") as f:
-            while chunk := f.read(_CHUNK):
-                h.update(chunk)
-        digest = _MEMO[memo] = h.hexdigest()
+            digest = _MEMO[memo] = _read_digest(f)
     return digest
+
+
+def regular_file_digest(path: str | os.PathLike) -> str:
+    """:func:`file_digest` of a regular file only, reading no more than the size it had when
+    opened; ``OSError`` for a folder, FIFO or device, which is never waited on or read (the
+    files a cache entry's header names, which anyone could have edited)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(f"{path} is not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # replaced since the check
+            raise OSError(f"{path} is not a regular file")
+        memo = (os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+        digest = _MEMO.get(memo)
+        if digest is None:
+            digest = _MEMO[memo] = _read_digest(f, st.st_size)
+    return digest
+
+
+def _read_digest(f, limit: int | None = None) -> str:
+    """SHA-256 (hex) of what ``f`` holds (at most ``limit`` bytes)."""
+    h = hashlib.sha256()
+    left = limit
+    while left is None or left > 0:
+        chunk = f.read(_CHUNK if left is None else min(_CHUNK, left))
+        if not chunk:
+            break
+        h.update(chunk)
+        if left is not None:
+            left -= len(chunk)
+    return h.hexdigest()
 
 
 def tree_digest(path: str | os.PathLike) -> str:
@@ -64,11 +94,12 @@ def input_record(paths: Iterable[str | os.PathLike]) -> dict[str, str]:
 
 
 def changed_inputs(record: Mapping[str, str]) -> dict[str, str]:
-    """The files of an input record whose content changed: path -> what happened."""
+    """The files of an input record whose content changed: path -> what happened. Only
+    regular files are read (:func:`regular_file_digest`)."""
     out = {}
     for path, digest in record.items():
         try:
-            now = file_digest(path)
+            now = regular_file_digest(path)
         except OSError as exc:
             out[path] = f"unreadable ({exc.strerror or exc})"
             continue

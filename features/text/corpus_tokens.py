@@ -137,4 +137,4 @@ def preprocess_corpus(
             unknown=list(speller.unknown_) if speller is not None else [],
         )
 
-    return cache.get_or_compute(STAGE, key, compute)
+    return cache.get_or_compute(STAGE, key, compute, expect=PreprocessedCorpus)

@@ -359,5 +359,8 @@ def load_english_corpus(
             enabled=progress,
         )
     return cache.get_or_compute(
-        STAGE, config, lambda: build_english_corpus(corpora, reference=reference, progress=progress)
+        STAGE,
+        config,
+        lambda: build_english_corpus(corpora, reference=reference, progress=progress),
+        expect=TokenizedCorpus,
     )

@@ -246,7 +246,7 @@ def load_tagger(config: TaggerConfig, cache: Cache | None = None, progress: bool
                 enabled=progress,
             )
         data = cache.get_or_compute(
-            STAGE, key, lambda: tagger_data(train_tagger(config, progress=progress))
+            STAGE, key, lambda: tagger_data(train_tagger(config, progress=progress)), expect=dict
         )
         tagger = tagger_from_data(data)
         _MEMO[k] = tagger

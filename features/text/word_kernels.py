@@ -31,6 +31,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Hashable
 
+from sklearn.base import BaseEstimator
+
 from kcca.cache import Cache
 from kcca.names import WORD_KERNELS
 from kcca.progress import building
@@ -256,7 +258,7 @@ class WordKernelBuilder:
                 self.cache,
                 STAGE,
             )
-        est = self.cache.get_or_compute(STAGE, key, lambda: self._fit(name))
+        est = self.cache.get_or_compute(STAGE, key, lambda: self._fit(name), expect=BaseEstimator)
         self._memo[name] = est
         return est
 
@@ -344,7 +346,10 @@ class WordKernelBuilder:
         if memo_key not in self._memo:
             assert self.cache is not None  # set by __post_init__
             self._memo[memo_key] = self.cache.get_or_compute(
-                KERNEL_STAGE, self._cache_key(name), lambda: self.similarity(name).word_kernel()
+                KERNEL_STAGE,
+                self._cache_key(name),
+                lambda: self.similarity(name).word_kernel(),
+                expect=WordKernel,
             )
         return self._memo[memo_key]
 

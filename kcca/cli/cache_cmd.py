@@ -24,7 +24,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "action",
         choices=("verify", "prune"),
-        help="verify: report entries whose input files changed, damaged or misplaced entries "
+        help="verify: report entries whose input files changed, damaged (content that no "
+        "longer matches the digest written with it) or misplaced entries "
         "and entries of the older pickle format (exit 1 if any); prune: list and delete them",
     )
     p.add_argument(

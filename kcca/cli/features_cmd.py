@@ -253,6 +253,8 @@ def _gram(args, pipe, result, ids, cache, backend: str) -> dict:
     """Pyramid intersection Gram (p = 1) of the extracted images, cached."""
     import hashlib
 
+    from numpy import ndarray
+
     from features.kernels.image import PyramidKernel
 
     kern = PyramidKernel(
@@ -271,7 +273,9 @@ def _gram(args, pipe, result, ids, cache, backend: str) -> dict:
     }
     t = time.perf_counter()
     items = result.items(ids)
-    gram = cache.get_or_compute("image-gram", cfg, lambda: kern.fit(items).gram(items))
+    gram = cache.get_or_compute(
+        "image-gram", cfg, lambda: kern.fit(items).gram(items), expect=ndarray
+    )
     out = {
         "shape": list(gram.shape),
         "seconds": round(time.perf_counter() - t, 3),

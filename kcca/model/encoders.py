@@ -200,6 +200,7 @@ class ImageEncoder:
         fingerprint and the file's path, size and modification time: a second query on the
         same folder reads them back, a changed file is described again. Bad images are not
         cached (tried again next time)."""
+        from features.image_features import ImageFeatures
         from kcca.data.images import ImageFiles
 
         key = self.fingerprint()
@@ -213,11 +214,11 @@ class ImageEncoder:
                 "size": st.st_size,
                 "mtime_ns": st.st_mtime_ns,
             }
-        found = {
-            i: cache.load(QUERY_IMAGE_STAGE, c)
-            for i, c in configs.items()
-            if cache.has(QUERY_IMAGE_STAGE, c)
-        }
+        found = {}
+        for i, c in configs.items():
+            usable, record = cache.load_if_usable(QUERY_IMAGE_STAGE, c, ImageFeatures)
+            if usable:
+                found[i] = record
         todo = [i for i in paths if i not in found]
         new, skipped = self.features(
             ImageFiles({i: paths[i] for i in todo}),

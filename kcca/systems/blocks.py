@@ -28,6 +28,7 @@ from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
 from kcca.data.corpus import SPLITS, Corpus, caption_id
 from kcca.errors import DataError, SettingError
+from kcca.solver.factors import KernelSide
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
 
@@ -597,13 +598,15 @@ class Workspace:
     def _block(self, stage: str, key: dict, compute, inputs: Sequence[str] = ()) -> np.ndarray:
         memo = (stage, config_key(key))
         if memo not in self._memo:
-            self._memo[memo] = np.asarray(self.cache.get_or_compute(stage, key, compute, inputs))
+            self._memo[memo] = np.asarray(
+                self.cache.get_or_compute(stage, key, compute, inputs, expect=np.ndarray)
+            )
         return self._memo[memo]
 
     def _blocks(self, stage: str, key: dict, compute, inputs: Sequence[str] = ()) -> Blocks:
         memo = (stage, config_key(key))
         if memo not in self._memo:
-            value = self.cache.get_or_compute(stage, key, compute, inputs)
+            value = self.cache.get_or_compute(stage, key, compute, inputs, expect=dict)
             self._memo[memo] = Blocks(
                 value["train"], value["dev"], value["test"], key, tuple(inputs)
             )
@@ -665,7 +668,9 @@ def factor_store(cache: Cache, kernel: Any, inputs: Sequence[str] = ()) -> Any:
         return None
 
     def store(config: dict, compute: Any) -> Any:
-        return cache.get_or_compute(FACTOR_STAGE, {**config, "kernel": kernel}, compute, inputs)
+        return cache.get_or_compute(
+            FACTOR_STAGE, {**config, "kernel": kernel}, compute, inputs, expect=KernelSide
+        )
 
     return store
 

@@ -360,6 +360,7 @@ def _dev_outcomes(
                 # mypy cannot type a lambda with a default argument
                 lambda p=p, d=d: grids.dev_fit(p, d, search_rank),  # type: ignore[misc]
                 grids.inputs,
+                expect=DevOutcome,
             )
         )
         lead = min(outcomes, key=DevOutcome.sort_key)
@@ -388,6 +389,7 @@ def _chosen_on_dev(
             {**grids.base_key, "p": best.p, "d": best.d},
             lambda: grids.dev_fit(best.p, best.d, None),
             grids.inputs,
+            expect=DevOutcome,
         )
     log.info(
         "%s: chose p=%g d=%g on dev (criterion %.1f)", spec.label, best.p, best.d, best.criterion
@@ -413,7 +415,7 @@ def _test_rankings(grids: _KccaGrids, best: DevOutcome) -> dict[str, np.ndarray]
         }
 
     key = {**grids.base_key, "p": best.p, "d": best.d, "selected": _selected(best)}
-    return grids.ws.cache.get_or_compute(TEST_STAGE, key, rank_test_pool, grids.inputs)
+    return grids.ws.cache.get_or_compute(TEST_STAGE, key, rank_test_pool, grids.inputs, expect=dict)
 
 
 def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
@@ -454,7 +456,7 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
         "pools": list(pools),
     }
     inputs = [*grids.inputs, *captions.inputs]
-    return grids.ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs)
+    return grids.ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs, expect=dict)
 
 
 def _projected(project: Any, block: Any) -> dict[float, np.ndarray]:
@@ -567,4 +569,4 @@ def _nn_all_captions(ws: Workspace, spec: SystemSpec, text_kernel: Any, image: B
 
     key = {"version": VERSION, "nn": image.key, "captions": captions.key, "pools": list(pools)}
     inputs = [*image.inputs, *captions.inputs]
-    return ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs)
+    return ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs, expect=dict)

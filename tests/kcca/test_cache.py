@@ -30,9 +30,9 @@ def test_get_or_compute_caches(tmp_path):
     assert len(calls) == 1
     cache.get_or_compute("stage", {"a": 2}, compute)
     assert len(calls) == 2
-    from kcca.cache_entry import read_header_of
+    from kcca.cache_entry import check_entry
 
-    head = read_header_of(cache.path("stage", {"a": 1}))
+    head = check_entry(cache.path("stage", {"a": 1}))
     assert (head["stage"], head["config"]) == ("stage", {"a": 1})
 
 

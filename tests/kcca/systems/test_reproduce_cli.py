@@ -127,9 +127,9 @@ def test_systems_on_a_dask_cluster(run_dir, tmp_path):
     details = json.loads((out / "rankings" / "details.json").read_text())
     assert {d["system"] for d in details} == {"BoW5", "NN5_F1^idf"}
     # the image kernel's KCCA factor went to the disk cache (stage kernel-factor), for p = 2
-    from kcca.cache_entry import read_header_of
+    from kcca.cache_entry import check_entry
 
-    factors = [read_header_of(f)["config"]
+    factors = [check_entry(f)["config"]
                for f in (tmp_path / "cache" / "kernel-factor").glob("*.entry")]
     assert [(f["view"], f["factor"][1]) for f in factors] == [("Kx", 2.0)]
     assert all(d["scheduler"] == cluster.scheduler_address for d in details)
