@@ -95,9 +95,38 @@ ALLOWED = frozenset(
         "features.text.lemmatize:WordNetLemmatizer",
     }
 )
-#: what instances of the classes of :data:`ALLOWED` that are not dataclasses need (a
-#: dataclass needs its fields): a file whose state lacks one is refused when it is read
+#: what instances of the classes of :data:`ALLOWED` need besides a dataclass's fields: the
+#: attributes of the other classes, and the fitted attributes every ``fit`` of an estimator
+#: sets; a file whose state lacks one is refused when it is read
 NEEDS = {
+    "features.codebook:Codebook": ("cluster_centers_", "n_features_in_"),
+    "features.kernels.image:HistogramKernel": ("train_items_", "train_matrix_"),
+    "features.kernels.image:PyramidKernel": ("train_items_", "train_matrix_"),
+    "features.text.bow_kernel:BowKernel": (
+        "idf_",
+        "train_features_",
+        "columns_",
+        "train_self_",
+        "train_items_",
+    ),
+    "features.text.trigram_kernel:TrigramKernel": ("idf_", "train_self_", "train_items_"),
+    "features.text.tagrank_kernel:TagRankKernel": (
+        "word_ids_",
+        "position_cdf_",
+        "train_set_",
+        "omega_",
+        "omega_prime_",
+        "train_items_",
+    ),
+    "features.text.pipeline:CaptionPreprocessor": (
+        "compounds_",
+        "speller_",
+        "lemmatizer_",
+        "stop_words_",
+        "corrections_",
+        "merges_",
+        "n_fit_captions_",
+    ),
     "features.text.idf:Idf": ("n_documents_", "document_frequency_", "_log_n"),
     "features.text.soft_trigram:WordIds": ("n_kernel", "base", "extra"),
     "features.text.tagrank_kernel:_SentenceSet": (

@@ -256,6 +256,51 @@ def test_an_allowed_class_with_an_empty_state_is_refused(demo, tmp_path, capsys,
     _assert_refused(code, err, path, "lacks")
 
 
+def _without(demo_file, path, class_name, attribute):
+    """The demo model file with ``attribute`` removed from the state of every object of
+    ``class_name``, its hash made valid again."""
+    from kcca.model import file_format
+
+    members = _members(demo_file)
+    header = json.loads(members["header.json"])
+
+    def drop(node):
+        if isinstance(node, dict):
+            if node.get("$object") == class_name and attribute in node.get("$state", {}):
+                state = {k: v for k, v in node["$state"].items() if k != attribute}
+                return {**node, "$state": drop(state)}
+            return {k: drop(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [drop(v) for v in node]
+        return node
+
+    tree = json.dumps(drop(json.loads(members["model.json"]))).encode()
+    assert tree != members["model.json"], (class_name, attribute)
+    arrays = {n[:-4]: np.lib.format.read_array(io.BytesIO(members[n]))
+              for n in members if n.endswith(".npy")}
+    header["sha256"] = file_format.content_hash(header, tree, arrays)
+    members.update({"header.json": json.dumps(header).encode(), "model.json": tree})
+    return _write_zip(path, members)
+
+
+@pytest.mark.parametrize("class_name, attribute", [
+    ("features.kernels.image:PyramidKernel", "train_matrix_"),
+    ("features.text.trigram_kernel:TrigramKernel", "idf_"),
+    ("features.codebook:Codebook", "cluster_centers_"),
+    ("features.text.pipeline:CaptionPreprocessor", "stop_words_"),
+])
+def test_a_fitted_estimator_without_a_fitted_attribute_is_refused(demo, tmp_path, capsys,
+                                                                   class_name, attribute):
+    """A kernel, codebook or preprocessor whose parameters are all there but one of its
+    fitted attributes is not (was a 'not fitted' error or an AttributeError when the model
+    was used): refused when the file is read, naming the class and the attribute."""
+    path = _without(demo[1], tmp_path / "unfitted.kcca.npz", class_name, attribute)
+    with pytest.raises(ModelFormatError, match=f"the state of {class_name} lacks.*{attribute}"):
+        load_model(path)
+    code, err = _cli(capsys, ["query", "a red circle", "--model", str(path)])
+    _assert_refused(code, err, path, "lacks")
+
+
 @pytest.mark.parametrize("case", ["zip without header", "wrong magic", "other version",
                                   "not a model", "empty", "text"])
 def test_foreign_files_are_refused(case, tmp_path, capsys):
