@@ -68,11 +68,14 @@ def both_sides(monkeypatch, tmp_path):
 
     skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
     import pycocoevalcap.eval
+    import pycocoevalcap.spice.spice
 
     import kcca.coco.eval
+    import kcca.coco.spice.spice
 
-    monkeypatch.setattr(pycocoevalcap.eval, "Spice", _StubSpice)
-    monkeypatch.setattr(kcca.coco.eval, "Spice", _StubSpice)
+    for module in (pycocoevalcap.eval, kcca.coco.eval, pycocoevalcap.spice.spice,
+                   kcca.coco.spice.spice):
+        monkeypatch.setattr(module, "Spice", _StubSpice)
     monkeypatch.chdir(tmp_path)
     no_java = tmp_path / "no-java-bin"
     no_java.mkdir()
@@ -169,3 +172,22 @@ def test_visionmetrics_caption_evaluators(both_sides):
     evals = {side: both_sides("visionmetrics_coco_evalcap_utils.py.txt", side, evaluate_all)
              for side in ("pycocoevalcap", "kcca")}
     _assert_same(evals["kcca"], evals["pycocoevalcap"], "evaluators")
+
+
+def test_clipscore_generation_eval_utils(both_sides):
+    """jmhessel/clipscore: PTBTokenizer on dicts keyed by list position, then each scorer's
+    compute_score in a loop (SPICE imported from its module), as clipscore.py calls it (overall
+    scores) and flickr8k_example/compute_metrics.py (per caption)."""
+    items = _sources()["flickr30k_test_models"][:200]
+    refs = [it["references"] for it in items]
+    cands = [it["candidate"] for it in items]
+
+    def both_calls(script) -> tuple[dict, dict]:
+        return (script["get_all_metrics"](refs, cands),
+                script["get_all_metrics"](refs, cands, return_per_cap=True))
+
+    metrics = {side: both_sides("clipscore_generation_eval_utils.py.txt", side, both_calls)
+               for side in ("pycocoevalcap", "kcca")}
+    assert list(metrics["kcca"][0]) == ["bleu", "meteor", "rouge", "cider", "spice"]
+    assert len(metrics["kcca"][1]["meteor"]) == len(items)
+    _assert_same(metrics["kcca"], metrics["pycocoevalcap"], "metrics")
