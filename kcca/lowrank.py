@@ -202,7 +202,8 @@ def _real_float64(arr: Any, argument: str, xp: Any) -> Any:
             where = tuple(int(i) for i in np.unravel_index(int(np.argmax(host)), host.shape))
             raise KernelError(
                 f"{argument} is complex with a nonzero imaginary part (largest "
-                f"{float(host[where]):.3g} at index {where}): a kernel's Gram matrix is real",
+                f"{float(host[where]):.3g} at index {where}): Complex data not supported, a "
+                "kernel's Gram matrix is real",
                 fix="pass K.real if the imaginary part is round-off, else correct the kernel "
                 "that produced it",
             )
@@ -294,7 +295,10 @@ def check_square_symmetric(K: Any, argument: str, *, atol: float = 1e-8) -> np.n
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{argument} must be a square (n, n) kernel matrix, got shape {arr.shape}")
     if arr.shape[0] < 2:
-        raise ValueError(f"{argument} needs at least 2 training items, got shape {arr.shape}")
+        raise ValueError(
+            f"{argument} needs at least 2 training items, got {arr.shape[0]} sample(s) "
+            f"(shape {arr.shape})"
+        )
     check_finite(arr, argument)
     scale = max(float(np.abs(np.diagonal(arr)).max()), 1.0)
     asym = float(np.abs(arr - arr.T).max())

@@ -90,11 +90,20 @@ def _block(a: np.ndarray, b: np.ndarray, out: np.ndarray, sym: bool, offset: int
 def _as_histograms(x: Any, name: str) -> np.ndarray:
     arr = np.ascontiguousarray(np.asarray(to_real_numpy(x, name), dtype=np.float32))
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D (items, bins) array, got shape {arr.shape}")
+        one_item = "; Reshape your data with .reshape(1, -1) if it is one item's histogram"
+        raise ValueError(
+            f"{name} must be a 2-D (items, bins) array, got shape {arr.shape}"
+            f"{one_item if arr.ndim == 1 else ''}"
+        )
     if arr.size and not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains non-finite values: histograms must be finite")
+        raise ValueError(
+            f"{name} contains non-finite values (NaN or inf): histograms must be finite"
+        )
     if arr.size and arr.min() < 0:
-        raise ValueError(f"{name} has negative entries: intersection needs histograms >= 0")
+        raise ValueError(
+            f"{name} has negative entries: Negative values in data are refused, intersection "
+            "needs histograms >= 0"
+        )
     return arr
 
 

@@ -124,9 +124,10 @@ def _new_block(K_new: Any, n: int, power: float, xp: Any, argument: str) -> Any:
     are, :func:`kcca.lowrank.as_kernel_array`), checked and raised to ``power``."""
     arr = as_kernel_array(K_new, argument)
     if arr.ndim != 2 or arr.shape[1] != n:
+        one_item = "; Reshape your data with .reshape(1, -1) if it is one new item's row"
         raise ValueError(
             f"{argument} must be a (n_new, n_train={n}) new-by-train block, "
-            f"got shape {tuple(arr.shape)}"
+            f"got shape {tuple(arr.shape)}{one_item if arr.ndim == 1 else ''}"
         )
     if isinstance(arr, np.ndarray):
         check_finite(arr, argument)

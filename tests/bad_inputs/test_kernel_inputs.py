@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from features.kernels.image import HistogramKernel
 from kcca.errors import DataError, KernelError
 from kcca.lowrank import KERNEL_SCALE_RANGE
 from kcca.solver import KCCA, KCCAGrid
@@ -250,3 +251,32 @@ def test_new_block_whose_power_overflows_is_refused_naming_the_view(make):
     est = make(power_x=3).fit(Kx, Ky)
     error = refused(lambda: est.transform_x(Kx[:6] * 1e120), "Kx_new ** 3 has a non-finite")
     assert "normalise" in error.fix
+
+
+# ----------------------------------------------------------------------- scikit-learn's words
+@pytest.mark.parametrize("make", ESTIMATORS, ids=EST_IDS)
+def test_refusals_carry_the_words_scikit_learn_checks_look_for(make):
+    """The project's message, with the fragment scikit-learn's estimator checks match
+    (tests/test_conformance.py): complex data, one sample, one item's row given 1-D."""
+    Kx, Ky = kernels()
+    bad = Kx + 0j
+    bad[3, 7] += 1e-3j
+    with pytest.raises(KernelError, match=r"^Kx is complex .*Complex data not supported"):
+        make().fit(bad, Ky)
+    with pytest.raises(ValueError, match=r"^Kx needs at least 2 training items, got 1 sample"):
+        make().fit(Kx[:1, :1], Ky[:1, :1])
+    est = make().fit(Kx, Ky)
+    with pytest.raises(ValueError, match=r"^Kx_new must be .* got shape \(40,\); Reshape your "):
+        est.transform_x(Kx[0])
+    with pytest.raises(ValueError, match=r"got shape \(6, 39\)$"):  # 2-D: no reshape hint
+        est.transform_x(Kx[:6, :39])
+
+
+def test_histogram_refusals_carry_the_words_scikit_learn_checks_look_for():
+    kernel = HistogramKernel()
+    with pytest.raises(ValueError, match=r"^a must be a 2-D .* got shape \(3,\); Reshape your "):
+        kernel.gram_matrix(np.ones(3))
+    with pytest.raises(ValueError, match=r"^a contains non-finite values \(NaN or inf\)"):
+        kernel.gram_matrix(np.array([[1.0, np.inf]]))
+    with pytest.raises(ValueError, match=r"^a has negative entries: Negative values in data"):
+        kernel.gram_matrix(np.array([[1.0, -1.0]]))

@@ -3,16 +3,31 @@
 import numpy as np
 import pytest
 
-from features.kernels.base import Kernel, available_kernels, make_kernel, register_kernel
+from features.kernels.base import (
+    _REGISTRY,
+    Kernel,
+    available_kernels,
+    make_kernel,
+    register_kernel,
+)
 
 
-@register_kernel("test-linear")
 class LinearKernel(Kernel):
     def __init__(self, scale: float = 1.0):
         self.scale = scale
 
     def _gram(self, a, b):
         return self.scale * np.asarray(a, float) @ np.asarray(b, float).T
+
+
+@pytest.fixture(autouse=True)
+def linear_kernel():
+    """``LinearKernel`` registered as ``test-linear`` for one test and removed after it:
+    registered at import, it would join every suite parametrised over the registry
+    (tests/test_conformance.py) that is collected after this file."""
+    register_kernel("test-linear")(LinearKernel)
+    yield LinearKernel
+    del _REGISTRY["test-linear"]
 
 
 def test_registry_and_contract():
@@ -36,3 +51,4 @@ def test_non_finite_block_rejected():
     k = make_kernel("test-linear", scale=float("nan")).fit([[1.0]])
     with pytest.raises(ValueError, match=r"non-finite value at \(0, 0\)"):
         k.gram([[1.0]])
+
