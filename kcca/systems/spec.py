@@ -545,6 +545,7 @@ def files_inside(spec: SystemSpec, path: Path, root: Path) -> SystemSpec:
     (:class:`~kcca.data.paths.OutsideFolderError` naming the key, the value and the file)."""
     from features.kernels.base import kernel_class
     from features.kernels.mixture import check_parts
+    from kcca.errors import PluginError, UnknownNameError
 
     folder = str(path.parent.resolve())
     for key, kernel in spec.kernel_specs():
@@ -559,7 +560,11 @@ def files_inside(spec: SystemSpec, path: Path, root: Path) -> SystemSpec:
                 for i, q in enumerate(parts)
             ]
         for where, name, params in named:
-            for param, value in kernel_class(name).named_files(params).items():
+            try:
+                cls = kernel_class(name)
+            except (PluginError, UnknownNameError):  # named where the kernel is built, as before
+                continue
+            for param, value in cls.named_files(params).items():
                 item = f"{where}.{param} {value!r}"
                 inside(root, value, item=item, source=path, base=path.parent)
     return replace(
