@@ -78,9 +78,9 @@ def check_caption_lengths(
     :data:`kcca.limits.MAX_METEOR_CHARACTERS` (or ``$KCCA_MAX_METEOR_CHARACTERS``) before
     any is scored: :class:`CaptionTooLongError` naming the item (its id from ``ids``, else
     its 1-based position) and the caption."""
-    from kcca.limits import MAX_METEOR_CHARACTERS, MAX_METEOR_CHARACTERS_ENV, limit_from_env
+    from kcca.limits import MAX_METEOR_CHARACTERS_ENV, current_limit
 
-    limit = limit_from_env(MAX_METEOR_CHARACTERS_ENV, MAX_METEOR_CHARACTERS, "characters")
+    limit = current_limit(MAX_METEOR_CHARACTERS_ENV)
     for k, (refs, cand) in enumerate(zip(references, candidates)):
         for j, tokens in [(None, cand), *enumerate(refs)]:
             length = len(" ".join(tokens))
