@@ -2,7 +2,9 @@
 
 A file, a name or a setting never decides how much work or memory reading it takes: each bound
 is declared here, once, as a :class:`Limit` (its name, the environment variable that raises
-it, if any, its default, unit and meaning), and the modules that apply it import it from here.
+it, if any, its default, unit and meaning), and the modules that apply it import it from here:
+a fixed limit as its constant (``MAX_INFLATION``), a limit the environment may raise as its
+variable's name (``MAX_MODEL_BYTES_ENV``), whose value :func:`current_limit` reads each time.
 Where a limit is too low for a trusted input, the user says so in the environment; a value
 that is not a positive whole number is a named :class:`~kcca.errors.DataError`.
 
@@ -190,16 +192,13 @@ def _env(name: str) -> str:
     return str(_BY_NAME[name].env)
 
 
-MAX_METEOR_CHARACTERS = _default("MAX_METEOR_CHARACTERS")
+# a limit the environment may raise: its variable, read with current_limit(...) when applied
 MAX_METEOR_CHARACTERS_ENV = _env("MAX_METEOR_CHARACTERS")
-MAX_IMAGE_PIXELS = _default("MAX_IMAGE_PIXELS")
 MAX_IMAGE_PIXELS_ENV = _env("MAX_IMAGE_PIXELS")
-MAX_MODEL_BYTES = _default("MAX_MODEL_BYTES")
 MAX_MODEL_BYTES_ENV = _env("MAX_MODEL_BYTES")
-MAX_IDS_BYTES = _default("MAX_IDS_BYTES")
 MAX_IDS_BYTES_ENV = _env("MAX_IDS_BYTES")
-MAX_VECTOR_BYTES = _default("MAX_VECTOR_BYTES")
 MAX_VECTOR_BYTES_ENV = _env("MAX_VECTOR_BYTES")
+# a fixed limit: its value
 MAX_MODEL_HEADER_BYTES = _default("MAX_MODEL_HEADER_BYTES")
 MAX_INFLATION = float(_BY_NAME["MAX_INFLATION"].default)
 MAX_CACHE_HEADER_BYTES = _default("MAX_CACHE_HEADER_BYTES")

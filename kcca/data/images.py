@@ -12,7 +12,7 @@ file and libjpeg's message when one was written. Other text written there meanwh
 A file may declare a picture far larger than itself (a few hundred KB of PNG can hold
 20,000 x 20,000 pixels): :func:`read_image` reads the width and height from the file's header
 first (:mod:`kcca.data.image_header`) and refuses, before decoding, a picture of more than
-:data:`kcca.limits.MAX_IMAGE_PIXELS` pixels; ``$KCCA_MAX_IMAGE_PIXELS`` sets another limit.
+``MAX_IMAGE_PIXELS`` pixels (:mod:`kcca.limits`); ``$KCCA_MAX_IMAGE_PIXELS`` sets another limit.
 
 :func:`check_image_file` is the cheap check of a file's presence (``stat`` only);
 :func:`damaged_band` a heuristic for pictures whose bottom rows were lost before the file was
@@ -94,7 +94,7 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
 
 def max_image_pixels() -> int:
     """The pixel limit of :func:`read_image`: ``$KCCA_MAX_IMAGE_PIXELS`` when set, else
-    :data:`kcca.limits.MAX_IMAGE_PIXELS`."""
+    the default of ``MAX_IMAGE_PIXELS`` (:mod:`kcca.limits`)."""
     return current_limit(MAX_IMAGE_PIXELS_ENV)
 
 

@@ -164,7 +164,8 @@ _OLD_MAGICS = (
 
 
 def max_model_bytes() -> int:
-    """:data:`kcca.limits.MAX_MODEL_BYTES`, or the byte count in ``$KCCA_MAX_MODEL_BYTES``."""
+    """The byte count in ``$KCCA_MAX_MODEL_BYTES``, else the default of ``MAX_MODEL_BYTES``
+    (:mod:`kcca.limits`)."""
     return current_limit(MAX_MODEL_BYTES_ENV)
 
 

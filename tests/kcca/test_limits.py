@@ -53,18 +53,24 @@ def test_no_module_outside_limits_declares_a_limit():
 
 
 def test_every_limit_has_its_constant_and_a_unique_name():
-    """Each row of the table is the module's constant of that name (and ``NAME_ENV`` its
-    variable), with the defaults the modules had before they were gathered here."""
+    """A fixed limit is the module's constant of its name, a limit the environment may raise
+    has ``NAME_ENV``, its variable; the defaults are those the modules had before they were
+    gathered here."""
     assert len({limit.name for limit in limits.LIMITS}) == len(limits.LIMITS)
     for limit in limits.LIMITS:
-        assert getattr(limits, limit.name) == limit.default, limit.name
         if limit.env:
             assert getattr(limits, limit.name + "_ENV") == limit.env, limit.name
-    assert (limits.MAX_MODEL_BYTES, limits.MAX_IDS_BYTES, limits.MAX_VECTOR_BYTES) == (
-        16 << 30, 256 << 20, 8 << 30
-    )
-    assert (limits.MAX_MODEL_HEADER_BYTES, limits.MAX_CACHE_HEADER_BYTES) == (1 << 24, 1 << 26)
-    assert limits.MAX_IMAGE_PIXELS == 100_000_000 and limits.MAX_INFLATION == 200.0
+        else:
+            assert getattr(limits, limit.name) == limit.default, limit.name
+    defaults = {limit.name: limit.default for limit in limits.LIMITS}
+    assert defaults == {
+        "MAX_METEOR_CHARACTERS": 10_000, "MAX_IMAGE_PIXELS": 100_000_000,
+        "MAX_MODEL_BYTES": 16 << 30, "MAX_IDS_BYTES": 256 << 20, "MAX_VECTOR_BYTES": 8 << 30,
+        "MAX_MODEL_HEADER_BYTES": 1 << 24, "MAX_INFLATION": 200.0,
+        "MAX_CACHE_HEADER_BYTES": 1 << 26, "MAX_SCHEDULER_GREETING": 1 << 24,
+        "MAX_DEMO_IMAGE_SIZE": 1_024, "MAX_NAMED_DEMO_IMAGES": 20_000,
+        "MAX_NAMED_DEMO_TEST": 2_000, "MAX_TAGGER_ITER": 50, "DENSE_TRAIN_LIMIT": 15_000,
+    }
 
 
 @pytest.mark.parametrize(
