@@ -16,8 +16,8 @@ Three layouts, chosen by the file's extension:
 
 Every file is checked when it is read: the ids are distinct non-empty strings, one per row;
 the vectors are a 2-D array of floats with no NaN or infinite value (the first bad row is
-named). Sizes are checked before anything is read into memory (:data:`MAX_IDS_BYTES`,
-:data:`MAX_VECTOR_BYTES`, raised through the environment as :mod:`kcca.limits` describes).
+named). Sizes are checked before anything is read into memory (``MAX_IDS_BYTES``,
+``MAX_VECTOR_BYTES``, raised through the environment as :mod:`kcca.limits` describes).
 Nothing is dropped: an item with no row is an error naming it (:meth:`ItemVectors.rows`).
 """
 
@@ -35,7 +35,7 @@ import numpy as np
 from kcca.data.text_files import utf8_lines
 from kcca.errors import DataError
 from kcca.file_kinds import check_regular_file
-from kcca.limits import limit_from_env
+from kcca.limits import MAX_IDS_BYTES_ENV, MAX_VECTOR_BYTES_ENV, current_limit
 
 #: the extensions read, and what each is
 FORMATS = {
@@ -46,12 +46,6 @@ FORMATS = {
 }
 #: the default ids file of ``NAME.npy``: ``NAME`` + this
 IDS_SUFFIX = ".ids.txt"
-MAX_IDS_BYTES = 256 << 20
-MAX_IDS_BYTES_ENV = "KCCA_MAX_IDS_BYTES"
-#: the most bytes of vectors read into memory (compressed ``.npz`` members, Parquet tables);
-#: memory-mapped arrays are not limited, as only the rows used are read
-MAX_VECTOR_BYTES = 8 << 30
-MAX_VECTOR_BYTES_ENV = "KCCA_MAX_VECTOR_BYTES"
 #: rows scanned at a time for NaN and infinite values
 _SCAN_ROWS = 1 << 14
 _NPY_MAGIC = b"\x93NUMPY"
@@ -203,7 +197,7 @@ def _check_ids_file(ids_file: Path, vectors: Path) -> None:
 
 def _read_ids_file(ids_file: Path, vectors: Path) -> list[str]:
     _check_ids_file(ids_file, vectors)
-    _check_size(ids_file, ids_file.stat().st_size, MAX_IDS_BYTES, MAX_IDS_BYTES_ENV, "ids")
+    _check_size(ids_file, ids_file.stat().st_size, MAX_IDS_BYTES_ENV, "ids")
     ids = []
     for number, line in utf8_lines(ids_file, error=VectorsFileError):
         item = line.strip()
@@ -250,9 +244,8 @@ def _npz_member(
     read after checking its size against the limit of ``env``."""
     if env == MAX_VECTOR_BYTES_ENV and info.compress_type == zipfile.ZIP_STORED:
         return _mapped_member(path, info)
-    default = MAX_IDS_BYTES if env == MAX_IDS_BYTES_ENV else MAX_VECTOR_BYTES
     what = "ids" if env == MAX_IDS_BYTES_ENV else "vectors"
-    _check_size(path, info.file_size, default, env, f"{what} (uncompressed)")
+    _check_size(path, info.file_size, env, f"{what} (uncompressed)")
     with archive.open(info) as f:
         shape, _, dtype = _npy_header(f, path, info)
         data_bytes = info.file_size - f.tell()
@@ -347,7 +340,7 @@ def _read_parquet(path: Path) -> tuple[list[str], np.ndarray]:
         )
     meta = table_file.metadata
     size = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-    _check_size(path, size, MAX_VECTOR_BYTES, MAX_VECTOR_BYTES_ENV, "the table (uncompressed)")
+    _check_size(path, size, MAX_VECTOR_BYTES_ENV, "the table (uncompressed)")
     table = table_file.read(columns=["id", "vector"])
     return _parquet_ids(path, table.column("id")), _parquet_vectors(path, table.column("vector"))
 
@@ -407,8 +400,8 @@ def _check_magic(path: Path, magic: bytes | tuple[bytes, ...], what: str) -> Non
         )
 
 
-def _check_size(path: Path, size: int, default: int, env: str, what: str) -> None:
-    limit = limit_from_env(env, default, "bytes")
+def _check_size(path: Path, size: int, env: str, what: str) -> None:
+    limit = current_limit(env)
     if size > limit:
         raise VectorsFileError(
             f"{path}: {what} of {size:,} bytes is over the limit of {limit:,} bytes",

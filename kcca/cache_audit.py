@@ -20,8 +20,9 @@ from typing import Iterator
 
 from kcca.atomic_files import TEMP_FILE, process_alive, host_name
 from kcca.cache import check_trusted, config_key
-from kcca.cache_entry import ENTRY_SUFFIX, MAX_HEADER_BYTES, EntryUnusable, check_entry
+from kcca.cache_entry import ENTRY_SUFFIX, EntryUnusable, check_entry
 from kcca.errors import DataError
+from kcca.limits import MAX_CACHE_HEADER_BYTES
 
 _KEY = re.compile(r"[0-9a-f]{20}")
 _ENTRY = re.compile(r"[0-9a-f]{20}" + re.escape(ENTRY_SUFFIX))
@@ -169,7 +170,7 @@ def _old_manifest(folder: Path) -> set[str] | None:
     """The older records the ``inputs.json`` of ``folder`` lists, or ``None`` when there is
     no such manifest."""
     try:
-        doc = json.loads(read_regular(folder / OLD_MANIFEST, MAX_HEADER_BYTES))
+        doc = json.loads(read_regular(folder / OLD_MANIFEST, MAX_CACHE_HEADER_BYTES))
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or not all(
@@ -189,7 +190,7 @@ def _old_entry_file(folder: Path, names: set[str], stage: str, name: str) -> boo
     if sidecar.name not in names:
         return False
     try:
-        doc = json.loads(read_regular(sidecar, MAX_HEADER_BYTES))
+        doc = json.loads(read_regular(sidecar, MAX_CACHE_HEADER_BYTES))
         return (
             isinstance(doc, dict)
             and doc.get("stage") == stage

@@ -44,6 +44,7 @@ from kcca.data_tree import (
     write_archive,
 )
 from kcca.errors import DataError
+from kcca.limits import MAX_CACHE_HEADER_BYTES
 
 ENTRY_SUFFIX = ".entry"
 ENTRY_MAGIC = "kcca-cache-entry"
@@ -54,8 +55,6 @@ HEADER = "header.json"
 TREE = "tree.json"
 #: the header field holding :func:`content_digest`
 DIGEST = "digest"
-#: the largest header.json read (a bigger one is not an entry)
-MAX_HEADER_BYTES = 1 << 26
 #: arrays of at most this many bytes share one member per dtype (a per-image record is one
 #: member, read at once)
 POOLED_BYTES = 1 << 16
@@ -247,7 +246,7 @@ def _read_header(zf: zipfile.ZipFile) -> dict[str, Any]:
         if info.compress_type != zipfile.ZIP_STORED:
             raise EntryUnusable(f"member {info.filename} is compressed: not a kcca cache entry")
     info = zf.getinfo(HEADER)
-    if info.file_size > MAX_HEADER_BYTES:
+    if info.file_size > MAX_CACHE_HEADER_BYTES:
         raise EntryUnusable(f"{HEADER} is too large: not a kcca cache entry")
     head = json.loads(zf.read(info).decode("utf-8"))
     if not isinstance(head, dict) or head.get("magic") != ENTRY_MAGIC:

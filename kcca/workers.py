@@ -23,14 +23,14 @@ from typing import Any
 
 from joblib import Parallel
 
+from kcca.limits import MAX_SCHEDULER_GREETING
+
 #: how often a worker checks that its parent still runs
 POLL_SECONDS = 0.5
 #: seconds a Dask scheduler has to accept a connection, and then to greet
 SCHEDULER_TIMEOUT = 5.0
 #: the schemes of Dask scheduler addresses; ``tcp`` when none is given
 SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-#: the largest first message a Dask scheduler sends (its handshake is some 100 bytes)
-_MAX_GREETING = 1 << 24
 _ADDRESS = re.compile(
     r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+)"
     r"(?::(?P<port>[^/]*))?/?"
@@ -121,7 +121,7 @@ def check_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT) -> None
             f"{host} port {port} answers, but not as a Dask scheduler ({said}; an HTTP "
             "server, such as the dashboard, waits for a request)"
         )
-    if not 0 < int.from_bytes(greeting, "little") <= _MAX_GREETING:
+    if not 0 < int.from_bytes(greeting, "little") <= MAX_SCHEDULER_GREETING:
         raise fault(
             f"{host} port {port} answers, but not as a Dask scheduler (it sent {greeting!r})"
         )

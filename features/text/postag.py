@@ -27,13 +27,11 @@ import numpy as np
 
 from kcca.cache import Cache
 from kcca.errors import SettingError
+from kcca.limits import MAX_TAGGER_ITER
 
 log = logging.getLogger(__name__)
 
 TAGGER_KINDS = ("perceptron", "ngram")
-#: the most passes of the perceptron (the default is 5): a setting, from an experiment or a
-#: model file, never asks for days of training
-MAX_TAGGER_ITER = 50
 STAGE = "pos-tagger"
 
 

@@ -59,7 +59,7 @@ class MeteorUnavailable(RuntimeError):
 
 
 class CaptionTooLongError(CaptionInputError):
-    """A caption longer than METEOR scores (:data:`kcca.limits.MAX_METEOR_CHARACTERS`):
+    """A caption longer than METEOR scores (``MAX_METEOR_CHARACTERS`` of :mod:`kcca.limits`):
     ``position`` is its item's index in the candidates' order, ``reference`` the index of
     the reference among the item's references (None: the candidate)."""
 
@@ -75,12 +75,12 @@ def check_caption_lengths(
     ids: Sequence[Hashable] | None = None,
 ) -> None:
     """Refuse a caption (its tokens joined by spaces) longer than
-    :data:`kcca.limits.MAX_METEOR_CHARACTERS` (or ``$KCCA_MAX_METEOR_CHARACTERS``) before
+    ``MAX_METEOR_CHARACTERS`` of :mod:`kcca.limits` (or ``$KCCA_MAX_METEOR_CHARACTERS``) before
     any is scored: :class:`CaptionTooLongError` naming the item (its id from ``ids``, else
     its 1-based position) and the caption."""
-    from kcca.limits import MAX_METEOR_CHARACTERS, MAX_METEOR_CHARACTERS_ENV, limit_from_env
+    from kcca.limits import MAX_METEOR_CHARACTERS_ENV, current_limit
 
-    limit = limit_from_env(MAX_METEOR_CHARACTERS_ENV, MAX_METEOR_CHARACTERS, "characters")
+    limit = current_limit(MAX_METEOR_CHARACTERS_ENV)
     for k, (refs, cand) in enumerate(zip(references, candidates)):
         for j, tokens in [(None, cand), *enumerate(refs)]:
             length = len(" ".join(tokens))

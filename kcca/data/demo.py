@@ -28,7 +28,7 @@ import numpy as np
 from kcca.data.corpus import Corpus, CrowdJudgment, caption_id
 from kcca.data.demo_grammar import COLOURS, SHAPES, CaptionMeaning, Mention, scene_captions
 from kcca.data.errors import DataError
-from kcca.limits import MAX_DEMO_IMAGE_SIZE
+from kcca.limits import MAX_DEMO_IMAGE_SIZE, MAX_NAMED_DEMO_IMAGES, MAX_NAMED_DEMO_TEST
 
 # RGB colours, well apart in CIELAB
 OBJECT_RGB: dict[str, tuple[int, int, int]] = {
@@ -410,13 +410,8 @@ def make_demo_corpus(
 
 _NAME = re.compile(r"demo-(\d+)-(\d+)-(\d+)-(\d+)px-s(\d+)")
 
-#: the most images (training + development + test) of a demo corpus rebuilt from the name a
-#: results file records (about 0.35 ms each): a file names the corpus, not the work
-MAX_NAMED_DEMO_IMAGES = 20_000
-#: the most test images of such a corpus: its synthetic judgments pair every test image with
-#: every pool caption (2,000 take about 25 s)
-MAX_NAMED_DEMO_TEST = 2_000
-#: the largest image side (pixels) of such a corpus: the report draws its test images
+#: the largest image side (pixels) of a demo corpus rebuilt from its name: the report draws
+#: its test images
 MAX_NAMED_DEMO_IMAGE_SIZE = MAX_DEMO_IMAGE_SIZE
 
 

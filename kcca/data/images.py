@@ -12,7 +12,7 @@ file and libjpeg's message when one was written. Other text written there meanwh
 A file may declare a picture far larger than itself (a few hundred KB of PNG can hold
 20,000 x 20,000 pixels): :func:`read_image` reads the width and height from the file's header
 first (:mod:`kcca.data.image_header`) and refuses, before decoding, a picture of more than
-:data:`MAX_IMAGE_PIXELS` pixels; ``$KCCA_MAX_IMAGE_PIXELS`` sets another limit.
+``MAX_IMAGE_PIXELS`` pixels (:mod:`kcca.limits`); ``$KCCA_MAX_IMAGE_PIXELS`` sets another limit.
 
 :func:`check_image_file` is the cheap check of a file's presence (``stat`` only);
 :func:`damaged_band` a heuristic for pictures whose bottom rows were lost before the file was
@@ -35,6 +35,7 @@ import numpy as np
 
 from kcca.data.errors import DataError, ImageReadError
 from kcca.data.image_header import image_dimensions
+from kcca.limits import MAX_IMAGE_PIXELS_ENV, current_limit
 
 _JPEG_EOI = b"\xff\xd9"
 _PNG_IEND = b"IEND"
@@ -45,11 +46,6 @@ _DECODER_WARNING = re.compile(
     r"|Inconsistent progression sequence|Unknown Adobe color transform"
     r"|Application transferred too many scanlines|Warning: unknown JFIF revision)"
 )
-#: the most pixels (width x height) an image may have: a larger one is refused before it is
-#: decoded (its header gives the size); ``$KCCA_MAX_IMAGE_PIXELS`` overrides it
-MAX_IMAGE_PIXELS = 100_000_000
-#: the environment variable that sets another limit than :data:`MAX_IMAGE_PIXELS`
-MAX_IMAGE_PIXELS_ENV = "KCCA_MAX_IMAGE_PIXELS"
 #: messages of a decoder that gave up (shown in the reason when decoding failed)
 _DECODER_ERROR = re.compile(r"^(libpng error|Not a JPEG file|Bogus |Corrupt JPEG|Premature end)")
 
@@ -98,10 +94,8 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
 
 def max_image_pixels() -> int:
     """The pixel limit of :func:`read_image`: ``$KCCA_MAX_IMAGE_PIXELS`` when set, else
-    :data:`MAX_IMAGE_PIXELS`."""
-    from kcca.limits import limit_from_env
-
-    return limit_from_env(MAX_IMAGE_PIXELS_ENV, MAX_IMAGE_PIXELS, "pixels")
+    the default of ``MAX_IMAGE_PIXELS`` (:mod:`kcca.limits`)."""
+    return current_limit(MAX_IMAGE_PIXELS_ENV)
 
 
 def _check_pixels(path: Path, width: int, height: int, limit: int) -> None:

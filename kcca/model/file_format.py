@@ -13,8 +13,8 @@ The tree and arrays are :mod:`kcca.data_tree`'s: only the classes of :data:`ALLO
 rebuilt (as ``cls.__new__(cls)`` plus their state; no other class is ever imported or called),
 and the POS tagger is ``$rebuild`` state, made again on load from the saved configuration and
 NLTK data. Anything else is refused with :class:`ModelFormatError`. Member sizes are checked
-before anything is inflated (:data:`MAX_MODEL_BYTES`, :data:`MAX_INFLATION`), and every
-setting that drives work is bounded when the model is loaded (:mod:`kcca.model.saved`).
+before anything is inflated (``MAX_MODEL_BYTES`` and ``MAX_INFLATION`` of :mod:`kcca.limits`),
+and every setting that drives work is bounded when the model is loaded (:mod:`kcca.model.saved`).
 The hash detects damage, not forgery: safety comes from the format.
 """
 
@@ -43,21 +43,18 @@ from kcca.data_tree import (
     write_archive,
 )
 from kcca.errors import FileVersionError
+from kcca.limits import (
+    MAX_INFLATION,
+    MAX_MODEL_BYTES_ENV,
+    MAX_MODEL_HEADER_BYTES,
+    current_limit,
+)
 
 MAGIC = "kcca-fitted-system"
 #: bump when the saved layout changes; files of another version must be refitted
 FORMAT_VERSION = 2
 HEADER = "header.json"
 TREE = "model.json"
-#: the largest header.json read (a bigger one is not a model file)
-MAX_HEADER_BYTES = 1 << 24
-#: the most bytes the members of a model file may inflate to together, unless the
-#: environment variable :data:`MAX_MODEL_BYTES_ENV` says otherwise
-MAX_MODEL_BYTES = 16 << 30
-MAX_MODEL_BYTES_ENV = "KCCA_MAX_MODEL_BYTES"
-#: a compressed member (over 1 MiB) may inflate at most this many times its stored size:
-#: arrays of fitted values and padded id strings stay far below, zip bombs far above
-MAX_INFLATION = 200.0
 
 #: the only classes a model file may hold, as ``module:name``
 ALLOWED = frozenset(
@@ -167,10 +164,9 @@ _OLD_MAGICS = (
 
 
 def max_model_bytes() -> int:
-    """:data:`MAX_MODEL_BYTES`, or the byte count in ``$KCCA_MAX_MODEL_BYTES``."""
-    from kcca.limits import limit_from_env
-
-    return limit_from_env(MAX_MODEL_BYTES_ENV, MAX_MODEL_BYTES, "bytes")
+    """The byte count in ``$KCCA_MAX_MODEL_BYTES``, else the default of ``MAX_MODEL_BYTES``
+    (:mod:`kcca.limits`)."""
+    return current_limit(MAX_MODEL_BYTES_ENV)
 
 
 class ModelFormatError(FileVersionError):
@@ -335,7 +331,7 @@ def _header(path: Path, npz: Any) -> dict[str, Any]:
         info = npz.zip.getinfo(HEADER)
     except KeyError:
         raise _error(path, f"a zip archive without {HEADER}: not a kcca model file") from None
-    if info.file_size > MAX_HEADER_BYTES:
+    if info.file_size > MAX_MODEL_HEADER_BYTES:
         raise _error(path, f"{HEADER} is too large: not a kcca model file")
     try:
         raw = npz.zip.read(HEADER)

@@ -28,6 +28,7 @@ from kcca.cache import Cache, config_key
 from kcca.fingerprints import file_digest, files_digest
 from kcca.data.corpus import SPLITS, Corpus, caption_id
 from kcca.errors import DataError, SettingError
+from kcca.limits import DENSE_TRAIN_LIMIT
 from kcca.solver.factors import KernelSide
 from kcca.systems.config import RunConfig
 from kcca.systems.spec import KernelSpec
@@ -35,10 +36,6 @@ from kcca.systems.spec import KernelSpec
 log = logging.getLogger(__name__)
 
 IMAGE_STAGE = "system-image-gram"
-#: a kernel of ids (the ``vectors`` kernel) over more training items than this gives the
-#: solver its training kernel as columns on demand instead of the n x n block (8 n^2 bytes:
-#: 1.8 GB at this size, 6.7 GB at Flickr30K's 29,000, 103 GB at COCO's 113,287)
-DENSE_TRAIN_LIMIT = 15_000
 #: cache stage of the KCCA factors of shared kernels (:func:`factor_store`)
 FACTOR_STAGE = "kernel-factor"
 TEXT_STAGE = "system-text-gram"
