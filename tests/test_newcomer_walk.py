@@ -37,7 +37,7 @@ NEEDS_DATA = {
     "kcca reproduce --systems BoW5 --tables 3,11 --out my-run": "runs a system on Flickr 8K",
     "kcca reproduce -j 2 --out results/hodosh2013 --force": "runs every system on Flickr 8K",
     "kcca reproduce -j 2 --p 2 --d 1 --out my-run-p2": "runs every system on Flickr 8K",
-    "kcca reproduce --tables-only --out my-run": "reads my-run, made by a run with the data",
+    "kcca tables --out my-run": "reads my-run, made by a run with the data",
     "kcca reproduce --backend cupy --out my-run-gpu": "runs every system on Flickr 8K",
     "kcca reproduce --experiments experiments/beyond --systems TRI5SEM+FV BoW5+FV "
     "TRI5SEM+FV+CFV BoW5+FV+CFV --tables 3,11,12 --out results/beyond --force -j 2":
@@ -61,7 +61,7 @@ EXPECTED_FILES = {
     "kcca demo": ["kcca-demo-out/report/index.html", "kcca-demo-out/rankings_TRI5.json",
                   "kcca-demo-out/recall_at_k.png"],
     "kcca report results/hodosh2013 -o report/": ["report/index.html"],
-    "kcca reproduce --tables-only --rankings-dir results/hodosh2013/rankings --out tables-check":
+    "kcca tables --rankings-dir results/hodosh2013/rankings --out tables-check":
         ["tables-check/table3.csv", "tables-check/table11.csv", "tables-check/table12.csv"],
     "kcca score-captions --references docs/examples/references.json --candidates "
     "docs/examples/candidates.json --per-item scores.json": ["scores.json"],

@@ -37,6 +37,7 @@ SUBCOMMANDS = (
     "kcca.cli.score_captions_cmd",
     "kcca.cli.caption_analysis_cmd",
     "kcca.cli.reproduce_cmd",
+    "kcca.cli.tables_cmd",
     "kcca.cli.fit_model_cmd",
     "kcca.cli.query_cmd",
     "kcca.cli.annotate_cmd",

@@ -241,13 +241,16 @@ def check_count(flag: str, value: int | None, fix: str) -> None:
         raise DataError(f"{flag} must be 1 or more, got {value}", fix=fix)
 
 
-def add_precision_argument(parser: argparse.ArgumentParser) -> None:
-    """``--precision``, the incomplete-Cholesky precision of the solver."""
+def add_precision_argument(parser: argparse.ArgumentParser, hidden: bool = False) -> None:
+    """``--precision``, the incomplete-Cholesky precision of the solver (``hidden``: left out
+    of ``--help``, for a command whose run.toml sets it)."""
     parser.add_argument(
         "--precision",
         type=float,
         default=None,
-        help="incomplete-Cholesky precision of the solver (default its own)",
+        help=argparse.SUPPRESS
+        if hidden
+        else "incomplete-Cholesky precision of the solver (default its own)",
     )
 
 

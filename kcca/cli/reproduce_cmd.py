@@ -8,8 +8,9 @@ system's rankings file goes to ``--rankings-dir`` (default ``<out>/rankings``, r
 evaluate``) and its run details are merged into ``details.json`` there.
 
 The tables are then rebuilt from *every* rankings file of that folder
-(:mod:`kcca.paper.report`), so they fill in as more systems finish;
-``--tables-only`` does just that, without running anything. For each table (1-12) the command
+(:mod:`kcca.paper.report`), so they fill in as more systems finish; ``kcca tables``
+(:mod:`kcca.cli.tables_cmd`, :func:`build_tables`) does just that, without running anything
+(``--tables-only`` is the same, and says so). For each table (1-12) the command
 writes ``table<N>.md`` (a header with the command, data, date, commit, machine, relevance
 rule, the p and d chosen on dev per system and the systems not run; ``ours (paper)`` per cell
 with significance markers computed from our per-query results by the paper's test) and
@@ -21,6 +22,11 @@ A run into a folder of committed results (``--out results/hodosh2013``,
 :func:`kcca.provenance.committed_results`) is refused while the code has local changes, unless
 ``--allow-dirty`` is given; the header's commit line then names the changed files and the
 hash of their ``git diff HEAD``.
+
+Rarer settings (``image_features``, ``precision``, ``search_rank``) are set in the ``[run]``
+table of the experiment folder's ``run.toml`` (:func:`kcca.systems.config.load_run_table`);
+their flags (``--image-config``, ``--precision``, ``--search-rank``) are still accepted, but
+left out of ``--help``.
 """
 
 from __future__ import annotations
@@ -57,30 +63,54 @@ HELP = "run the paper's systems and write every table beside the paper's numbers
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "reproduce", HELP, run)
-    p.add_argument(
-        "--tables",
-        default="all",
-        help="tables to write: 'all' (default) or comma-separated numbers 1-12",
+    p.epilog = (
+        "Rarer settings (the image features' codebooks, the solver's precision, the search "
+        "rank) go in the [run] table of run.toml in --experiments (docs/reproduction.md). "
+        "`kcca tables` rebuilds the tables from existing rankings files (formerly "
+        "`kcca reproduce --tables-only`, still accepted)."
+    )
+    # `kcca tables` under its former name: it says so, then does the same
+    p.add_argument("--tables-only", action="store_true", help=argparse.SUPPRESS)
+    add_table_arguments(
+        p,
+        systems="systems to run (paper or short names; default: every system the tables need)",
+        force="rewrite the tables of an --out folder that already holds some (refused without it)",
     )
     p.add_argument(
-        "--tables-only",
-        action="store_true",
-        help="run no system: rebuild the tables and plots from the rankings files "
-        "already in --rankings-dir",
-    )
-    p.add_argument(
-        "--systems",
-        nargs="+",
+        "--images-dir",
         default=None,
-        help="systems to run (paper or short names; default: every system the tables need)",
+        help="image folder of a --corpus JSON file (leave it out for systems whose image "
+        "kernel reads vectors files only)",
     )
-    add_experiments_arguments(p, "folder of experiment files")
-    _add_corpus_arguments(p)
     add_scheduler_argument(
         p,
         "image features on the cluster, then every system as its own task there (workers "
         "must see the data and cache folders at the same paths)",
     )
+    add_grid_arguments(p, "every system's", "recorded in the header")
+    # set in run.toml's [run] table (image_features, search_rank, precision); the flags stay
+    # for the commands written in the docs and experiment files, hidden from --help
+    p.add_argument("--image-config", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--search-rank", type=int, default=None, help=argparse.SUPPRESS)
+    add_protocol_argument(p)
+    add_backend_argument(p, "the kernels and the KCCA solver")
+    add_precision_argument(p, hidden=True)
+    return p
+
+
+def add_table_arguments(p: argparse.ArgumentParser, systems: str, force: str) -> None:
+    """The flags of table building, which ``kcca reproduce`` and ``kcca tables`` share:
+    ``--tables``, ``--systems`` (``systems``: its help), ``--experiments``, ``--splits``,
+    ``--corpus``, ``--out``, ``--rankings-dir``, ``--relevance``,
+    ``--samples``, ``--no-plots``, ``--force`` (``force``: its help), ``--allow-dirty``."""
+    p.add_argument(
+        "--tables",
+        default="all",
+        help="tables to write: 'all' (default) or comma-separated numbers 1-12",
+    )
+    p.add_argument("--systems", nargs="+", default=None, help=systems)
+    add_experiments_arguments(p, "folder of experiment files")
+    _add_corpus_argument(p)
     p.add_argument("--out", default="results/hodosh2013", help="output folder")
     p.add_argument(
         "--rankings-dir",
@@ -100,13 +130,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "100,000, as the paper)",
     )
     p.add_argument("--no-plots", action="store_true", help="write the tables only")
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="rewrite the tables of an --out folder that already holds some, by a "
-        "run of systems or by --tables-only without the data (refused "
-        "without it)",
-    )
+    p.add_argument("--force", action="store_true", help=force)
     p.add_argument(
         "--allow-dirty",
         action="store_true",
@@ -114,43 +138,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "the code has local changes (refused without it; the header names the changed files "
         "and the hash of their diff)",
     )
-    add_grid_arguments(p, "every system's", "recorded in the header")
-    p.add_argument(
-        "--image-config",
-        default=None,
-        help="JSON of ImageFeatureConfig fields for quick runs, e.g. "
-        '\'{"vocabulary": {"color": 32, "texture": 64, "sift": 64}}\' '
-        "(default: the paper's codebooks; recorded in the header)",
-    )
-    p.add_argument(
-        "--search-rank",
-        type=int,
-        default=None,
-        help="search p and d on dev with factors truncated to this rank, then "
-        "refit only the chosen pair at full precision (overrides the "
-        "experiment files' grid.search_rank, unset in experiments/hodosh2013: "
-        "full precision; 0: full precision; recorded per system)",
-    )
-    add_protocol_argument(p)
-    add_backend_argument(p, "the kernels and the KCCA solver")
-    add_precision_argument(p)
-    return p
 
 
-def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
-    """``--corpus`` and ``--images-dir``: Flickr 8K, or a corpus in the JSON split format."""
+def _add_corpus_argument(p: argparse.ArgumentParser) -> None:
+    """``--corpus``: Flickr 8K, or a corpus in the JSON split format."""
     p.add_argument(
         "--corpus",
         default="flickr8k",
         help="flickr8k (default, from the data folder) or a JSON split file in Karpathy's "
         "format (dataset_flickr30k.json, dataset_coco.json: 'val' is the dev split, 'restval' "
         "joins train); the paper's judged tables need Flickr 8K's judgments",
-    )
-    p.add_argument(
-        "--images-dir",
-        default=None,
-        help="image folder of a --corpus JSON file (leave it out for systems whose image "
-        "kernel reads vectors files only)",
     )
 
 
@@ -222,7 +219,7 @@ def _command() -> str:
 
 
 def _optional_data_dir(args: argparse.Namespace) -> Path | None:
-    """The data folder for ``--tables-only``: given or configured ones must exist; none at all
+    """The data folder for ``kcca tables``: given or configured ones must exist; none at all
     means the tables come from the compact results files alone."""
     import os
 
@@ -293,7 +290,7 @@ def _refuse_run_flags(args: argparse.Namespace) -> None:
 
 
 def _tables_only_systems(args: argparse.Namespace) -> list[str] | None:
-    """The systems whose results ``--tables-only`` reads: those of ``--systems`` (paper or
+    """The systems whose results ``kcca tables`` reads: those of ``--systems`` (paper or
     short names, looked up in ``--experiments``' files; each must have results), else the
     systems of ``--experiments`` that have results, else (None: neither given) every results
     file."""
@@ -307,13 +304,13 @@ def _tables_only_systems(args: argparse.Namespace) -> list[str] | None:
 
 
 def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
-    """``--tables-only``: the corpus (None without the data: the tables come from the compact
+    """``kcca tables``: the corpus (None without the data: the tables come from the compact
     results files) and the header lines saying how the tables were rebuilt."""
     from kcca.paper.header import rebuild_lines
 
     if not rank_dir.is_dir():
         raise DataError(
-            f"--tables-only: no rankings folder {rank_dir}",
+            f"no rankings folder {rank_dir} to build the tables from",
             fix="run systems first (`kcca reproduce --systems BoW5 --out "
             f"{shlex.quote(str(out))}`), or give the folder of the results "
             "with --rankings-dir DIR",
@@ -419,29 +416,62 @@ def _run_experiments(
     return corpus, run_lines, failed
 
 
+#: the note ``kcca reproduce --tables-only`` prints on standard error
+TABLES_ONLY_NOTE = (
+    "note: `kcca tables` is the command now for `kcca reproduce --tables-only` "
+    "(the same table flags)"
+)
+
+
 def run(args: argparse.Namespace) -> int:
-    from kcca.paper.header import table_header
-    from kcca.paper.report import describe, write_report
+    if args.tables_only:
+        print(TABLES_ONLY_NOTE, file=sys.stderr)
+        _refuse_run_flags(args)
+        return build_tables(args)
     from kcca.paper.tables import parse_tables
 
     tables = parse_tables(args.tables)
     out = Path(args.out)
     rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
     _refuse_dirty_tree(out, args)
-    if args.tables_only:
-        _refuse_run_flags(args)
-    else:  # a backend the machine lacks is named before any data is read
-        backend = backend_from_args(args)
+    backend = backend_from_args(args)  # a backend the machine lacks is named before any data
     start = time.perf_counter()
-    failed: list[str] = []
-    selected: list[str] | None = None  # every results file of the folder
-    required: list[str] = []  # systems whose results must be there
-    if args.tables_only:
-        selected = _tables_only_systems(args)  # the experiment files checked before the data
-        required = (selected or []) if args.systems else []
-        corpus, run_lines = _tables_only_inputs(args, out, rank_dir)
-    else:
-        corpus, run_lines, failed = _run_experiments(args, out, rank_dir, tables, backend, start)
+    corpus, run_lines, failed = _run_experiments(args, out, rank_dir, tables, backend, start)
+    _write_tables(args, out, rank_dir, tables, corpus, run_lines)
+    return 1 if failed else 0
+
+
+def build_tables(args: argparse.Namespace) -> int:
+    """Rebuild the tables and plots from the rankings files in ``--rankings-dir``, running no
+    system (``kcca tables``, and ``kcca reproduce --tables-only``)."""
+    from kcca.paper.tables import parse_tables
+
+    tables = parse_tables(args.tables)
+    out = Path(args.out)
+    rank_dir = Path(args.rankings_dir) if args.rankings_dir else out / "rankings"
+    _refuse_dirty_tree(out, args)
+    selected = _tables_only_systems(args)  # the experiment files checked before the data
+    required = (selected or []) if args.systems else []
+    corpus, run_lines = _tables_only_inputs(args, out, rank_dir)
+    _write_tables(args, out, rank_dir, tables, corpus, run_lines, selected, required)
+    return 0
+
+
+def _write_tables(
+    args: argparse.Namespace,
+    out: Path,
+    rank_dir: Path,
+    tables,
+    corpus,
+    run_lines: list[str],
+    selected: list[str] | None = None,
+    required: list[str] | None = None,
+) -> None:
+    """Write the tables and plots of every results file of ``rank_dir`` (``selected``: those
+    systems only; ``required``: systems whose results must be there) into ``out``."""
+    from kcca.paper.header import table_header
+    from kcca.paper.report import describe, write_report
+
     header = table_header(_command(), corpus, run_lines, splits=args.splits)
     report = write_report(
         corpus,
@@ -455,8 +485,7 @@ def run(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         progress=not args.quiet,
         systems=selected,
-        required=required,
+        required=required or [],
     )
     print(describe(report))
     print(f"wrote {len(report.files)} files to {out}")
-    return 1 if failed else 0

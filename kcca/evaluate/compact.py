@@ -373,7 +373,7 @@ def _rebuild_fix(path: Path) -> str:
     if rankings is not None and rankings.is_file():
         return (
             f"write it again from {rankings.name} beside it, with the data at hand "
-            f"($KCCA_DATA_DIR): `kcca reproduce --tables-only --rankings-dir "
+            f"($KCCA_DATA_DIR): `kcca tables --rankings-dir "
             f"{shlex.quote(str(path.parent))} --out {shlex.quote(str(path.parent.parent))}`"
         )
     return (

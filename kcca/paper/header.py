@@ -60,7 +60,7 @@ def run_lines(
 
 
 def rebuild_lines(with_corpus: bool) -> list[str]:
-    """The lines of tables rebuilt from rankings files (``kcca reproduce --tables-only``);
+    """The lines of tables rebuilt from rankings files (``kcca tables``);
     without the corpus they come from the compact results files alone."""
     lines = [
         "mode: --tables-only (tables rebuilt from the rankings files; each "

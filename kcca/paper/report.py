@@ -14,7 +14,7 @@ run (:mod:`kcca.paper.runs_header`, from ``details.json``). Systems without a re
 left empty and listed.
 
 The same code serves a full ``kcca reproduce`` run (after its systems have written their
-rankings) and ``kcca reproduce --tables-only`` (no system is run).
+rankings) and ``kcca tables`` (no system is run).
 """
 
 from __future__ import annotations
