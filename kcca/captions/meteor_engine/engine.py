@@ -21,7 +21,6 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions.gc_pause import paused_gc
 from kcca.captions.meteor_engine.aligner import align, find_candidates
 from kcca.captions.meteor_engine.arrays import WordFeatures, segment_arrays
 from kcca.captions.meteor_engine.matcher import Segment, java_hash
@@ -166,14 +165,6 @@ class MeteorEngine:
 
         Returns ``(corpus score, per-item scores, per-item statistics)``.
         """
-        # the work allocates many small containers and frees them all at the end: the cyclic
-        # garbage collector would only scan them again and again (a third of the time)
-        with paused_gc():
-            return self._score_lines(references, hypotheses)
-
-    def _score_lines(
-        self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
-    ) -> tuple[float, list[float], list[Stats]]:
         texts: dict[str, tuple[str, ...]] = {}
         for t in hypotheses:
             if t not in texts:
