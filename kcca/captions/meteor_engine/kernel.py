@@ -225,20 +225,9 @@ def candidate_matches(
     # rows for one match per word pair (there may be two: exact, or stem and synonym), grown
     # when full, then the paraphrases
     m = np.empty((n1 + n2 + 1, 5), np.int64)
+    n_stages = 1 if identical else 3
     m, count = _word_matches(
-        m,
-        1 if identical else 3,
-        keys,
-        stems,
-        vids,
-        t0,
-        n1,
-        r0,
-        n2,
-        syn_off,
-        syn_ids,
-        synset_row,
-        synset_words,
+        m, n_stages, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_row, synset_words
     )
     m = _room(m, count, from_ref.shape[0] + from_test.shape[0])
     count = _paraphrase_rows(m, count, from_ref, from_test)
