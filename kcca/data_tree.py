@@ -18,7 +18,6 @@ checked against a limit before it is inflated.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import importlib
 import json
 import zipfile
@@ -380,15 +379,8 @@ class TreeDecoder:
         return obj
 
     def decode(self, tree: bytes) -> Any:
-        """The object of a tree's JSON bytes (the cyclic collector paused: a tree makes no
-        cycles, and the collector would rescan the growing tree many times)."""
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return json.loads(tree.decode("utf-8"), object_hook=self.hook)
-        finally:
-            if was:
-                gc.enable()
+        """The object of a tree's JSON bytes."""
+        return json.loads(tree.decode("utf-8"), object_hook=self.hook)
 
 
 def _list(value: Any, tag: str) -> list:

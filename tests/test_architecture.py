@@ -233,3 +233,22 @@ def test_no_function_is_long_without_a_reason():
         f"functions over {MAX_FUNCTION_LINES} lines: split them into named steps, or say why "
         f"not in their docstring ({LONG_BY_DESIGN} ...):\n" + "\n".join(long)
     )
+
+
+def test_no_module_changes_the_garbage_collectors_state():
+    """The cyclic garbage collector is one for the whole process: no library module pauses,
+    freezes or retunes it behind the user's back (``gc.disable``, ``gc.freeze``,
+    ``gc.set_threshold``, ...), not even for the duration of a call."""
+    changing = {"disable", "enable", "freeze", "unfreeze", "set_threshold", "set_debug"}
+    found = []
+    for path in sorted([*(ROOT / "kcca").rglob("*.py"), *(ROOT / "features").rglob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "gc"
+                and node.attr in changing
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} gc.{node.attr}")
+    assert not found, found

@@ -24,7 +24,6 @@ from kcca.captions.content_selection import position_ranking, size_ranking
 from kcca.captions.flickr_st import ALL_FILE, SemanticTuple
 from kcca.captions.human_agreement import precision_at_human_recall
 from kcca.captions.keywords import KeywordScorer, SemEvalResult, documents_from_rankings
-from kcca.captions.meteor_engine.aligner import SearchResult
 from kcca.captions.meteor_engine.params import MODULES
 from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex
 from kcca.captions.meteor_engine.resources import MeteorResources
@@ -118,7 +117,6 @@ SemanticTuple.tacit_arguments  # names of the tacit fields
 SemEvalResult.n_attempted  # items with a guess
 SemEvalResult.per_item_best  # per-item best-guess scores
 SemEvalResult.per_item_oot  # per-item out-of-ten scores
-SearchResult.weighted_matches  # the jar's weighted match total
 MeteorResources.index_source  # whether the paraphrase index was loaded or built
 CrowdJudgment.fraction_yes  # the crowd's yes fraction of a pair
 RelevanceModel.n_fitted  # pairs the judging model was fitted on

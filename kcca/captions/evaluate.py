@@ -23,7 +23,6 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from kcca.captions.gc_pause import paused_gc
 from kcca.captions.meteor import CaptionTooLongError, MeteorUnavailable, check_caption_lengths
 from kcca.captions.registry import get_scorer
 from kcca.captions.scorer import (
@@ -117,7 +116,6 @@ class CaptionEvaluation:
         ]
 
 
-@paused_gc()
 def evaluate_captions(
     references: References,
     candidates: Candidates,

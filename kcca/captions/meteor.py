@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from kcca.captions.gc_pause import paused_gc
 from kcca.captions.scorer import CaptionInputError, CaptionScorer, split_at_spaces
 from kcca.errors import SettingError
 
@@ -262,7 +261,6 @@ class Meteor(CaptionScorer):
             else {"engine": self.engine}
         )
 
-    @paused_gc()
     def prepare(self) -> None:
         """Load what the first score needs ahead of it (the Python engine's resources and
         compiled kernel; for the Java engine nothing): callers may run this in a background

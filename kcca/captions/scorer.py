@@ -31,7 +31,6 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from kcca.captions.gc_pause import paused_gc
 from kcca.data.errors import DataError
 
 Tokens = Sequence[str]
@@ -245,7 +244,6 @@ class CaptionScorer(ABC):
         and one to the latter."""
         return split_tokens(text)
 
-    @paused_gc()
     def compute_score(
         self, references: References, candidates: Candidates
     ) -> tuple[float | list[float], np.ndarray]:

@@ -87,7 +87,6 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import NamedTuple
 
 import kcca.captions._ptb_chars as _ptb_chars
-from kcca.captions.gc_pause import paused_gc
 from kcca.captions.scorer import CaptionInputError
 
 #: pycocoevalcap 1.2's ``PUNCTUATIONS`` (removed after tokenisation; case-sensitive).
@@ -762,7 +761,6 @@ def _following(lines: Sequence[str], i: int) -> str | None:
     return "\n".join(parts)
 
 
-@paused_gc()
 def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
     """PTB tokens of captions tokenised together, as pycocoevalcap tokenises them.
 
@@ -787,7 +785,6 @@ def tokenize_batch(texts: Sequence[str]) -> list[list[str]]:
 OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x85\u2028\u2029]")
 
 
-@paused_gc()
 def pycocoevalcap_lines(texts: Sequence[str]) -> list[list[str]]:
     """The tokens pycocoevalcap's ``PTBTokenizer`` gives each of ``texts``, output line ``i``
     to caption ``i``: equal to :func:`tokenize_batch` unless a caption holds a line break
@@ -832,7 +829,6 @@ class PTBTokenizer:
     {1: ["a dog 's ball and a cat", 'two dogs']}
     """
 
-    @paused_gc()
     def tokenize(self, captions_for_image: Mapping[Hashable, Sequence]) -> dict:
         tokens = iter(pycocoevalcap_lines(_caption_texts(captions_for_image)))
         return {
@@ -840,7 +836,6 @@ class PTBTokenizer:
         }
 
 
-@paused_gc()
 def tokenize_captions(captions: Mapping[Hashable, Sequence[str] | str]) -> dict:
     """``{id: str | [str, ...]} -> {id: [tokenised str, ...]}`` (space-joined tokens, each
     caption on its own as :func:`tokenize`)."""

@@ -7,7 +7,6 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from kcca.captions.gc_pause import paused_gc
 from kcca.captions.scorer import CaptionInputError, CaptionScorer, token_tuples
 
 
@@ -104,7 +103,6 @@ def tokens(
     return ref_tokens, cand_tokens
 
 
-@paused_gc()
 def score(scorer: CaptionScorer, gts: Mapping, res: Mapping) -> tuple[Any, np.ndarray]:
     """``scorer`` on pycocoevalcap-style dicts of tokenised captions, items in gts's order."""
     _, refs, cands = ordered_inputs(gts, res)

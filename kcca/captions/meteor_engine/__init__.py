@@ -1,4 +1,4 @@
-"""A pure-Python Meteor 1.5 equal to the jar that pycocoevalcap 1.2 runs.
+"""Meteor 1.5 without Java, equal to the jar that pycocoevalcap 1.2 runs.
 
 Meteor (Denkowski & Lavie 2014, "Meteor Universal: Language Specific Translation Evaluation
 for Any Target Language"; in the COCO caption evaluation, Chen et al. 2015, Section 3.5)
@@ -14,10 +14,13 @@ jar's ``-l en -norm`` configuration module by module, from its public source
 * :mod:`.synonyms` - WordNet synsets and the morphology that finds base forms;
 * :mod:`.paraphrase` - the paraphrase table as a cached trie index;
 * :mod:`.resources` - reading all of these from the installed jar, and the cache;
-* :mod:`.matcher` - the four matching stages;
-* :mod:`.aligner` - the beam search for the alignment, with its tie-breaks;
+* :mod:`.arrays` - the segments of a scoring call as flat arrays;
+* :mod:`.kernel` - the four matching stages, the beam search for the alignment (with its
+  tie-breaks) and the best reference of each item, compiled with numba;
 * :mod:`.stats` - sufficient statistics, the score formula, the corpus aggregate;
 * :mod:`.engine` - scoring items with several references, as the jar's stdio mode.
+
+Its plain-Python transcription, the test oracle, is ``tests/support/meteor_oracle.py``.
 
 Use it through :class:`kcca.captions.Meteor` (``engine="python"``, the default).
 """

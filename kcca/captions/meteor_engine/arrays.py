@@ -1,14 +1,14 @@
 """The segments of one scoring call as flat arrays, for :mod:`.kernel`.
 
-What :class:`.matcher.Segment` holds per segment (word hash keys, stem keys, function-word
+What a segment's matchers need (word hash keys, stem keys, function-word
 flags, synsets, paraphrase look-ups) is laid out here for all distinct segments at once:
 segment ``s`` owns the word slots ``starts[s]:starts[s] + lengths[s]`` of the per-word
 arrays. Word features are computed once per distinct word and remembered by
 :class:`WordFeatures` (per process, and in the project cache for later runs); the paraphrase
 look-ups are a compiled walk of the trie over all n-grams, in threads over slices of the word
-slots (:func:`.kernel.ngram_occurrences`, what :meth:`.paraphrase.ParaphraseIndex.ngram_nodes`
-computes), keeping the table entries whose phrase and paraphrase both occur in the call, as
-:meth:`.paraphrase.ParaphraseIndex.prepare` does.
+slots (:func:`.kernel.ngram_occurrences`, what ``ngram_nodes`` of the test oracle
+``tests/support/meteor_oracle.py`` computes), keeping the table entries whose phrase and
+paraphrase both occur in the call.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from kcca.captions.meteor_engine.matcher import java_hash
 from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, concatenated_ranges
 from kcca.captions.meteor_engine.resources import MeteorResources
 from kcca.captions.meteor_engine.slices import in_threads
@@ -32,6 +31,27 @@ from kcca.captions.meteor_engine.stemmer import stem
 MAX_STORED_WORDS = 300_000
 #: fewest word slots a thread of the paraphrase-trie walk gets
 SLOTS_PER_THREAD = 20_000
+_JAVA_HASHES: dict[str, int] = {}
+
+
+def java_hash(word: str) -> int:
+    """``String.hashCode()`` of ``word`` (UTF-16 code units, 32-bit signed)."""
+    got = _JAVA_HASHES.get(word)
+    if got is None:
+        h = 0
+        if word.isascii():
+            for c in word.encode("ascii"):
+                h = (31 * h + c) & 0xFFFFFFFF
+        else:
+            data = word.encode("utf-16-be")
+            for k in range(0, len(data), 2):
+                h = (31 * h + (data[k] << 8 | data[k + 1])) & 0xFFFFFFFF
+        got = h - (1 << 32) if h & 0x80000000 else h
+        if len(_JAVA_HASHES) < 1_000_000:
+            _JAVA_HASHES[word] = got
+    return got
+
+
 _SHARED: weakref.WeakKeyDictionary[MeteorResources, WordFeatures] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
 

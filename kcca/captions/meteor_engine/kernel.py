@@ -1,13 +1,13 @@
-"""The matcher, aligner and score of :mod:`.matcher`, :mod:`.aligner` and :mod:`.stats`
-compiled with numba, for many items at once.
+"""Meteor's matcher, aligner and score (:mod:`.stats`) compiled with numba, for many items
+at once.
 
-:func:`score_items` does for every item what :meth:`.engine.MeteorEngine.segment_stats`
-does in Python: the candidate matches of the four stages in the jar's order, the score
-bound of each reference, the beam search (with the jar's tie-breaks and its distance
-quirk) for the references whose bound can win, and the statistics of the best one. Each
-step below is a line-by-line transcription of the Python function named in its
-docstring, which stays the reference (and the path for segments of more than
-:data:`MAX_WORDS` words, whose word sets do not fit a 64-bit mask).
+:func:`score_items` does for every item what ``segment_stats`` of the test oracle
+``tests/support/meteor_oracle.py`` (the jar transcribed in plain Python, which the kernel is
+tested equal to) does: the candidate matches of the four stages in the jar's order, the score
+bound of each reference, the beam search (with the jar's tie-breaks and its distance quirk)
+for the references whose bound can win, and the statistics of the best one. Each step below
+computes what the oracle's function of the same name computes. Segments of any length are
+aligned: a set of words is a bit set of ``ceil(n / 64)`` ``int64`` words (:func:`_words`).
 
 Segments arrive as flat arrays (:class:`.arrays.SegmentArrays`); a match is one row
 ``(ref start, ref length, test start, test length, module)`` of an ``int64`` array.
@@ -36,8 +36,6 @@ from kcca.captions.meteor_engine.params import (
     MODULE_WEIGHTS,
 )
 
-#: longest segment the kernel aligns (word sets are bits of an int64)
-MAX_WORDS = 62
 #: the 23 statistics of a segment in the jar's order (``MeteorStats.toString``)
 N_STATS = 23
 #: how far below the best score a reference's bound must lie for it to be skipped
@@ -52,23 +50,64 @@ _jit = numba.njit(nogil=True, cache=True, error_model="numpy")
 _jit_inline = numba.njit(nogil=True, cache=True, error_model="numpy", inline="always")
 
 
+@_jit_inline
+def _words(n):  # pragma: no cover - compiled
+    """How many ``int64`` words a bit set of ``n`` positions takes (at least one)."""
+    return max((n + 63) >> 6, 1)
+
+
+@_jit_inline
+def _has(bits, k):  # pragma: no cover - compiled
+    """Whether position ``k`` is in the bit set ``bits``."""
+    return (bits[k >> 6] >> (k & 63)) & 1 == 1
+
+
+@_jit_inline
+def _any_in(bits, start, length):  # pragma: no cover - compiled
+    """Whether any of the positions ``start .. start + length - 1`` is in ``bits``."""
+    for k in range(start, start + length):
+        if (bits[k >> 6] >> (k & 63)) & 1:
+            return True
+    return False
+
+
+@_jit_inline
+def _add_range(bits, start, length):  # pragma: no cover - compiled
+    """Add the positions ``start .. start + length - 1`` to ``bits``."""
+    for k in range(start, start + length):
+        bits[k >> 6] |= np.int64(1) << (k & 63)
+
+
 @_jit
-def mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
-    """Add the words of the hypothesis at ``t0`` to the bit sets ``synset_words[id]`` of
-    their synsets (one hypothesis at a time: :func:`clear_synsets` afterwards)."""
+def mark_synsets(synset_row, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
+    """The synsets of the hypothesis at ``t0``: gives each a row (``synset_row[id]``, -1 for
+    the others) of the returned table, the bit set of the hypothesis words that have it (one
+    hypothesis at a time: :func:`clear_synsets` afterwards)."""
+    n_rows = 0
+    for i in range(n1):
+        v = vids[t0 + i]
+        n_rows += syn_off[v + 1] - syn_off[v]
+    words = np.zeros((max(n_rows, 1), _words(n1)), np.int64)
+    n_rows = 0
     for i in range(n1):
         v = vids[t0 + i]
         for q in range(syn_off[v], syn_off[v + 1]):
-            synset_words[syn_ids[q]] |= np.int64(1) << i
+            row = synset_row[syn_ids[q]]
+            if row < 0:
+                row = n_rows
+                synset_row[syn_ids[q]] = row
+                n_rows += 1
+            words[row, i >> 6] |= np.int64(1) << (i & 63)
+    return words
 
 
 @_jit
-def clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
+def clear_synsets(synset_row, t0, n1, vids, syn_off, syn_ids):  # pragma: no cover
     """Undo :func:`mark_synsets`."""
     for i in range(n1):
         v = vids[t0 + i]
         for q in range(syn_off[v], syn_off[v + 1]):
-            synset_words[syn_ids[q]] = 0
+            synset_row[syn_ids[q]] = -1
 
 
 @_jit
@@ -86,7 +125,7 @@ def _paraphrased(
     oc_node,
     oc_pos,
 ):  # pragma: no cover - compiled
-    """``matcher._paraphrased``: the phrases of segment ``src`` paraphrased in ``tgt``, in
+    """The oracle's ``_paraphrased``: the phrases of segment ``src`` paraphrased in ``tgt``, in
     the jar's loop order, as rows ``(start, length)`` in ``src``, ``(start, length)`` in
     ``tgt``."""
     lo, hi = oc_off[tgt], oc_off[tgt + 1]
@@ -139,14 +178,15 @@ def candidate_matches(
     oc_off,
     oc_node,
     oc_pos,
+    synset_row,
     synset_words,
 ):  # pragma: no cover - compiled
-    """``aligner.find_candidates`` / ``matcher.candidate_matches`` of hypothesis segment
+    """The oracle's ``find_candidates`` (``candidate_matches``) of hypothesis segment
     ``t`` and reference segment ``r``: ``(match rows, count, test coverage, reference
     coverage)``, rows in the jar's order (stage, then its loop order).
 
-    ``synset_words[id]``: the bit set of the hypothesis words that have synset ``id``
-    (:func:`mark_synsets`)."""
+    ``synset_words[synset_row[id]]``: the bit set of the hypothesis words that have synset
+    ``id`` (:func:`mark_synsets`)."""
     t0, n1 = starts[t], lengths[t]
     r0, n2 = starts[r], lengths[r]
     identical = _same_words(keys, t0, n1, r0, n2)
@@ -182,11 +222,14 @@ def candidate_matches(
             oc_node,
             oc_pos,
         )
-    # one-word stages: at most two matches per word pair (exact, or stem and synonym)
-    m = np.empty((2 * n1 * n2 + from_ref.shape[0] + from_test.shape[0], 5), np.int64)
-    count = _word_matches(
-        m, 1 if identical else 3, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_words
+    # rows for one match per word pair (there may be two: exact, or stem and synonym), grown
+    # when full, then the paraphrases
+    m = np.empty((n1 + n2 + 1, 5), np.int64)
+    n_stages = 1 if identical else 3
+    m, count = _word_matches(
+        m, n_stages, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_row, synset_words
     )
+    m = _room(m, count, from_ref.shape[0] + from_test.shape[0])
     count = _paraphrase_rows(m, count, from_ref, from_test)
     cov1, cov2 = _coverage_counts(m, count, n1, n2)
     return m, count, cov1, cov2
@@ -204,20 +247,37 @@ def _same_words(keys, t0, n1, r0, n2):  # pragma: no cover - compiled
 
 
 @_jit_inline
+def _room(m, count, more):  # pragma: no cover - compiled
+    """``m`` with room for ``more`` rows after row ``count`` (a copy twice as large, or
+    larger, when it has not)."""
+    if count + more <= m.shape[0]:
+        return m
+    grown = np.empty((max(2 * m.shape[0], count + more), m.shape[1]), m.dtype)
+    grown[:count] = m[:count]
+    return grown
+
+
+@_jit_inline
 def _word_matches(
-    m, n_stages, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_words
+    m, n_stages, keys, stems, vids, t0, n1, r0, n2, syn_off, syn_ids, synset_row, synset_words
 ):  # pragma: no cover - compiled
     """The one-word matches of the first ``n_stages`` stages (exact, stem, synonym) written
-    as rows of ``m`` in the jar's order; returns their count."""
+    as rows of ``m`` (grown as needed) in the jar's order; returns ``(m, their count)``."""
     count = 0
+    sharing = np.zeros(synset_words.shape[1], np.int64)
     for stage in range(n_stages):
         for j in range(n2):
             kj, sj, vj = keys[r0 + j], stems[r0 + j], vids[r0 + j]
-            sharing = 0  # synonym stage: the hypothesis words sharing a synset with j
-            if stage == 2:
+            if stage == 2:  # the hypothesis words sharing a synset with j
+                sharing[:] = 0
+                shared = False
                 for q in range(syn_off[vj], syn_off[vj + 1]):
-                    sharing |= synset_words[syn_ids[q]]
-                if sharing == 0:
+                    row = synset_row[syn_ids[q]]
+                    if row >= 0:
+                        shared = True
+                        for w in range(sharing.shape[0]):
+                            sharing[w] |= synset_words[row, w]
+                if not shared:
                     continue
             for i in range(n1):
                 ki = keys[t0 + i]
@@ -226,15 +286,16 @@ def _word_matches(
                 elif stage == 1:  # stem: different words, equal stems
                     hit = ki != kj and stems[t0 + i] == sj
                 else:  # synonym: different words sharing a synset
-                    hit = ki != kj and (sharing >> i) & 1 == 1
+                    hit = ki != kj and _has(sharing, i)
                 if hit:
+                    m = _room(m, count, 1)
                     m[count, 0] = j
                     m[count, 1] = 1
                     m[count, 2] = i
                     m[count, 3] = 1
                     m[count, 4] = stage
                     count += 1
-    return count
+    return m, count
 
 
 @_jit_inline
@@ -273,7 +334,7 @@ def _coverage_counts(m, count, n1, n2):  # pragma: no cover - compiled
 
 @_jit
 def _coverage(func, start, n, cov):  # pragma: no cover - compiled
-    """``engine._coverage``: weighted covered words, weighted length, covered words."""
+    """The oracle's ``_coverage``: weighted covered words, weighted length, covered words."""
     matchable = 0.0
     length = 0.0
     covered = 0
@@ -288,7 +349,7 @@ def _coverage(func, start, n, cov):  # pragma: no cover - compiled
 
 @_jit
 def score_bound(func, t0, n1, cov1, r0, n2, cov2):  # pragma: no cover - compiled
-    """``engine._score_bound`` (``stats.score_upper_bound``) of one pair."""
+    """The oracle's ``_score_bound`` (``score_upper_bound``) of one pair."""
     m1, l1, c1 = _coverage(func, t0, n1, cov1)
     m2, l2, c2 = _coverage(func, r0, n2, cov2)
     if m1 <= 0.0 or m2 <= 0.0:
@@ -309,60 +370,71 @@ def _bit_length(x):  # pragma: no cover - compiled
     return n
 
 
+@_jit_inline
+def _rank_order(rank, dist, n):  # pragma: no cover - compiled
+    """The stable order of the first ``n`` paths by ``(rank, dist)``."""
+    order = np.argsort(dist[:n], kind="mergesort")
+    return order[np.argsort(rank[order], kind="mergesort")]
+
+
 @_jit
 def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cover - compiled
-    """``aligner.resolve``: the beam search; returns the best path's chosen matches as a
+    """The oracle's ``resolve``: the beam search; returns the best path's chosen matches as a
     linked list ``(node_match, node_prev, head)`` (``-1`` ends it).
 
     ``by_ref[first[j]:first[j + 1]]`` are the rows of the matches starting at reference
-    word ``j`` in the jar's order, ``fixed[j]`` the row fixed in advance there (or -1).
-    Paths are parallel arrays; the packed rank is the Python version's.
+    word ``j`` in the jar's order, ``fixed[j]`` the row fixed in advance there (or -1),
+    ``used1``/``used2`` the bit sets of the words those cover. Paths are parallel arrays.
+    The comparator's keys (-weighted matches, chunks, distance) are two numbers: ``rank =
+    -weighted * s + chunks`` (``s`` above any chunk count) and ``dist``; ordering paths by
+    ``(rank, dist)`` is ordering them by the oracle's packed integer, whatever the lengths.
 
-    Long by design: a numba loop over two generations of paths held in twelve parallel
-    arrays that every step reads and swaps; split, each step would take and return all of
-    them for every reference word of every aligned pair.
+    Long by design: a numba loop over two generations of paths held in parallel arrays that
+    every step reads and swaps; split, each step would take and return all of them for
+    every reference word of every aligned pair.
     """
     n_match = first[n2]
-    bound = 0
-    for k in range(n_match):
-        bound += abs(m[by_ref[k], 0] - m[by_ref[k], 2])
-    for j in range(n2):
-        if fixed[j] >= 0:
-            bound += abs(m[fixed[j], 0] - m[fixed[j], 2])
-    s1 = np.int64(1) << (_bit_length(bound) + 1)
-    s2 = s1 << _bit_length(n2 + 2)
+    s = np.int64(1) << _bit_length(n2 + 2)
     widest = 0
     for j in range(n2):
         widest = max(widest, first[j + 1] - first[j])
     cap = beam * (widest + 1) + 1
-    # two generations of paths: rank, next reference position, end of the last match in
-    # the hypothesis (-1 after a gap), used words of each side, head of the chosen list
+    w1, w2 = used1.shape[0], used2.shape[0]
+    # two generations of paths: rank, distance, next reference position, end of the last
+    # match in the hypothesis (-1 after a gap), used words of each side, head of the list
     rank = np.empty(cap, np.int64)
+    dist = np.empty(cap, np.int64)
     idx = np.empty(cap, np.int64)
     last = np.empty(cap, np.int64)
-    u1 = np.empty(cap, np.int64)
-    u2 = np.empty(cap, np.int64)
+    u1 = np.empty((cap, w1), np.int64)
+    u2 = np.empty((cap, w2), np.int64)
     head = np.empty(cap, np.int64)
     n_rank = np.empty(cap, np.int64)
+    n_dist = np.empty(cap, np.int64)
     n_idx = np.empty(cap, np.int64)
     n_last = np.empty(cap, np.int64)
-    n_u1 = np.empty(cap, np.int64)
-    n_u2 = np.empty(cap, np.int64)
+    n_u1 = np.empty((cap, w1), np.int64)
+    n_u2 = np.empty((cap, w2), np.int64)
     n_head = np.empty(cap, np.int64)
     node_match = np.empty(beam * n_match + 1, np.int64)
     node_prev = np.empty(beam * n_match + 1, np.int64)
     n_nodes = 0
-    rank[0], idx[0], last[0], u1[0], u2[0], head[0] = 0, 0, -1, used1, used2, -1
+    rank[0], dist[0], idx[0], last[0], head[0] = 0, 0, 0, -1, -1
+    u1[0, :] = used1
+    u2[0, :] = used2
     n_paths = 1
     for current in range(n2 + 1):
         if n_paths > 1:  # stable sort (Collections.sort), keep the beam
-            order = np.argsort(rank[:n_paths], kind="mergesort")
+            order = _rank_order(rank, dist, n_paths)
             n_paths = min(n_paths, beam)
             for q in range(n_paths):
                 o = order[q]
-                n_rank[q], n_idx[q], n_last[q] = rank[o], idx[o], last[o]
-                n_u1[q], n_u2[q], n_head[q] = u1[o], u2[o], head[o]
+                n_rank[q], n_dist[q], n_idx[q] = rank[o], dist[o], idx[o]
+                n_last[q], n_head[q] = last[o], head[o]
+                n_u1[q, :] = u1[o]
+                n_u2[q, :] = u2[o]
             rank, n_rank = n_rank, rank
+            dist, n_dist = n_dist, dist
             idx, n_idx = n_idx, idx
             last, n_last = n_last, last
             u1, n_u1 = n_u1, u1
@@ -371,54 +443,65 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
         if current == n2:
             break
         out = 0
-        bit = np.int64(1) << current
         for p in range(n_paths):
-            if u2[p] & bit:  # word already used
+            if _has(u2[p], current):  # word already used
                 if current < idx[p]:  # inside a match taken earlier
-                    n_rank[out], n_idx[out], n_last[out] = rank[p], idx[p], last[p]
-                    n_u1[out], n_u2[out], n_head[out] = u1[p], u2[p], head[p]
+                    n_rank[out], n_dist[out], n_idx[out] = rank[p], dist[p], idx[p]
+                    n_last[out], n_head[out] = last[p], head[p]
+                    n_u1[out, :] = u1[p]
+                    n_u2[out, :] = u2[p]
                     out += 1
                     continue
                 f = fixed[idx[p]]
                 if f >= 0:  # a match fixed in advance starts here
                     weighted = m[f, 1] + m[f, 3] if m[f, 4] == 0 else m[f, 1] // 2 + m[f, 3] // 2
-                    r = rank[p] - weighted * s2 + abs(m[f, 0] - m[f, 2])
+                    r = rank[p] - weighted * s
                     if last[p] != -1 and m[f, 2] != last[p]:
-                        r += s1  # a new chunk
-                    n_rank[out], n_idx[out], n_last[out] = r, m[f, 0] + m[f, 1], m[f, 2] + m[f, 3]
-                    n_u1[out], n_u2[out], n_head[out] = u1[p], u2[p], head[p]
+                        r += 1  # a new chunk
+                    n_rank[out], n_dist[out] = r, dist[p] + abs(m[f, 0] - m[f, 2])
+                    n_idx[out], n_last[out] = m[f, 0] + m[f, 1], m[f, 2] + m[f, 3]
+                    n_head[out] = head[p]
+                    n_u1[out, :] = u1[p]
+                    n_u2[out, :] = u2[p]
                     out += 1
                 continue
             last_end = last[p]
             for q in range(first[current], first[current + 1]):
                 c = by_ref[q]
-                ref_mask = ((np.int64(1) << m[c, 1]) - 1) << m[c, 0]
-                test_mask = ((np.int64(1) << m[c, 3]) - 1) << m[c, 2]
-                if u2[p] & ref_mask or u1[p] & test_mask:
+                if _any_in(u2[p], m[c, 0], m[c, 1]) or _any_in(u1[p], m[c, 2], m[c, 3]):
                     continue
                 weighted = m[c, 1] + m[c, 3] if m[c, 4] == 0 else m[c, 1] // 2 + m[c, 3] // 2
-                r = rank[p] - weighted * s2
+                r = rank[p] - weighted * s
                 if last_end != -1 and m[c, 2] != last_end:
-                    r += s1
+                    r += 1
                 node_match[n_nodes] = c
                 node_prev[n_nodes] = head[p]
-                n_rank[out], n_idx[out], n_last[out] = r, m[c, 0] + m[c, 1], m[c, 2] + m[c, 3]
-                n_u1[out], n_u2[out], n_head[out] = u1[p] | test_mask, u2[p] | ref_mask, n_nodes
+                n_rank[out], n_dist[out], n_idx[out] = r, dist[p], m[c, 0] + m[c, 1]
+                n_last[out], n_head[out] = m[c, 2] + m[c, 3], n_nodes
+                n_u1[out, :] = u1[p]
+                n_u2[out, :] = u2[p]
+                _add_range(n_u1[out], m[c, 2], m[c, 3])
+                _add_range(n_u2[out], m[c, 0], m[c, 1])
                 n_nodes += 1
                 out += 1
-                rank[p] += abs(m[c, 0] - m[c, 2])  # sic: the jar adds it to the parent
+                dist[p] += abs(m[c, 0] - m[c, 2])  # sic: the jar adds it to the parent
             r, lp = rank[p], last_end
             if last_end != -1:  # skip this word: a gap ends the chunk
-                r += s1
+                r += 1
                 lp = -1
-            n_rank[out], n_idx[out], n_last[out] = r, idx[p] + 1, lp
-            n_u1[out], n_u2[out], n_head[out] = u1[p], u2[p], head[p]
+            n_rank[out], n_dist[out], n_idx[out] = r, dist[p], idx[p] + 1
+            n_last[out], n_head[out] = lp, head[p]
+            n_u1[out, :] = u1[p]
+            n_u2[out, :] = u2[p]
             out += 1
         if out == 0:  # the jar warns and keeps the best path
-            n_rank[0], n_idx[0], n_last[0] = rank[0], idx[0], last[0]
-            n_u1[0], n_u2[0], n_head[0] = u1[0], u2[0], head[0]
+            n_rank[0], n_dist[0], n_idx[0] = rank[0], dist[0], idx[0]
+            n_last[0], n_head[0] = last[0], head[0]
+            n_u1[0, :] = u1[0]
+            n_u2[0, :] = u2[0]
             out = 1
         rank, n_rank = n_rank, rank
+        dist, n_dist = n_dist, dist
         idx, n_idx = n_idx, idx
         last, n_last = n_last, last
         u1, n_u1 = n_u1, u1
@@ -427,22 +510,23 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
         n_paths = out
     best = 0
     best_rank = 0
+    best_dist = 0
     for p in range(n_paths):  # close the last chunk; the first of the smallest ranks
-        r = rank[p] + s1 if last[p] != -1 else rank[p]
-        if p == 0 or r < best_rank:
-            best, best_rank = p, r
+        r = rank[p] + 1 if last[p] != -1 else rank[p]
+        if p == 0 or r < best_rank or (r == best_rank and dist[p] < best_dist):
+            best, best_rank, best_dist = p, r, dist[p]
     return node_match, node_prev, head[best]
 
 
 @_jit
 def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: no cover
-    """``aligner.align`` and the statistics of ``engine.segment_stats``, written into
+    """The oracle's ``align`` and the statistics of its ``segment_stats``, written into
     ``stats`` (the 23 numbers of ``Stats.as_line``)."""
     first, by_ref = _by_reference(m, count, n2)
     # matches fixed in advance: alone at their start, covering words nothing else covers
     fixed = np.full(n2 + 1, -1, np.int64)
-    used1 = np.int64(0)
-    used2 = np.int64(0)
+    used1 = np.zeros(_words(n1), np.int64)
+    used2 = np.zeros(_words(n2), np.int64)
     search = False
     for j in range(n2):
         if first[j + 1] - first[j] != 1:
@@ -459,8 +543,8 @@ def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: n
                 unique = False
         if unique:
             fixed[j] = c
-            used2 |= ((np.int64(1) << m[c, 1]) - 1) << m[c, 0]
-            used1 |= ((np.int64(1) << m[c, 3]) - 1) << m[c, 2]
+            _add_range(used2, m[c, 0], m[c, 1])
+            _add_range(used1, m[c, 2], m[c, 3])
         else:
             search = True
     chosen = fixed[:n2].copy()
@@ -507,7 +591,7 @@ def _by_reference(m, count, n2):  # pragma: no cover - compiled
 
 @_jit_inline
 def _count_chunks(m, chosen, n2):  # pragma: no cover - compiled
-    """``aligner.count_chunks``: chunks of the chosen matches (``chosen[j]``: the row
+    """The oracle's ``count_chunks``: chunks of the chosen matches (``chosen[j]``: the row
     starting at reference word ``j``, or -1) and the words they cover in the hypothesis and
     the reference."""
     m1 = m2 = chunks = 0
@@ -585,17 +669,6 @@ def score(s):  # pragma: no cover - compiled
     return value + 0.0
 
 
-@_jit_inline
-def _fits(lengths, t, ref_seg, a, b):  # pragma: no cover - compiled
-    """Whether hypothesis ``t`` has references ``ref_seg[a:b]`` and every segment of the item
-    fits a 64-bit word set (:data:`MAX_WORDS`)."""
-    fits = lengths[t] <= MAX_WORDS and b > a
-    for q in range(a, b):
-        if lengths[ref_seg[q]] > MAX_WORDS:
-            fits = False
-    return fits
-
-
 @_jit
 def score_items(
     hyp,
@@ -620,22 +693,18 @@ def score_items(
     oc_node,
     oc_pos,
 ):  # pragma: no cover - compiled
-    """``engine.segment_stats`` of every item: hypothesis segment ``hyp[k]``, references
+    """The oracle's ``segment_stats`` of every item: hypothesis segment ``hyp[k]``, references
     ``ref_seg[ref_off[k]:ref_off[k + 1]]``. Returns the best reference's statistics per
-    item (``int64[n, 23]``) and whether the item was scored (False: a segment longer than
-    :data:`MAX_WORDS` words, or no reference; left to the Python path)."""
+    item (``int64[n, 23]``; every item has at least one reference)."""
     n_items = hyp.shape[0]
     out = np.zeros((n_items, N_STATS), np.int64)
-    done = np.zeros(n_items, np.bool_)
     tmp = np.zeros(N_STATS, np.int64)
-    synset_words = np.zeros(syn_ids.max() + 1 if syn_ids.size else 1, np.int64)
+    synset_row = np.full(syn_ids.max() + 1 if syn_ids.size else 1, -1, np.int64)
     for it in range(n_items):
         t = hyp[it]
         a, b = ref_off[it], ref_off[it + 1]
-        if not _fits(lengths, t, ref_seg, a, b):
-            continue
         t0, n1 = starts[t], lengths[t]
-        mark_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
+        synset_words = mark_synsets(synset_row, t0, n1, vids, syn_off, syn_ids)
         bounds = np.empty(b - a, np.float64)
         found = []  # each reference's candidate matches and coverage, for the alignment
         for q in range(a, b):
@@ -660,14 +729,14 @@ def score_items(
                 oc_off,
                 oc_node,
                 oc_pos,
+                synset_row,
                 synset_words,
             )
             bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
             found.append((m, count, cov1, cov2))
         _best_alignment(found, bounds, ref_seg[a:b], starts, lengths, func, t0, n1, tmp, out[it])
-        clear_synsets(synset_words, t0, n1, vids, syn_off, syn_ids)
-        done[it] = True
-    return out, done
+        clear_synsets(synset_row, t0, n1, vids, syn_off, syn_ids)
+    return out
 
 
 @_jit_inline
@@ -710,7 +779,7 @@ def _find(sorted_keys, lo, hi, key):  # pragma: no cover - compiled
 def ngram_occurrences(
     ids, start, stop, level_offsets, level_keys, n_words, word_nodes, child_off, phrase_row
 ):  # pragma: no cover - compiled
-    """``paraphrase.ParaphraseIndex.ngram_nodes`` as a list: every n-gram ``ids[p:p + d]``,
+    """The oracle's ``ngram_nodes`` as a list: every n-gram ``ids[p:p + d]``,
     ``start <= p < stop``, that is a node of the paraphrase trie (a word id -1 ends every
     n-gram), slot-major and shortest first, as ``(slot p, length d, node, phrase_row[node])``.
 

@@ -32,10 +32,8 @@ MODULE_WEIGHTS = (1.0, 0.6, 0.8, 0.6)
 #: weights the aligner uses to rank partial alignments (MeteorScorer.loadConfiguration
 #: replaces the task weights by these "best weights for evaluation")
 SEARCH_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
-# (the aligner relies on these being multiples of 1/2: see matcher._match)
+# (the aligner relies on these being multiples of 1/2: see the kernel's ``resolve``)
 assert all((2 * w).is_integer() for w in SEARCH_WEIGHTS)
 
 #: partial alignments kept at each step of the aligner's search (Constants.DEFAULT_BEAM_SIZE)
 BEAM_SIZE = 40
-
-EXACT, STEM, SYNONYM, PARAPHRASE = range(4)

@@ -17,9 +17,9 @@ under the file's SHA-256 (:mod:`kcca.captions.meteor_engine.resources`):
   ``entry_offsets`` their entry ranges; ``entry_para``: the paraphrase node of each entry,
   in the file's order within a phrase (the order in which the jar's trie emits them).
 
-:meth:`ParaphraseIndex.prepare` then looks up every n-gram of the segments of one scoring
-call at once (vectorised) and keeps only the entries whose phrase *and* paraphrase both occur
-in those segments: no other entry can ever produce a match.
+:mod:`.arrays` then looks up every n-gram of the segments of one scoring call at once and
+keeps only the entries whose phrase *and* paraphrase both occur in those segments: no other
+entry can ever produce a match.
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
@@ -359,19 +357,6 @@ def build_index(path: str | os.PathLike) -> dict:
     }
 
 
-@dataclass
-class SegmentParaphrases:
-    """The paraphrase look-ups of one segment (word positions are token indices).
-
-    ``starts[j]``: ``(length, phrase row)`` for each phrase of the table starting at word
-    ``j`` (shortest first) that has a paraphrase occurring in the scored segments;
-    ``positions``: paraphrase node -> start positions (ascending) where it occurs here.
-    """
-
-    starts: dict[int, list[tuple[int, int]]]
-    positions: dict[int, tuple[int, ...]]
-
-
 class ParaphraseIndex:
     """The cached arrays of :func:`build_index` and the look-ups of one scoring call."""
 
@@ -437,175 +422,3 @@ class ParaphraseIndex:
 
     def node_depth(self, nodes: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.level_offsets, nodes, side="right") - 1
-
-    def ngram_nodes(self, ids: np.ndarray) -> np.ndarray:
-        """``out[p, d - 1]``: the trie node of the ``d`` words ``ids[p:p + d]``, or -1 (a
-        word unknown to the table (id -1), or no phrase of the table starts that way)."""
-        n, depth = ids.size, self.max_depth
-        out = np.full((n, depth), -1, np.int64)
-        n_words = np.uint64(len(self.vocab))
-        prev = np.zeros(n, np.int64)
-        alive = ids >= 0
-        for d in range(1, depth + 1):
-            lo, hi = self.level_offsets[d], self.level_offsets[d + 1]
-            level = self.level_keys[lo:hi]
-            rows = np.flatnonzero(alive[: n - d + 1]) if d > 1 else np.flatnonzero(alive)
-            if rows.size == 0:
-                break
-            words = ids[rows + d - 1]
-            ok = words >= 0
-            rows, words = rows[ok], words[ok]
-            key = prev[rows].astype(np.uint64) * n_words + words.astype(np.uint64)
-            pos = np.searchsorted(level, key)
-            found = pos < level.size
-            found[found] = level[pos[found]] == key[found]
-            alive[:] = False
-            rows, pos = rows[found], pos[found]
-            alive[rows] = True
-            prev[rows] = lo + pos
-            out[rows, d - 1] = lo + pos
-        return out
-
-    def prepare(
-        self, segments: Sequence[Sequence[str]], partners: Sequence[Sequence[int]] | None = None
-    ) -> tuple[list[SegmentParaphrases], dict[int, list[tuple[int, int]]]]:
-        """Look up every n-gram of ``segments`` (token lists) at once.
-
-        ``partners[s]``: the segments that segment ``s`` is aligned with (its references,
-        or the hypotheses it is a reference of); default: every segment. A phrase of ``s``
-        is kept only if one of its paraphrases occurs in a partner, and a paraphrase
-        occurrence only if it can be matched so: the others can never produce a match.
-
-        Returns the per-segment look-ups and ``row -> [(paraphrase node, its length), ...]``
-        (file order) for the entries whose phrase and paraphrase both occur somewhere.
-        """
-        flat, seg_arr, pos_arr = self._flat_word_ids(segments)
-        out = [SegmentParaphrases({}, {}) for _ in segments]
-        if not flat.size or self.phrase_nodes.size == 0:
-            return out, {}
-        nodes = self.ngram_nodes(flat)
-        found = nodes >= 0
-        # the table's phrases that occur, and their entries whose paraphrase occurs too
-        row = np.searchsorted(self.phrase_nodes, nodes)
-        row[row >= self.phrase_nodes.size] = 0
-        is_phrase = found & (self.phrase_nodes[row] == nodes)
-        owner, para = self._entries_that_occur(np.unique(row[is_phrase]), np.unique(nodes[found]))
-        if owner.size == 0:
-            return out, {}
-        # filtered entries as CSR by row (owner is sorted: rows ascending)
-        t_rows, t_start = np.unique(owner, return_index=True)
-        t_end = np.append(t_start[1:], owner.size)
-        # phrase occurrences: (position, depth) row-major = by position, then length
-        p_idx, d_idx = np.nonzero(is_phrase)
-        h_row = row[p_idx, d_idx]
-        h_t = np.searchsorted(t_rows, h_row)
-        h_t[h_t >= t_rows.size] = 0
-        has_entries = t_rows[h_t] == h_row
-        p_idx, d_idx, h_row, h_t = (
-            p_idx[has_entries],
-            d_idx[has_entries],
-            h_row[has_entries],
-            h_t[has_entries],
-        )
-        h_seg = seg_arr[p_idx]
-        n_nodes = np.int64(self.level_offsets[-1])
-        # every n-gram occurrence as (segment, node) keys
-        q_idx, e_idx = np.nonzero(found)
-        q_node = nodes[q_idx, e_idx]
-        q_key = seg_arr[q_idx] * n_nodes + q_node
-        if partners is not None:
-            keep_hit, wanted = _matchable_with_partners(
-                partners, h_seg, (t_start[h_t], t_end[h_t]), para, q_key, n_nodes
-            )
-        else:
-            keep_hit, wanted = np.ones(h_row.size, bool), None
-        table: dict[int, list[tuple[int, int]]] = {}
-        para_len = self.node_depth(para)
-        for r, p, n in zip(owner.tolist(), para.tolist(), para_len.tolist()):
-            table.setdefault(r, []).append((p, n))
-        for s, j, d, r in zip(
-            h_seg[keep_hit].tolist(),
-            pos_arr[p_idx[keep_hit]].tolist(),
-            d_idx[keep_hit].tolist(),
-            h_row[keep_hit].tolist(),
-        ):
-            out[s].starts.setdefault(j, []).append((d + 1, r))
-        # paraphrase occurrences worth recording
-        if wanted is not None:
-            at = np.searchsorted(wanted, q_key)
-            at[at >= wanted.size] = 0
-            sel = wanted[at] == q_key if wanted.size else np.zeros(q_key.size, bool)
-        else:
-            sel = np.isin(q_node, np.unique(para))
-        for s, j, node in zip(
-            seg_arr[q_idx[sel]].tolist(), pos_arr[q_idx[sel]].tolist(), q_node[sel].tolist()
-        ):
-            positions = out[s].positions
-            positions[node] = positions.get(node, ()) + (j,)
-        return out, table
-
-    def _flat_word_ids(
-        self, segments: Sequence[Sequence[str]]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every segment's word ids (-1: not in the table) in one array, a -1 after each
-        segment (no n-gram crosses segments), with the segment and position of each."""
-        get = self.word_id.get
-        flat: list[int] = []
-        seg_of: list[int] = []
-        pos_of: list[int] = []
-        for s, words in enumerate(segments):
-            flat.extend([get(w, -1) for w in words])
-            flat.append(-1)  # separator: no n-gram crosses segments
-            seg_of.extend([s] * (len(words) + 1))
-            pos_of.extend(range(len(words) + 1))
-        return (
-            np.asarray(flat, np.int64),
-            np.asarray(seg_of, np.int64),
-            np.asarray(pos_of, np.int64),
-        )
-
-    def _entries_that_occur(
-        self, rows: np.ndarray, present: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The entries of phrase ``rows`` whose paraphrase node is ``present`` in the
-        segments: ``(owner row, paraphrase node)`` of each, rows ascending, file order."""
-        counts = self.entry_offsets[rows + 1] - self.entry_offsets[rows]
-        owner = np.repeat(rows, counts)
-        para = self.entry_para[
-            concatenated_ranges(self.entry_offsets[rows], self.entry_offsets[rows + 1])
-        ].astype(np.int64)
-        keep = np.isin(para, present)
-        return owner[keep], para[keep]
-
-
-def _matchable_with_partners(
-    partners: Sequence[Sequence[int]],
-    h_seg: np.ndarray,
-    entry_ranges: tuple[np.ndarray, np.ndarray],
-    para: np.ndarray,
-    q_key: np.ndarray,
-    n_nodes: np.int64,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Which phrase occurrences (segments ``h_seg``, entries ``entry_ranges`` of ``para``)
-    have a paraphrase occurring in one of their segment's partners (n-gram occurrences
-    ``q_key`` = segment * n_nodes + node), and the sorted ``(segment, paraphrase node)``
-    keys worth locating."""
-    # (occurrence, entry) pairs, then (occurrence, entry, partner) triples
-    e_counts = entry_ranges[1] - entry_ranges[0]
-    pair_hit = np.repeat(np.arange(h_seg.size), e_counts)
-    pair_para = para[concatenated_ranges(*entry_ranges)]
-    part_off = _offsets(np.fromiter((len(p) for p in partners), np.int64, len(partners)))
-    part_flat = np.fromiter((q for p in partners for q in p), np.int64, int(part_off[-1]))
-    seg_of_pair = h_seg[pair_hit]
-    p_counts = part_off[seg_of_pair + 1] - part_off[seg_of_pair]
-    tri_pair = np.repeat(np.arange(pair_hit.size), p_counts)
-    tri_partner = part_flat[concatenated_ranges(part_off[seg_of_pair], part_off[seg_of_pair + 1])]
-    tri_key = tri_partner * n_nodes + pair_para[tri_pair]
-    seg_nodes = np.unique(q_key)
-    at = np.searchsorted(seg_nodes, tri_key)
-    at[at >= seg_nodes.size] = 0
-    useful = seg_nodes[at] == tri_key
-    useful_pairs = np.unique(tri_pair[useful])
-    keep_hit = np.zeros(h_seg.size, bool)
-    keep_hit[pair_hit[useful_pairs]] = True
-    return keep_hit, np.unique(tri_key[useful])  # (segment, paraphrase node) worth locating

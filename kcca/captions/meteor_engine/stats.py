@@ -129,37 +129,6 @@ def score(
     return max(value, 0.0) + 0.0  # + 0.0: Math.max(-0.0, 0.0) is 0.0
 
 
-def score_upper_bound(
-    test_matchable: float,
-    test_length: float,
-    ref_matchable: float,
-    ref_length: float,
-    mean_covered: float | None,
-    alpha: float = ALPHA,
-    beta: float = BETA,
-    gamma: float = GAMMA,
-) -> float:
-    """An upper bound of :func:`score` for one pair of segments, before their alignment.
-
-    ``*_matchable``: the side's words that some candidate match covers, each counted at the
-    largest weight a match can give it (module weight at most 1, times ``delta`` for content
-    and ``1 - delta`` for function words); ``*_length``: the side's weighted length. An
-    alignment matches each word at most once, so precision and recall are at most
-    ``matchable / length``, and Fmean grows with both. Unless every word of both sides is
-    covered (``mean_covered`` None: a perfect alignment, without penalty, is possible), at
-    least one chunk is left over at most ``mean_covered`` matches (the mean of the two sides'
-    covered words), so the penalty is at least ``gamma * (1 / mean_covered) ** beta``. Used
-    to skip aligning references that cannot beat the best one already scored.
-    """
-    if test_matchable <= 0.0 or ref_matchable <= 0.0:
-        return 0.0
-    precision, recall = test_matchable / test_length, ref_matchable / ref_length
-    fmean = precision * recall / (alpha * precision + (1.0 - alpha) * recall)
-    if mean_covered is None:
-        return fmean
-    return fmean * (1.0 - gamma * math.pow(1.0 / mean_covered, beta))
-
-
 def aggregate(stats: Iterable[Stats]) -> Stats:
     """``MeteorStats.addStats`` over segments (the jar's ``EVAL`` line)."""
     tl = rl = tf = rf = ch = tw = rw = 0.0

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 
 from kcca.captions.bleu import Bleu as _Bleu
 from kcca.captions.bleu import corpus_stats
-from kcca.captions.gc_pause import paused_gc
 from kcca.coco.bleu.bleu_scorer import BleuScorer
 from kcca.coco._compat import ordered_inputs, tokens
 
@@ -46,7 +45,6 @@ class Bleu:
         self._n = n
         self._scorer = _Bleu(n)
 
-    @paused_gc()
     def compute_score(
         self, gts: Mapping, res: Mapping, verbose: int = 1
     ) -> tuple[list[float], list[list[float]]]:

@@ -1,4 +1,5 @@
-"""The pure-Python Meteor 1.5 engine (kcca.captions.meteor_engine) against the jar.
+"""The Meteor 1.5 engine without Java (kcca.captions.meteor_engine) against the jar and
+against its plain-Python transcription (the oracle ``tests/support/meteor_oracle.py``).
 
 Without Java: unit tests of the score formula, the aggregate, the stemmer, the normaliser and
 Java's hash; the Python engine against pycocoevalcap's own METEOR numbers stored in the parity
@@ -57,7 +58,7 @@ def _java_lines(main_class: str, args: list[str], lines: list[str]) -> list[str]
 
 # ----------------------------------------------------------------- units (no Java, no data)
 def test_java_string_hash():
-    from kcca.captions.meteor_engine.matcher import java_hash
+    from kcca.captions.meteor_engine.arrays import java_hash
 
     assert java_hash("hello") == 99162322
     assert java_hash("") == 0
@@ -148,6 +149,7 @@ def test_paraphrase_index_of_a_small_table(tmp_path):
     """The trie index keeps the file's order of paraphrases, drops nothing else, and finds
     phrases across segment boundaries never; a two-member gzip file reads whole."""
     from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, build_index
+    from tests.support.meteor_oracle import prepare_paraphrases
 
     entries = [("a dog", "a hound"), ("dog", "hound"), ("a dog", "one dog"),
                ("in the snow", "in snow"), ("dog", "canine"), ("the", "a")]
@@ -157,7 +159,7 @@ def test_paraphrase_index_of_a_small_table(tmp_path):
     idx = ParaphraseIndex(build_index(path))
     assert idx.n_entries == len(entries) and idx.n_phrases == 4
     segs = [["a", "dog", "in", "the", "snow"], ["one", "dog", "in", "snow"], ["a", "hound"]]
-    per_seg, table = idx.prepare(segs, [[1, 2], [0], [0]])
+    per_seg, table = prepare_paraphrases(idx, segs, [[1, 2], [0], [0]])
     word_of = {i: w for w, i in idx.word_id.items()}
 
     def phrase(node):  # words of a trie node
@@ -261,17 +263,21 @@ def test_score_bound_is_never_below_the_score():
     the aligned score (to the rounding) for every hypothesis-reference pair of the fixture (4,000 pairs), and
     the engine's choice of reference equals aligning every reference."""
     _python_engine_ready()
-    from kcca.captions.meteor_engine.aligner import align, find_candidates
-    from kcca.captions.meteor_engine.engine import _score_bound
     from kcca.captions.meteor_engine.stats import N_MODULES, Stats, score
+    from tests.support.meteor_oracle import (
+        _score_bound,
+        align,
+        find_candidates,
+        segment_stats,
+        segments,
+    )
 
     with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
         fx = json.load(f)
     refs, hyps = fx["references_tokenized"], fx["candidates_tokenized"]
     engine = _engine()
     texts = {t: engine.tokens(t) for t in hyps + [r for rs in refs for r in rs]}
-    segments = engine._segments(texts, refs, hyps)
-    table = engine._table
+    segments, table = segments(engine, texts, refs, hyps)
     pairs = skipped = 0
     for rs, h in zip(refs, hyps):
         test = segments[h]
@@ -290,8 +296,67 @@ def test_score_bound_is_never_below_the_score():
             pairs += 1
             skipped += bound < max(score(s) for s in every) - 1e-9
         best = max(range(len(every)), key=lambda k: (score(every[k]), -k))
-        assert engine.segment_stats(test, [segments[r] for r in rs], table) == every[best]
+        assert segment_stats(test, [segments[r] for r in rs], table) == every[best]
     assert pairs == 4000 and skipped > 0
+
+
+def _engine_and_oracle(references, hypotheses):
+    """The engine's and the oracle's ``score_lines`` of raw captions (as the scorer sends
+    them)."""
+    from kcca.captions.meteor import score_line
+    from kcca.captions.meteor_engine import split_score_line
+    from tests.support import meteor_oracle
+
+    fields = [split_score_line(score_line(rs, h)) for rs, h in zip(references, hypotheses)]
+    refs, hyps = [f[0] for f in fields], [f[1] for f in fields]
+    engine = _engine()
+    return engine.score_lines(refs, hyps), meteor_oracle.score_lines(engine, refs, hyps)
+
+
+def test_engine_equals_the_oracle_on_outside_and_stress_sets():
+    """Every statistic, per-item score and corpus score of the compiled engine equals the
+    oracle's on the outside COCO, Flickr30k and VizWiz captions (the 5,000-item set cut to
+    1,000) and on 1,000 stress items."""
+    _python_engine_ready()
+    from tests.support.stress import stress_strings
+
+    path = Path(__file__).parent / "data" / "coco_outside_captions.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        sources = json.load(f)["sources"]
+    for source in sources:
+        items = source["items"][:1000]
+        mine, oracle = _engine_and_oracle(
+            [it["references"] for it in items], [it["candidate"] for it in items]
+        )
+        assert mine == oracle, source["name"]
+    strings = stress_strings(3000, seed=7)
+    rng = random.Random(3)
+    mine, oracle = _engine_and_oracle([rng.sample(strings, 3) for _ in range(1000)],
+                                      strings[:1000])
+    assert mine == oracle
+
+
+def test_engine_scores_segments_of_any_length_as_the_oracle():
+    """Segments longer than 64 words (word sets of several 64-bit words, a search rank
+    beyond one packed integer's reach): the compiled engine's statistics equal the oracle's,
+    at every length around the word boundaries and up to 1,500 words, repeated words too."""
+    _python_engine_ready()
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
+        fx = json.load(f)
+    words = " ".join(fx["candidates_tokenized"] + [r for rs in fx["references_tokenized"]
+                                                    for r in rs]).split()
+    rng = random.Random(5)
+    refs, hyps = [], []
+    for n in [62, 63, 64, 65, 127, 128, 129, 300, 1500]:
+        start = rng.randrange(len(words) - 2 * n)
+        hyps.append(" ".join(words[start:start + n]))
+        refs.append([" ".join(words[start + n // 3:start + n // 3 + n + 2]),
+                     " ".join(rng.sample(words, n))])
+    hyps.append(" ".join(["a", "dog", "a", "the"] * 40))
+    refs.append([" ".join(["the", "a", "dog", "dogs"] * 41), " ".join(["a"] * 160)])
+    mine, oracle = _engine_and_oracle(refs, hyps)
+    assert mine == oracle
+    assert max(s.test_length for s in mine[2]) >= 1500
 
 
 def test_paraphrase_index_is_cached_and_verifiable():
