@@ -135,6 +135,22 @@ def write_entry(path: Path, value: Any, header: dict[str, Any]) -> Path:
     return atomic_write(path, lambda tmp: write_archive(tmp, members, arrays))
 
 
+#: what reading a damaged or foreign entry raises: the entry is unusable, never a crash
+_DAMAGED = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    RecursionError,
+    MemoryError,
+)
+
+
 def read_entry(path: Path, *, stage: str, key: str, item: str | None = None) -> Any:
     """The value of the entry at ``path``, which must say it holds ``stage``/``key``/``item``.
 
@@ -152,19 +168,7 @@ def read_entry(path: Path, *, stage: str, key: str, item: str | None = None) -> 
                 return _read_value(zf, head)
         except EntryUnusable:
             raise
-        except (
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            OSError,
-            EOFError,
-            ValueError,
-            KeyError,
-            TypeError,
-            AttributeError,
-            IndexError,
-            RecursionError,
-            MemoryError,
-        ) as exc:
+        except _DAMAGED as exc:
             raise EntryUnusable(f"damaged ({type(exc).__name__}: {exc})") from None
 
 
@@ -182,17 +186,7 @@ def check_entry(path: Path) -> dict[str, Any]:
                 return head
         except EntryUnusable:
             raise
-        except (
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            OSError,
-            EOFError,
-            ValueError,
-            KeyError,
-            TypeError,
-            RecursionError,
-            MemoryError,
-        ) as exc:
+        except _DAMAGED as exc:
             raise EntryUnusable(f"damaged ({type(exc).__name__}: {exc})") from None
 
 
