@@ -63,7 +63,7 @@ class ClassTable:
     ):
         self.allowed = allowed
         self.moved = dict(moved or {})
-        #: class -> the attributes its instances need, for classes that are not dataclasses
+        #: class -> the attributes its instances need besides a dataclass's fields
         self.needs = {k: frozenset(v) for k, v in (needs or {}).items()}
         self._classes: dict[str, type] = {}
 
