@@ -37,6 +37,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kcca.cli.common import (
     add_backend_argument,
@@ -55,6 +56,9 @@ from kcca.cli.common import (
 )
 from kcca.cli.environment_faults import check_outputs
 from kcca.errors import DataError
+
+if TYPE_CHECKING:
+    from kcca.systems.config import Execution
 
 log = logging.getLogger(__name__)
 
@@ -197,13 +201,15 @@ def load_run_corpus(args: argparse.Namespace, data_dir: Path | None, *, images: 
     return load_with_splits(data_dir, args.splits, images=images)
 
 
-def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n_specs: int):
-    """``"dask"`` with ``--scheduler``; ``"processes"`` for several systems on several workers
+def _executor(execution: Execution, cache_enabled: bool, n_specs: int) -> str:
+    """``"dask"`` with a scheduler (``--scheduler``, or ``executor = "dask"`` and its
+    ``scheduler`` in ``run.toml``); ``"processes"`` for several systems on several workers
     (``--jobs``, -1: every core) sharing a cache; else ``"serial"`` (without a cache the
     workers could not share the image features and kernel blocks)."""
     from joblib import effective_n_jobs
 
-    if args.scheduler:
+    jobs = execution.jobs
+    if execution.scheduler:
         return "dask"
     if not cache_enabled:
         if jobs not in (None, 1):
@@ -212,6 +218,37 @@ def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n
             )
         return "serial"
     return "processes" if effective_n_jobs(jobs or 1) > 1 and n_specs > 1 else "serial"
+
+
+def _scheduler(args: argparse.Namespace, experiments: Path, run_table: dict) -> str | None:
+    """The address of the Dask scheduler that answers there: ``--scheduler``, else the
+    ``scheduler`` of ``experiments/run.toml`` where it chooses ``executor = "dask"``; None
+    for a run on this machine. A file's missing or unreachable address is named with it."""
+    from kcca.systems.config import RUN_FILE
+    from kcca.workers import check_scheduler
+
+    if args.scheduler:
+        check_scheduler(args.scheduler)
+        return args.scheduler
+    if run_table.get("executor") != "dask":
+        return None
+    path = experiments / RUN_FILE
+    fix = (
+        f'write scheduler = "tcp://HOST:8786" (the address `dask scheduler` prints, the '
+        f"scheduler started first) in the [run] table of {path}, or pass --scheduler ADDRESS"
+    )
+    address = run_table.get("scheduler")
+    if not isinstance(address, str) or not address.strip():
+        raise DataError(
+            f'{path}: [run] executor = "dask" needs the scheduler\'s address, got '
+            f"scheduler = {address!r}",
+            fix=fix,
+        )
+    try:
+        check_scheduler(address)
+    except DataError as exc:
+        raise DataError(f"{path}: [run] {exc}", fix=fix) from None
+    return address
 
 
 def _command() -> str:
@@ -376,24 +413,21 @@ def _run_experiments(
     chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
     _refuse_overwrite(out, args)
     check_outputs(args, ("--out", out, True), ("--rankings-dir", rank_dir, True))
-    if args.scheduler:
-        from kcca.workers import check_scheduler
-
-        check_scheduler(args.scheduler)
+    scheduler = _scheduler(args, Path(experiments), run_table)
     corpus = load_run_corpus(args, data_dir)
     cache = cache_from_args(args)
     config = run_config_from_args(
         args,
         run_table,
         backend=backend,
-        scheduler=args.scheduler,
+        scheduler=scheduler,
         data_dir=str(data_dir) if data_dir is not None else None,
         splits=args.splits,
         corpus_file=str(Path(corpus_file).resolve()) if corpus_file else None,
         images_dir=str(Path(args.images_dir).resolve()) if args.images_dir else None,
     )
     config = config.replace(
-        executor=_executor(args, config.execution.jobs, cache.enabled, len(chosen_specs))
+        executor=_executor(config.execution, cache.enabled, len(chosen_specs))
     )
     ws = Workspace(corpus, cache, config)
     stream = sys.stderr if args.quiet else sys.stdout
