@@ -112,8 +112,10 @@ def dask_cluster(folder: Path, n_workers: int = 2) -> Iterator[tuple[str, list]]
     from distributed import Client
 
     scheduler_file = folder / "scheduler" / "scheduler.json"
+    # the timeouts end the processes by themselves should this process die before stopping them
     procs = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                     "--scheduler-file", str(scheduler_file)], scheduler_file.parent)]
+                     "--scheduler-file", str(scheduler_file), "--idle-timeout", "600s"],
+                    scheduler_file.parent)]
     try:
         address = _scheduler_address(scheduler_file, procs[0])
         for i in range(n_workers):
@@ -123,7 +125,12 @@ def dask_cluster(folder: Path, n_workers: int = 2) -> Iterator[tuple[str, list]]
                  "--no-dashboard", "--name", f"worker-{i}", "--local-directory", str(work),
                  "--death-timeout", "60"], work))
         with Client(address, timeout="30s") as client:
-            client.wait_for_workers(n_workers, timeout=START_S)
+            try:
+                client.wait_for_workers(n_workers, timeout=START_S)
+            except TimeoutError:
+                logs = [(folder / f"worker-{i}" / "log.txt").read_text(errors="replace")
+                        for i in range(n_workers)]
+                raise AssertionError("the Dask workers did not start:\n" + "\n".join(logs))
             yield address, procs
     finally:
         _stop(procs)
