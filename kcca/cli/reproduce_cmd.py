@@ -426,9 +426,7 @@ def _run_experiments(
         corpus_file=str(Path(corpus_file).resolve()) if corpus_file else None,
         images_dir=str(Path(args.images_dir).resolve()) if args.images_dir else None,
     )
-    config = config.replace(
-        executor=_executor(config.execution, cache.enabled, len(chosen_specs))
-    )
+    config = config.replace(executor=_executor(config.execution, cache.enabled, len(chosen_specs)))
     ws = Workspace(corpus, cache, config)
     stream = sys.stderr if args.quiet else sys.stdout
     failed = run_systems(
