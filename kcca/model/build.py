@@ -30,6 +30,7 @@ from kcca.model.encoders import (
     slim_image_kernel,
     spec_dict,
 )
+from kcca.model.vectors import VectorsEncoder, can_fold, fold, vectors_encoder
 from kcca.model.saved import (
     FORMAT_VERSION,
     CaptionPool,
@@ -39,6 +40,7 @@ from kcca.model.saved import (
     load_model,
     save_model,
 )
+from kcca.systems.fitted import Projections
 from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
@@ -83,38 +85,41 @@ def fit_system(
     projections = result.models
     image = ws.image_blocks(spec.image_kernel)
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-
-    t = time.perf_counter()
-    image_encoder = _image_encoder(ws, spec)
-    timings["image kernel state"] = time.perf_counter() - t
-    t = time.perf_counter()
-    text_encoder = _text_encoder(ws, spec, seed=ws.seed)
-    timings["text kernel state"] = time.perf_counter() - t
-
     test_ids = list(corpus.split("test"))
     image_pool = ImagePool(
         test_ids,
-        projections.project_x(image.test),
+        projections.project_blocks(projections.project_x, image.test),
         f"{corpus.name} test",
         _pool_source(corpus, test_ids),
         [tuple(corpus.captions[i]) for i in test_ids],
     )
     pool = corpus.pool("test")
-    test_tokens = ws.text_items(spec.preprocessing)["test"]
     caption_pool = CaptionPool(
         [cid for _, cid, _ in pool],
         [text for _, _, text in pool],
-        projections.project_y(text.test),
+        projections.project_blocks(projections.project_y, text.test),
         f"{corpus.name} test (caption #{corpus.pool_caption_index})",
         [i for i, _, _ in pool],
-        [list(t) for t in test_tokens],
+        None,
     )
+
+    t = time.perf_counter()
+    image_encoder, projections = _image_side(ws, spec, projections)
+    timings["image kernel state"] = time.perf_counter() - t
+    t = time.perf_counter()
+    text_encoder, projections = _text_side(ws, spec, projections)
+    timings["text kernel state"] = time.perf_counter() - t
+    if isinstance(text_encoder, TextEncoder):
+        test_tokens = ws.text_items(spec.preprocessing)["test"]
+        caption_pool.tokens = [list(t) for t in test_tokens]
     info = {
         "timings": {k: round(v, 2) for k, v in timings.items()},
         "test_metrics": result.table(),
         "n_train": len(corpus.split("train")),
         "n_directions": projections.n_directions,
-        "query_preprocessing": text_encoder.note,
+        "query_preprocessing": text_encoder.note
+        if isinstance(text_encoder, TextEncoder)
+        else "captions are given as vectors",
     }
     return FittedSystem(
         spec,
@@ -129,18 +134,64 @@ def fit_system(
     )
 
 
+def _vectors_side(
+    side: str, kernel: Any, items: Any, projections: Projections
+) -> tuple[VectorsEncoder, Projections]:
+    """A ``vectors`` side's encoder, fitted on the training ``items``, and ``projections``
+    with its directions folded where the function allows (:mod:`kcca.model.vectors`)."""
+    if "progress" in kernel.get_params(deep=False):
+        kernel.set_params(progress=False)
+    kernel.fit(items)
+    folds = can_fold(kernel.function, side, projections.p)
+    if folds:
+        projections = fold(projections, side, kernel.train_vectors_)
+    return vectors_encoder(side, kernel, folds), projections
+
+
+def _image_side(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[ImageEncoder | VectorsEncoder, Projections]:
+    """The image side's encoder (and the projections, folded for a ``vectors`` kernel of a
+    dot product)."""
+    from features.kernels.vectors import VectorsKernel
+
+    kernel = spec.image_kernel.build()
+    if isinstance(kernel, VectorsKernel):
+        train = list(ws.corpus.split("train"))
+        return _vectors_side("image", kernel, train, projections)
+    return _image_encoder(ws, spec), projections
+
+
+def _text_side(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[TextEncoder | VectorsEncoder, Projections]:
+    """The text side's encoder (and the projections, folded for a ``vectors`` kernel of a
+    dot product)."""
+    from features.kernels.vectors import VectorsKernel
+
+    kernel = ws.text_kernel(spec.text_kernel, spec.word_kernel)
+    if isinstance(kernel, VectorsKernel):
+        train = ws.caption_id_items()["train"]
+        return _vectors_side("text", kernel, train, projections)
+    return _text_encoder(ws, spec, seed=ws.seed), projections
+
+
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     """The image side's fitted state: codebooks, descriptor configs, the fitted image kernel."""
     from features.image_features import feature_config
 
     probe = spec.image_kernel.build()
     item_type = getattr(probe, "item_type", None)
-    if item_type in ("image-pixels", "image-mixture"):
-        what = "reads pixels" if item_type == "image-pixels" else "mixes other kernels"
+    if item_type in ("image-pixels", "image-mixture", "ids"):
+        what = {
+            "image-pixels": "reads pixels",
+            "image-mixture": "mixes other kernels",
+            "ids": "reads image ids",
+        }[item_type]
         raise DataError(
             f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} {what}; "
-            "saved models support feature-based image kernels only",
-            fix="fit a system whose image kernel is pyramid or histogram, or "
+            "saved models support feature-based image kernels and the vectors kernel only",
+            fix="fit a system whose image kernel is pyramid, histogram or vectors, or "
             "evaluate this one with kcca reproduce --experiments",
         )
     power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
