@@ -8,7 +8,8 @@ files (``vectors``) keeps what ranks new items from their vectors (:mod:`kcca.mo
 for linear and cosine functions the folded directions only, else the training vectors).
 :func:`kcca.model.fit_system` runs the system (cached stages: p and d and the 15 models per
 task chosen on dev, Section 4.1.3), keeps the chosen models' KCCA directions and the
-kernels' fitted state, and projects the test pools; the file holds data only (JSON and ``.npy`` arrays, :mod:`kcca.model.file_format`).
+kernels' fitted state, and projects the test pools; the file holds data only (JSON and
+``.npy`` arrays, :mod:`kcca.model.file_format`).
 """
 
 from __future__ import annotations
