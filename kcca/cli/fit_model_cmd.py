@@ -190,4 +190,3 @@ def _query_hint(model, out) -> str:
     if isinstance(model.image, VectorsEncoder):
         return f"`kcca annotate --vectors IMAGE_VECTORS --model {q(str(out))}` (images' vectors)"
     return f'`kcca query "a dog runs on the beach" --model {q(str(out))}`'
-

@@ -148,9 +148,7 @@ def print_ranking_head(model, ranking, pool, task: str, items: str, head: str) -
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "query", HELP, run)
-    p.add_argument(
-        "sentence", nargs="*", help="the query sentence (quote it, or give words)"
-    )
+    p.add_argument("sentence", nargs="*", help="the query sentence (quote it, or give words)")
     add_model_option(p)
     add_vectors_option(p, "captions", "rank the pool's images for each caption vector of FILE")
     p.add_argument(
