@@ -187,9 +187,9 @@ def _rewritten(model: Path, path: Path, change) -> Path:
 
 
 @pytest.mark.parametrize("change, words", [
-    (lambda s: s.update(dim=DIM + 1), "directions have"),
-    (lambda s: s.update(function="sigmoid"), "settings are invalid"),
-    (lambda s: s.update(side="text"), "malformed"),
+    pytest.param(lambda s: s.update(dim=DIM + 1), "directions have", id="dimension"),
+    pytest.param(lambda s: s.update(function="sigmoid"), "settings are invalid", id="function"),
+    pytest.param(lambda s: s.update(side="text"), "malformed", id="side"),
 ])
 def test_a_vectors_side_that_does_not_fit_its_directions_is_refused(vectors_model, tmp_path,
                                                                     capsys, change, words):
