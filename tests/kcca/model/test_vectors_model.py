@@ -17,7 +17,6 @@ from kcca.cli import main
 from kcca.data.json_splits import load_json_splits
 from kcca.evaluate.rankings_io import read_rankings
 from kcca.model import fit_system, load_model, save_model
-from kcca.model.vectors import VectorsEncoder
 from kcca.systems import load_spec, run_system
 from kcca.systems.blocks import Workspace
 from kcca.systems.config import RunConfig
@@ -73,6 +72,8 @@ def test_cli_fit_model_ranks_test_vectors_as_reproduce(cli_run, synthetic, tmp_p
     """The model file of ``kcca fit-model`` ranks the test split's vectors (given as new
     files) exactly as ``kcca reproduce`` ranked the test pool: the same rankings, every
     query, every candidate."""
+    from kcca.model.vectors import VectorsEncoder
+
     model_file, rankings_file = cli_run
     model = load_model(model_file)
     assert isinstance(model.image, VectorsEncoder) and isinstance(model.text, VectorsEncoder)
