@@ -5,7 +5,9 @@ every stage cached: kernel blocks, each (p, d)'s dev grid, the test rankings): p
 on dev and, per task, the directions of the 15 dev-selected (kappa, n) models (Section 4.1.3)
 from the very grid that ranked the test pool (:class:`kcca.systems.fitted.Projections`). It
 adds the image and text kernels' state fitted on the training items (what a new query is
-compared with) and the test pools' projections; nothing is solved a second time.
+compared with) and the test pools' projections; nothing is solved a second time. A side whose
+kernel is ``vectors`` keeps a :class:`~kcca.model.vectors.VectorsEncoder` (its linear or
+cosine directions folded into the vectors' space, else its training vectors).
 
 :func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
 (its defaults, small codebooks, the TRI5 system) and caches the model file
@@ -83,26 +85,7 @@ def fit_system(
     timings["run_system (dev choice, cached stages)"] = time.perf_counter() - t
     chosen = result.chosen
     projections = result.models
-    image = ws.image_blocks(spec.image_kernel)
-    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-    test_ids = list(corpus.split("test"))
-    image_pool = ImagePool(
-        test_ids,
-        projections.project_blocks(projections.project_x, image.test),
-        f"{corpus.name} test",
-        _pool_source(corpus, test_ids),
-        [tuple(corpus.captions[i]) for i in test_ids],
-    )
-    pool = corpus.pool("test")
-    caption_pool = CaptionPool(
-        [cid for _, cid, _ in pool],
-        [text for _, _, text in pool],
-        projections.project_blocks(projections.project_y, text.test),
-        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
-        [i for i, _, _ in pool],
-        None,
-    )
-
+    image_pool, caption_pool = _test_pools(ws, spec, projections)
     t = time.perf_counter()
     image_encoder, projections = _image_side(ws, spec, projections)
     timings["image kernel state"] = time.perf_counter() - t
@@ -132,6 +115,34 @@ def fit_system(
         caption_pool,
         info,
     )
+
+
+def _test_pools(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[ImagePool, CaptionPool]:
+    """The test pool's images and captions (caption #k of each image), projected by the
+    run's directions from the run's kernel blocks (row blocks for a large training set)."""
+    corpus = ws.corpus
+    image = ws.image_blocks(spec.image_kernel)
+    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+    test_ids = list(corpus.split("test"))
+    image_pool = ImagePool(
+        test_ids,
+        projections.project_blocks(projections.project_x, image.test),
+        f"{corpus.name} test",
+        _pool_source(corpus, test_ids),
+        [tuple(corpus.captions[i]) for i in test_ids],
+    )
+    pool = corpus.pool("test")
+    caption_pool = CaptionPool(
+        [cid for _, cid, _ in pool],
+        [text for _, _, text in pool],
+        projections.project_blocks(projections.project_y, text.test),
+        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
+        [i for i, _, _ in pool],
+        None,
+    )
+    return image_pool, caption_pool
 
 
 def _vectors_side(
