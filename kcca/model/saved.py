@@ -8,7 +8,9 @@ against the training items, projected (eq. 3-4), cosine to every candidate in th
 (eq. 4), each model's ranking, Borda count over the task's models (Sec. 4.1.3). Candidates that are
 given as a pool (the model's test pool, a folder of images, a caption file) are projected
 once; a query then costs one kernel row, a few (1 x n_train) x (n_train x n) products and the
-cosines.
+cosines. A side whose kernel is ``vectors`` takes its queries as vectors files
+(:meth:`FittedSystem.rank_images_for_vectors`, :meth:`FittedSystem.rank_captions_for_vectors`,
+:mod:`kcca.model.vectors`).
 
 File format (:mod:`kcca.model.file_format`): data only, a zip of a JSON header (format
 version :data:`FORMAT_VERSION`, toolkit version, spec, corpus, content hash), a JSON object
