@@ -54,6 +54,10 @@ __all__ = [
 ]
 
 
+#: queries given as vectors ranked at a time (:meth:`FittedSystem.rank_images_for_vectors`)
+QUERIES_AT_ONCE = 256
+
+
 # ------------------------------------------------------------------------ pools
 @dataclass
 class ImagePool:
@@ -335,10 +339,7 @@ class FittedSystem:
         """Image search for captions given as vectors (a vectors file or its
         :class:`~features.vectors_file.ItemVectors`; ``ids`` the rows, None: all): one
         ranking of ``pool`` (default the test pool) per caption, in row order."""
-        t = time.perf_counter()
-        pool = pool or self.image_pool
-        names, zy = self.project_vectors("text", vectors, ids)
-        return self._rankings("search", names, zy, pool.projections, pool.ids, top, t)
+        return self._vector_rankings("search", "text", vectors, ids, pool or self.image_pool, top)
 
     def rank_captions_for_vectors(
         self,
@@ -350,10 +351,24 @@ class FittedSystem:
         """Image annotation for images given as vectors (a vectors file or its
         :class:`~features.vectors_file.ItemVectors`; ``ids`` the rows, None: all): one
         ranking of ``pool`` (default the test pool's captions) per image, in row order."""
-        t = time.perf_counter()
         pool = pool or self.caption_pool
-        names, zx = self.project_vectors("image", vectors, ids)
-        return self._rankings("annotation", names, zx, pool.projections, pool.ids, top, t)
+        return self._vector_rankings("annotation", "image", vectors, ids, pool, top)
+
+    def _vector_rankings(
+        self, task: str, side: str, vectors: Any, ids: Sequence[str] | None, pool: Any, top: Any
+    ) -> list[Ranking]:
+        """The rankings of ``pool`` for the rows ``ids`` of ``vectors`` (of ``side``), ranked
+        :data:`QUERIES_AT_ONCE` at a time: each model's scores stay (queries x pool) at that
+        size whatever the file's length."""
+        if isinstance(vectors, (str, Path)):
+            vectors = self.vectors_encoder(side).read(vectors)
+        chosen = list(vectors.ids if ids is None else ids)
+        out: list[Ranking] = []
+        for first in range(0, len(chosen), QUERIES_AT_ONCE):
+            t = time.perf_counter()
+            names, z = self.project_vectors(side, vectors, chosen[first : first + QUERIES_AT_ONCE])
+            out += self._rankings(task, names, z, pool.projections, pool.ids, top, t)
+        return out
 
     def _rank(
         self,

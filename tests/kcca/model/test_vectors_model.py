@@ -89,6 +89,9 @@ def test_cli_fit_model_ranks_test_vectors_as_reproduce(cli_run, synthetic, tmp_p
     search = model.rank_pool("search", zy, model.image_pool.projections)
     np.testing.assert_array_equal(annotation, expected["annotation"])
     np.testing.assert_array_equal(search, expected["search"])
+    # the rankings one by one, 256 queries at a time: the same first candidates
+    firsts = [r.ids[0] for r in model.rank_captions_for_vectors(images, top=1)]
+    assert firsts == [caption_ids[i] for i in expected["annotation"][:, 0]]
 
     # the CLI prints the top of each ranking: the first 20 test images and captions
     few_images, few_captions = tmp_path / "few-images.npy", tmp_path / "few-captions.npz"
