@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-#: queries given as vectors ranked at a time (:meth:`FittedSystem.rank_images_for_vectors`)
+#: items given as vectors projected and ranked at a time (:meth:`FittedSystem.project_vectors`)
 QUERIES_AT_ONCE = 256
 
 
@@ -279,13 +279,18 @@ class FittedSystem:
         """``(ids, projections)`` of new items of ``side`` (``image`` or ``text``) given as
         vectors: a vectors file (checked as the ``vectors`` kernel checks it, and for the
         model's dimension) or its :class:`~features.vectors_file.ItemVectors`; ``ids`` the
-        rows to project (None: every row)."""
+        rows to project (None: every row), :data:`QUERIES_AT_ONCE` at a time (a side that
+        keeps its training vectors computes kernel rows of that many items at once)."""
         encoder = self.vectors_encoder(side)
         if isinstance(vectors, (str, Path)):
             vectors = encoder.read(vectors)
         chosen = list(vectors.ids if ids is None else ids)
         project = getattr(self.projections, f"project_{SIDES[side]}")
-        return chosen, project(encoder.block(vectors, chosen))
+        parts = [
+            project(encoder.block(vectors, chosen[first : first + QUERIES_AT_ONCE]))
+            for first in range(0, max(len(chosen), 1), QUERIES_AT_ONCE)
+        ]
+        return chosen, {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
     # ------------------------------------------------------------- ranking
     def rank_images(
