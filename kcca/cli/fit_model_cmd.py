@@ -1,16 +1,21 @@
 """``kcca fit-model``: fit a system and save it as a model file for ``kcca query`` / ``annotate``.
 
 The system is an experiment file (``--experiment FILE``, or ``--system NAME`` from
-``experiments/hodosh2013``) fitted on Flickr 8K, or the demo system (``--demo``) on the
-embedded demo corpus with ``kcca demo``'s settings. :func:`kcca.model.fit_system` runs the
-system (cached stages: p and d and the 15 models per task chosen on dev, Section 4.1.3),
-keeps the chosen models' KCCA directions and the kernels' fitted state, and projects the test
-pools; the file holds data only (JSON and ``.npy`` arrays, :mod:`kcca.model.file_format`).
+``experiments/hodosh2013``) fitted on Flickr 8K or on a corpus in Karpathy's JSON format
+(``--corpus FILE.json``, as ``kcca reproduce`` takes it), or the demo system (``--demo``) on
+the embedded demo corpus with ``kcca demo``'s settings. A system whose kernels read vectors
+files (``vectors``) keeps what ranks new items from their vectors (:mod:`kcca.model.vectors`:
+for linear and cosine functions the folded directions only, else the training vectors).
+:func:`kcca.model.fit_system` runs the system (cached stages: p and d and the 15 models per
+task chosen on dev, Section 4.1.3), keeps the chosen models' KCCA directions and the
+kernels' fitted state, and projects the test pools; the file holds data only (JSON and
+``.npy`` arrays, :mod:`kcca.model.file_format`).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 
 from kcca.cli.common import (
@@ -25,6 +30,7 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.reproduce_cmd import add_corpus_argument
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -56,6 +62,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--demo-system",
         default=None,
         help="which system of the demo's folder with --demo (TRI5 or BoW5; default TRI5)",
+    )
+    add_corpus_argument(p)
+    p.add_argument(
+        "--images-dir",
+        default=None,
+        help="image folder of a --corpus JSON file (leave it out for systems whose image "
+        "kernel reads vectors files only)",
     )
     add_grid_arguments(p, "the system's", "searched on dev")
     p.add_argument(
@@ -92,6 +105,12 @@ def _spec(args: argparse.Namespace):
 
 def _check_flag_combinations(args: argparse.Namespace) -> None:
     """Refuse a flag that the chosen system would ignore (never drop it silently)."""
+    if args.demo and args.corpus != "flickr8k":
+        raise DataError(
+            f"--corpus gives the corpus of --system or --experiment ({args.corpus}); the demo "
+            "system is fitted on the embedded demo corpus",
+            fix="drop --corpus, or fit a system of that corpus with --experiment FILE",
+        )
     if args.demo and args.splits:
         raise DataError(
             "--splits gives split files of Flickr 8K; the demo corpus makes its own splits",
@@ -134,10 +153,12 @@ def run(args: argparse.Namespace) -> int:
             args, {"seed": image_config.seed, "image_config": image_config}
         )
     else:
-        from kcca.cli.reproduce_cmd import load_with_splits
+        from kcca.cli.reproduce_cmd import json_corpus_file, load_run_corpus, optional_data_dir
 
         spec = _spec(args)
-        corpus = load_with_splits(data_dir_from_args(args), args.splits)
+        json_file = json_corpus_file(args)
+        data_dir = optional_data_dir(args) if json_file else data_dir_from_args(args)
+        corpus = load_run_corpus(args, data_dir)
         config = run_config_from_args(args)
     print(
         f"fitting {spec.label} on {corpus.name} "
@@ -153,6 +174,19 @@ def run(args: argparse.Namespace) -> int:
     size = out.stat().st_size / 2**20
     print(
         f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
-        f'query it with `kcca query "a dog runs on the beach" --model {out}`'
+        f"query it with {_query_hint(model, out)}"
     )
     return 0
+
+
+def _query_hint(model, out) -> str:
+    """A command that queries the saved model: a sentence, or vectors files for the sides
+    whose kernel reads them."""
+    from kcca.model.vectors import VectorsEncoder
+
+    q = shlex.quote
+    if isinstance(model.text, VectorsEncoder):
+        return f"`kcca query --vectors CAPTION_VECTORS --model {q(str(out))}` (captions' vectors)"
+    if isinstance(model.image, VectorsEncoder):
+        return f"`kcca annotate --vectors IMAGE_VECTORS --model {q(str(out))}` (images' vectors)"
+    return f'`kcca query "a dog runs on the beach" --model {q(str(out))}`'
