@@ -206,3 +206,16 @@ def test_query_and_annotate_fixes_name_their_own_command(tmp_path, capsys):
                  str(tmp_path / "none")]) == 2
     fix = capsys.readouterr().err.split("fix: ", 1)[1]
     assert "--images" in fix and "words of the" not in fix
+
+
+# ------------------------------------------------------------------ log records
+def test_info_records_show_with_verbose_only(tmp_path, no_data_env):
+    """Without ``--verbose`` a command prints progress and results; INFO records (such as the
+    settings a system chose on dev) come with ``--verbose``."""
+    demo = ["demo", "--n-train", "60", "--n-dev", "20", "--n-test", "20", "--n-count", "4",
+            "--p", "2", "--d", "1", "--kappas", "1", "--sheet", "1"]
+    plain = _kcca([*demo, "--out", "plain"], no_data_env, tmp_path)
+    assert "INFO" not in plain.stderr and "chose p=2 d=1" not in plain.stderr
+    verbose = _kcca(["--verbose", "--no-cache", *demo, "--out", "verbose"], no_data_env,
+                    tmp_path)
+    assert "INFO kcca.systems.runner: TRI5: chose p=2 d=1 on dev" in verbose.stderr
