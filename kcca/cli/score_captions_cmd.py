@@ -179,10 +179,17 @@ def _refuse_other_form_flags(args: argparse.Namespace) -> None:
 
 
 def _metric_params(args: argparse.Namespace) -> dict:
-    """Constructor arguments per metric: the METEOR engine, and the cache of its paraphrase
-    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored)."""
+    """Constructor arguments per metric: the METEOR engine, the cache of its paraphrase
+    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored), and whether it
+    says when it builds that index (not with ``--quiet``)."""
     cache_dir = None if args.no_cache else (args.cache_dir or "default")
-    return {"meteor": {"engine": getattr(args, "meteor_engine", "python"), "cache_dir": cache_dir}}
+    return {
+        "meteor": {
+            "engine": getattr(args, "meteor_engine", "python"),
+            "cache_dir": cache_dir,
+            "progress": not args.quiet,
+        }
+    }
 
 
 def run(args: argparse.Namespace) -> int:
