@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from kcca.cli.common import (
     add_experiments_arguments,
@@ -25,6 +26,7 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import command, with_path
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -151,8 +153,15 @@ def run(args: argparse.Namespace) -> int:
     print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
     out = save_model(model, args.out, compress=args.compress)
     size = out.stat().st_size / 2**20
-    print(
-        f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
-        f'query it with `kcca query "a dog runs on the beach" --model {out}`'
-    )
+    print(with_path("wrote ", out, f" ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s"))
+    print(next_query(model, out))
     return 0
+
+
+def next_query(model, out: Path) -> str:
+    """``next:`` and a ``kcca query`` of the model file ``out`` that runs: a sentence of its
+    own words (:func:`~kcca.cli.query_cmd.example_sentence`: a Flickr 8K query means nothing
+    to the demo model), split into lines that fit and still run as printed."""
+    from kcca.cli.query_cmd import example_sentence
+
+    return command(["kcca", "query", example_sentence(model), "--model", str(out)], "next: `", "`")
