@@ -26,7 +26,7 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
-from kcca.cli.lines import command, with_path
+from kcca.cli.lines import command, with_path, wrap
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -142,15 +142,19 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_with_splits(data_dir_from_args(args), args.splits)
         config = run_config_from_args(args)
     print(
-        f"fitting {spec.label} on {corpus.name} "
-        f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
-        f"test {len(corpus.split('test'))})"
+        wrap(
+            f"fitting {spec.label} on {corpus.name} "
+            f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
+            f"test {len(corpus.split('test'))})"
+        )
     )
     model = fit_system(corpus, spec, config=config, cache=cache)
-    print(model.describe())  # what was computed is shown before the model file is written
+    print(wrap(model.describe()))  # what was computed is shown before the file is written
     for task, m in model.info["test_metrics"].items():
-        print(f"  test {task}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
-    print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
+        scores = ", ".join(f"{k} {v:.1f}" for k, v in m.items())
+        print(wrap(f"test {task}: {scores}", indent="  ", continuation="    "))
+    stages = "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items())
+    print(wrap(f"stages: {stages}", indent="  ", continuation="    "))
     out = save_model(model, args.out, compress=args.compress)
     size = out.stat().st_size / 2**20
     print(with_path("wrote ", out, f" ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s"))
