@@ -82,9 +82,7 @@ def split_labels(n_train: int, n_dev: int, n_test: int) -> list[str]:
     return train + ["val"] * n_dev + ["test"] * n_test
 
 
-def write_example(
-    out: Path, layout: str, n_train: int, seed: int, noise: float
-) -> list[list[str]]:
+def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float) -> list[list[str]]:
     """Write the corpus, the vectors files and the experiment folder; return the commands
     (their words)."""
     n_dev, n_test = LAYOUTS[layout]
@@ -151,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = write_example(Path(args.out), args.layout, args.train, args.seed, args.noise)
     print(
         with_path(
-            "wrote ", args.out, ": dataset_synthetic.json, experiments/ (VEC.toml, images.npz, "
-            "captions.npz)"
+            "wrote ",
+            args.out,
+            ": dataset_synthetic.json, experiments/ (VEC.toml, images.npz, captions.npz)",
         )
     )
     print("next, run the system under both protocols and print the all-captions table:")

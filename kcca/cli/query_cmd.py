@@ -121,8 +121,9 @@ def example_sentence(model) -> str:
 def example_query(model, path: str) -> str:
     """The command of a query of the model file ``path`` that runs (:func:`example_sentence`),
     on one line."""
-    return command(["kcca", "query", example_sentence(model), "--model", path], "`", "`",
-                   width=10**6)
+    return command(
+        ["kcca", "query", example_sentence(model), "--model", path], "`", "`", width=10**6
+    )
 
 
 def check_model_path(path: str) -> None:

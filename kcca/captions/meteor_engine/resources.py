@@ -240,8 +240,9 @@ class MeteorResources:
         vocab = self.paraphrases.vocab
 
         def compute() -> dict:  # one string, in vocabulary order: quick to load
-            building("the stems of the METEOR paraphrase words", None, cache, STEMS_STAGE,
-                     self.progress)
+            building(
+                "the stems of the METEOR paraphrase words", None, cache, STEMS_STAGE, self.progress
+            )
             return {"stems": "\n".join(stem(w) for w in vocab)}
 
         cache = Cache(self.cache_root)
