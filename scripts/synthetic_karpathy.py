@@ -12,7 +12,11 @@ writes into ``--out``:
   caption id (``IMAGE#N``), the files the ``vectors`` kernel reads (``np.savez(path, ids=...,
   vectors=...)``), inside the experiments folder as the files an experiment names must be;
 * ``experiments/VEC.toml``: a KCCA system with the ``vectors`` kernel on both sides (its
-  paths relative to its folder),
+  paths relative to its folder);
+* ``new-images.npz`` / ``new-captions.npz``: the vectors of three test images and of one
+  caption of each, under new ids (``new-image-N``, ``new-caption-N``), the kind of file a
+  model saved with ``kcca fit-model`` ranks (``kcca annotate --vectors``, ``kcca query
+  --vectors``),
 
 and prints the two commands that run it under both protocols and print the literature's table
 (in lines of at most 100 columns, continued with `` \\``: they run as printed).
@@ -37,6 +41,8 @@ from kcca.cli.lines import command, with_path
 #: dev and test images per layout (COCO's and Flickr30K's Karpathy splits)
 LAYOUTS = {"coco": (5000, 5000), "flickr30k": (1000, 1000)}
 CAPTIONS = 5
+#: test images (and one caption of each) written as new items' vectors
+NEW_ITEMS = 3
 WORDS = ("a", "dog", "runs", "on", "the", "grass", "two", "people", "sit", "near", "water")
 
 EXPERIMENT = """# A KCCA system on vectors files (scripts/synthetic_karpathy.py)
@@ -115,6 +121,17 @@ def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float)
     (experiments / "VEC.toml").write_text(
         EXPERIMENT.format(images="images.npz", captions="captions.npz"), encoding="utf-8"
     )
+    test = [i for i, split in enumerate(labels) if split == "test"][:NEW_ITEMS]
+    np.savez(
+        out / "new-images.npz",
+        ids=np.array([f"new-image-{n + 1}" for n in range(len(test))]),
+        vectors=images[test],
+    )
+    np.savez(
+        out / "new-captions.npz",
+        ids=np.array([f"new-caption-{n + 1}" for n in range(len(test))]),
+        vectors=captions[[CAPTIONS * i for i in test]],
+    )
     run = out / "run"
     return [
         ["kcca", "reproduce", "--corpus", str(corpus), "--experiments", str(experiments)]
@@ -151,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         with_path(
             "wrote ",
             args.out,
-            ": dataset_synthetic.json, experiments/ (VEC.toml, images.npz, captions.npz)",
+            ": dataset_synthetic.json, experiments/ (VEC.toml, images.npz, captions.npz), "
+            "new-images.npz, new-captions.npz",
         )
     )
     print("next, run the system under both protocols and print the all-captions table:")

@@ -1,11 +1,15 @@
 """``kcca fit-model``: fit a system and save it as a model file for ``kcca query`` / ``annotate``.
 
 The system is an experiment file (``--experiment FILE``, or ``--system NAME`` from
-``experiments/hodosh2013``) fitted on Flickr 8K, or the demo system (``--demo``) on the
-embedded demo corpus with ``kcca demo``'s settings. :func:`kcca.model.fit_system` runs the
-system (cached stages: p and d and the 15 models per task chosen on dev, Section 4.1.3),
-keeps the chosen models' KCCA directions and the kernels' fitted state, and projects the test
-pools; the file holds data only (JSON and ``.npy`` arrays, :mod:`kcca.model.file_format`).
+``experiments/hodosh2013``) fitted on Flickr 8K or on a corpus in Karpathy's JSON format
+(``--corpus FILE.json``, as ``kcca reproduce`` takes it), or the demo system (``--demo``) on
+the embedded demo corpus with ``kcca demo``'s settings. A system whose kernels read vectors
+files (``vectors``) keeps what ranks new items from their vectors (:mod:`kcca.model.vectors`:
+for linear and cosine functions the folded directions only, else the training vectors).
+:func:`kcca.model.fit_system` runs the system (cached stages: p and d and the 15 models per
+task chosen on dev, Section 4.1.3), keeps the chosen models' KCCA directions and the
+kernels' fitted state, and projects the test pools; the file holds data only (JSON and
+``.npy`` arrays, :mod:`kcca.model.file_format`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from kcca.cli.common import (
 )
 from kcca.cli.environment_faults import check_outputs
 from kcca.cli.lines import command, with_path, wrap
+from kcca.cli.reproduce_cmd import add_corpus_argument
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -58,6 +63,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--demo-system",
         default=None,
         help="which system of the demo's folder with --demo (TRI5 or BoW5; default TRI5)",
+    )
+    add_corpus_argument(p)
+    p.add_argument(
+        "--images-dir",
+        default=None,
+        help="image folder of a --corpus JSON file (leave it out for systems whose image "
+        "kernel reads vectors files only)",
     )
     add_grid_arguments(p, "the system's", "searched on dev")
     p.add_argument(
@@ -94,6 +106,12 @@ def _spec(args: argparse.Namespace):
 
 def _check_flag_combinations(args: argparse.Namespace) -> None:
     """Refuse a flag that the chosen system would ignore (never drop it silently)."""
+    if args.demo and args.corpus != "flickr8k":
+        raise DataError(
+            f"--corpus gives the corpus of --system or --experiment ({args.corpus}); the demo "
+            "system is fitted on the embedded demo corpus",
+            fix="drop --corpus, or fit a system of that corpus with --experiment FILE",
+        )
     if args.demo and args.splits:
         raise DataError(
             "--splits gives split files of Flickr 8K; the demo corpus makes its own splits",
@@ -136,10 +154,12 @@ def run(args: argparse.Namespace) -> int:
             args, {"seed": image_config.seed, "image_config": image_config}
         )
     else:
-        from kcca.cli.reproduce_cmd import load_with_splits
+        from kcca.cli.reproduce_cmd import json_corpus_file, load_run_corpus, optional_data_dir
 
         spec = _spec(args)
-        corpus = load_with_splits(data_dir_from_args(args), args.splits)
+        json_file = json_corpus_file(args)
+        data_dir = optional_data_dir(args) if json_file else data_dir_from_args(args)
+        corpus = load_run_corpus(args, data_dir)
         config = run_config_from_args(args)
     print(
         wrap(
@@ -163,9 +183,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def next_query(model, out: Path) -> str:
-    """``next:`` and a ``kcca query`` of the model file ``out`` that runs: a sentence of its
-    own words (:func:`~kcca.cli.query_cmd.example_sentence`: a Flickr 8K query means nothing
-    to the demo model), split into lines that fit and still run as printed."""
+    """``next:`` and a command that queries the model file ``out`` and runs: vectors files for
+    a side whose kernel reads them, else a sentence of the model's own words
+    (:func:`~kcca.cli.query_cmd.example_sentence`: a Flickr 8K query means nothing to the demo
+    model); split into lines that fit and still run as printed."""
     from kcca.cli.query_cmd import example_sentence
+    from kcca.model.vectors import VectorsEncoder
 
-    return command(["kcca", "query", example_sentence(model), "--model", str(out)], "next: `", "`")
+    if isinstance(model.text, VectorsEncoder):
+        argv, what = ["kcca", "query", "--vectors", "CAPTION_VECTORS"], " (captions' vectors)"
+    elif isinstance(model.image, VectorsEncoder):
+        argv, what = ["kcca", "annotate", "--vectors", "IMAGE_VECTORS"], " (images' vectors)"
+    else:
+        argv, what = ["kcca", "query", example_sentence(model)], ""
+    return command([*argv, "--model", str(out)], "next: `", f"`{what}")

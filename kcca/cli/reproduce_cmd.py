@@ -111,7 +111,7 @@ def add_table_arguments(p: argparse.ArgumentParser, systems: str, force: str) ->
     )
     p.add_argument("--systems", nargs="+", default=None, help=systems)
     add_experiments_arguments(p, "folder of experiment files")
-    _add_corpus_argument(p)
+    add_corpus_argument(p)
     p.add_argument("--out", default="results/hodosh2013", help="output folder")
     p.add_argument(
         "--rankings-dir",
@@ -141,7 +141,7 @@ def add_table_arguments(p: argparse.ArgumentParser, systems: str, force: str) ->
     )
 
 
-def _add_corpus_argument(p: argparse.ArgumentParser) -> None:
+def add_corpus_argument(p: argparse.ArgumentParser) -> None:
     """``--corpus``: Flickr 8K, or a corpus in the JSON split format."""
     p.add_argument(
         "--corpus",
@@ -219,7 +219,7 @@ def _command() -> str:
     return f"kcca {' '.join(map(shlex.quote, sys.argv[1:]))}"
 
 
-def _optional_data_dir(args: argparse.Namespace) -> Path | None:
+def optional_data_dir(args: argparse.Namespace) -> Path | None:
     """The data folder for ``kcca tables``: given or configured ones must exist; none at all
     means the tables come from the compact results files alone."""
     import os
@@ -316,7 +316,7 @@ def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
             f"{shlex.quote(str(out))}`), or give the folder of the results "
             "with --rankings-dir DIR",
         )
-    data_dir = _optional_data_dir(args)
+    data_dir = optional_data_dir(args)
     if data_dir is None and args.splits:
         raise DataError(
             "--splits names Flickr 8K split files, but without the data the tables are "
@@ -364,7 +364,7 @@ def _run_experiments(
 
     corpus_file = json_corpus_file(args)
     # a JSON corpus reads no data folder (but its NLTK data, when there is one)
-    data_dir = _optional_data_dir(args) if corpus_file else data_dir_from_args(args)
+    data_dir = optional_data_dir(args) if corpus_file else data_dir_from_args(args)
     experiments = args.experiments or default_experiments_dir()
     specs = load_specs(experiments)
     run_table = load_run_table(experiments)  # every file of the folder checked before data

@@ -440,8 +440,8 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
 
     def rank_pools() -> PoolRanks:
         models = Projections.from_grid(grids.grid_of(best), best.selected)
-        y = _projected(models.project_y, captions.rows)
-        x = _projected(models.project_x, grids.image.test)
+        y = Projections.project_blocks(models.project_y, captions.rows)
+        x = Projections.project_blocks(models.project_x, grids.image.test)
         queries = (1 + CAPTIONS) * n_images  # per pool: every image and every caption
         with tqdm(
             total=queries * len(pools),
@@ -466,16 +466,6 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
     }
     inputs = [*grids.inputs, *captions.inputs]
     return grids.ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs, expect=dict)
-
-
-def _projected(project: Any, block: Any) -> dict[float, np.ndarray]:
-    """``project(block)``, block by block for rows on demand (:class:`kcca.lowrank.KernelRows`)."""
-    from kcca.lowrank import KernelRows
-
-    if not isinstance(block, KernelRows):
-        return project(block)
-    parts = [project(rows) for _, rows in block.blocks()]
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
 
 def _chosen_settings(best: DevOutcome, search_rank: int | None) -> dict[str, Any]:
