@@ -18,7 +18,8 @@ writes into ``--out``:
   model saved with ``kcca fit-model`` ranks (``kcca annotate --vectors``, ``kcca query
   --vectors``),
 
-and prints the two commands that run it under both protocols and print the literature's table.
+and prints the two commands that run it under both protocols and print the literature's table
+(in lines of at most 100 columns, continued with `` \\``: they run as printed).
 
 The vectors carry a planted shared structure: each image has a hidden vector ``z``; its image
 vector is ``A z`` plus noise, each of its captions ``B z`` plus independent noise, so an image
@@ -31,10 +32,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from pathlib import Path
 
 import numpy as np
+
+from kcca.cli.lines import command, with_path
 
 #: dev and test images per layout (COCO's and Flickr30K's Karpathy splits)
 LAYOUTS = {"coco": (5000, 5000), "flickr30k": (1000, 1000)}
@@ -86,8 +88,9 @@ def split_labels(n_train: int, n_dev: int, n_test: int) -> list[str]:
     return train + ["val"] * n_dev + ["test"] * n_test
 
 
-def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float) -> list[str]:
-    """Write the corpus, the vectors files and the experiment folder; return the commands."""
+def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float) -> list[list[str]]:
+    """Write the corpus, the vectors files and the experiment folder; return the commands
+    (their words)."""
     n_dev, n_test = LAYOUTS[layout]
     labels = split_labels(n_train, n_dev, n_test)
     rng = np.random.default_rng(seed)
@@ -130,11 +133,11 @@ def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float)
         vectors=captions[[CAPTIONS * i for i in test]],
     )
     run = out / "run"
-    q = shlex.quote
     return [
-        f"kcca reproduce --corpus {q(str(corpus))} --experiments {q(str(experiments))} "
-        f"--systems VEC --tables 11 --protocol all-captions --no-plots --out {q(str(run))}",
-        f"kcca evaluate --protocol all-captions {q(str(run / 'rankings' / 'VEC.json'))}",
+        ["kcca", "reproduce", "--corpus", str(corpus), "--experiments", str(experiments)]
+        + ["--systems", "VEC", "--tables", "11", "--protocol", "all-captions", "--no-plots"]
+        + ["--out", str(run)],
+        ["kcca", "evaluate", "--protocol", "all-captions", str(run / "rankings" / "VEC.json")],
     ]
 
 
@@ -162,12 +165,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     commands = write_example(Path(args.out), args.layout, args.train, args.seed, args.noise)
     print(
-        f"wrote {args.out}: dataset_synthetic.json, experiments/ (VEC.toml, images.npz, "
-        "captions.npz), new-images.npz, new-captions.npz"
+        with_path(
+            "wrote ",
+            args.out,
+            ": dataset_synthetic.json, experiments/ (VEC.toml, images.npz, captions.npz), "
+            "new-images.npz, new-captions.npz",
+        )
     )
     print("next, run the system under both protocols and print the all-captions table:")
-    for command in commands:
-        print(f"  {command}")
+    for argv in commands:  # split into lines of 100 columns that run as printed
+        print(command(argv, "  "))
     return 0
 
 

@@ -237,10 +237,12 @@ def stage_kcca(run: DemoRun) -> None:
         run.results.append(res)
         g = spec.grid
         run.say(
-            f"{spec.name}: {len(g.kappas)} kappas x {len(g.n_values())} n for each of "
-            f"{len(g.p) * len(g.d)} (p, d); chose p={res.chosen['p']:g}, "
-            f"d={res.chosen['d']:g} on dev; Borda of 15 models per task "
-            f"({sum(res.timings.values()):.1f}s)"
+            wrap(
+                f"{spec.name}: {len(g.kappas)} kappas x {len(g.n_values())} n for each of "
+                f"{len(g.p) * len(g.d)} (p, d); chose p={res.chosen['p']:g}, "
+                f"d={res.chosen['d']:g} on dev; Borda of 15 models per task "
+                f"({sum(res.timings.values()):.1f}s)"
+            )
         )
 
 

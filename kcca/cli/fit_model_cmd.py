@@ -15,8 +15,8 @@ kernels' fitted state, and projects the test pools; the file holds data only (JS
 from __future__ import annotations
 
 import argparse
-import shlex
 import time
+from pathlib import Path
 
 from kcca.cli.common import (
     add_experiments_arguments,
@@ -30,6 +30,7 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import command, with_path, wrap
 from kcca.cli.reproduce_cmd import add_corpus_argument
 from kcca.errors import DataError
 
@@ -161,32 +162,38 @@ def run(args: argparse.Namespace) -> int:
         corpus = load_run_corpus(args, data_dir)
         config = run_config_from_args(args)
     print(
-        f"fitting {spec.label} on {corpus.name} "
-        f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
-        f"test {len(corpus.split('test'))})"
+        wrap(
+            f"fitting {spec.label} on {corpus.name} "
+            f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
+            f"test {len(corpus.split('test'))})"
+        )
     )
     model = fit_system(corpus, spec, config=config, cache=cache)
-    print(model.describe())  # what was computed is shown before the model file is written
+    print(wrap(model.describe()))  # what was computed is shown before the file is written
     for task, m in model.info["test_metrics"].items():
-        print(f"  test {task}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
-    print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
+        scores = ", ".join(f"{k} {v:.1f}" for k, v in m.items())
+        print(wrap(f"test {task}: {scores}", indent="  ", continuation="    "))
+    stages = "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items())
+    print(wrap(f"stages: {stages}", indent="  ", continuation="    "))
     out = save_model(model, args.out, compress=args.compress)
     size = out.stat().st_size / 2**20
-    print(
-        f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
-        f"query it with {_query_hint(model, out)}"
-    )
+    print(with_path("wrote ", out, f" ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s"))
+    print(next_query(model, out))
     return 0
 
 
-def _query_hint(model, out) -> str:
-    """A command that queries the saved model: a sentence, or vectors files for the sides
-    whose kernel reads them."""
+def next_query(model, out: Path) -> str:
+    """``next:`` and a command that queries the model file ``out`` and runs: vectors files for
+    a side whose kernel reads them, else a sentence of the model's own words
+    (:func:`~kcca.cli.query_cmd.example_sentence`: a Flickr 8K query means nothing to the demo
+    model); split into lines that fit and still run as printed."""
+    from kcca.cli.query_cmd import example_sentence
     from kcca.model.vectors import VectorsEncoder
 
-    q = shlex.quote
     if isinstance(model.text, VectorsEncoder):
-        return f"`kcca query --vectors CAPTION_VECTORS --model {q(str(out))}` (captions' vectors)"
-    if isinstance(model.image, VectorsEncoder):
-        return f"`kcca annotate --vectors IMAGE_VECTORS --model {q(str(out))}` (images' vectors)"
-    return f'`kcca query "a dog runs on the beach" --model {q(str(out))}`'
+        argv, what = ["kcca", "query", "--vectors", "CAPTION_VECTORS"], " (captions' vectors)"
+    elif isinstance(model.image, VectorsEncoder):
+        argv, what = ["kcca", "annotate", "--vectors", "IMAGE_VECTORS"], " (images' vectors)"
+    else:
+        argv, what = ["kcca", "query", example_sentence(model)], ""
+    return command([*argv, "--model", str(out)], "next: `", f"`{what}")

@@ -105,11 +105,28 @@ def with_fix(exc: Exception, fix: str) -> Exception:
     return exc
 
 
-def example_query(model, args: argparse.Namespace) -> str:
-    """A query of this model that runs: the first test-pool caption, as a command."""
-    texts = model.caption_pool.texts
-    sentence = texts[0].rstrip(" .") if texts else "a dog runs on the beach"
-    return command(["kcca", "query", sentence, "--model", args.model], "`", "`", width=10**6)
+#: the query of the README and of a model with no test captions
+DEFAULT_QUERY = "a dog runs on the beach"
+
+
+def example_sentence(model) -> str:
+    """A query the model knows: the first test-pool caption whose every word (after the
+    model's preprocessing) occurs in its training captions, else its first test-pool caption
+    (:data:`DEFAULT_QUERY` without one)."""
+    texts = [t.rstrip(" .") for t in model.caption_pool.texts]
+    for text in texts:
+        tokens = model.text.tokens(text)
+        if tokens and all(t in model.text.vocabulary for t in tokens):
+            return text
+    return texts[0] if texts else DEFAULT_QUERY
+
+
+def example_query(model, path: str) -> str:
+    """The command of a query of the model file ``path`` that runs (:func:`example_sentence`),
+    on one line."""
+    return command(
+        ["kcca", "query", example_sentence(model), "--model", path], "`", "`", width=10**6
+    )
 
 
 def check_model_path(path: str) -> None:
@@ -277,9 +294,8 @@ def run(args: argparse.Namespace) -> int:
     except QueryError as exc:
         if "fix" in vars(exc):  # the model cannot encode sentences: its own fix
             raise
-        raise with_fix(
-            exc, f"use words of the model's training captions, e.g. {example_query(model, args)}"
-        ) from exc
+        example = example_query(model, args.model)
+        raise with_fix(exc, f"use words of the model's training captions, e.g. {example}") from exc
     print(
         wrap(
             f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"

@@ -55,6 +55,7 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import with_path, wrap
 from kcca.errors import DataError
 
 if TYPE_CHECKING:
@@ -375,8 +376,6 @@ def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
         else None
     )
     if corpus is None:
-        from kcca.cli.lines import wrap
-
         print(
             wrap(
                 "note: no corpus data at hand, so the tables are rebuilt from the compact "
@@ -435,8 +434,8 @@ def _run_experiments(
         ws,
         rank_dir,
         command=_command(),
-        on_result=lambda line: print(line, file=stream),
-        on_failure=lambda line: print(line, file=sys.stderr),
+        on_result=lambda line: print(wrap(line, continuation="    "), file=stream),
+        on_failure=lambda line: print(wrap(line, continuation="    "), file=sys.stderr),
     )
     run_lines = lines_of_run(
         config,
@@ -520,4 +519,4 @@ def _write_tables(
         required=required or [],
     )
     print(describe(report))
-    print(f"wrote {len(report.files)} files to {out}")
+    print(with_path(f"wrote {len(report.files)} files to ", out))

@@ -243,7 +243,8 @@ class _KccaGrids:
 
     def fit(self, p: float, d: float, rank: int | None = None) -> Any:
         """The kappa x n grid of (p, d) on the training blocks; one image factor per p and one
-        text factor for every d come from the run's factor cache."""
+        text factor for every d come from the run's factor cache. With the run's progress on,
+        the factorisations and the solve of each kappa show bars below the grid's."""
         return fit_grid(
             self.image.train,
             self.text.train,
@@ -256,16 +257,24 @@ class _KccaGrids:
             rank=rank,
             backend=self.ws.backend,
             indefinite=self.indefinite,
+            progress=self.ws.progress,
         )
 
     def dev_fit(self, p: float, d: float, rank: int | None) -> DevOutcome:
         """Fit (p, d) (factors capped at ``rank``, None: full precision) and rank the dev pool
-        with every model; a full-precision grid is kept for the test rankings."""
+        with every model (a bar per task over the kappas with the run's progress on); a
+        full-precision grid is kept for the test rankings."""
         grid = self.fit(p, d, rank)
         if rank is None:
             self.fitted[(p, d)] = grid
         return dev_outcome(
-            grid, self.image.dev, self.text.dev, p=p, d=d, per_criterion=self.spec.per_criterion
+            grid,
+            self.image.dev,
+            self.text.dev,
+            p=p,
+            d=d,
+            per_criterion=self.spec.per_criterion,
+            progress=self.ws.progress,
         )
 
     def keep_only(self, p: float, d: float) -> None:
