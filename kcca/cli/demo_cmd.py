@@ -3,7 +3,7 @@
 The systems and the image feature settings are the experiment files of ``experiments/demo``
 (``--experiments`` names another folder): TRI5 and BoW5, and a ``run.toml`` with the seed and
 the small codebooks of the small demo images. Stages (:data:`STAGES`, each a function reading
-and extending :class:`DemoRun`): generate the corpus (``--seed``), print a summary, write a
+and extending :class:`DemoRun`): read the experiment files, generate the corpus (``--seed``), print a summary, write a
 contact sheet; then the paper's pipeline (Section 4.1) through :func:`kcca.systems.run_system`:
 image features, kernel blocks (pyramid image kernel; trigram text kernel, and BoW5 for
 comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models per
@@ -120,6 +120,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 # ------------------------------------------------------------------ stages
+def stage_systems(run: DemoRun) -> None:
+    """Read the demo's experiment files (``--experiments``) first, so that a missing or
+    faulty file is named before any image is drawn; their grid written out for
+    ``--n-train`` training images."""
+    a = run.args
+    run.systems = demo_systems(
+        a.n_train, p=a.p, d=a.d, kappas=a.kappas, n_count=a.n_count, folder=run.experiments
+    )
+
+
 def stage_corpus(run: DemoRun) -> None:
     """Generate the demo corpus from ``--seed``."""
     from kcca.data.demo import make_demo_corpus
@@ -206,16 +216,6 @@ def stage_features(run: DemoRun) -> None:
 
 def stage_kernels(run: DemoRun) -> None:
     """Kernel blocks: pyramid (image), trigram and BoW (text), train x train, dev/test x train."""
-    assert run.corpus is not None  # stage_corpus ran first
-    a = run.args
-    run.systems = demo_systems(
-        len(run.corpus.split("train")),
-        p=a.p,
-        d=a.d,
-        kappas=a.kappas,
-        n_count=a.n_count,
-        folder=run.experiments,
-    )
     t = time.perf_counter()
     ws = run.workspace
     img = ws.image_blocks(run.systems[0].image_kernel)
@@ -348,6 +348,7 @@ def stage_report(run: DemoRun) -> None:
 
 
 STAGES: list[tuple[str, Stage]] = [
+    ("experiment files", stage_systems),
     ("corpus", stage_corpus),
     ("summary", stage_summary),
     ("contact sheet", stage_contact_sheet),
