@@ -3,14 +3,15 @@
 The systems and the image feature settings are the experiment files of ``experiments/demo``
 (``--experiments`` names another folder): TRI5 and BoW5, and a ``run.toml`` with the seed and
 the small codebooks of the small demo images. Stages (:data:`STAGES`, each a function reading
-and extending :class:`DemoRun`): read the experiment files, generate the corpus (``--seed``), print a summary, write a
-contact sheet; then the paper's pipeline (Section 4.1) through :func:`kcca.systems.run_system`:
-image features, kernel blocks (pyramid image kernel; trigram text kernel, and BoW5 for
-comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models per
-task and the p/d choice on dev, Borda aggregation on the test pool, and the test metrics printed
-beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML report
-(``report/index.html``, :mod:`kcca.report`) in ``--out``. At the default sizes (400 / 100 / 100
-images of 64 px) a cold run takes about 15 s on two cores (11-12 s measured, empty cache).
+and extending :class:`DemoRun`): read the experiment files, generate the corpus (``--seed``),
+print a summary, write a contact sheet; then the paper's pipeline (Section 4.1) through
+:func:`kcca.systems.run_system`: image features, kernel blocks (pyramid image kernel; trigram
+text kernel, and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev
+selection of 15 models per task and the p/d choice on dev, Borda aggregation on the test pool,
+and the test metrics printed beside chance, with an R@k plot (``recall_at_k.png``), rankings
+files and an HTML report (``report/index.html``, :mod:`kcca.report`) in ``--out``. At the
+default sizes (400 / 100 / 100 images of 64 px) a cold run takes about 15 s on two cores (11-12
+s measured, empty cache).
 """
 
 from __future__ import annotations
