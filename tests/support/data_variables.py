@@ -90,7 +90,7 @@ def _runs_this_project(args) -> bool:
 
 def _record_popen(init):
     def __init__(self, args, *rest, **kwargs):
-        env = kwargs.get("env", rest[8] if len(rest) > 8 else None)
+        env = kwargs.get("env", rest[9] if len(rest) > 9 else None)  # Popen(args, ..., cwd, env)
         given = os.environ if env is None else env
         passed = [key for key in _outside if given.get(key) == _outside[key]]
         if passed and _runs_this_project(args):
