@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import data_variables
+from tests.support.data_variables import (  # noqa: F401 - hooks of this conftest
+    pytest_runtest_makereport,
+    pytest_runtest_setup,
+)
+
 _SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 if "KCCA_DATA_DIR" not in os.environ and _SHARED.is_dir():
     os.environ["KCCA_DATA_DIR"] = str(_SHARED)
@@ -18,6 +24,7 @@ if "NLTK_DATA" not in os.environ and (_SHARED / "nltk_data").is_dir():
 # for the whole session (the session fixtures below would cache its skip)
 _DATA_DIR_AT_START = os.environ.get("KCCA_DATA_DIR")
 _NLTK_DATA_AT_START = os.environ.get("NLTK_DATA")
+data_variables.install()
 
 
 @pytest.fixture(scope="session")

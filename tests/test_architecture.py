@@ -13,11 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.optional_tools import skip_unless
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.data_variables
 def test_import_contracts_are_kept():
     skip_unless(importlib.util.find_spec("importlinter") is not None,
                 "import-linter is not installed (pip install -e '.[dev]')")
@@ -64,6 +67,7 @@ def test_ruff_format_leaves_every_file_as_it_is():
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing():
     skip_unless(importlib.util.find_spec("mypy") is not None,
                 "mypy is not installed (pip install -e '.[dev]')")

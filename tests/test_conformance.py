@@ -358,6 +358,7 @@ def test_every_registered_kernel_and_both_estimators_are_covered():
     assert {"KCCA", "KCCAGrid", "kernel:pyramid", "kernel:trigram", "kernel:bow"} <= names
 
 
+@pytest.mark.data_variables
 def test_subjects_are_the_kernels_a_fresh_process_registers():
     """The kernels parametrised here do not depend on which test files were collected before
     this one: tests register their own kernels in fixtures, not at import."""

@@ -27,7 +27,7 @@ RESULTS = REPO / "results" / "hodosh2013"
 #: README commands that need the Flickr 8K data (or Java-free set-up already done by CI)
 NEEDS_DATA = {
     'pip install -e ".[dev]"': "the install itself (CI runs it)",
-    "python -m pytest -q": "the test suite itself",
+    "python -m pytest -q -n auto": "the test suite itself",
     "export KCCA_DATA_DIR=/path/to/data": "names the data folder",
     "export NLTK_DATA=$KCCA_DATA_DIR/nltk_data": "names the data folder",
     "kcca data": "validates the data folder",
@@ -93,7 +93,8 @@ def walk(tmp_path_factory):
     root = tmp_path_factory.mktemp("newcomer")
     shutil.copytree(RESULTS, root / "results" / "hodosh2013")
     shutil.copytree(REPO / "docs" / "examples", root / "docs" / "examples")
-    env = dict(os.environ, KCCA_DATA_DIR="", NLTK_DATA="", MPLBACKEND="Agg",
+    env = os.environ.copy()  # a copy reads no data variable (tests/support/data_variables.py)
+    env.update(KCCA_DATA_DIR="", NLTK_DATA="", MPLBACKEND="Agg",
                KCCA_CACHE_DIR=str(root / ".cache"), PATH=f"{bin_dir}{os.pathsep}"
                f"{os.environ.get('PATH', '')}")
     return root, env
@@ -127,6 +128,7 @@ RUN_WITHOUT_FILES = {
 }
 
 
+@pytest.mark.slow
 def test_demo_then_every_next_step_it_prints(walk):
     root, _ = walk
     done = run("kcca demo", walk)
@@ -140,22 +142,39 @@ def test_demo_then_every_next_step_it_prints(walk):
     assert (root / "demo-report" / "index.html").is_file()
 
 
+#: the README's command that rebuilds the committed tables (run once: it takes the longest)
+TABLES_COMMAND = "kcca tables --rankings-dir results/hodosh2013/rankings --out tables-check"
+
+
+@pytest.fixture(scope="module")
+def readme_tables(walk) -> subprocess.CompletedProcess:
+    """:data:`TABLES_COMMAND` run once, as printed, for the tests that read what it wrote."""
+    return run(TABLES_COMMAND, walk)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [c for c in readme_commands()
                                      if c not in NEEDS_DATA and c != "kcca demo"])
-def test_readme_command_runs_as_printed_without_the_data(walk, command):
+def test_readme_command_runs_as_printed_without_the_data(walk, command, request):
     root, _ = walk
-    run(command, walk)
+    if command == TABLES_COMMAND:
+        request.getfixturevalue("readme_tables")
+    else:
+        run(command, walk)
     for path in EXPECTED_FILES.get(command, []):
         assert (root / path).is_file(), path
 
 
-def test_committed_tables_come_back_from_the_committed_results_without_the_data(walk):
-    """``--tables-only`` on the compact results rebuilds every cell of the committed tables
-    but those it names as needing the data (Tables 8-10, the Random row's judged cells)."""
+@pytest.mark.slow
+def test_committed_tables_come_back_from_the_committed_results_without_the_data(
+    walk, readme_tables
+):
+    """The README's ``kcca tables`` on the compact results rebuilds every cell of the committed
+    tables but those it names as needing the data (Tables 8-10, the Random row's judged cells).
+    (``kcca reproduce --tables-only`` writes the same files: tests/kcca/cli/test_tables_cmd.py.)"""
     root, _ = walk
-    rebuilt = root / "tables-rebuilt"
-    done = run(f"kcca reproduce --tables-only --rankings-dir results/hodosh2013/rankings "
-               f"--out {rebuilt.name}", walk)
+    rebuilt = root / "tables-check"
+    done = readme_tables
     assert "need the data" in " ".join((done.stdout + done.stderr).split())
     compared = 0
     for committed in sorted(RESULTS.glob("table*.csv")):

@@ -101,6 +101,7 @@ def kcca(installed, *args: str) -> subprocess.CompletedProcess:
     return sh(["kcca", *args], cwd=walk, env=env)
 
 
+@pytest.mark.data_variables
 def test_the_wheel_is_imported_with_every_experiment_folder(installed):
     walk, env, venv = installed
     probe = ("import kcca, features\nfrom kcca.systems.spec import default_experiments_dir\n"

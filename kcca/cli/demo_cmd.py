@@ -3,16 +3,16 @@
 The systems and the image feature settings are the experiment files of ``experiments/demo``
 (``--experiments`` names another folder): TRI5 and BoW5, and a ``run.toml`` with the seed and
 the small codebooks of the small demo images. Stages (:data:`STAGES`, each a function reading
-and extending :class:`DemoRun`): generate the corpus (``--seed``), print a summary, write a
-contact sheet; then the paper's pipeline (Section 4.1) through :func:`kcca.systems.run_system`:
-image features, kernel blocks (pyramid image kernel; trigram text kernel, and BoW5 for
-comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 15 models per
-task and the p/d choice on dev, Borda aggregation on the test pool, and the test metrics printed
-beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML report
-(``report/index.html``, :mod:`kcca.report`) in ``--out``. At the default sizes (400 / 100 / 100
-images of 64 px) a cold run takes about 75 s on two cores shared with other jobs (the first
-run of a checkout: 74 s wall, 36 CPU-seconds, 0.44 GB peak memory at a load average of 4-7,
-``benchmarks/bench_commands.py``; the README has the warm run's figures).
+and extending :class:`DemoRun`): read the experiment files, generate the corpus (``--seed``),
+print a summary, write a contact sheet; then the paper's pipeline (Section 4.1) through
+:func:`kcca.systems.run_system`: image features, kernel blocks (pyramid image kernel; trigram
+text kernel, and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev
+selection of 15 models per task and the p/d choice on dev, Borda aggregation on the test pool,
+and the test metrics printed beside chance, with an R@k plot (``recall_at_k.png``), rankings
+files and an HTML report (``report/index.html``, :mod:`kcca.report`) in ``--out``. At the
+default sizes (400 / 100 / 100 images of 64 px) a cold run takes about 75 s on two cores shared
+with other jobs (the first run of a checkout: 74 s wall, 36 CPU-seconds, 0.44 GB peak memory at
+a load average of 4-7, ``benchmarks/bench_commands.py``; the README has the warm run's figures).
 """
 
 from __future__ import annotations
@@ -122,6 +122,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 # ------------------------------------------------------------------ stages
+def stage_systems(run: DemoRun) -> None:
+    """Read the demo's experiment files (``--experiments``) first, so that a missing or
+    faulty file is named before any image is drawn; their grid written out for
+    ``--n-train`` training images."""
+    a = run.args
+    run.systems = demo_systems(
+        a.n_train, p=a.p, d=a.d, kappas=a.kappas, n_count=a.n_count, folder=run.experiments
+    )
+
+
 def stage_corpus(run: DemoRun) -> None:
     """Generate the demo corpus from ``--seed``."""
     from kcca.data.demo import make_demo_corpus
@@ -208,16 +218,6 @@ def stage_features(run: DemoRun) -> None:
 
 def stage_kernels(run: DemoRun) -> None:
     """Kernel blocks: pyramid (image), trigram and BoW (text), train x train, dev/test x train."""
-    assert run.corpus is not None  # stage_corpus ran first
-    a = run.args
-    run.systems = demo_systems(
-        len(run.corpus.split("train")),
-        p=a.p,
-        d=a.d,
-        kappas=a.kappas,
-        n_count=a.n_count,
-        folder=run.experiments,
-    )
     t = time.perf_counter()
     ws = run.workspace
     img = ws.image_blocks(run.systems[0].image_kernel)
@@ -352,6 +352,7 @@ def stage_report(run: DemoRun) -> None:
 
 
 STAGES: list[tuple[str, Stage]] = [
+    ("experiment files", stage_systems),
     ("corpus", stage_corpus),
     ("summary", stage_summary),
     ("contact sheet", stage_contact_sheet),

@@ -211,6 +211,7 @@ def test_get_or_compute_serves_only_the_expected_type(tmp_path):
 
 
 # ------------------------------------------------------------------ bounded verify
+@pytest.mark.data_variables
 @posix
 def test_verify_and_prune_never_wait_on_a_fifo_or_device_an_entry_names(tmp_path):
     """An input file that is ``/dev/zero`` or a FIFO, and an older record folder's

@@ -93,6 +93,7 @@ def shift_pool_captions(path: Path, ids: list[str], pool_index: int = 2) -> None
     path.write_text("\n".join(lines) + "\n")
 
 
+@pytest.mark.data_variables
 def test_an_edited_lemma_file_recomputes_the_text_stages_only(flickr, tmp_path):
     data, cache = copy_of(flickr, tmp_path), tmp_path / "cache"
     before, _, _ = run(data, cache)
@@ -104,6 +105,7 @@ def test_an_edited_lemma_file_recomputes_the_text_stages_only(flickr, tmp_path):
     assert set(computed) == {"text-preprocess", *TEXT_STAGES, *MODEL_STAGES}
 
 
+@pytest.mark.data_variables
 def test_the_caption_file_is_not_read_by_a_lemma_system_but_is_by_a_caption_system(
         flickr, tmp_path):
     data, cache = copy_of(flickr, tmp_path), tmp_path / "cache"
@@ -117,6 +119,7 @@ def test_the_caption_file_is_not_read_by_a_lemma_system_but_is_by_a_caption_syst
     assert same(after, run(data, tmp_path / "fresh", preprocessing="demo")[0])
 
 
+@pytest.mark.data_variables
 def test_an_edited_image_recomputes_its_record_and_the_image_stages(flickr, tmp_path):
     data, cache = copy_of(flickr, tmp_path), tmp_path / "cache"
     before, _, _ = run(data, cache)
@@ -134,6 +137,7 @@ def test_an_edited_image_recomputes_its_record_and_the_image_stages(flickr, tmp_
     assert computed == {} and same(again, before)
 
 
+@pytest.mark.data_variables
 def test_an_edited_split_file_recomputes_the_stages_that_use_the_splits(flickr, tmp_path):
     data, cache = copy_of(flickr, tmp_path), tmp_path / "cache"
     before, _, _ = run(data, cache)
@@ -145,6 +149,7 @@ def test_an_edited_split_file_recomputes_the_stages_that_use_the_splits(flickr, 
     assert same(after, run(data, tmp_path / "fresh")[0]) and not same(after, before)
 
 
+@pytest.mark.data_variables
 def test_an_edited_judgment_file_changes_the_scores_and_recomputes_nothing(flickr, tmp_path):
     data, cache = copy_of(flickr, tmp_path), tmp_path / "cache"
     _, ev_before, _ = run(data, cache)
@@ -160,6 +165,7 @@ def test_an_edited_judgment_file_changes_the_scores_and_recomputes_nothing(flick
         assert ev_after.metrics[task]["R@1"].aggregate < 100.0
 
 
+@pytest.mark.data_variables
 def test_verify_names_stale_entries_and_prune_removes_them(flickr, tmp_path, capsys):
     data, cache = copy_of(flickr, tmp_path), tmp_path / "cache"
     run(data, cache)

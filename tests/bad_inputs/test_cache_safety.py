@@ -182,6 +182,7 @@ def test_an_entry_that_is_a_link_or_a_folder_is_named(tmp_path):
         Cache(tmp_path / "cache").get_or_compute("stage", {"k": 1}, lambda: 2)
 
 
+@pytest.mark.data_variables
 @posix
 def test_under_umask_000_nothing_is_writable_by_others(tmp_path):
     code = (

@@ -176,6 +176,7 @@ def test_a_disk_that_fills_while_writing_keeps_the_scores(tmp_path, capsys, moun
     assert "300 images scored" in captured.out and "BLEU-4" in captured.out, captured.out
 
 
+@pytest.mark.data_variables
 def test_the_file_size_limit_is_named_and_keeps_the_scores(tmp_path):
     """``ulimit -f``: SIGXFSZ is ignored, so the write raises EFBIG, named (before:
     ``unexpected OSError``, exit status 1, the scores never printed)."""

@@ -66,6 +66,7 @@ def _fd2_identity() -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
+@pytest.mark.data_variables
 def test_truncated_progressive_jpeg_with_end_marker_is_an_error(tmp_path, photo):
     path = tmp_path / "cut.jpg"
     path.write_bytes(_cut_progressive(photo))
@@ -77,6 +78,7 @@ def test_truncated_progressive_jpeg_with_end_marker_is_an_error(tmp_path, photo)
     assert _fd2_identity() == before  # stderr is never left redirected
 
 
+@pytest.mark.data_variables
 def test_every_byte_flip_libjpeg_warns_about_is_an_error(tmp_path, photo):
     data = _jpeg(photo)
     start, end = _entropy_coded_range(data)

@@ -89,6 +89,7 @@ def _reference(tokens: list[str]) -> list[tuple[tuple[str, ...], float]]:
     return out
 
 
+@pytest.mark.data_variables
 @pytest.mark.parametrize("words, distinct", [(50_000, 1), (50_000, 7), (20_000, 12)])
 def test_a_very_long_caption_is_counted_in_linear_time(words, distinct):
     rng = np.random.default_rng(words + distinct)
@@ -97,6 +98,7 @@ def test_a_very_long_caption_is_counted_in_linear_time(words, distinct):
     assert _spans_in_child(tokens) == _reference(tokens)
 
 
+@pytest.mark.data_variables
 def test_one_word_repeated_has_the_closed_form_counts():
     n = 50_000
     assert _spans_in_child(["dog"] * n) == [
@@ -128,6 +130,7 @@ def _needs_meteor():
         pytest.skip(why)
 
 
+@pytest.mark.data_variables
 def test_score_captions_refuses_a_caption_over_the_meteor_limit(tmp_path):
     """Under a 1 GiB address-space limit, `kcca score-captions` names the image id, the limit
     and its variable, before aligning anything (before: about 0.76 GB and 9 s at 60,000

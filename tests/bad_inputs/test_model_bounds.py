@@ -46,6 +46,8 @@ def bomb(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_a_zip_bomb_is_refused_before_it_is_inflated(bomb, tmp_path):
     """Under a 1.5 GiB address-space limit: a named error and exit 2 (before: a MemoryError
     with exit 1, or 2.2 GB and 37 s without the limit)."""
@@ -115,6 +117,7 @@ def _preprocessor_states(node):
             yield from _preprocessor_states(v)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting, value", [("tagger_iter", 100_000),
                                             ("tagger_corpora", ["brown", "everything"]),
                                             ("tagger_max_sents", -1)])

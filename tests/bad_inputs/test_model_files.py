@@ -115,6 +115,7 @@ def test_pickled_array_inside_a_zip_never_runs(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ old and foreign files
+@pytest.mark.slow
 def test_old_joblib_model_is_refused_with_the_refit_command(demo, tmp_path, capsys):
     """A model of the old format (joblib of header + FittedSystem) is not unpickled."""
     model, _ = demo
@@ -241,6 +242,7 @@ def _emptied(demo_file: Path, path: Path, class_name: str) -> Path:
     return _write_zip(path, members)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("class_name", ["kcca.model.saved:FittedSystem",
                                         "kcca.model.encoders:TextEncoder",
                                         "kcca.systems.fitted:Projections",
@@ -283,6 +285,7 @@ def _without(demo_file, path, class_name, attribute):
     return _write_zip(path, members)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("class_name, attribute", [
     ("features.kernels.image:PyramidKernel", "train_matrix_"),
     ("features.text.trigram_kernel:TrigramKernel", "idf_"),

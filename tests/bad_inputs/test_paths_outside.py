@@ -82,6 +82,7 @@ def test_an_absolute_id_is_refused(tmp_path, capsys):
              path)
 
 
+@pytest.mark.data_variables
 def test_reproduce_refuses_it_before_reading_an_image(tmp_path, capsys):
     path, imgs, _ = _corpus(tmp_path, ("../outside", "secret.jpg"))
     _refused(capsys, ["--no-cache", "reproduce", "--corpus", str(path), "--images-dir",
@@ -222,6 +223,7 @@ def test_a_mix_part_reading_outside_is_refused(demo, tmp_path):
     _spec_refused(exp, "image_kernel.params.parts[0].params.path", "../outside/images.npy")
 
 
+@pytest.mark.data_variables
 def test_reproduce_names_the_experiment_file(tmp_path, capsys):
     path, imgs, _ = _corpus(tmp_path, ("", "e.jpg"))
     (imgs / "e.jpg").write_bytes(PIXELS)

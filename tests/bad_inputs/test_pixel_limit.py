@@ -151,6 +151,7 @@ def _limited(limit_bytes: int):
     return apply
 
 
+@pytest.mark.data_variables
 def test_check_images_refuses_the_bomb_under_a_memory_limit(tmp_path):
     """``kcca data --check-images`` in a process allowed 1.5 GB of address space: the bomb
     (1.2 GB decoded, more with the decoder's copy) is an error naming it, within seconds."""

@@ -45,6 +45,7 @@ def _running(pids: set[int]) -> set[int]:
     return {p for p in pids if p in procs and procs[p][1] != "Z"}
 
 
+@pytest.mark.data_variables
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 @pytest.mark.slow
 def test_killed_parent_leaves_no_workers(tmp_path):

@@ -70,6 +70,7 @@ def flickr(tmp_path) -> Path:
 
 
 # ---------------------------------------------------------------- Flickr 8K text files
+@pytest.mark.data_variables
 def test_bom_in_caption_file_is_named_and_the_fix_removes_it(flickr, tmp_path, capsys):
     path = _prepend_bom(flickr / TOKEN_FILE)
     with pytest.raises(DataError, match=re.escape(BOM_TEXT)) as exc:
@@ -103,6 +104,7 @@ def test_bom_inside_a_joined_file_names_the_line(flickr, tmp_path):
         load_flickr8k(tmp_path, images=False)
 
 
+@pytest.mark.data_variables
 def test_latin1_caption_file_names_line_and_offset(flickr, tmp_path, capsys):
     path = flickr / TOKEN_FILE
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -137,6 +139,7 @@ def test_crowd_fraction_outside_0_1_is_an_error(flickr):
         read_crowd_judgments(path, read_caption_file(flickr / TOKEN_FILE))
 
 
+@pytest.mark.data_variables
 def test_bom_in_flickr_st_file_is_named(tmp_path):
     path = tmp_path / "clean_images_annotations.txt"
     path.write_bytes(BOM + b"1;FNAME;a.jpg#0;PRED;(['2'], ['runs']);A0;(['1'], ['dog']);A1;"
@@ -147,6 +150,7 @@ def test_bom_in_flickr_st_file_is_named(tmp_path):
     assert read_tuples(path)[0].image_id == "a.jpg"
 
 
+@pytest.mark.data_variables
 def test_bom_in_json_split_file_is_named(tmp_path, capsys):
     path = tmp_path / "dataset_tiny.json"
     doc = {"dataset": "tiny", "images": [
@@ -181,6 +185,7 @@ def _evaluate(path: Path) -> list[str]:
     return ["evaluate", str(path), "--corpus", "demo", "--no-bleu-rouge"]
 
 
+@pytest.mark.data_variables
 def test_bom_in_rankings_file_is_named(demo_pool, rankings_file, capsys):
     _prepend_bom(rankings_file)
     with pytest.raises(DataError, match=re.escape(BOM_TEXT)):
@@ -191,6 +196,7 @@ def test_bom_in_rankings_file_is_named(demo_pool, rankings_file, capsys):
     assert read_rankings(rankings_file, demo_pool).system == "run"
 
 
+@pytest.mark.data_variables
 def test_latin1_rankings_file_is_named(demo_pool, rankings_file, capsys):
     doc = json.loads(rankings_file.read_text(encoding="utf-8"))
     doc["system"] = "système"
@@ -227,6 +233,7 @@ def _score(r: Path, c: Path, *extra: str) -> list[str]:
             "--per-item", str(c.with_name("scores.json")), *extra]
 
 
+@pytest.mark.data_variables
 @pytest.mark.parametrize("which", ["references", "candidates"])
 def test_bom_in_caption_json_is_named(coco, capsys, which):
     r, c = coco
@@ -240,6 +247,7 @@ def test_bom_in_caption_json_is_named(coco, capsys, which):
     assert main(_score(r, c)) == 0
 
 
+@pytest.mark.data_variables
 @pytest.mark.parametrize("which", ["references", "candidates"])
 def test_latin1_caption_json_is_named(coco, capsys, which):
     r, c = coco
@@ -255,6 +263,7 @@ def test_latin1_caption_json_is_named(coco, capsys, which):
     assert main(_score(r, c)) == 0
 
 
+@pytest.mark.data_variables
 def test_utf16_caption_json_is_named(coco, capsys):
     r, c = coco
     c.write_text(json.dumps(CANDS), encoding="utf-16")
@@ -319,6 +328,7 @@ def _stub_model(monkeypatch):
     return stub
 
 
+@pytest.mark.data_variables
 def test_bom_in_annotate_caption_file_is_named(tmp_path, capsys, monkeypatch):
     stub = _stub_model(monkeypatch)
     path = tmp_path / "captions.txt"
@@ -332,6 +342,7 @@ def test_bom_in_annotate_caption_file_is_named(tmp_path, capsys, monkeypatch):
     assert path.read_bytes().startswith(b"x#0\tA dog")
 
 
+@pytest.mark.data_variables
 def test_latin1_annotate_caption_file_is_named(tmp_path, capsys, monkeypatch):
     _stub_model(monkeypatch)
     path = tmp_path / "captions.txt"

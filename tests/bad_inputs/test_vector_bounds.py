@@ -42,6 +42,7 @@ def forged_npz(path: Path) -> Path:
     return path
 
 
+@pytest.mark.data_variables
 def test_a_declared_huge_npz_member_is_refused_before_it_is_allocated(tmp_path):
     """Under a 2 GiB address-space limit: a named error (before: 'Unable to allocate
     12.5 GiB', a MemoryError)."""

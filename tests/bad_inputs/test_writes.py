@@ -75,6 +75,7 @@ def test_files_get_the_umask_permissions(tmp_path):
         os.umask(old)
 
 
+@pytest.mark.data_variables
 def test_a_killed_writers_temporary_file_is_removed_by_the_next_run(tmp_path):
     folder = tmp_path / "cache" / "stage"
     folder.mkdir(parents=True)

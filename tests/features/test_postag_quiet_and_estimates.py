@@ -18,6 +18,7 @@ def test_training_the_perceptron_tagger_logs_no_nltk_lines(nltk_data_dir, caplog
     assert logging.getLogger("nltk.tag.perceptron").level == logging.NOTSET  # restored
 
 
+@pytest.mark.data_variables
 def test_cold_align_estimate_is_the_measured_time(tmp_path):
     """Measured on 2 cores, Flickr 8K, empty cache: the tagger 70-82 s, the alignment table
     18-20 s, 100-115 s in all (the estimate said 60 s, and 50 s for the tagger)."""

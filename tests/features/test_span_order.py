@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 from features.text.sequences import item_spans
 from features.text.trigram_kernel import TrigramKernel
@@ -26,6 +28,7 @@ def _run(seed: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_span_and_column_order_do_not_follow_the_hash_seed():
     outputs = {_run(seed) for seed in ("1", "2", "3", "4")}
     assert len(outputs) == 1

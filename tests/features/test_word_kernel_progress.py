@@ -32,6 +32,7 @@ def _similar_words(capsys, *args: str) -> str:
     return capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cold_run_says_what_it_builds_and_shows_progress(small_tagger, tmp_path, capsys):
     err = _similar_words(capsys, "--cache-dir", str(tmp_path))
     assert "building the alignment table of demo-" in err
@@ -43,6 +44,7 @@ def test_cold_run_says_what_it_builds_and_shows_progress(small_tagger, tmp_path,
     assert "building" not in _similar_words(capsys, "--cache-dir", str(tmp_path))  # warm
 
 
+@pytest.mark.slow
 def test_quiet_cold_run_says_nothing(small_tagger, tmp_path, capsys):
     err = _similar_words(capsys, "--cache-dir", str(tmp_path), "--quiet")
     assert "building" not in err and "train POS tagger" not in err and "%|" not in err

@@ -53,6 +53,7 @@ def test_dist_ic_figure3(builder, word):
         assert got[w] == pytest.approx(FIG3_DIST_IC[word][w], abs=0.06), (word, w, got[w])
 
 
+@pytest.mark.slow
 def test_align_figure3_and_vocabulary(builder):
     got = top(builder.kernel("align", threshold=False), "rider")
     assert sum(w in got for w in FIG3_ALIGN_RIDER) >= 3, got
@@ -75,6 +76,7 @@ def test_lin_figure3_values_are_eq22(builder):
             assert got[w] == pytest.approx(paper[w], abs=0.05), (word, w, got[w])
 
 
+@pytest.mark.slow
 def test_dist_ext_shape(builder):
     sim = builder.similarity("dist-ext")
     # paper (BNC, ~100M words): 1,874 rows, 141,656 columns; D_ext has ~5M words

@@ -157,6 +157,7 @@ def test_synonym_and_order_variety(big):
     assert partial > 0 and both_orders
 
 
+@pytest.mark.slow
 def test_content_words_known_to_wordnet(big, nltk_data_dir):
     from nltk.corpus import wordnet as wn
 
@@ -235,6 +236,7 @@ def test_relevance_rule():
 
 
 # ------------------------------------------------------------------ CLI
+@pytest.mark.slow
 def test_cli_demo_runs_the_pipeline_end_to_end(tmp_path, capsys):
     """A small demo: contact sheet, KCCA + Borda for TRI5 and BoW5, recall far above chance."""
     import re as _re

@@ -75,8 +75,11 @@ def test_a_missing_folder_is_a_named_error(tmp_path, capsys):
 
     assert main(["demo", "--experiments", str(tmp_path / "nowhere"),
                  "--out", str(tmp_path / "out"), "--no-cache", "--quiet"]) == 2
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "error:" in err and "nowhere" in err and "fix:" in err
+    # named before any work: no corpus drawn, no contact sheet, no image features
+    assert "demo corpus" not in out and "image features" not in out
+    assert not (tmp_path / "out" / "contact_sheet.png").exists()
 
 
 def test_an_installed_package_carries_the_demo_files(tmp_path, monkeypatch):

@@ -92,6 +92,7 @@ def test_tiny_kcca_system_from_the_experiment_file(spec, corpus, tmp_path):
     assert all(c["computed"] == 0 for c in stats.values()) and stats["system-dev"]["loaded"] == 4
 
 
+@pytest.mark.data_variables
 def test_the_experiment_file_through_kcca_reproduce(tmp_path, capsys):
     from kcca.cli import main
 

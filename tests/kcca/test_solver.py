@@ -157,6 +157,7 @@ def test_low_rank_default_precision_agrees_with_exact_at_n_2000():
     np.testing.assert_allclose(m.correlations_, lam[:20], atol=1e-4)
 
 
+@pytest.mark.slow
 def test_low_rank_converges_to_exact_as_rank_grows():
     X, Y = paired(500, 8)
     Kx, Ky = rbf(X, gamma=0.5), rbf(Y, gamma=0.5)
@@ -372,6 +373,7 @@ def _grid_arrays(grid: KCCAGrid, Kxn: np.ndarray, Kyn: np.ndarray) -> list[np.nd
     return [grid.correlations_, *map(to_numpy, zx), *map(to_numpy, zy)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("image_diag", ["unit", "varying"])
 def test_factor_cache_gives_identical_numbers_and_one_factor_per_p(image_diag):
     from kcca.solver import FactorCache

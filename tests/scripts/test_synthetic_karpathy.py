@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 from kcca.cli import main
 from kcca.cli.lines import WIDTH, joined_command
@@ -14,6 +15,7 @@ from features.vectors_file import read_item_vectors
 from tests.support.script_loader import load_script
 
 
+@pytest.mark.data_variables
 def test_the_printed_commands_run_and_recall_is_far_above_chance(tmp_path, capsys, monkeypatch):
     mod = load_script("synthetic_karpathy")
     monkeypatch.setitem(mod.LAYOUTS, "flickr30k", (20, 30))  # dev, test

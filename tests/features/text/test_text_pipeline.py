@@ -31,6 +31,7 @@ def fitted():
     return CaptionPreprocessor(**FAST).fit(TRAIN)
 
 
+@pytest.mark.slow
 def test_paper_example_contains_both_triples(fitted):
     (out,) = fitted.transform([PAPER])
     assert is_subsequence(["dog", "run", "beach"], out), out

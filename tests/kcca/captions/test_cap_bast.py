@@ -94,6 +94,7 @@ def test_nulls_excluded_and_multi_values_expanded():
     assert s["PR+LO"] == frozenset() and s["PA+PR+LO"] == frozenset()
 
 
+@pytest.mark.slow
 def test_grounding_lemmatises_spans(nltk_data_dir):
     g = LemmaGrounding()
     t = parse_tuple_line(Path("f"), 1, LINE.replace("['kneeling']", "['chasing-after']").replace(

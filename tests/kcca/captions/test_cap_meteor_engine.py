@@ -210,6 +210,8 @@ def test_a_damaged_paraphrase_table_is_named_with_a_fix(tmp_path, damage, messag
     assert str(path) in str(err.value) and "pycocoevalcap==1.2" in err.value.fix
 
 
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files, tmp_path):
     """``kcca score-captions`` with a jar whose table is damaged: exit 2 with the table named;
     with an intact (small) table, the index goes to ``--cache-dir`` and ``--no-cache`` stores
@@ -342,6 +344,7 @@ def _engine_and_oracle(references, hypotheses):
     return engine.score_lines(refs, hyps), meteor_oracle.score_lines(engine, refs, hyps)
 
 
+@pytest.mark.slow
 def test_engine_equals_the_oracle_on_outside_and_stress_sets():
     """Every statistic, per-item score and corpus score of the compiled engine equals the
     oracle's on the outside COCO, Flickr30k and VizWiz captions (the 5,000-item set cut to
@@ -365,6 +368,7 @@ def test_engine_equals_the_oracle_on_outside_and_stress_sets():
     assert mine == oracle
 
 
+@pytest.mark.slow
 def test_engine_scores_segments_of_any_length_as_the_oracle():
     """Segments longer than 64 words (word sets of several 64-bit words, a search rank
     beyond one packed integer's reach): the compiled engine's statistics equal the oracle's,
@@ -404,6 +408,7 @@ def test_paraphrase_index_is_cached_and_verifiable():
     assert not [p for p in unusable if "meteor-paraphrase" in str(p)]
 
 
+@pytest.mark.data_variables
 def test_score_captions_reports_meteor_without_java(files, tmp_path):
     _python_engine_ready()
     r, c = files
@@ -549,6 +554,7 @@ def _both_engines(refs_tokens, cand_tokens):
     return py_corpus, java_corpus, py_items, java_items, worst
 
 
+@pytest.mark.data_variables
 @pytest.mark.slow
 def test_engines_agree_on_generated_stress_set():
     _python_engine_ready()

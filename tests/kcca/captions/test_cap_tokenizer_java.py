@@ -74,6 +74,7 @@ def _assert_batch_same(texts, java, what):
     assert not differ, f"{len(differ)} of {len(texts)} {what} differ from Java:\n{shown}"
 
 
+@pytest.mark.slow
 def test_batches_equal_java_caption_after_caption(jar):
     """pycocoevalcap's file, caption after caption: every caption end of CAPTION_ENDS before
     every start of CAPTION_STARTS, then each end last in its batch, then the stress strings
@@ -102,6 +103,7 @@ def test_line_shifts_after_other_line_breaks_equal_pycocoevalcap(jar):
     assert not differ, [(texts[i], java[i], ours[i]) for i in differ[:5]]
 
 
+@pytest.mark.slow
 def test_every_bmp_character_equals_java(jar):
     """Each code point alone, inside a word, inside a number, doubled before a period and
     after an apostrophe: the lexer's letter, digit, symbol and untokenizable classes.

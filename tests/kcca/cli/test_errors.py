@@ -125,6 +125,7 @@ def test_malformed_experiment_file(tmp_path, capsys, monkeypatch, text, expected
     assert_one_clean_error(err, *expected)
 
 
+@pytest.mark.data_variables
 @pytest.mark.parametrize("name", ["01-x.toml", "run.toml"])
 def test_a_byte_order_mark_in_an_experiment_folder_is_named_and_its_fix_runs(
         tmp_path, capsys, monkeypatch, name):
@@ -269,6 +270,7 @@ def test_unexpected_error_is_short_and_exits_1(capsys, monkeypatch):
     assert code == 1 and "Traceback" in err and "second line" in err
 
 
+@pytest.mark.data_variables
 @pytest.mark.parametrize("files", [["BoW5.ranks.npz"], ["BoW5.ranks.npz", "TRI5.ranks.npz"]])
 def test_output_into_a_closed_pipe_ends_quietly(files):
     """``kcca evaluate ... | head``: a reader that went away ends the command as SIGPIPE ends

@@ -19,6 +19,7 @@ def import_kcca(first_on_path: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.data_variables
 @pytest.mark.parametrize("where", ["somewhere", "lib/python3/site-packages"])
 def test_a_foreign_features_package_is_named_with_the_fix(tmp_path, where):
     fake = tmp_path / where / "features"
@@ -40,6 +41,7 @@ def test_kccas_own_features_package_carries_the_marker():
     assert features.KCCA_FEATURES is True
 
 
+@pytest.mark.data_variables
 def test_the_kcca_command_names_the_clash_without_a_traceback(tmp_path):
     """The console script prints the error and fix lines and exits with status 2."""
     import shutil

@@ -50,6 +50,8 @@ def no_data_env(tmp_path) -> dict[str, str]:
 
 
 # ------------------------------------------------------------------ the demo and its next step
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_demo_next_step_runs_fully_without_nltk_data(tmp_path, no_data_env, capsys):
     """The ``kcca evaluate`` the demo prints gives BLEU/ROUGE with no NLTK data at all."""
     out = tmp_path / ("a-rather-long-folder-name-" * 3) / "out"
@@ -113,6 +115,8 @@ def test_committed_run_details_have_no_float_noise():
         assert not found, (path, found[:5])
 
 
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_tables_only_note_fits_the_width(tmp_path, no_data_env):
     """``--tables-only`` without the data (two systems' compact results)."""
     rankings = tmp_path / "rankings"

@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("numpy", "scipy", "sklearn", "cv2", "nltk", "joblib", "numba", "matplotlib", "tqdm",
          "pandas", "cupy", "dask")
 
@@ -16,6 +18,7 @@ print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
 """
 
 
+@pytest.mark.data_variables
 def test_building_the_parser_imports_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
                          check=True).stdout
@@ -24,6 +27,7 @@ def test_building_the_parser_imports_no_heavy_library():
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
+@pytest.mark.data_variables
 def test_version_answers_without_heavy_imports():
     probe = ("import sys, kcca.cli\n"
              "try:\n    kcca.cli.main(['--version'])\nexcept SystemExit:\n    pass\n"

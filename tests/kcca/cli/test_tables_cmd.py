@@ -41,6 +41,7 @@ def no_data(monkeypatch):
     monkeypatch.delenv("KCCA_DATA_DIR", raising=False)
 
 
+@pytest.mark.slow
 def test_tables_writes_what_reproduce_tables_only_writes(tmp_path, no_data, capsys):
     """Tables 3 and 11 from the committed compact results: the same files, byte for byte but
     for the header's command, date and commit lines; only the alias prints its note."""

@@ -96,6 +96,7 @@ def test_damaged_compact_file_is_named(demo_run, tmp_path, damage):
         read_compact(path)
 
 
+@pytest.mark.slow
 def test_tables_without_the_data_equal_the_tables_with_it(demo_run, tmp_path):
     corpus, folder = demo_run
     run = tmp_path / "rankings"

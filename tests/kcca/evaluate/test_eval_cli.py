@@ -139,6 +139,7 @@ def test_evaluate_text_fits_100_columns(demo_files, capsys):
     assert ("both tasks", "R-precision total (Table 5)") in rows
 
 
+@pytest.mark.slow
 def test_evaluate_json_and_csv_hold_the_numbers_of_the_text(demo_files, capsys):
     import csv
     import io

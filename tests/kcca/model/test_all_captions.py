@@ -44,6 +44,7 @@ def _first_gold_positions(rankings: np.ndarray, gold: list[np.ndarray]) -> np.nd
     )
 
 
+@pytest.mark.slow
 def test_caption_number_2_keeps_the_papers_search_ranks(small):
     """Search ranks all test images for every caption, so caption #2's rank is the one of
     run_system's test rankings (the paper's pool, Section 4.1.1)."""

@@ -45,10 +45,13 @@ def _same_in_every_process(script: str, folder) -> None:
     assert len(outputs) == 1
 
 
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_fitted_text_kernel_idf_table_does_not_follow_the_hash_seed(tmp_path):
     _same_in_every_process(TRIGRAM, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("nltk_data_dir")
 def test_fitted_spelling_corrector_does_not_follow_the_hash_seed(tmp_path):
     _same_in_every_process(SPELLING, tmp_path)

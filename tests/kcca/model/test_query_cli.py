@@ -42,6 +42,7 @@ def _printed_ids(out: str) -> list[str]:
     return re.findall(r"^\s*\d+\s+(demo_\d+\.png\S*)", out, flags=re.M)
 
 
+@pytest.mark.data_variables
 def test_cli_query_demo_colour_and_shape(demo, cache_dir, tmp_path, capsys):
     html = tmp_path / "q.html"
     assert main(["query", "a red circle", "--model", "demo", "--cache-dir", str(cache_dir),
@@ -89,6 +90,7 @@ def test_annotate_ranks_own_captions_high(demo):
     assert np.median(best) <= 10 and (best <= 10).mean() >= 0.6  # measured: 4, 0.84 (chance ~83)
 
 
+@pytest.mark.data_variables
 def test_cli_annotate_demo_image(demo, cache_dir, tmp_path, capsys):
     _, corpus, _ = demo_spec_and_corpus()
     ids = demo.image_pool.ids[:10]

@@ -48,6 +48,7 @@ def saved(small, tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_pool_rankings_equal_run_system(small):
     """The saved directions and Borda give run_system's test rankings (Section 4.1.3)."""
     model, result, corpus, ws = small

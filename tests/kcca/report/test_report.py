@@ -170,6 +170,7 @@ def test_paper_numbers_and_difference_colours():
     assert chance_levels(1000) == {"R@1": 0.1, "R@5": 0.5, "R@10": 1.0, "median rank": 500.5}
 
 
+@pytest.mark.data_variables
 def test_summary_shows_paper_beside_ours_for_flickr8k(run_dir, corpus, tmp_path):
     """The paper's columns appear only for the Flickr 8K test pool (faked here by name)."""
     html = build_report(run_dir, tmp_path / "a", corpus=corpus, thumb_size=32).read_text()

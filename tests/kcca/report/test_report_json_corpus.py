@@ -95,6 +95,7 @@ def run_fix(err: str) -> int:
         return main(words[1:])
 
 
+@pytest.mark.data_variables
 def test_without_images_the_page_shows_ids_and_the_all_captions_section(run, tmp_path, capsys):
     page = tmp_path / "page"
     args = ["report", str(run["out"]), "-o", str(page), "--corpus", str(run["file"])]
@@ -145,6 +146,7 @@ def test_thumbnails_are_never_read_from_outside_images_dir(run, images_dir, tmp_
     assert not (page / "thumbs").exists()
 
 
+@pytest.mark.data_variables
 def test_thumbnails_of_ids_leading_out_of_images_dir_are_refused(tmp_path, capsys):
     """A run on a captions JSON whose ids climb out of their folder (``../val2014/...``),
     made without images (vectors kernels): the report with ``--images-dir`` reads none."""
@@ -264,6 +266,7 @@ def test_a_corpus_of_other_test_images_is_named(run, tmp_path, capsys, compact):
     assert run_fix(err) == 0
 
 
+@pytest.mark.data_variables
 def test_a_captions_json_changed_since_the_run(run, tmp_path, monkeypatch, capsys):
     """The recorded file ranks other images now: the fix reruns the recorded command, after
     which the report is made."""

@@ -62,6 +62,7 @@ def run(tmp_path_factory):
     return {"root": root, "corpus": corpus, "experiments": experiments, "out": out}
 
 
+@pytest.mark.data_variables
 def test_the_run_writes_the_ranks_and_the_table(run):
     out = run["out"]
     ranks = PR.read_protocol_ranks(out / "rankings" / "VEC.all-captions.json")
@@ -144,6 +145,7 @@ def test_text_and_csv_and_the_faults_of_evaluate(run, capsys, tmp_path):
     assert f"no all-captions ranks beside {lonely}" in err and "--protocol all-captions" in err
 
 
+@pytest.mark.data_variables
 def test_a_later_run_under_the_papers_protocol_drops_the_table(run, capsys):
     """Rerun under the paper's protocol: its rankings replace the file beside them, so the
     all-captions ranks of the earlier run go and no all-captions table is written."""

@@ -53,6 +53,7 @@ def small(tmp_path_factory):
     }
 
 
+@pytest.mark.slow
 def test_the_papers_rankings_do_not_change(small):
     paper, result = small["paper"], small["result"]
     assert paper.protocol_ranks is None

@@ -13,6 +13,7 @@ import os
 
 import nltk
 import numpy as np
+import pytest
 
 from features.image_features import ImageFeatureConfig
 from kcca.systems.config import RunConfig
@@ -33,6 +34,8 @@ def _nn_system() -> SystemSpec:
     })
 
 
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_workers_without_nltk_data_use_the_clients_nltk_path(tmp_path, monkeypatch):
     skip_unless(importlib.util.find_spec("distributed") is not None,
                 "dask.distributed absent (extra 'dask')")

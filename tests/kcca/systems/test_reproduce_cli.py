@@ -46,6 +46,7 @@ def _ours(path: Path) -> dict:
         return {(r["system"], r["task"], r["metric"]): r["ours"] for r in csv.DictReader(f)}
 
 
+@pytest.mark.data_variables
 def test_tidy_csv_with_paper_values(run_dir):
     with open(run_dir / "table11.csv") as f:
         rows = list(csv.DictReader(f))
@@ -91,6 +92,7 @@ def test_cupy_backend_without_a_gpu_is_a_clear_error(run_dir, tmp_path, capsys):
     assert "backend 'cupy' requested but no CUDA device" in err and "backend auto / numpy" in err
 
 
+@pytest.mark.data_variables
 def test_tables_only_rebuilds_every_table_from_the_rankings(run_dir, tmp_path):
     from kcca.cli import main
 
@@ -108,6 +110,7 @@ def test_tables_only_rebuilds_every_table_from_the_rankings(run_dir, tmp_path):
     assert "run by: `kcca " in md
 
 
+@pytest.mark.data_variables
 def test_systems_on_a_dask_cluster(run_dir, tmp_path):
     skip_unless(importlib.util.find_spec("distributed") is not None,
                 "dask.distributed absent (extra 'dask')")
@@ -137,6 +140,7 @@ def test_systems_on_a_dask_cluster(run_dir, tmp_path):
     assert "on the Dask cluster" in (out / "table3.md").read_text()
 
 
+@pytest.mark.data_variables
 def test_prints_stage_timings(run_dir, tmp_path, capsys):
     """Every system's line names its stages, and the run ends with their totals (cached rerun)."""
     from kcca.cli import main
@@ -152,6 +156,8 @@ def test_prints_stage_timings(run_dir, tmp_path, capsys):
     assert "text kernel" in total and "evaluation" in total and "total " in total
 
 
+@pytest.mark.slow
+@pytest.mark.data_variables
 def test_systems_on_local_worker_processes(run_dir, tmp_path, capsys):
     """``--jobs 2`` runs the systems in two joblib workers: same tables as one after the other."""
     from kcca.cli import main

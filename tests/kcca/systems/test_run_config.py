@@ -131,6 +131,7 @@ def test_run_table_is_read_and_checked(tmp_path):
         load_run_table(tmp_path)
 
 
+@pytest.mark.data_variables
 def test_reproduce_takes_the_folders_run_table_and_flags_override_it(tmp_path, capsys):
     """``experiments/<folder>/run.toml`` sets the seed and image features of ``kcca
     reproduce`` (the folder's systems do not include it); ``--seed`` overrides the file."""

@@ -81,11 +81,13 @@ def _check_same_results(serial: Path, dask: Path, address: str) -> None:
     assert "on the Dask cluster" in (dask / "table3.md").read_text()
 
 
+@pytest.mark.data_variables
 def test_a_vectors_system_on_a_dask_cluster_gives_the_serial_rankings(root, tmp_path):
     serial, dask, address = _serial_and_on_cluster(root, root / "exp", tmp_path)
     _check_same_results(serial, dask, address)
 
 
+@pytest.mark.data_variables
 def test_relative_paths_are_read_from_the_experiment_files_folder(root, tmp_path, monkeypatch):
     """Run from a folder without the vectors: the experiment file's own folder is where its
     relative paths are read from, by the client and by the workers (the kernels they get
