@@ -193,6 +193,7 @@ def run_kcca(corpus_arg: str, folder: Path, out: Path, data_dir: str | None) -> 
 
     docs_experiment(folder)
     run = out / "kcca-run"
+    shutil.rmtree(out / "kcca-cache", ignore_errors=True)  # timed from nothing
     args = ["reproduce", "--corpus", corpus_arg, "--experiments", str(folder), "--systems",
             "CLIP", "--tables", "11", "--protocol", "all-captions", "--no-plots", "--out",
             str(run), "--cache-dir", str(out / "kcca-cache"), "--force", "--quiet"]

@@ -179,7 +179,7 @@ TOP_KEYS: tuple[FileKey, ...] = (
         "per_criterion",
         INTEGER,
         5,
-        "models selected per dev criterion (Section 4.1.3) under combine = \"paper\"",
+        'models selected per dev criterion (Section 4.1.3) under combine = "paper"',
     ),
     FileKey(
         "combine",
