@@ -68,15 +68,25 @@ def synthetic_set(work: Path, n_train: int) -> tuple[str, Path]:
     out = work / f"synthetic-{n_train}"
     if not (out / "dataset_synthetic.json").exists():
         subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "synthetic_karpathy.py"), "--out", str(out),
-             "--layout", "flickr30k", "--train", str(n_train)],
-            check=True, stdout=subprocess.DEVNULL,
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "synthetic_karpathy.py"),
+                "--out",
+                str(out),
+                "--layout",
+                "flickr30k",
+                "--train",
+                str(n_train),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
     return str(out / "dataset_synthetic.json"), out / "experiments"
 
 
-def flickr8k_set(work: Path, image_vectors: Path, svd_dim: int, data_dir: str | None
-                 ) -> tuple[str, Path]:
+def flickr8k_set(
+    work: Path, image_vectors: Path, svd_dim: int, data_dir: str | None
+) -> tuple[str, Path]:
     """Flickr 8K with the exported image vectors and TF-IDF + TruncatedSVD caption vectors."""
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -102,8 +112,7 @@ def flickr8k_set(work: Path, image_vectors: Path, svd_dim: int, data_dir: str | 
 def docs_experiment(folder: Path) -> Path:
     """The experiment file of docs/retrieval-baseline.md in ``folder``, reading its files."""
     (toml,) = re.findall(r"```toml\n(.*?)```", DOC.read_text("utf-8"), re.S)
-    toml = toml.replace("emb/images.npz", "images.npz").replace("emb/captions.npz",
-                                                                "captions.npz")
+    toml = toml.replace("emb/images.npz", "images.npz").replace("emb/captions.npz", "captions.npz")
     path = folder / "CLIP.toml"
     path.write_text(toml, encoding="utf-8")
     return path
@@ -126,8 +135,10 @@ def paper_protocol(scores: np.ndarray) -> dict:
     out = {}
     for task, s in (("annotation", scores), ("search", scores.T)):
         r = original_ranks_from_scores(s)
-        out[task] = {**{f"R@{k}": round(recall_at_k(r, k).aggregate, 2) for k in KS},
-                     "median rank": median_rank(r).aggregate}
+        out[task] = {
+            **{f"R@{k}": round(recall_at_k(r, k).aggregate, 2) for k in KS},
+            "median rank": median_rank(r).aggregate,
+        }
     return out
 
 
@@ -138,8 +149,14 @@ def all_captions(scores: np.ndarray) -> dict:
     res = retrieval_protocol(scores, captions_per_image=5)
     row = {}
     for name, m in (("i2t", res.annotation), ("t2i", res.search)):
-        row.update({f"{name} R@1": m.r1, f"{name} R@5": m.r5, f"{name} R@10": m.r10,
-                    f"{name} med r": m.median_rank})
+        row.update(
+            {
+                f"{name} R@1": m.r1,
+                f"{name} R@5": m.r5,
+                f"{name} R@10": m.r10,
+                f"{name} med r": m.median_rank,
+            }
+        )
     row["rsum"] = round(res.rsum, 2)
     return {k: round(float(v), 2) for k, v in row.items()}
 
@@ -173,13 +190,17 @@ class Vectors:
 
         train = corpus.split("train")
         self.x_train = img("train")
-        self.y_train = np.stack([
-            Y[[crow[caption_id(i, n)] for n in range(len(corpus.captions[i]))]].mean(axis=0)
-            for i in train])
+        self.y_train = np.stack(
+            [
+                Y[[crow[caption_id(i, n)] for n in range(len(corpus.captions[i]))]].mean(axis=0)
+                for i in train
+            ]
+        )
         self.x_dev, self.y_dev = img("dev"), pool("dev")
         self.x_test, self.y_test = img("test"), pool("test")
-        self.y_test_all = Y[[crow[caption_id(i, n)] for i in corpus.split("test")
-                             for n in range(5)]]
+        self.y_test_all = Y[
+            [crow[caption_id(i, n)] for i in corpus.split("test") for n in range(5)]
+        ]
 
 
 # --------------------------------------------------------------------------- methods
@@ -194,9 +215,26 @@ def run_kcca(corpus_arg: str, folder: Path, out: Path, data_dir: str | None) -> 
     docs_experiment(folder)
     run = out / "kcca-run"
     shutil.rmtree(out / "kcca-cache", ignore_errors=True)  # timed from nothing
-    args = ["reproduce", "--corpus", corpus_arg, "--experiments", str(folder), "--systems",
-            "CLIP", "--tables", "11", "--protocol", "all-captions", "--no-plots", "--out",
-            str(run), "--cache-dir", str(out / "kcca-cache"), "--force", "--quiet"]
+    args = [
+        "reproduce",
+        "--corpus",
+        corpus_arg,
+        "--experiments",
+        str(folder),
+        "--systems",
+        "CLIP",
+        "--tables",
+        "11",
+        "--protocol",
+        "all-captions",
+        "--no-plots",
+        "--out",
+        str(run),
+        "--cache-dir",
+        str(out / "kcca-cache"),
+        "--force",
+        "--quiet",
+    ]
     if data_dir:
         args += ["--data-dir", data_dir]
     status = main(args)
@@ -216,8 +254,11 @@ def run_kcca(corpus_arg: str, folder: Path, out: Path, data_dir: str | None) -> 
 
 def reduce(v: "Vectors", side: str, max_dim: int) -> dict[str, np.ndarray]:
     """One side's blocks, PCA-reduced to ``max_dim`` (fitted on training rows) when wider."""
-    names = ("x_train", "x_dev", "x_test") if side == "x" else (
-        "y_train", "y_dev", "y_test", "y_test_all")
+    names = (
+        ("x_train", "x_dev", "x_test")
+        if side == "x"
+        else ("y_train", "y_dev", "y_test", "y_test_all")
+    )
     blocks = {n: getattr(v, n) for n in names}
     if blocks[names[0]].shape[1] <= max_dim:
         return blocks
@@ -246,18 +287,25 @@ def run_cca(v: "Vectors", max_dim: int) -> dict:
     return {
         "paper": paper_protocol(cosine(xt, yt)),
         "all-captions": all_captions(cosine(xt, yt_all)),
-        "chosen": {"n_components": c, "dev criterion by n_components": tried,
-                   "pca": {"x": x["x_train"].shape[1], "y": y["y_train"].shape[1]}},
+        "chosen": {
+            "n_components": c,
+            "dev criterion by n_components": tried,
+            "pca": {"x": x["x_train"].shape[1], "y": y["y_train"].shape[1]},
+        },
     }
 
 
 def run_cosine(v: "Vectors") -> dict:
     """Cosine of the raw vectors (same dimension on both sides only)."""
     if v.x_test.shape[1] != v.y_test.shape[1]:
-        return {"skipped": f"image vectors have {v.x_test.shape[1]} dimensions, caption "
-                           f"vectors {v.y_test.shape[1]}"}
-    return {"paper": paper_protocol(cosine(v.x_test, v.y_test)),
-            "all-captions": all_captions(cosine(v.x_test, v.y_test_all))}
+        return {
+            "skipped": f"image vectors have {v.x_test.shape[1]} dimensions, caption "
+            f"vectors {v.y_test.shape[1]}"
+        }
+    return {
+        "paper": paper_protocol(cosine(v.x_test, v.y_test)),
+        "all-captions": all_captions(cosine(v.x_test, v.y_test_all)),
+    }
 
 
 def child(args: argparse.Namespace) -> None:
@@ -273,17 +321,30 @@ def child(args: argparse.Namespace) -> None:
     print(json.dumps(res))
 
 
-def in_process_of_its_own(method: str, corpus_arg: str, folder: Path, out: Path,
-                          args: argparse.Namespace) -> dict:
+def in_process_of_its_own(
+    method: str, corpus_arg: str, folder: Path, out: Path, args: argparse.Namespace
+) -> dict:
     """Run ``method`` in a child process; its result, wall time and peak RSS."""
-    cmd = [sys.executable, __file__, "--child", method, "--corpus-arg", corpus_arg,
-           "--folder", str(folder), "--out-dir", str(out), "--cca-max-dim",
-           str(args.cca_max_dim)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        method,
+        "--corpus-arg",
+        corpus_arg,
+        "--folder",
+        str(folder),
+        "--out-dir",
+        str(out),
+        "--cca-max-dim",
+        str(args.cca_max_dim),
+    ]
     if args.data_dir:
         cmd += ["--data-dir", args.data_dir]
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
     stdout = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -297,8 +358,10 @@ def in_process_of_its_own(method: str, corpus_arg: str, folder: Path, out: Path,
 
 def print_table(name: str, results: dict) -> None:
     print(f"\n{name}")
-    print(f"{'method':8} {'paper i2t R@1/5/10':22} {'paper t2i R@1/5/10':22} "
-          f"{'all-captions i2t':18} {'all-captions t2i':18} {'rsum':>6} {'time':>7} {'RSS':>6}")
+    print(
+        f"{'method':8} {'paper i2t R@1/5/10':22} {'paper t2i R@1/5/10':22} "
+        f"{'all-captions i2t':18} {'all-captions t2i':18} {'rsum':>6} {'time':>7} {'RSS':>6}"
+    )
     for method, r in results.items():
         if "skipped" in r:
             print(f"{method:8} skipped: {r['skipped']}")
@@ -306,8 +369,10 @@ def print_table(name: str, results: dict) -> None:
         p, a = r["paper"], r["all-captions"]
         paper = ["/".join(f"{p[t][f'R@{k}']:.1f}" for k in KS) for t in ("annotation", "search")]
         allc = ["/".join(f"{a[f'{d} R@{k}']:.1f}" for k in KS) for d in ("i2t", "t2i")]
-        print(f"{method:8} {paper[0]:22} {paper[1]:22} {allc[0]:18} {allc[1]:18} "
-              f"{a['rsum']:6.1f} {r['wall seconds']:6.0f}s {r['peak RSS GB']:5.2f}G")
+        print(
+            f"{method:8} {paper[0]:22} {paper[1]:22} {allc[0]:18} {allc[1]:18} "
+            f"{a['rsum']:6.1f} {r['wall seconds']:6.0f}s {r['peak RSS GB']:5.2f}G"
+        )
 
 
 def main() -> None:
@@ -334,16 +399,20 @@ def main() -> None:
     else:
         if args.image_vectors is None:
             ap.error("--set flickr8k needs --image-vectors (kcca features --export FILE)")
-        corpus_arg, folder = flickr8k_set(args.work, args.image_vectors, args.svd_dim,
-                                          args.data_dir)
+        corpus_arg, folder = flickr8k_set(
+            args.work, args.image_vectors, args.svd_dim, args.data_dir
+        )
         name = f"flickr8k-svd{args.svd_dim}"
     out = args.work / name / "methods"
     out.mkdir(parents=True, exist_ok=True)
-    results = {m: in_process_of_its_own(m, corpus_arg, folder, out, args)
-               for m in args.methods.split(",")}
+    results = {
+        m: in_process_of_its_own(m, corpus_arg, folder, out, args) for m in args.methods.split(",")
+    }
     print_table(name, results)
-    write_result(args.out or ROOT / "benchmarks" / "results" / f"vectors_baseline_{name}.json",
-                 {"set": name, "load average": os.getloadavg(), "results": results})
+    write_result(
+        args.out or ROOT / "benchmarks" / "results" / f"vectors_baseline_{name}.json",
+        {"set": name, "load average": os.getloadavg(), "results": results},
+    )
 
 
 if __name__ == "__main__":

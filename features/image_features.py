@@ -49,6 +49,7 @@ from kcca.cache_entry import make_private_folder
 from kcca.data.corpus import Corpus
 from kcca.data.errors import DataError, ImageReadError
 from kcca.fingerprints import file_digest
+from kcca.progress import notice
 from kcca.workers import check_scheduler, worker_parallel
 
 if TYPE_CHECKING:  # the registry imports every extractor (OpenCV): only when used
@@ -485,12 +486,10 @@ class ImageFeaturePipeline:
                 parts = [samples[n][i] for i in sorted(samples[n])]
                 if not parts:
                     raise DataError(f"no readable training images to fit the {n} codebook")
-                log.info(
-                    "fitting the %s codebook (%d words) on %d rows of %d images",
-                    n,
-                    unfitted[n].n_words,
-                    sum(len(p) for p in parts),
-                    len(parts),
+                notice(
+                    f"fitting the {n} codebook ({unfitted[n].n_words} words) on "
+                    f"{sum(len(p) for p in parts)} rows of {len(parts)} images",
+                    enabled=self.progress,
                 )
                 jobs.append((n, unfitted[n], parts))
             # largest k-means first; in parallel (one BLAS/OpenMP thread per worker)

@@ -220,6 +220,9 @@ class Meteor(CaptionScorer):
     cache_dir : path, "default" or None, default="default"
         Cache folder of the Python engine's paraphrase index (``"default"``:
         :func:`kcca.cache.default_cache_dir`; None: no cache, the index is rebuilt).
+    progress : bool, default=False
+        Say on stderr when the Python engine builds its paraphrase index (the first use
+        with a cache folder; every use without one), as :func:`kcca.progress.building`.
 
     See Also
     --------
@@ -246,12 +249,14 @@ class Meteor(CaptionScorer):
         java: str | None = None,
         memory: str = "2G",
         cache_dir: str | os.PathLike | None = "default",
+        progress: bool = False,
     ):
         self.engine = _check_engine(engine)
         self.jar = Path(jar) if jar is not None else None
         self.java = java
         self.memory = memory
         self.cache_dir = cache_dir
+        self.progress = progress
 
     @property
     def params(self) -> dict:
@@ -285,7 +290,7 @@ class Meteor(CaptionScorer):
             raise MeteorUnavailable(
                 f"METEOR unavailable (the paraphrase table {table} is missing): {INSTALL_HINT}"
             )
-        return MeteorEngine(MeteorResources.shared(jar, table, self.cache_dir))
+        return MeteorEngine(MeteorResources.shared(jar, table, self.cache_dir, self.progress))
 
     def _command(self) -> tuple[list[str], Path]:
         java = self.java or find_java()

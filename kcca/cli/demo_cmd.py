@@ -10,7 +10,9 @@ comparison), the KCCA grid (kappas x n for each p and d) with dev selection of 1
 task and the p/d choice on dev, Borda aggregation on the test pool, and the test metrics printed
 beside chance, with an R@k plot (``recall_at_k.png``), rankings files and an HTML report
 (``report/index.html``, :mod:`kcca.report`) in ``--out``. At the default sizes (400 / 100 / 100
-images of 64 px) a cold run takes about 15 s on two cores (11-12 s measured, empty cache).
+images of 64 px) a cold run takes about 75 s on two cores shared with other jobs (the first
+run of a checkout: 74 s wall, 36 CPU-seconds, 0.44 GB peak memory at a load average of 4-7,
+``benchmarks/bench_commands.py``; the README has the warm run's figures).
 """
 
 from __future__ import annotations
@@ -235,10 +237,12 @@ def stage_kcca(run: DemoRun) -> None:
         run.results.append(res)
         g = spec.grid
         run.say(
-            f"{spec.name}: {len(g.kappas)} kappas x {len(g.n_values())} n for each of "
-            f"{len(g.p) * len(g.d)} (p, d); chose p={res.chosen['p']:g}, "
-            f"d={res.chosen['d']:g} on dev; Borda of 15 models per task "
-            f"({sum(res.timings.values()):.1f}s)"
+            wrap(
+                f"{spec.name}: {len(g.kappas)} kappas x {len(g.n_values())} n for each of "
+                f"{len(g.p) * len(g.d)} (p, d); chose p={res.chosen['p']:g}, "
+                f"d={res.chosen['d']:g} on dev; Borda of 15 models per task "
+                f"({sum(res.timings.values()):.1f}s)"
+            )
         )
 
 

@@ -37,6 +37,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kcca.cli.common import (
     add_backend_argument,
@@ -54,7 +55,11 @@ from kcca.cli.common import (
     subparser,
 )
 from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import with_path, wrap
 from kcca.errors import DataError
+
+if TYPE_CHECKING:
+    from kcca.systems.config import Execution
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +115,7 @@ def add_table_arguments(p: argparse.ArgumentParser, systems: str, force: str) ->
     )
     p.add_argument("--systems", nargs="+", default=None, help=systems)
     add_experiments_arguments(p, "folder of experiment files")
-    _add_corpus_argument(p)
+    add_corpus_argument(p)
     p.add_argument("--out", default="results/hodosh2013", help="output folder")
     p.add_argument(
         "--rankings-dir",
@@ -140,7 +145,7 @@ def add_table_arguments(p: argparse.ArgumentParser, systems: str, force: str) ->
     )
 
 
-def _add_corpus_argument(p: argparse.ArgumentParser) -> None:
+def add_corpus_argument(p: argparse.ArgumentParser) -> None:
     """``--corpus``: Flickr 8K, or a corpus in the JSON split format."""
     p.add_argument(
         "--corpus",
@@ -197,13 +202,15 @@ def load_run_corpus(args: argparse.Namespace, data_dir: Path | None, *, images: 
     return load_with_splits(data_dir, args.splits, images=images)
 
 
-def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n_specs: int):
-    """``"dask"`` with ``--scheduler``; ``"processes"`` for several systems on several workers
+def _executor(execution: Execution, cache_enabled: bool, n_specs: int) -> str:
+    """``"dask"`` with a scheduler (``--scheduler``, or ``executor = "dask"`` and its
+    ``scheduler`` in ``run.toml``); ``"processes"`` for several systems on several workers
     (``--jobs``, -1: every core) sharing a cache; else ``"serial"`` (without a cache the
     workers could not share the image features and kernel blocks)."""
     from joblib import effective_n_jobs
 
-    if args.scheduler:
+    jobs = execution.jobs
+    if execution.scheduler:
         return "dask"
     if not cache_enabled:
         if jobs not in (None, 1):
@@ -214,11 +221,42 @@ def _executor(args: argparse.Namespace, jobs: int | None, cache_enabled: bool, n
     return "processes" if effective_n_jobs(jobs or 1) > 1 and n_specs > 1 else "serial"
 
 
+def _scheduler(args: argparse.Namespace, experiments: Path, run_table: dict) -> str | None:
+    """The address of the Dask scheduler that answers there: ``--scheduler``, else the
+    ``scheduler`` of ``experiments/run.toml`` where it chooses ``executor = "dask"``; None
+    for a run on this machine. A file's missing or unreachable address is named with it."""
+    from kcca.systems.config import RUN_FILE
+    from kcca.workers import check_scheduler
+
+    if args.scheduler:
+        check_scheduler(args.scheduler)
+        return args.scheduler
+    if run_table.get("executor") != "dask":
+        return None
+    path = experiments / RUN_FILE
+    fix = (
+        f'write scheduler = "tcp://HOST:8786" (the address `dask scheduler` prints, the '
+        f"scheduler started first) in the [run] table of {path}, or pass --scheduler ADDRESS"
+    )
+    address = run_table.get("scheduler")
+    if not isinstance(address, str) or not address.strip():
+        raise DataError(
+            f'{path}: [run] executor = "dask" needs the scheduler\'s address, got '
+            f"scheduler = {address!r}",
+            fix=fix,
+        )
+    try:
+        check_scheduler(address)
+    except DataError as exc:
+        raise DataError(f"{path}: [run] {exc}", fix=fix) from None
+    return address
+
+
 def _command() -> str:
     return f"kcca {' '.join(map(shlex.quote, sys.argv[1:]))}"
 
 
-def _optional_data_dir(args: argparse.Namespace) -> Path | None:
+def optional_data_dir(args: argparse.Namespace) -> Path | None:
     """The data folder for ``kcca tables``: given or configured ones must exist; none at all
     means the tables come from the compact results files alone."""
     import os
@@ -315,7 +353,7 @@ def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
             f"{shlex.quote(str(out))}`), or give the folder of the results "
             "with --rankings-dir DIR",
         )
-    data_dir = _optional_data_dir(args)
+    data_dir = optional_data_dir(args)
     if data_dir is None and args.splits:
         raise DataError(
             "--splits names Flickr 8K split files, but without the data the tables are "
@@ -338,8 +376,6 @@ def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
         else None
     )
     if corpus is None:
-        from kcca.cli.lines import wrap
-
         print(
             wrap(
                 "note: no corpus data at hand, so the tables are rebuilt from the compact "
@@ -365,7 +401,7 @@ def _run_experiments(
 
     corpus_file = json_corpus_file(args)
     # a JSON corpus reads no data folder (but its NLTK data, when there is one)
-    data_dir = _optional_data_dir(args) if corpus_file else data_dir_from_args(args)
+    data_dir = optional_data_dir(args) if corpus_file else data_dir_from_args(args)
     experiments = args.experiments or default_experiments_dir()
     specs = load_specs(experiments)
     run_table = load_run_table(experiments)  # every file of the folder checked before data
@@ -376,25 +412,20 @@ def _run_experiments(
     chosen_specs = [s.with_grid(p=args.p, d=args.d) for s in select_specs(specs, needed)]
     _refuse_overwrite(out, args)
     check_outputs(args, ("--out", out, True), ("--rankings-dir", rank_dir, True))
-    if args.scheduler:
-        from kcca.workers import check_scheduler
-
-        check_scheduler(args.scheduler)
+    scheduler = _scheduler(args, Path(experiments), run_table)
     corpus = load_run_corpus(args, data_dir)
     cache = cache_from_args(args)
     config = run_config_from_args(
         args,
         run_table,
         backend=backend,
-        scheduler=args.scheduler,
+        scheduler=scheduler,
         data_dir=str(data_dir) if data_dir is not None else None,
         splits=args.splits,
         corpus_file=str(Path(corpus_file).resolve()) if corpus_file else None,
         images_dir=str(Path(args.images_dir).resolve()) if args.images_dir else None,
     )
-    config = config.replace(
-        executor=_executor(args, config.execution.jobs, cache.enabled, len(chosen_specs))
-    )
+    config = config.replace(executor=_executor(config.execution, cache.enabled, len(chosen_specs)))
     ws = Workspace(corpus, cache, config)
     stream = sys.stderr if args.quiet else sys.stdout
     failed = run_systems(
@@ -403,8 +434,8 @@ def _run_experiments(
         ws,
         rank_dir,
         command=_command(),
-        on_result=lambda line: print(line, file=stream),
-        on_failure=lambda line: print(line, file=sys.stderr),
+        on_result=lambda line: print(wrap(line, continuation="    "), file=stream),
+        on_failure=lambda line: print(wrap(line, continuation="    "), file=sys.stderr),
     )
     run_lines = lines_of_run(
         config,
@@ -488,4 +519,4 @@ def _write_tables(
         required=required or [],
     )
     print(describe(report))
-    print(f"wrote {len(report.files)} files to {out}")
+    print(with_path(f"wrote {len(report.files)} files to ", out))

@@ -6,8 +6,9 @@
 The first form reads a COCO annotation file and a COCO result file, prints one line per
 metric (BLEU-1..4, ROUGE-L, CIDEr-D, CIDEr, and METEOR wherever pycocoevalcap's Meteor 1.5
 jar and data are installed, Java or not: ``--meteor-engine python``, the default, computes the
-jar's numbers in Python; ``java`` runs the jar; otherwise the line says what is missing) and
-writes per-item scores as JSON.
+jar's numbers in Python; ``java`` runs the jar; otherwise the line says what is missing), and
+with ``--per-item OUT.json`` writes corpus and per-item scores as JSON there (no file without
+it, as pycocoevalcap's ``COCOEvalCap`` prints and writes nothing).
 The second runs Chen et al. (2015) Section 4's human-agreement analysis on Flickr 8K.
 """
 
@@ -77,8 +78,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--per-item",
         metavar="OUT.json",
-        help="write corpus and per-item scores here (default: "
-        "CANDIDATES.scores.json beside the candidates file)",
+        help="write corpus and per-item scores as JSON here (default: print the corpus "
+        "scores, write no file)",
     )
     p.add_argument("--json", action="store_true", help="print the corpus scores as JSON")
     g = p.add_argument_group("human agreement (Chen et al. 2015, Section 4)")
@@ -178,10 +179,17 @@ def _refuse_other_form_flags(args: argparse.Namespace) -> None:
 
 
 def _metric_params(args: argparse.Namespace) -> dict:
-    """Constructor arguments per metric: the METEOR engine, and the cache of its paraphrase
-    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored)."""
+    """Constructor arguments per metric: the METEOR engine, the cache of its paraphrase
+    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored), and whether it
+    says when it builds that index (not with ``--quiet``)."""
     cache_dir = None if args.no_cache else (args.cache_dir or "default")
-    return {"meteor": {"engine": getattr(args, "meteor_engine", "python"), "cache_dir": cache_dir}}
+    return {
+        "meteor": {
+            "engine": getattr(args, "meteor_engine", "python"),
+            "cache_dir": cache_dir,
+            "progress": not args.quiet,
+        }
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,15 +211,11 @@ def run(args: argparse.Namespace) -> int:
             fix="give --references (COCO annotations) and --candidates (COCO results), or "
             "--human-agreement to score Flickr 8K's own captions",
         )
-    from pathlib import Path
-
-    from kcca.captions.coco_io import check_id_types, write_per_item_json
+    from kcca.captions.coco_io import check_id_types
 
     from kcca.cli.environment_faults import check_outputs
 
-    out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
-    args.per_item = out  # so that a fault writing the default file names --per-item
-    check_outputs(args, ("--per-item", out, False), cache=False)
+    check_outputs(args, ("--per-item", args.per_item, False), cache=False)
     refs, cands = _read_captions(args)
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
@@ -230,8 +234,18 @@ def run(args: argparse.Namespace) -> int:
         )
         print(ev.table())
     sys.stdout.flush()
+    if args.per_item:
+        _write_per_item(args, ev)
+    return 0
+
+
+def _write_per_item(args: argparse.Namespace, ev) -> None:
+    """The corpus and per-item scores of ``ev`` as JSON in ``--per-item``'s file, with what was
+    scored and how; its path printed after it (not with ``--json``)."""
+    from kcca.captions.coco_io import write_per_item_json
+
     write_per_item_json(
-        out,
+        args.per_item,
         ev.per_item_records(),
         ev.corpus,
         {
@@ -252,8 +266,7 @@ def run(args: argparse.Namespace) -> int:
         },
     )
     if not args.json:
-        print(f"per-item scores: {out}")
-    return 0
+        print(f"per-item scores: {args.per_item}")
 
 
 def _read_captions(args: argparse.Namespace) -> tuple[dict, dict]:

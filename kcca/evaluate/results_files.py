@@ -10,7 +10,8 @@ stands in for a system whose rankings file is absent, and is kept beside one tha
 
 ``details.json`` holds one entry per system run into the folder (the settings chosen on dev,
 the grid searched, the command and date): the runner adds to it (:func:`merge_details`, under
-a lock shared by concurrent runs) and the reports read it (:func:`read_details`).
+a lock on the folder shared by concurrent runs, which leaves no file behind) and the reports
+read it (:func:`read_details`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,11 +155,11 @@ def read_details(rankings_dir: str | Path) -> dict[str, dict]:
 def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
     """Add (or replace, by system) entries of ``details.json``, in the paper's order of
     systems (:data:`~kcca.evaluate.paper_systems.SYSTEMS`), then others by name; written
-    atomically, under a lock shared by the processes writing into the folder."""
+    atomically, under a lock on the folder shared by the processes writing into it."""
     from kcca.evaluate.formatting import clean_numbers  # pulls in scipy: only when writing
 
     path = Path(rankings_dir) / DETAILS_FILE
-    with _exclusive(path.with_name(path.name + ".lock")):
+    with _exclusive(path.parent):
         merged = read_details(rankings_dir)
         for d in new:
             merged[paper_name(str(d["system"]))] = d
@@ -171,20 +173,24 @@ def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
 
 
 @contextlib.contextmanager
-def _exclusive(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``lock_path``, so that concurrent ``kcca reproduce``
-    processes sharing a rankings folder do not lose each other's ``details.json`` entries."""
+def _exclusive(folder: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``folder`` itself, so that concurrent ``kcca reproduce``
+    processes sharing a rankings folder do not lose each other's ``details.json`` entries.
+
+    The lock is taken on the folder's own descriptor: no lock file is created, so none is left
+    behind when the run ends.
+    """
     try:
         import fcntl
     except ImportError:  # no POSIX locks (Windows): one process per rankings folder
         yield
         return
-    with open(lock_path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing the last descriptor releases the lock
 
 
 def chosen_text(chosen: dict | None) -> str:

@@ -11,6 +11,9 @@
   the kernels' fitted state, :func:`demo_model`;
 * :mod:`~kcca.model.encoders`: new images and sentences to kernel rows against the training
   items (saved codebooks, preprocessing, fitted kernels);
+* :mod:`~kcca.model.vectors`: new images and captions given as vectors, for a side whose
+  kernel is ``vectors`` (linear and cosine folded into the vectors' space, other functions
+  with the training vectors);
 * :mod:`~kcca.model.html`: a self-contained HTML page of a ranking (``--html``);
 * :mod:`~kcca.model.all_captions`: :func:`fitted_system_retrieval`, a fitted system under the
   later literature's all-captions protocol (every caption of each test image in the pool).

@@ -5,7 +5,9 @@ every stage cached: kernel blocks, each (p, d)'s dev grid, the test rankings): p
 on dev and, per task, the directions of the 15 dev-selected (kappa, n) models (Section 4.1.3)
 from the very grid that ranked the test pool (:class:`kcca.systems.fitted.Projections`). It
 adds the image and text kernels' state fitted on the training items (what a new query is
-compared with) and the test pools' projections; nothing is solved a second time.
+compared with) and the test pools' projections; nothing is solved a second time. A side whose
+kernel is ``vectors`` keeps a :class:`~kcca.model.vectors.VectorsEncoder` (its linear or
+cosine directions folded into the vectors' space, else its training vectors).
 
 :func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
 (its defaults, small codebooks, the TRI5 system) and caches the model file
@@ -30,6 +32,7 @@ from kcca.model.encoders import (
     slim_image_kernel,
     spec_dict,
 )
+from kcca.model.vectors import VectorsEncoder, can_fold, fold, vectors_encoder
 from kcca.model.saved import (
     FORMAT_VERSION,
     CaptionPool,
@@ -39,6 +42,7 @@ from kcca.model.saved import (
     load_model,
     save_model,
 )
+from kcca.systems.fitted import Projections
 from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
@@ -81,40 +85,24 @@ def fit_system(
     timings["run_system (dev choice, cached stages)"] = time.perf_counter() - t
     chosen = result.chosen
     projections = result.models
-    image = ws.image_blocks(spec.image_kernel)
-    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-
+    image_pool, caption_pool = _test_pools(ws, spec, projections)
     t = time.perf_counter()
-    image_encoder = _image_encoder(ws, spec)
+    image_encoder, projections = _image_side(ws, spec, projections)
     timings["image kernel state"] = time.perf_counter() - t
     t = time.perf_counter()
-    text_encoder = _text_encoder(ws, spec, seed=ws.seed)
+    text_encoder, projections = _text_side(ws, spec, projections)
     timings["text kernel state"] = time.perf_counter() - t
-
-    test_ids = list(corpus.split("test"))
-    image_pool = ImagePool(
-        test_ids,
-        projections.project_x(image.test),
-        f"{corpus.name} test",
-        _pool_source(corpus, test_ids),
-        [tuple(corpus.captions[i]) for i in test_ids],
-    )
-    pool = corpus.pool("test")
-    test_tokens = ws.text_items(spec.preprocessing)["test"]
-    caption_pool = CaptionPool(
-        [cid for _, cid, _ in pool],
-        [text for _, _, text in pool],
-        projections.project_y(text.test),
-        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
-        [i for i, _, _ in pool],
-        [list(t) for t in test_tokens],
-    )
+    if isinstance(text_encoder, TextEncoder):
+        test_tokens = ws.text_items(spec.preprocessing)["test"]
+        caption_pool.tokens = [list(t) for t in test_tokens]
     info = {
         "timings": {k: round(v, 2) for k, v in timings.items()},
         "test_metrics": result.table(),
         "n_train": len(corpus.split("train")),
         "n_directions": projections.n_directions,
-        "query_preprocessing": text_encoder.note,
+        "query_preprocessing": text_encoder.note
+        if isinstance(text_encoder, TextEncoder)
+        else "captions are given as vectors",
     }
     return FittedSystem(
         spec,
@@ -129,18 +117,92 @@ def fit_system(
     )
 
 
+def _test_pools(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[ImagePool, CaptionPool]:
+    """The test pool's images and captions (caption #k of each image), projected by the
+    run's directions from the run's kernel blocks (row blocks for a large training set)."""
+    corpus = ws.corpus
+    image = ws.image_blocks(spec.image_kernel)
+    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+    test_ids = list(corpus.split("test"))
+    image_pool = ImagePool(
+        test_ids,
+        projections.project_blocks(projections.project_x, image.test),
+        f"{corpus.name} test",
+        _pool_source(corpus, test_ids),
+        [tuple(corpus.captions[i]) for i in test_ids],
+    )
+    pool = corpus.pool("test")
+    caption_pool = CaptionPool(
+        [cid for _, cid, _ in pool],
+        [text for _, _, text in pool],
+        projections.project_blocks(projections.project_y, text.test),
+        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
+        [i for i, _, _ in pool],
+        None,
+    )
+    return image_pool, caption_pool
+
+
+def _vectors_side(
+    side: str, kernel: Any, items: Any, projections: Projections
+) -> tuple[VectorsEncoder, Projections]:
+    """A ``vectors`` side's encoder, fitted on the training ``items``, and ``projections``
+    with its directions folded where the function allows (:mod:`kcca.model.vectors`)."""
+    if "progress" in kernel.get_params(deep=False):
+        kernel.set_params(progress=False)
+    kernel.fit(items)
+    folds = can_fold(kernel.function, side, projections.p)
+    if folds:
+        projections = fold(projections, side, kernel.train_vectors_)
+    return vectors_encoder(side, kernel, folds), projections
+
+
+def _image_side(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[ImageEncoder | VectorsEncoder, Projections]:
+    """The image side's encoder (and the projections, folded for a ``vectors`` kernel of a
+    dot product)."""
+    from features.kernels.vectors import VectorsKernel
+
+    kernel = spec.image_kernel.build()
+    if isinstance(kernel, VectorsKernel):
+        train = list(ws.corpus.split("train"))
+        return _vectors_side("image", kernel, train, projections)
+    return _image_encoder(ws, spec), projections
+
+
+def _text_side(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[TextEncoder | VectorsEncoder, Projections]:
+    """The text side's encoder (and the projections, folded for a ``vectors`` kernel of a
+    dot product)."""
+    from features.kernels.vectors import VectorsKernel
+
+    kernel = ws.text_kernel(spec.text_kernel, spec.word_kernel)
+    if isinstance(kernel, VectorsKernel):
+        train = ws.caption_id_items()["train"]
+        return _vectors_side("text", kernel, train, projections)
+    return _text_encoder(ws, spec, seed=ws.seed), projections
+
+
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     """The image side's fitted state: codebooks, descriptor configs, the fitted image kernel."""
     from features.image_features import feature_config
 
     probe = spec.image_kernel.build()
     item_type = getattr(probe, "item_type", None)
-    if item_type in ("image-pixels", "image-mixture"):
-        what = "reads pixels" if item_type == "image-pixels" else "mixes other kernels"
+    if item_type in ("image-pixels", "image-mixture", "ids"):
+        what = {
+            "image-pixels": "reads pixels",
+            "image-mixture": "mixes other kernels",
+            "ids": "reads image ids",
+        }[item_type]
         raise DataError(
             f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} {what}; "
-            "saved models support feature-based image kernels only",
-            fix="fit a system whose image kernel is pyramid or histogram, or "
+            "saved models support feature-based image kernels and the vectors kernel only",
+            fix="fit a system whose image kernel is pyramid, histogram or vectors, or "
             "evaluate this one with kcca reproduce --experiments",
         )
     power = {"p": 1} if "p" in probe.get_params(deep=False) else {}

@@ -65,6 +65,7 @@ ALLOWED = frozenset(
         "kcca.model.saved:CaptionPool",
         "kcca.model.encoders:ImageEncoder",
         "kcca.model.encoders:TextEncoder",
+        "kcca.model.vectors:VectorsEncoder",
         "kcca.systems.spec:SystemSpec",
         "kcca.systems.spec:KernelSpec",
         "kcca.systems.spec:GridSpec",

@@ -245,7 +245,8 @@ class _KccaGrids:
 
     def fit(self, p: float, d: float, rank: int | None = None) -> Any:
         """The kappa x n grid of (p, d) on the training blocks; one image factor per p and one
-        text factor for every d come from the run's factor cache."""
+        text factor for every d come from the run's factor cache. With the run's progress on,
+        the factorisations and the solve of each kappa show bars below the grid's."""
         return fit_grid(
             self.image.train,
             self.text.train,
@@ -258,11 +259,13 @@ class _KccaGrids:
             rank=rank,
             backend=self.ws.backend,
             indefinite=self.indefinite,
+            progress=self.ws.progress,
         )
 
     def dev_fit(self, p: float, d: float, rank: int | None) -> DevOutcome:
         """Fit (p, d) (factors capped at ``rank``, None: full precision) and rank the dev pool
-        with every model; a full-precision grid is kept for the test rankings."""
+        with every model (a bar per task over the kappas with the run's progress on); a
+        full-precision grid is kept for the test rankings."""
         grid = self.fit(p, d, rank)
         if rank is None:
             self.fitted[(p, d)] = grid
@@ -274,6 +277,7 @@ class _KccaGrids:
             d=d,
             per_criterion=self.spec.per_criterion,
             combine=self.spec.combination,
+            progress=self.ws.progress,
         )
 
     def keep_only(self, p: float, d: float) -> None:
@@ -440,8 +444,8 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
 
     def rank_pools() -> PoolRanks:
         models = Projections.from_grid(grids.grid_of(best), best.selected)
-        y = _projected(models.project_y, captions.rows)
-        x = _projected(models.project_x, grids.image.test)
+        y = Projections.project_blocks(models.project_y, captions.rows)
+        x = Projections.project_blocks(models.project_x, grids.image.test)
         queries = (1 + CAPTIONS) * n_images  # per pool: every image and every caption
         with tqdm(
             total=queries * len(pools),
@@ -466,16 +470,6 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
     }
     inputs = [*grids.inputs, *captions.inputs]
     return grids.ws.cache.get_or_compute(ALL_CAPTIONS_STAGE, key, rank_pools, inputs, expect=dict)
-
-
-def _projected(project: Any, block: Any) -> dict[float, np.ndarray]:
-    """``project(block)``, block by block for rows on demand (:class:`kcca.lowrank.KernelRows`)."""
-    from kcca.lowrank import KernelRows
-
-    if not isinstance(block, KernelRows):
-        return project(block)
-    parts = [project(rows) for _, rows in block.blocks()]
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
 
 def _chosen_settings(best: DevOutcome, search_rank: int | None) -> dict[str, Any]:
