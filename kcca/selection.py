@@ -7,6 +7,10 @@ the settings not yet taken, then the 5 best by R@10 among the rest, so the 15 mo
 order R@1, R@5, R@10, skipping the criterion itself; higher first), then the median rank (lower
 first), then the setting itself (ascending ``(kappa, n)``). With fewer than 15 settings, every
 setting is taken.
+
+Beyond the paper, :func:`dev_order` ranks every setting by one dev score, R@1 + R@5 + R@10 (the
+sum that chooses p and d, :mod:`kcca.systems.grid`), so that the dev split can choose how many
+of the best models to combine (``combine = "dev"`` of an experiment file, :data:`COMBINE_SIZES`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ from kcca.scoring import prefix_cosine_scores
 from kcca.errors import SettingError
 
 _Setting = TypeVar("_Setting", bound=Hashable)  # a model setting, e.g. (kappa, n)
+
+#: the numbers of best dev models whose Borda count ``combine = "dev"`` chooses between
+#: (1: one model alone); sizes above the number of settings are dropped
+COMBINE_SIZES = (1, 3, 5, 15)
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,29 @@ def select_models(
             chosen.append(SelectedModel(s.setting, k, s))
             taken.add(s.setting)
     return chosen
+
+
+def dev_score(summary: DevSummary) -> float:
+    """The dev score of :func:`dev_order`: the sum of the setting's R@k (percent)."""
+    return float(sum(summary.recalls.values()))
+
+
+def dev_order(
+    dev_ranks: Mapping[_Setting, Any], ks: Sequence[int] = (1, 5, 10)
+) -> list[DevSummary]:
+    """Every setting's dev figures, best first: by the sum of its R@k (higher first), then
+    the median rank (lower first), then the setting itself (ascending)."""
+    if not dev_ranks:
+        raise ValueError("dev_ranks is empty: give the dev ranks of at least one setting")
+    ks = tuple(int(k) for k in ks)
+    summaries = [summarise(setting, r, ks) for setting, r in dev_ranks.items()]
+    return sorted(summaries, key=lambda s: (-dev_score(s), s.median_rank, s.setting))
+
+
+def combine_sizes(n_settings: int, sizes: Sequence[int] = COMBINE_SIZES) -> list[int]:
+    """The numbers of best models tried for ``n_settings`` settings: ``sizes`` up to
+    ``n_settings`` (``[1]`` at least)."""
+    return [k for k in sizes if k <= n_settings] or [1]
 
 
 def grid_dev_ranks(

@@ -18,6 +18,7 @@ import numpy as np
 
 from kcca.data.corpus import Corpus
 from kcca.evaluate.original import original_ranks
+from kcca.evaluate.results_files import chosen_text
 from kcca.evaluate.relevance import get_rule
 from kcca.names import KS, TASKS
 from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
@@ -119,7 +120,7 @@ def _chosen_text(details: list[dict], system: str) -> str:
         if d.get("system") == system or d.get("short_name") == system:
             c = d.get("chosen") or {}
             if "p" in c and "d" in c:
-                return f"p={c['p']:g}, d={c['d']:g}"
+                return chosen_text(c)
             tk = c.get("text_kernel")
             if isinstance(tk, dict):
                 return f"NN, {tk.get('name')}"

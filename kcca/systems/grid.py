@@ -11,6 +11,14 @@ not say how, so here they are chosen on dev and frozen (docs/paper-notes.md#p-an
 the dev pool; the criterion is the sum over both tasks of that dev ranking's
 R@1 + R@5 + R@10 (percent). The largest wins; ties go to the lower sum of dev median ranks,
 then the smaller p, then the smaller d. Test data is never looked at.
+
+**Combination chosen on dev** (``combine = "dev"``, beyond the paper: the default of systems on
+``vectors`` kernels, :attr:`kcca.systems.spec.SystemSpec.combination`). Per task, the grid's
+models are ordered by their own dev R@1 + R@5 + R@10 (:func:`kcca.selection.dev_order`); the
+Borda count of the best k, for each k of :data:`kcca.selection.COMBINE_SIZES` (k = 1: the best
+model alone), ranks the dev pool, and the k whose ranking has the largest dev R@1 + R@5 + R@10
+is kept (ties: the lower dev median rank, then the smaller k). The p/d criterion then reads
+the kept rankings, as it reads the 15 models' Borda count under the paper's protocol.
 """
 
 from __future__ import annotations
@@ -25,14 +33,16 @@ from kcca.borda import borda_from_scores
 from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
 from kcca.names import KS, TASKS
 from kcca.scoring import cosine_scores
-from kcca.selection import grid_dev_ranks, select_models
+from kcca.selection import combine_sizes, dev_order, grid_dev_ranks, select_models
 from kcca.solver import FactorCache, KCCAGrid
 
 
 @dataclass
 class DevOutcome:
     """Dev results of one (p, d): per task the grid's dev ranks, the 15 selected settings,
-    and the dev ranks of their Borda aggregate; ``criterion`` as in the module docstring."""
+    and the dev ranks of their Borda aggregate; ``criterion`` as in the module docstring.
+    ``combination`` (``combine = "dev"`` only, else None): per task the number of models
+    kept and the dev figures of every number tried (:func:`combination_on_dev`)."""
 
     p: float
     d: float
@@ -40,6 +50,7 @@ class DevOutcome:
     selected: dict[str, list[tuple[float, int]]]
     borda_dev_ranks: dict[str, np.ndarray]
     n_directions: int
+    combination: dict[str, dict[str, Any]] | None = None
 
     @property
     def criterion(self) -> float:
@@ -67,6 +78,8 @@ class DevOutcome:
                 "median rank": median_rank(r).aggregate,
                 "models": [list(s) for s in self.selected[task]],
             }
+            if self.combination:
+                out[task]["combination"] = self.combination[task]
         return out
 
 
@@ -166,6 +179,39 @@ def borda_rankings(
     return out
 
 
+def dev_score(ranks: np.ndarray) -> float:
+    """R@1 + R@5 + R@10 (percent) of one task's dev ranks of the original item."""
+    return float(sum(recall_at_k(ranks, k).aggregate for k in KS))
+
+
+def combination_on_dev(
+    grid: KCCAGrid,
+    Kx_dev: np.ndarray,
+    Ky_dev: np.ndarray,
+    task: str,
+    ranks: dict[tuple[float, int], np.ndarray],
+) -> tuple[list[tuple[float, int]], np.ndarray, dict[str, Any]]:
+    """The number of best dev models whose Borda count ranks ``task``'s dev pool best (module
+    docstring): the kept settings, their dev ranks, and the record of the choice (``models``:
+    the number kept, ``by``: the score, ``candidates``: each number's dev score and median
+    rank)."""
+    order = cast("list[tuple[float, int]]", [s.setting for s in dev_order(ranks, KS)])
+    tried = []
+    for k in combine_sizes(len(order)):
+        r = original_ranks(borda_rankings(grid, Kx_dev, Ky_dev, task, order[:k]))
+        tried.append((k, r, dev_score(r), float(median_rank(r).aggregate)))
+    k, kept, _, _ = min(tried, key=lambda t: (-t[2], t[3], t[0]))
+    record = {
+        "models": k,
+        "by": "dev R@1+R@5+R@10",
+        "candidates": [
+            {"models": n, "dev R@1+R@5+R@10": round(score, 2), "dev median rank": med}
+            for n, _, score, med in tried
+        ],
+    }
+    return order[:k], kept, record
+
+
 def dev_outcome(
     grid: KCCAGrid,
     Kx_dev: np.ndarray,
@@ -174,22 +220,31 @@ def dev_outcome(
     p: float,
     d: float,
     per_criterion: int = 5,
+    combine: str = "paper",
     tasks: Sequence[str] = TASKS,
     progress: bool = False,
 ) -> DevOutcome:
-    """Dev ranks of every grid model, the selected models and their dev Borda ranks."""
-    dev_ranks, selected, borda = {}, {}, {}
+    """Dev ranks of every grid model, the selected models and their dev Borda ranks:
+    ``combine="paper"`` selects ``per_criterion`` models by each R@k (Section 4.1.3),
+    ``"dev"`` the number of best models chosen on dev (:func:`combination_on_dev`)."""
+    dev_ranks, selected, borda, combination = {}, {}, {}, {}
     for task in tasks:
         ranks = grid_dev_ranks(grid, Kx_dev, Ky_dev, task, progress=progress)
-        chosen = cast(
-            "list[tuple[float, int]]",  # the settings are the keys of ranks
-            [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)],
-        )
-        ranking = borda_rankings(grid, Kx_dev, Ky_dev, task, chosen)
+        if combine == "dev":
+            chosen, borda[task], combination[task] = combination_on_dev(
+                grid, Kx_dev, Ky_dev, task, ranks
+            )
+        else:
+            chosen = cast(
+                "list[tuple[float, int]]",  # the settings are the keys of ranks
+                [m.setting for m in select_models(ranks, per_criterion=per_criterion, ks=KS)],
+            )
+            borda[task] = original_ranks(borda_rankings(grid, Kx_dev, Ky_dev, task, chosen))
         dev_ranks[task] = {k: v.astype(np.int32) for k, v in ranks.items()}
         selected[task] = chosen
-        borda[task] = original_ranks(ranking)
-    return DevOutcome(p, d, dev_ranks, selected, borda, int(grid.n_directions_))
+    return DevOutcome(
+        p, d, dev_ranks, selected, borda, int(grid.n_directions_), combination or None
+    )
 
 
 def choose(outcomes: Sequence[DevOutcome]) -> DevOutcome:

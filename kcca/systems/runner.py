@@ -235,6 +235,8 @@ class _KccaGrids:
             "n": self.n_values,
             "precision": self.precision,
             "per_criterion": self.spec.per_criterion,
+            # the paper's combination keeps the keys it had before combine existed
+            **({"combine": "dev"} if self.spec.combination == "dev" else {}),
         }
 
     @property
@@ -274,6 +276,7 @@ class _KccaGrids:
             p=p,
             d=d,
             per_criterion=self.spec.per_criterion,
+            combine=self.spec.combination,
             progress=self.ws.progress,
         )
 
@@ -299,7 +302,8 @@ def _run_kcca(
     keep_models: bool = False,
 ) -> _ModelRun:
     """Section 4.1.3 for one KCCA system: (p, d) chosen on dev, then the test pool ranked by
-    the Borda count of the 15 dev-selected models; ``timings`` gets each step's seconds."""
+    the Borda count of the 15 dev-selected models (``combine = "dev"``: the number of best
+    models chosen on dev); ``timings`` gets each step's seconds."""
     t = time.perf_counter()
     text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
     timings["text kernel"] = time.perf_counter() - t
@@ -470,13 +474,15 @@ def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
 
 def _chosen_settings(best: DevOutcome, search_rank: int | None) -> dict[str, Any]:
     """The frozen settings of the run details: p, d, the dev criterion, the search rank
-    (when searched) and the selected models."""
+    (when searched), the selected models and, when the dev split chose how many models to
+    combine (``combine = "dev"``), per task that choice and the dev figures behind it."""
     return {
         "p": best.p,
         "d": best.d,
         "criterion": round(best.criterion, 3),
         **({"search_rank": int(search_rank)} if search_rank is not None else {}),
         "selected": _selected(best),
+        **({"combination": best.combination} if best.combination else {}),
     }
 
 

@@ -63,6 +63,7 @@ from kcca.systems.spec_keys import (
     GRID_KEYS,
     KERNEL,
     KERNEL_KEYS,
+    COMBINES,
     MODELS,
     PAPER_D,
     PAPER_P,
@@ -217,6 +218,7 @@ class SystemSpec:
     grid: GridSpec = field(default_factory=GridSpec)
     text_kernels: tuple[KernelSpec, ...] = ()
     per_criterion: int = 5
+    combine: str = "auto"
     description: str = ""
     plugins: tuple[str, ...] = ()
 
@@ -224,6 +226,16 @@ class SystemSpec:
         if self.model not in MODELS:
             raise DataError(
                 f"system {self.name!r}: model must be one of {MODELS}, got {self.model!r}"
+            )
+        if self.combine not in COMBINES:
+            raise DataError(
+                f"system {self.name!r}: combine must be one of {COMBINES}, got {self.combine!r}"
+            )
+        if self.combine == "dev" and self.per_criterion != 5:
+            raise DataError(
+                f"system {self.name!r}: per_criterion = {self.per_criterion} applies to "
+                'combine = "paper" only, not to combine = "dev"',
+                fix='remove per_criterion, or write combine = "paper"',
             )
         if "p" in self.image_kernel.params:
             raise DataError(
@@ -262,6 +274,18 @@ class SystemSpec:
     def label(self) -> str:
         """The short name when there is one, else the paper's name."""
         return self.short_name or self.name
+
+    @property
+    def combination(self) -> str:
+        """How the KCCA models chosen on dev rank the test pool: ``"paper"`` (the Borda count
+        of ``per_criterion`` models by each of R@1, R@5, R@10, Section 4.1.3) or ``"dev"``
+        (the number of best models chosen on dev, :func:`kcca.systems.grid.combination_on_dev`).
+        ``combine = "auto"`` is ``"dev"`` for a system whose image and text kernels are both
+        ``vectors`` kernels and whose ``per_criterion`` is the default 5, else ``"paper"``."""
+        if self.combine != "auto":
+            return self.combine
+        on_vectors = self.image_kernel.name == self.text_kernel.name == "vectors"
+        return "dev" if on_vectors and self.per_criterion == 5 else "paper"
 
     @property
     def candidate_text_kernels(self) -> tuple[KernelSpec, ...]:

@@ -17,6 +17,8 @@ from kcca.solver import PAPER_KAPPAS
 
 #: the models a system may name (``model = ...``)
 MODELS = ("kcca", "nn")
+#: how a KCCA system combines its dev-selected models (kcca.systems.spec.SystemSpec.combination)
+COMBINES = ("auto", "paper", "dev")
 #: the default of a key the file must give
 REQUIRED = object()
 #: the paper's p values (Section 4.1.3: image kernels "are either squared or cubed")
@@ -173,7 +175,22 @@ TOP_KEYS: tuple[FileKey, ...] = (
         "NN only: alternative text kernels, the best on dev is used (NN5_TRI(best))",
     ),
     FileKey("grid", TABLE, {}, "KCCA only: the settings searched on dev (keys grid.*)"),
-    FileKey("per_criterion", INTEGER, 5, "models selected per dev criterion (Section 4.1.3)"),
+    FileKey(
+        "per_criterion",
+        INTEGER,
+        5,
+        'models selected per dev criterion (Section 4.1.3) under combine = "paper"',
+    ),
+    FileKey(
+        "combine",
+        STRING,
+        "auto",
+        "KCCA only: paper = Borda count of per_criterion models by each of R@1, R@5, R@10 "
+        "(Section 4.1.3); dev = one model or the Borda count of the best 3, 5 or 15, chosen "
+        "on dev; auto = dev when both kernels are vectors kernels and per_criterion is 5, "
+        "else paper",
+        bound="auto, paper or dev",
+    ),
     FileKey("description", STRING, "", "free text"),
     FileKey(
         "plugins",
