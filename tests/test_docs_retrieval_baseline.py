@@ -8,6 +8,8 @@ import shlex
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from kcca.cli import build_parser
 from kcca.systems import check_names, load_spec
 
@@ -47,6 +49,7 @@ def _section(number: int) -> str:
     return re.search(rf"^## {number}\. .*?(?=^## )", text, re.S | re.M).group(0)
 
 
+@pytest.mark.data_variables
 def test_the_model_commands_run_as_printed(tmp_path, monkeypatch, capsys):
     """Section 6 on a small corpus of scripts/synthetic_karpathy.py (as "Try it without data"
     makes it): fit-model, annotate and query with vectors run as printed from the folder the

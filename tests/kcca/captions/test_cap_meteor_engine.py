@@ -245,6 +245,7 @@ def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files
     assert not (tmp_path / "default-cache").exists()
 
 
+@pytest.mark.data_variables
 def test_score_captions_says_when_it_builds_the_paraphrase_index(files, tmp_path):
     """The first ``kcca score-captions`` says on stderr that it builds the paraphrase index
     and where it keeps it (before: nothing for the minutes of the build); a later run, which

@@ -213,6 +213,7 @@ def test_query_and_annotate_fixes_name_their_own_command(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ log records
+@pytest.mark.data_variables
 def test_info_records_show_with_verbose_only(tmp_path, no_data_env):
     """Without ``--verbose`` a command prints progress and results; INFO records (such as the
     settings a system chose on dev) come with ``--verbose``."""

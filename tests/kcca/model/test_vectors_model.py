@@ -68,6 +68,7 @@ def _test_vectors(synthetic: Path, folder: Path) -> tuple[Path, Path, list[str],
     return paths[0], paths[1], test, captions
 
 
+@pytest.mark.data_variables
 def test_cli_fit_model_ranks_test_vectors_as_reproduce(cli_run, synthetic, tmp_path, capsys):
     """The model file of ``kcca fit-model`` ranks the test split's vectors (given as new
     files) exactly as ``kcca reproduce`` ranked the test pool: the same rankings, every

@@ -146,6 +146,7 @@ def _reproduce(corpus_root: Path, exp: Path, out: Path) -> None:
     assert rc == 0
 
 
+@pytest.mark.data_variables
 def test_a_vectors_system_on_a_dask_scheduler_and_two_workers_gives_the_serial_files(
     tmp_path, monkeypatch
 ):
@@ -176,6 +177,7 @@ def test_a_vectors_system_on_a_dask_scheduler_and_two_workers_gives_the_serial_f
     assert [d.get("scheduler") for d in alone] == [None]
 
 
+@pytest.mark.data_variables
 def test_the_cluster_is_stopped_when_the_run_fails(tmp_path):
     """Whatever happens inside, no scheduler or worker process outlives the cluster."""
     skip_unless(importlib.util.find_spec("distributed") is not None,
