@@ -24,6 +24,18 @@ from __future__ import annotations
 import difflib
 from typing import Any, Iterable
 
+__all__ = [
+    "BackendUnavailableError",
+    "DataError",
+    "DataFolderNotGiven",
+    "FileVersionError",
+    "KccaUserError",
+    "KernelError",
+    "PluginError",
+    "SettingError",
+    "UnknownNameError",
+]
+
 
 class KccaUserError(Exception):
     """An error the user can correct. ``str(exc)`` is the message; ``exc.fix`` the remedy."""

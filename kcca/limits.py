@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from kcca.errors import DataError
 
+__all__ = ["LIMITS", "Limit"]
+
 
 @dataclass(frozen=True)
 class Limit:

@@ -22,10 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from features.text.f1_similarity import F1Similarity, f1_block, idf_weights
 from kcca.backend import to_real_numpy
 
-__all__ = ["F1Similarity", "f1_block", "idf_weights", "nn_annotation_scores", "nn_search_scores"]
+__all__ = ["nn_annotation_scores", "nn_search_scores"]
 
 
 def _block(block: Any, argument: str) -> np.ndarray:

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from features.kernels.base import Kernel, register_kernel
+from features.kernels import Kernel, register_kernel
 
 
 # ----------------------------------------------------------------------------- image side

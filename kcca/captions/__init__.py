@@ -23,14 +23,9 @@ from kcca.captions.bleu import Bleu, sentence_bleu
 from kcca.captions.rouge import RougeL
 from kcca.captions.cider import Cider, CiderD
 from kcca.captions.meteor import Meteor, MeteorUnavailable, meteor_available
-from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_batch, tokenize_captions
-from kcca.captions.registry import available_scorers, get_scorer, register_scorer
-from kcca.captions.evaluate import (
-    CaptionEvaluation,
-    DEFAULT_METRICS,
-    TOKENIZER_CONTEXTS,
-    evaluate_captions,
-)
+from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_captions
+from kcca.captions.registry import available_scorers, register_scorer
+from kcca.captions.evaluate import CaptionEvaluation, evaluate_captions
 
 __all__ = [
     "Bleu",
@@ -39,7 +34,6 @@ __all__ = [
     "CaptionScorer",
     "Cider",
     "CiderD",
-    "DEFAULT_METRICS",
     "EmptyCaptionError",
     "Meteor",
     "MeteorUnavailable",
@@ -47,13 +41,10 @@ __all__ = [
     "RougeL",
     "available_scorers",
     "evaluate_captions",
-    "get_scorer",
     "meteor_available",
     "register_scorer",
     "sentence_bleu",
-    "TOKENIZER_CONTEXTS",
     "tokenize",
-    "tokenize_batch",
     "tokenize_captions",
     "validate_inputs",
 ]

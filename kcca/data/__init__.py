@@ -1,21 +1,36 @@
-"""Data sets: Flickr 8K, corpora in the JSON split format, and the embedded demo corpus."""
+"""Data sets: Flickr 8K, corpora in the JSON split format, and the embedded demo corpus.
+
+The loaders (:func:`load_flickr8k`, :func:`load_json_splits`, :func:`make_demo_corpus`) load on
+first use; :class:`~kcca.errors.DataError` is in :mod:`kcca.errors`.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from kcca._lazy import lazy_exports
 from kcca.data.corpus import Corpus, CrowdJudgment, ExpertJudgment, caption_id
 from kcca.data.errors import DataError, ImageReadError
 
 __all__ = [
     "Corpus",
     "CrowdJudgment",
-    "DataError",
     "ExpertJudgment",
     "ImageReadError",
     "caption_id",
     "load_corpus",
+    "load_flickr8k",
+    "load_json_splits",
+    "make_demo_corpus",
 ]
+
+#: the public names that load on first use: name -> the module defining it
+_LAZY = {
+    "load_flickr8k": "kcca.data.flickr8k",
+    "load_json_splits": "kcca.data.json_splits",
+    "make_demo_corpus": "kcca.data.demo",
+}
+__getattr__, __dir__ = lazy_exports("kcca.data", _LAZY, globals())
 
 
 def load_corpus(

@@ -81,21 +81,33 @@ JudgmentKey = tuple[str, str]  # (image id, caption id)
 class Corpus:
     """An image-caption corpus with official splits.
 
-    Attributes:
-        name: short name used in cache keys and reports.
-        captions: image id -> its captions, in caption-number order (``#0``, ``#1``, ...).
-        splits: ``"train"``, ``"dev"``, ``"test"`` -> image ids (disjoint, each captioned).
-        images: callable returning the RGB image of an id (``None`` for text-only use).
-        lemmas: optional released lemmatised captions, same shape as ``captions``.
-        expert, crowd: human judgments keyed by (image id, caption id).
-        pool_caption_index: which caption of a dev/test image stands in the pool.
-        unsplit_image_ids: captioned ids that are in no split (kept, never used in
-            experiments; for Flickr 8K the odd id ``2258277193_586949ec62.jpg.1``).
-        notes: human-readable remarks about how the corpus was read.
-        image_paths: image id -> its file (``None`` for images made in memory, the demo's).
-        source_files: role -> the file it was read from (``captions``, ``lemmas``,
-            ``split:train`` ..., ``expert``, ``crowd``); cache keys hash their content
-            (:mod:`kcca.systems.blocks`). ``None`` for a corpus made in memory.
+    Attributes
+    ----------
+    name : str
+        Short name used in cache keys and reports.
+    captions : Mapping
+        Image id -> its captions, in caption-number order (``#0``, ``#1``, ...).
+    splits : Mapping
+        ``"train"``, ``"dev"``, ``"test"`` -> image ids (disjoint, each captioned).
+    images : callable or None
+        Returns the RGB image of an id (``None`` for text-only use).
+    lemmas : Mapping or None
+        Optional released lemmatised captions, same shape as ``captions``.
+    expert, crowd : Mapping or None
+        Human judgments keyed by (image id, caption id).
+    pool_caption_index : int
+        Which caption of a dev/test image stands in the pool.
+    unsplit_image_ids : tuple
+        Captioned ids that are in no split (kept, never used in experiments; for Flickr 8K
+        the odd id ``2258277193_586949ec62.jpg.1``).
+    notes : tuple
+        Human-readable remarks about how the corpus was read.
+    image_paths : Mapping or None
+        Image id -> its file (``None`` for images made in memory, the demo's).
+    source_files : Mapping or None
+        Role -> the file it was read from (``captions``, ``lemmas``, ``split:train`` ...,
+        ``expert``, ``crowd``); cache keys hash their content. ``None`` for a corpus made in
+        memory.
     """
 
     name: str

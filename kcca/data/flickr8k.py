@@ -308,13 +308,25 @@ def load_flickr8k(
 ) -> Corpus:
     """Load Flickr 8K from ``data_dir/flickr8k`` (or ``data_dir`` itself if it holds ``text/``).
 
-    Args:
-        images: check (``stat`` only) that every split image file exists, is a non-empty
-            readable file, and attach an image reader.
-        judgments: read the expert and crowd judgment files.
-        lemmas: read the released lemmatised captions.
-        pool_caption_index: the caption of each dev/test image in the pools (``#2``: every
-            caption id in the judgment files ends in ``#2``).
+    Parameters
+    ----------
+    data_dir : str or Path
+        The data folder.
+    images : bool
+        Check (``stat`` only) that every split image file exists, is a non-empty readable
+        file, and attach an image reader.
+    judgments : bool
+        Read the expert and crowd judgment files.
+    lemmas : bool
+        Read the released lemmatised captions.
+    pool_caption_index : int
+        The caption of each dev/test image in the pools (``#2``: every caption id in the
+        judgment files ends in ``#2``).
+
+    Returns
+    -------
+    Corpus
+        The corpus, named ``"flickr8k"``.
     """
     root, text = _text_folder(data_dir)
     captions = read_caption_file(text / TOKEN_FILE)

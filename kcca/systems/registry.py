@@ -2,7 +2,7 @@
 
 Kernels come from the registry of :mod:`features.kernels.base` (``pyramid``, ``histogram``,
 ``bow``, ``tagrank``, ``trigram`` and plug-ins). The nearest-neighbour text similarities of
-Section 3.1 (:class:`kcca.nn.F1Similarity`, NN5_F1 and NN5_F1^idf) follow the same contract;
+Section 3.1 (:class:`features.text.F1Similarity`, NN5_F1 and NN5_F1^idf) follow the same contract;
 they are registered as ``nn-f1`` in :mod:`kcca.nn`. Word kernels are the names of
 :data:`features.text.word_kernels.WORD_KERNELS` (Section 3.5).
 """

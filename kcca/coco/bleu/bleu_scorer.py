@@ -27,6 +27,8 @@ from kcca.captions.bleu import (
 from kcca.captions.scorer import split_tokens
 from kcca.coco._compat import CocoAttributeError, CocoInputError, CocoTypeError
 
+__all__ = ["BleuScorer", "cook_refs", "cook_test", "precook"]
+
 
 def precook(s: str, n: int = 4, out: bool = False) -> tuple[int, defaultdict]:
     """``(number of words, counts of every 1..n-gram)`` of a tokenised sentence."""

@@ -25,6 +25,8 @@ from kcca.coco._compat import CocoTypeError, ordered_inputs
 
 from kcca.captions.bleu import ngram_counts
 
+__all__ = ["CiderScorer", "cook_refs", "cook_test", "precook"]
+
 
 def precook(s: str, n: int = 4, out: bool = False) -> defaultdict:
     """Counts of every 1..n-gram of a tokenised sentence."""

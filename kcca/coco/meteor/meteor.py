@@ -10,6 +10,8 @@ from kcca.captions.meteor import Meteor as _Meteor
 from kcca.captions.meteor import score_line
 from kcca.coco._compat import score
 
+__all__ = ["METEOR_JAR", "Meteor"]
+
 #: pycocoevalcap's name of the Meteor 1.5 jar (whose data files the Python engine reads)
 METEOR_JAR = "meteor-1.5.jar"
 
