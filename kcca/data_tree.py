@@ -33,6 +33,9 @@ from kcca.errors import DataError
 SMALL_BYTES = 4096
 #: array dtype kinds a file may hold (no objects, no records)
 DTYPE_KINDS = "biufcSU"
+#: module paths that files written before a module became private hold -> its path now
+#: (docs/design.md#public-api); a class name under an old path is read under the new one
+OLD_MODULES: dict[str, str] = {}
 
 
 class UnknownClassError(ValueError):
@@ -51,6 +54,29 @@ def class_name(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def current_class_name(name: str) -> str:
+    """``module:qualname`` with an old module path (:data:`OLD_MODULES`) made the path now.
+
+    Parameters
+    ----------
+    name : str
+        A class name as a file holds it.
+
+    Returns
+    -------
+    str
+        The name with the longest old module path it starts with replaced; ``name`` itself
+        when it starts with none.
+    """
+    module, sep, attr = name.partition(":")
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        new = OLD_MODULES.get(".".join(parts[:end]))
+        if new is not None:
+            return ".".join([new, *parts[end:]]) + sep + attr
+    return name
+
+
 class ClassTable:
     """The classes a kind of file may hold (``module:name`` strings; only their modules are
     ever imported) and the names that moved (old name -> new name)."""
@@ -67,9 +93,14 @@ class ClassTable:
         self.needs = {k: frozenset(v) for k, v in (needs or {}).items()}
         self._classes: dict[str, type] = {}
 
+    def current(self, name: str) -> str:
+        """The name a class of a file has now: its module's path now, then its new name."""
+        name = current_class_name(name)
+        return self.moved.get(name, name)
+
     def resolve(self, name: str) -> type[object]:
         """An allowed class by ``module:name``; ``KeyError`` for any other name."""
-        name = self.moved.get(name, name)
+        name = self.current(name)
         cls = self._classes.get(name)
         if cls is None:
             if name not in self.allowed:
@@ -82,7 +113,7 @@ class ClassTable:
         """The attributes an instance of the class ``name`` needs that ``obj`` lacks: the
         fields of a dataclass (a field with a default has it as a class attribute) and the
         names :attr:`needs` lists for the class."""
-        wanted = set(self.needs.get(self.moved.get(name, name), ()))
+        wanted = set(self.needs.get(self.current(name), ()))
         if dataclasses.is_dataclass(obj):
             wanted.update(f.name for f in dataclasses.fields(obj))
         return sorted(a for a in wanted if not hasattr(obj, a))
@@ -361,7 +392,7 @@ class TreeDecoder:
             raise ValueError(f"the state of {name} is not a table")
         rebuild = {k: v for k, v in state.items() if isinstance(v, Rebuild)}
         for k, v in rebuild.items():
-            if self.rebuilt.get(name, {}).get(k) != v.kind:
+            if self.rebuilt.get(self.classes.current(name), {}).get(k) != v.kind:
                 raise ValueError(f"{name}.{k} cannot be rebuilt as {v.kind!r}")
             state[k] = None
         obj: Any = cls.__new__(cls)
