@@ -1,6 +1,6 @@
 """The per-corpus image-feature pipeline: descriptors -> visual words -> pyramid histograms.
 
-For a :class:`~kcca.data.corpus.Corpus` and a list of image ids (Section 3.3):
+For a :class:`~kcca.data.Corpus` and a list of image ids (Section 3.3):
 
 1. fit one :class:`~features.codebook.Codebook` per feature type (colour 128, texture 256,
    SIFT 256 words) on a seeded sample of TRAINING images (the paper used PASCAL 2008;

@@ -1,4 +1,4 @@
-"""Preprocess a whole :class:`~kcca.data.corpus.Corpus`: fit on training captions, cache the result.
+"""Preprocess a whole :class:`~kcca.data.Corpus`: fit on training captions, cache the result.
 
 The preprocessor is fitted on the captions of the training split only (Section 3.5.1) and then
 applied to every caption of the corpus. The result (token lists per caption plus the logs of

@@ -7,7 +7,7 @@ Nothing is stored: :func:`make_demo_corpus` draws a :class:`SceneSpec` per image
 seed, and :class:`DemoImages` (a picklable callable, usable by joblib workers) renders an
 image on demand with OpenCV, deterministically from its spec (same seed -> same bytes).
 
-The result is a :class:`~kcca.data.corpus.Corpus` in the same form as Flickr 8K (caption
+The result is a :class:`~kcca.data.Corpus` in the same form as Flickr 8K (caption
 ``#2`` in the dev/test pools). Optionally it carries synthetic crowd judgments for the test
 pool: a caption is relevant to an image when the image contains every object the caption
 mentions, with the mentioned attributes (colour, shape and, if named, size and texture).
