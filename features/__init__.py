@@ -19,9 +19,9 @@ __all__ = ["ItemVectors", "VectorsFileError", "read_item_vectors", "write_item_v
 
 #: the public names that load on first use: name -> the module defining it
 _LAZY = {
-    "ItemVectors": "features.vectors_file",
-    "VectorsFileError": "features.vectors_file",
-    "read_item_vectors": "features.vectors_file",
-    "write_item_vectors": "features.vectors_writer",
+    "ItemVectors": "features._vectors_file",
+    "VectorsFileError": "features._vectors_file",
+    "read_item_vectors": "features._vectors_file",
+    "write_item_vectors": "features._vectors_writer",
 }
 __getattr__, __dir__ = lazy_exports("features", _LAZY, globals())

@@ -67,11 +67,11 @@ from kcca._lazy import lazy_exports as _lazy_exports  # noqa: E402
 
 #: the public names that load on first use: name -> the module defining it
 _LAZY = {
-    "Cache": "kcca.cache",
-    "KCCA": "kcca.solver.estimators",
-    "KCCAGrid": "kcca.solver.estimators",
-    "load_spec": "kcca.systems.spec",
-    "paper_n_grid": "kcca.solver.estimators",
-    "run_system": "kcca.systems.runner",
+    "Cache": "kcca._cache",
+    "KCCA": "kcca._solver.estimators",
+    "KCCAGrid": "kcca._solver.estimators",
+    "load_spec": "kcca._systems.spec",
+    "paper_n_grid": "kcca._solver.estimators",
+    "run_system": "kcca._systems.runner",
 }
 __getattr__, __dir__ = _lazy_exports("kcca", _LAZY, globals())

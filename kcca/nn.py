@@ -13,7 +13,7 @@ trigram text kernels for NN5_BoW5 and NN5_TRI) or a similarity below plugs in:
 Ties in the nearest neighbour go to the lower training index.
 
 The F1 text similarities of NN5_F1 and NN5_F1^idf (Section 3.1) are the ``nn-f1`` kernel of
-:mod:`features.text.f1_similarity`.
+:mod:`features.text._f1_similarity`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kcca.backend import to_real_numpy
+from kcca._backend import to_real_numpy
 
 __all__ = ["nn_annotation_scores", "nn_search_scores"]
 

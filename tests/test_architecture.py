@@ -30,7 +30,7 @@ def test_import_contracts_are_kept():
 
 def test_import_contracts_count_type_checking_imports():
     """An import made only for type hints is an import: no contract may hold only because
-    import-linter leaves those out. The runner (kcca.systems) never imports the paper's
+    import-linter leaves those out. The runner (kcca._systems) never imports the paper's
     report, and the layers are one contract."""
     try:
         import tomllib
@@ -41,9 +41,9 @@ def test_import_contracts_count_type_checking_imports():
     assert linter.get("exclude_type_checking_imports", False) is False
     forbidden = {(tuple(c["source_modules"]), tuple(c["forbidden_modules"]))
                  for c in linter["contracts"] if c["type"] == "forbidden"}
-    assert (("kcca.systems",), ("kcca.paper",)) in forbidden
+    assert (("kcca._systems",), ("kcca._paper",)) in forbidden
     layers = [c["layers"] for c in linter["contracts"] if c["type"] == "layers"]
-    assert any(ls[0] == "kcca.cli" and "features" in ls for ls in layers)
+    assert any(ls[0] == "kcca._cli" and "features" in ls for ls in layers)
 
 
 def test_ruff_finds_nothing():

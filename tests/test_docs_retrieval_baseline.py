@@ -7,8 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
-from kcca.cli import build_parser
-from kcca.systems import check_names, load_spec
+from kcca._cli import build_parser
+from kcca._systems import check_names, load_spec
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "retrieval-baseline.md"
 

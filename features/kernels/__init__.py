@@ -6,7 +6,7 @@ load on first use. The text kernels are in :mod:`features.text`.
 """
 
 from kcca._lazy import lazy_exports
-from features.kernels.base import Kernel, available_kernels, make_kernel, register_kernel
+from features.kernels._base import Kernel, available_kernels, make_kernel, register_kernel
 
 __all__ = [
     "FisherKernel",
@@ -21,9 +21,9 @@ __all__ = [
 
 #: the public names that load on first use: name -> the module defining it
 _LAZY = {
-    "FisherKernel": "features.kernels.fisher",
-    "HistogramKernel": "features.kernels.image",
-    "MixtureKernel": "features.kernels.mixture",
-    "PyramidKernel": "features.kernels.image",
+    "FisherKernel": "features.kernels._fisher",
+    "HistogramKernel": "features.kernels._image",
+    "MixtureKernel": "features.kernels._mixture",
+    "PyramidKernel": "features.kernels._image",
 }
 __getattr__, __dir__ = lazy_exports("features.kernels", _LAZY, globals())

@@ -23,10 +23,10 @@ __all__ = ["BowKernel", "F1Similarity", "TagRankKernel", "TrigramKernel", "WordK
 
 #: the public names that load on first use: name -> the module defining it
 _LAZY = {
-    "BowKernel": "features.text.bow_kernel",
-    "F1Similarity": "features.text.f1_similarity",
-    "TagRankKernel": "features.text.tagrank_kernel",
-    "TrigramKernel": "features.text.trigram_kernel",
-    "WordKernel": "features.text.word_kernel",
+    "BowKernel": "features.text._bow_kernel",
+    "F1Similarity": "features.text._f1_similarity",
+    "TagRankKernel": "features.text._tagrank_kernel",
+    "TrigramKernel": "features.text._trigram_kernel",
+    "WordKernel": "features.text._word_kernel",
 }
 __getattr__, __dir__ = lazy_exports("features.text", _LAZY, globals())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from features.text import F1Similarity
-from features.text.f1_similarity import f1_block, idf_weights
+from features.text._f1_similarity import f1_block, idf_weights
 from kcca.nn import nn_annotation_scores, nn_search_scores
 
 

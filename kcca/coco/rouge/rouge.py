@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from kcca.captions.rouge import RougeL, lcs_length_bits, match_masks, rouge_l_item
+from kcca.captions._rouge import RougeL, lcs_length_bits, match_masks, rouge_l_item
 from kcca.coco._compat import CocoInputError, score
 
 __all__ = ["Rouge", "my_lcs"]
