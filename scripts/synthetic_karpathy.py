@@ -12,9 +12,14 @@ writes into ``--out``:
   caption id (``IMAGE#N``), the files the ``vectors`` kernel reads (``np.savez(path, ids=...,
   vectors=...)``), inside the experiments folder as the files an experiment names must be;
 * ``experiments/VEC.toml``: a KCCA system with the ``vectors`` kernel on both sides (its
-  paths relative to its folder),
+  paths relative to its folder);
+* ``new-images.npz`` / ``new-captions.npz``: the vectors of three test images and of one
+  caption of each, under new ids (``new-image-N``, ``new-caption-N``), the kind of file a
+  model saved with ``kcca fit-model`` ranks (``kcca annotate --vectors``, ``kcca query
+  --vectors``),
 
-and prints the two commands that run it under both protocols and print the literature's table.
+and prints the two commands that run it under both protocols and print the literature's table
+(in lines of at most 100 columns, continued with `` \\``: they run as printed).
 
 The vectors carry a planted shared structure: each image has a hidden vector ``z``; its image
 vector is ``A z`` plus noise, each of its captions ``B z`` plus independent noise, so an image
@@ -27,14 +32,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from pathlib import Path
 
 import numpy as np
 
+from kcca.cli.lines import command, with_path
+
 #: dev and test images per layout (COCO's and Flickr30K's Karpathy splits)
 LAYOUTS = {"coco": (5000, 5000), "flickr30k": (1000, 1000)}
 CAPTIONS = 5
+#: test images (and one caption of each) written as new items' vectors
+NEW_ITEMS = 3
 WORDS = ("a", "dog", "runs", "on", "the", "grass", "two", "people", "sit", "near", "water")
 
 EXPERIMENT = """# A KCCA system on vectors files (scripts/synthetic_karpathy.py)
@@ -80,8 +88,9 @@ def split_labels(n_train: int, n_dev: int, n_test: int) -> list[str]:
     return train + ["val"] * n_dev + ["test"] * n_test
 
 
-def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float) -> list[str]:
-    """Write the corpus, the vectors files and the experiment folder; return the commands."""
+def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float) -> list[list[str]]:
+    """Write the corpus, the vectors files and the experiment folder; return the commands
+    (their words)."""
     n_dev, n_test = LAYOUTS[layout]
     labels = split_labels(n_train, n_dev, n_test)
     rng = np.random.default_rng(seed)
@@ -112,12 +121,23 @@ def write_example(out: Path, layout: str, n_train: int, seed: int, noise: float)
     (experiments / "VEC.toml").write_text(
         EXPERIMENT.format(images="images.npz", captions="captions.npz"), encoding="utf-8"
     )
+    test = [i for i, split in enumerate(labels) if split == "test"][:NEW_ITEMS]
+    np.savez(
+        out / "new-images.npz",
+        ids=np.array([f"new-image-{n + 1}" for n in range(len(test))]),
+        vectors=images[test],
+    )
+    np.savez(
+        out / "new-captions.npz",
+        ids=np.array([f"new-caption-{n + 1}" for n in range(len(test))]),
+        vectors=captions[[CAPTIONS * i for i in test]],
+    )
     run = out / "run"
-    q = shlex.quote
     return [
-        f"kcca reproduce --corpus {q(str(corpus))} --experiments {q(str(experiments))} "
-        f"--systems VEC --tables 11 --protocol all-captions --no-plots --out {q(str(run))}",
-        f"kcca evaluate --protocol all-captions {q(str(run / 'rankings' / 'VEC.json'))}",
+        ["kcca", "reproduce", "--corpus", str(corpus), "--experiments", str(experiments)]
+        + ["--systems", "VEC", "--tables", "11", "--protocol", "all-captions", "--no-plots"]
+        + ["--out", str(run)],
+        ["kcca", "evaluate", "--protocol", "all-captions", str(run / "rankings" / "VEC.json")],
     ]
 
 
@@ -145,12 +165,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     commands = write_example(Path(args.out), args.layout, args.train, args.seed, args.noise)
     print(
-        f"wrote {args.out}: dataset_synthetic.json, experiments/ (VEC.toml, images.npz, "
-        "captions.npz)"
+        with_path(
+            "wrote ",
+            args.out,
+            ": dataset_synthetic.json, experiments/ (VEC.toml, images.npz, captions.npz), "
+            "new-images.npz, new-captions.npz",
+        )
     )
     print("next, run the system under both protocols and print the all-captions table:")
-    for command in commands:
-        print(f"  {command}")
+    for argv in commands:  # split into lines of 100 columns that run as printed
+        print(command(argv, "  "))
     return 0
 
 

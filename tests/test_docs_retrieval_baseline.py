@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import textwrap
 from pathlib import Path
 
 from kcca._cli import build_parser
@@ -38,3 +39,34 @@ def test_every_kcca_command_parses():
     parser = build_parser()
     for command in commands:
         parser.parse_args(shlex.split(command)[1:])  # exits (SystemExit) on an unknown option
+
+
+def _section(number: int) -> str:
+    """The text of section ``number`` (``## N. ...``), continuation lines joined."""
+    text = DOC.read_text("utf-8").replace("\\\n", " ")
+    return re.search(rf"^## {number}\. .*?(?=^## )", text, re.S | re.M).group(0)
+
+
+def test_the_model_commands_run_as_printed(tmp_path, monkeypatch, capsys):
+    """Section 6 on a small corpus of scripts/synthetic_karpathy.py (as "Try it without data"
+    makes it): fit-model, annotate and query with vectors run as printed from the folder the
+    script wrote into, and so does the Python example."""
+    from kcca.cli import main
+    from tests.support.script_loader import load_script
+
+    mod = load_script("synthetic_karpathy")
+    monkeypatch.setitem(mod.LAYOUTS, "coco", (20, 30))  # dev, test
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KCCA_CACHE_DIR", str(tmp_path / "cache"))
+    assert mod.main(["--out", "synthetic", "--layout", "coco", "--train", "100"]) == 0
+    section = _section(6)
+    commands = [line.strip() for line in section.splitlines() if line.startswith("    kcca ")]
+    assert [shlex.split(c)[1] for c in commands] == ["fit-model", "annotate", "query"]
+    capsys.readouterr()
+    for command in commands:
+        assert main(["--quiet", *shlex.split(command)[1:]]) == 0, command
+    out = capsys.readouterr().out
+    assert all(f"new-image-{n}" in out and f"new-caption-{n}" in out for n in (1, 2, 3)), out
+    python = section.split("In Python:\n", 1)[1].split("\n\n", 2)[0]
+    exec(compile(textwrap.dedent(python), "docs/retrieval-baseline.md", "exec"), {})
+    assert "new-image-3 [" in capsys.readouterr().out

@@ -188,24 +188,32 @@ class VectorsKernel(Kernel):
         return vector_block(a, b, self.function, self.gamma_, int(self.degree), self.coef0)
 
     def _matrix(self, items: Sequence[Any]) -> np.ndarray:
-        """The items' vectors as the function sees them: a multi-id item's mean (of the
-        normalised vectors when ``normalise``), then normalised for ``cosine``. Read
-        :data:`ITEMS_AT_ONCE` items at a time, so the captions of every training image are
-        never in memory at once."""
-        ids, owners = _flatten(items)
-        rows = self.vectors_.rows(ids)  # every id has a row, or a named error
-        starts = np.searchsorted(owners, np.arange(len(items)))
-        ends = np.append(starts[1:], len(ids)).astype(np.int64)
-        out = np.empty((len(items), self.vectors_.dim))
-        for first in range(0, len(items), ITEMS_AT_ONCE):
-            last = min(first + ITEMS_AT_ONCE, len(items))
-            low, high = starts[first], ends[last - 1]
-            vectors = self.vectors_.read(rows[low:high])
-            if self.normalise:
-                vectors = l2_normalize(vectors, copy=False)
-            sums = np.add.reduceat(vectors, starts[first:last] - low, axis=0)
-            out[first:last] = sums / (ends - starts)[first:last, None]
-        return prepare(out, self.function)
+        """The items' vectors as the function sees them (:func:`item_matrix`)."""
+        return item_matrix(self.vectors_, items, self.normalise, self.function)
+
+
+def item_matrix(
+    vectors: ItemVectors, items: Sequence[Any], normalise: bool, function: str
+) -> np.ndarray:
+    """``items``' vectors as ``function`` sees them: a multi-id item's mean (of the
+    normalised vectors when ``normalise``), then normalised for ``cosine``. Read
+    :data:`ITEMS_AT_ONCE` items at a time, so the captions of every training image are
+    never in memory at once. A saved model computes new items' vectors with it too
+    (:mod:`kcca.model.vectors`), so they are the numbers of a run's test items."""
+    ids, owners = _flatten(items)
+    rows = vectors.rows(ids)  # every id has a row, or a named error
+    starts = np.searchsorted(owners, np.arange(len(items)))
+    ends = np.append(starts[1:], len(ids)).astype(np.int64)
+    out = np.empty((len(items), vectors.dim))
+    for first in range(0, len(items), ITEMS_AT_ONCE):
+        last = min(first + ITEMS_AT_ONCE, len(items))
+        low, high = starts[first], ends[last - 1]
+        block = vectors.read(rows[low:high])
+        if normalise:
+            block = l2_normalize(block, copy=False)
+        sums = np.add.reduceat(block, starts[first:last] - low, axis=0)
+        out[first:last] = sums / (ends - starts)[first:last, None]
+    return prepare(out, function)
 
 
 def _flatten(items: Sequence[Any]) -> tuple[list[str], np.ndarray]:
@@ -226,8 +234,8 @@ def _flatten(items: Sequence[Any]) -> tuple[list[str], np.ndarray]:
                 f"{str(item)[:60]!r}, not an id or a list of ids",
                 fix="the vectors kernel takes image ids or caption ids, as a system passes "
                 'them ([image_kernel] or [text_kernel] name = "vectors"); it cannot encode '
-                "images or token lists itself, so a saved model (kcca fit-model) cannot use it: "
-                "run the system with kcca reproduce --experiments",
+                "images or token lists itself: a saved model (kcca fit-model) of a vectors "
+                "system ranks vectors files (kcca query --vectors, kcca annotate --vectors)",
             )
         ids.extend(group)
         owners.extend([position] * len(group))

@@ -10,8 +10,10 @@ limit, a broken symbolic link: :mod:`kcca._cli.environment_faults`) into ``error
 and ``fix: <what to do>`` on stderr and exit status 2. Whose fault an error is follows from
 its type alone, never from where the raising code is installed: a plain ``ValueError`` (or
 any other exception) is a bug, printed as one line saying ``unexpected`` with exit status 1.
-``--verbose`` adds the traceback. A command that used the cache ends with one line per stage
-of entries computed and loaded (not with ``--quiet``).
+``--verbose`` adds the traceback. Log records of level INFO are shown with ``--verbose`` only
+(:func:`log_level`): otherwise a command prints its progress, its results and warnings. A
+command that used the cache ends with one line per stage of entries computed and loaded (not
+with ``--quiet``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def log_level(args: argparse.Namespace) -> int:
+    """The level of the log records a command shows: INFO with ``--verbose`` (not with
+    ``--quiet``), else WARNING: without ``--verbose`` a command shows its progress, its results
+    and warnings only."""
+    return logging.INFO if args.verbose and not args.quiet else logging.WARNING
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -76,9 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finalize(args)
     from kcca._cli.lines import log_handler
 
-    logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO, handlers=[log_handler()]
-    )
+    logging.basicConfig(level=log_level(args), handlers=[log_handler()])
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

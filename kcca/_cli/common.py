@@ -38,7 +38,8 @@ COMMON_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
         ("--verbose",),
         {
             "action": "store_true",
-            "help": "on an error, show the full traceback (default: one message and a fix)",
+            "help": "show info messages, and on an error the full traceback (default: progress "
+            "and results; one message and a fix on an error)",
         },
     ),
 )

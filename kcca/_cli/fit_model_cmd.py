@@ -1,19 +1,24 @@
 """``kcca fit-model``: fit a system and save it as a model file for ``kcca query`` / ``annotate``.
 
 The system is an experiment file (``--experiment FILE``, or ``--system NAME`` from
-``experiments/hodosh2013``) fitted on Flickr 8K, or the demo system (``--demo``) on the
-embedded demo corpus with ``kcca demo``'s settings. :func:`kcca._model.fit_system` runs the
-system (cached stages: p and d and the 15 models per task chosen on dev, Section 4.1.3),
-keeps the chosen models' KCCA directions and the kernels' fitted state, and projects the test
-pools; the file holds data only (JSON and ``.npy`` arrays, :mod:`kcca._model.file_format`).
+``experiments/hodosh2013``) fitted on Flickr 8K or on a corpus in Karpathy's JSON format
+(``--corpus FILE.json``, as ``kcca reproduce`` takes it), or the demo system (``--demo``) on
+the embedded demo corpus with ``kcca demo``'s settings. A system whose kernels read vectors
+files (``vectors``) keeps what ranks new items from their vectors (:mod:`kcca.model.vectors`:
+for linear and cosine functions the folded directions only, else the training vectors).
+:func:`kcca.model.fit_system` runs the system (cached stages: p and d and the 15 models per
+task chosen on dev, Section 4.1.3), keeps the chosen models' KCCA directions and the
+kernels' fitted state, and projects the test pools; the file holds data only (JSON and
+``.npy`` arrays, :mod:`kcca.model.file_format`).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
-from kcca._cli.common import (
+from kcca.cli.common import (
     add_experiments_arguments,
     add_grid_arguments,
     add_precision_argument,
@@ -24,7 +29,9 @@ from kcca._cli.common import (
     seed_if_given,
     subparser,
 )
-from kcca._cli.environment_faults import check_outputs
+from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import command, with_path, wrap
+from kcca.cli.reproduce_cmd import add_corpus_argument
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -45,7 +52,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--out",
         required=True,
-        help="model file to write (e.g. bow5.kcca.npz; data only, see kcca/_model/file_format.py)",
+        help="model file to write (e.g. bow5.kcca.npz; data only, see kcca/model/file_format.py)",
     )
     add_experiments_arguments(
         p,
@@ -56,6 +63,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--demo-system",
         default=None,
         help="which system of the demo's folder with --demo (TRI5 or BoW5; default TRI5)",
+    )
+    add_corpus_argument(p)
+    p.add_argument(
+        "--images-dir",
+        default=None,
+        help="image folder of a --corpus JSON file (leave it out for systems whose image "
+        "kernel reads vectors files only)",
     )
     add_grid_arguments(p, "the system's", "searched on dev")
     p.add_argument(
@@ -77,8 +91,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _spec(args: argparse.Namespace):
-    from kcca._systems import load_spec, load_specs, select_specs
-    from kcca._systems.spec import default_experiments_dir
+    from kcca.systems import load_spec, load_specs, select_specs
+    from kcca.systems.spec import default_experiments_dir
 
     spec = (
         load_spec(args.experiment)
@@ -92,6 +106,12 @@ def _spec(args: argparse.Namespace):
 
 def _check_flag_combinations(args: argparse.Namespace) -> None:
     """Refuse a flag that the chosen system would ignore (never drop it silently)."""
+    if args.demo and args.corpus != "flickr8k":
+        raise DataError(
+            f"--corpus gives the corpus of --system or --experiment ({args.corpus}); the demo "
+            "system is fitted on the embedded demo corpus",
+            fix="drop --corpus, or fit a system of that corpus with --experiment FILE",
+        )
     if args.demo and args.splits:
         raise DataError(
             "--splits gives split files of Flickr 8K; the demo corpus makes its own splits",
@@ -111,8 +131,8 @@ def _check_flag_combinations(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kcca._model import fit_system, save_model
-    from kcca._model.build import demo_spec_and_corpus
+    from kcca.model import fit_system, save_model
+    from kcca.model.build import demo_spec_and_corpus
 
     start = time.perf_counter()
     check_grid_flags(args)
@@ -134,25 +154,46 @@ def run(args: argparse.Namespace) -> int:
             args, {"seed": image_config.seed, "image_config": image_config}
         )
     else:
-        from kcca._cli.reproduce_cmd import load_with_splits
+        from kcca.cli.reproduce_cmd import json_corpus_file, load_run_corpus, optional_data_dir
 
         spec = _spec(args)
-        corpus = load_with_splits(data_dir_from_args(args), args.splits)
+        json_file = json_corpus_file(args)
+        data_dir = optional_data_dir(args) if json_file else data_dir_from_args(args)
+        corpus = load_run_corpus(args, data_dir)
         config = run_config_from_args(args)
     print(
-        f"fitting {spec.label} on {corpus.name} "
-        f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
-        f"test {len(corpus.split('test'))})"
+        wrap(
+            f"fitting {spec.label} on {corpus.name} "
+            f"(train {len(corpus.split('train'))}, dev {len(corpus.split('dev'))}, "
+            f"test {len(corpus.split('test'))})"
+        )
     )
     model = fit_system(corpus, spec, config=config, cache=cache)
-    print(model.describe())  # what was computed is shown before the model file is written
+    print(wrap(model.describe()))  # what was computed is shown before the file is written
     for task, m in model.info["test_metrics"].items():
-        print(f"  test {task}: " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
-    print("  stages: " + "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items()))
+        scores = ", ".join(f"{k} {v:.1f}" for k, v in m.items())
+        print(wrap(f"test {task}: {scores}", indent="  ", continuation="    "))
+    stages = "; ".join(f"{k} {v:.1f}s" for k, v in model.info["timings"].items())
+    print(wrap(f"stages: {stages}", indent="  ", continuation="    "))
     out = save_model(model, args.out, compress=args.compress)
     size = out.stat().st_size / 2**20
-    print(
-        f"wrote {out} ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s; "
-        f'query it with `kcca query "a dog runs on the beach" --model {out}`'
-    )
+    print(with_path("wrote ", out, f" ({size:.1f} MiB) in {time.perf_counter() - start:.1f}s"))
+    print(next_query(model, out))
     return 0
+
+
+def next_query(model, out: Path) -> str:
+    """``next:`` and a command that queries the model file ``out`` and runs: vectors files for
+    a side whose kernel reads them, else a sentence of the model's own words
+    (:func:`~kcca.cli.query_cmd.example_sentence`: a Flickr 8K query means nothing to the demo
+    model); split into lines that fit and still run as printed."""
+    from kcca.cli.query_cmd import example_sentence
+    from kcca.model.vectors import VectorsEncoder
+
+    if isinstance(model.text, VectorsEncoder):
+        argv, what = ["kcca", "query", "--vectors", "CAPTION_VECTORS"], " (captions' vectors)"
+    elif isinstance(model.image, VectorsEncoder):
+        argv, what = ["kcca", "annotate", "--vectors", "IMAGE_VECTORS"], " (images' vectors)"
+    else:
+        argv, what = ["kcca", "query", example_sentence(model)], ""
+    return command([*argv, "--model", str(out)], "next: `", f"`{what}")

@@ -5,7 +5,10 @@ text-kernel row against the training items is projected by each dev-selected KCC
 pool images are ranked by cosine (eq. 4) and the 15 rankings are Borda-aggregated
 (Section 4.1.3). The pool is the model's test pool, or ``--images DIR`` (every image file of a
 folder, described with the model's saved codebooks). ``--model demo`` fits and caches the demo
-model on first use.
+model on first use. A model whose text kernel reads vectors (``vectors``) takes captions as
+vectors instead: ``--vectors FILE`` ranks the pool for each row of the file (the formats of
+the ``vectors`` kernel, :mod:`features.vectors_file`, with its checks and the model's
+dimension).
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import sys
 import textwrap
 import time
 
-from kcca._cli.common import cache_from_args, check_count, seed_if_given, subparser
-from kcca._cli.environment_faults import check_outputs
-from kcca._cli.lines import WIDTH, command, with_path, wrap
+from kcca.cli.common import cache_from_args, check_count, seed_if_given, subparser
+from kcca.cli.environment_faults import check_outputs
+from kcca.cli.lines import WIDTH, command, with_path, wrap
 
 HELP = "rank images for a sentence with a saved model (image search)"
 
@@ -48,7 +51,7 @@ def check_model_args(args: argparse.Namespace) -> None:
 def load_model_from_args(args: argparse.Namespace):
     """The model named by ``--model`` (``demo`` uses the cache folder), after
     :func:`check_model_args`."""
-    from kcca._model import resolve_model
+    from kcca.model import resolve_model
 
     check_model_args(args)
     t = time.perf_counter()
@@ -75,7 +78,7 @@ def pool_thumbnails_inside_data_dir(model, args: argparse.Namespace) -> None:
     elsewhere gets a warning naming the first of them, and no thumbnails of them."""
     import os
 
-    from kcca.data._paths import DATA_DIR_ENV
+    from kcca.data.paths import DATA_DIR_ENV
 
     folder = args.data_dir or os.environ.get(DATA_DIR_ENV) or None
     left_out = model.image_pool.keep_files_inside(folder)
@@ -97,24 +100,41 @@ def pool_thumbnails_inside_data_dir(model, args: argparse.Namespace) -> None:
 
 
 def with_fix(exc: Exception, fix: str) -> Exception:
-    """``exc`` (a :class:`kcca._model.QueryError`) with the ``fix`` of this command."""
+    """``exc`` (a :class:`kcca.model.QueryError`) with the ``fix`` of this command."""
     exc.fix = fix  # type: ignore[attr-defined]
     return exc
 
 
-def example_query(model, args: argparse.Namespace) -> str:
-    """A query of this model that runs: the first test-pool caption, as a command."""
-    texts = model.caption_pool.texts
-    sentence = texts[0].rstrip(" .") if texts else "a dog runs on the beach"
-    return command(["kcca", "query", sentence, "--model", args.model], "`", "`", width=10**6)
+#: the query of the README and of a model with no test captions
+DEFAULT_QUERY = "a dog runs on the beach"
+
+
+def example_sentence(model) -> str:
+    """A query the model knows: the first test-pool caption whose every word (after the
+    model's preprocessing) occurs in its training captions, else its first test-pool caption
+    (:data:`DEFAULT_QUERY` without one)."""
+    texts = [t.rstrip(" .") for t in model.caption_pool.texts]
+    for text in texts:
+        tokens = model.text.tokens(text)
+        if tokens and all(t in model.text.vocabulary for t in tokens):
+            return text
+    return texts[0] if texts else DEFAULT_QUERY
+
+
+def example_query(model, path: str) -> str:
+    """The command of a query of the model file ``path`` that runs (:func:`example_sentence`),
+    on one line."""
+    return command(
+        ["kcca", "query", example_sentence(model), "--model", path], "`", "`", width=10**6
+    )
 
 
 def check_model_path(path: str) -> None:
-    """``--model PATH`` must be a regular file (:func:`kcca._file_kinds.check_regular_file`):
+    """``--model PATH`` must be a regular file (:func:`kcca.file_kinds.check_regular_file`):
     a folder, a FIFO, a device or a broken link is named before anything is read."""
     import shlex
 
-    from kcca._file_kinds import check_regular_file, path_kind
+    from kcca.file_kinds import check_regular_file, path_kind
 
     fit = (
         f"`kcca fit-model --system BoW5 --out {shlex.quote(path)}`"
@@ -145,8 +165,9 @@ def print_ranking_head(model, ranking, pool, task: str, items: str, head: str) -
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = subparser(sub, "query", HELP, run)
-    p.add_argument("sentence", nargs="+", help="the query sentence (quote it, or give words)")
+    p.add_argument("sentence", nargs="*", help="the query sentence (quote it, or give words)")
     add_model_option(p)
+    add_vectors_option(p, "captions", "rank the pool's images for each caption vector of FILE")
     p.add_argument(
         "--images",
         default=None,
@@ -158,6 +179,62 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="with --images: leave unreadable images out (listed) instead of failing",
     )
     return p
+
+
+def add_vectors_option(p: argparse.ArgumentParser, items: str, what: str) -> None:
+    """``--vectors FILE``: the queries as vectors (``items``: whose), for models whose kernel
+    of that side reads vectors files."""
+    p.add_argument(
+        "--vectors",
+        default=None,
+        metavar="FILE",
+        help=f"{what} (the {items}' vectors, for a model whose kernel of them is vectors: "
+        ".npz of ids and vectors, .npy with NAME.ids.txt, or .parquet)",
+    )
+
+
+def check_vectors_args(args: argparse.Namespace, given: bool, what: str, pool: str | None) -> None:
+    """``--vectors`` or the query ``what`` (``given``: whether it was given), not both; with
+    ``--vectors`` no ``--html`` and no other pool (``pool``: that flag, when given)."""
+    from kcca.errors import DataError
+
+    if args.vectors and given:
+        raise DataError(
+            f"--vectors gives the queries as vectors; {what} is a query too",
+            fix=f"give either {what} or --vectors FILE, not both",
+        )
+    if not args.vectors and not given:
+        raise DataError(
+            f"no query: give {what}, or --vectors FILE for a model whose kernel reads vectors",
+            fix=f"give {what}, or --vectors FILE",
+        )
+    if args.vectors and args.html:
+        raise DataError(
+            "--html shows one query's ranking; --vectors ranks for every row of its file",
+            fix="drop --html (the rankings are printed)",
+        )
+    if args.vectors and pool:
+        raise DataError(
+            f"--vectors ranks the model's test pool; {pool} gives another pool",
+            fix=f"drop {pool}",
+        )
+    if args.vectors:
+        from kcca.file_kinds import check_regular_file
+
+        check_regular_file(
+            args.vectors,
+            "--vectors: vectors file",
+            fix="give --vectors a file of vectors: .npz of ids and vectors, .npy with "
+            "NAME.ids.txt, or .parquet",
+        )
+
+
+def vector_rankings(model, args: argparse.Namespace, side: str) -> list:
+    """The rankings of the model's pool for each row of ``--vectors`` (``side``: whose
+    vectors, ``text`` or ``image``)."""
+    if side == "text":
+        return model.rank_images_for_vectors(args.vectors, top=args.top)
+    return model.rank_captions_for_vectors(args.vectors, top=args.top)
 
 
 def clip(text: str, width: int) -> str:
@@ -174,7 +251,14 @@ def run(args: argparse.Namespace) -> int:
             "pool is ranked",
             fix="add --images DIR, or drop --skip-bad-images",
         )
-    from kcca._model import QueryError
+    check_vectors_args(args, bool(args.sentence), "a sentence", "--images" if args.images else None)
+    if args.vectors:
+        model = load_model_from_args(args)
+        for ranking in vector_rankings(model, args, "text"):
+            print(with_path("query: ", args.vectors, f": caption {ranking.query}"))
+            print_search(model, ranking, model.image_pool)
+        return 0
+    from kcca.model import QueryError
 
     sentence = " ".join(args.sentence)
     model = load_model_from_args(args)
@@ -190,6 +274,8 @@ def run(args: argparse.Namespace) -> int:
                 cache=cache_from_args(args),
             )
         except QueryError as exc:
+            if "fix" in vars(exc):  # the model cannot encode images: its own fix
+                raise
             raise with_fix(
                 exc,
                 "give --images a folder of readable image files (.jpg, .png, ...), add "
@@ -206,9 +292,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         ranking = model.rank_images(sentence, pool=pool, top=args.top)
     except QueryError as exc:
-        raise with_fix(
-            exc, f"use words of the model's training captions, e.g. {example_query(model, args)}"
-        ) from exc
+        if "fix" in vars(exc):  # the model cannot encode sentences: its own fix
+            raise
+        example = example_query(model, args.model)
+        raise with_fix(exc, f"use words of the model's training captions, e.g. {example}") from exc
     print(
         wrap(
             f"query: {sentence!r} -> tokens {' '.join(ranking.tokens)}"
@@ -219,6 +306,18 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     )
+    print_search(model, ranking, pool)
+    if args.html:
+        from kcca.model import html
+
+        path = html.write(args.html, html.search_page(model, ranking, pool))
+        print(with_path("wrote ", path))
+    return 0
+
+
+def print_search(model, ranking, pool) -> None:
+    """The table of an image-search ranking of ``pool``: rank, image, Borda points, cosine
+    and the image's first caption when the pool has captions."""
     w = max([len("image"), *map(len, ranking.ids)])
     head = f"{'rank':>4}  {'image':<{w}} {'Borda':>6} {'cosine':>7}"
     if pool.captions is not None:
@@ -230,9 +329,3 @@ def run(args: argparse.Namespace) -> int:
         if pool.captions is not None:
             line += "  " + clip(pool.captions[index[image_id]][0], WIDTH - len(line) - 2)
         print(line)
-    if args.html:
-        from kcca._model import html
-
-        path = html.write(args.html, html.search_page(model, ranking, pool))
-        print(with_path("wrote ", path))
-    return 0

@@ -6,8 +6,9 @@
 The first form reads a COCO annotation file and a COCO result file, prints one line per
 metric (BLEU-1..4, ROUGE-L, CIDEr-D, CIDEr, and METEOR wherever pycocoevalcap's Meteor 1.5
 jar and data are installed, Java or not: ``--meteor-engine python``, the default, computes the
-jar's numbers in Python; ``java`` runs the jar; otherwise the line says what is missing) and
-writes per-item scores as JSON.
+jar's numbers in Python; ``java`` runs the jar; otherwise the line says what is missing), and
+with ``--per-item OUT.json`` writes corpus and per-item scores as JSON there (no file without
+it, as pycocoevalcap's ``COCOEvalCap`` prints and writes nothing).
 The second runs Chen et al. (2015) Section 4's human-agreement analysis on Flickr 8K.
 """
 
@@ -18,7 +19,7 @@ import json
 import sys
 from typing import Hashable, Sequence
 
-from kcca._cli.common import subparser
+from kcca.cli.common import subparser
 
 METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
 #: --human-agreement's defaults (the flags default to None, so that a given one is seen)
@@ -77,8 +78,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--per-item",
         metavar="OUT.json",
-        help="write corpus and per-item scores here (default: "
-        "CANDIDATES.scores.json beside the candidates file)",
+        help="write corpus and per-item scores as JSON here (default: print the corpus "
+        "scores, write no file)",
     )
     p.add_argument("--json", action="store_true", help="print the corpus scores as JSON")
     g = p.add_argument_group("human agreement (Chen et al. 2015, Section 4)")
@@ -178,10 +179,17 @@ def _refuse_other_form_flags(args: argparse.Namespace) -> None:
 
 
 def _metric_params(args: argparse.Namespace) -> dict:
-    """Constructor arguments per metric: the METEOR engine, and the cache of its paraphrase
-    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored)."""
+    """Constructor arguments per metric: the METEOR engine, the cache of its paraphrase
+    index (``--cache-dir``; ``--no-cache``: built in memory, nothing stored), and whether it
+    says when it builds that index (not with ``--quiet``)."""
     cache_dir = None if args.no_cache else (args.cache_dir or "default")
-    return {"meteor": {"engine": getattr(args, "meteor_engine", "python"), "cache_dir": cache_dir}}
+    return {
+        "meteor": {
+            "engine": getattr(args, "meteor_engine", "python"),
+            "cache_dir": cache_dir,
+            "progress": not args.quiet,
+        }
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,15 +211,11 @@ def run(args: argparse.Namespace) -> int:
             fix="give --references (COCO annotations) and --candidates (COCO results), or "
             "--human-agreement to score Flickr 8K's own captions",
         )
-    from pathlib import Path
+    from kcca.captions.coco_io import check_id_types
 
-    from kcca.captions._coco_io import check_id_types, write_per_item_json
+    from kcca.cli.environment_faults import check_outputs
 
-    from kcca._cli.environment_faults import check_outputs
-
-    out = args.per_item or str(Path(args.candidates).with_suffix("")) + ".scores.json"
-    args.per_item = out  # so that a fault writing the default file names --per-item
-    check_outputs(args, ("--per-item", out, False), cache=False)
+    check_outputs(args, ("--per-item", args.per_item, False), cache=False)
     refs, cands = _read_captions(args)
     check_id_types(refs, cands, args.references, args.candidates)
     ev = _evaluate(args, refs, cands)
@@ -230,8 +234,18 @@ def run(args: argparse.Namespace) -> int:
         )
         print(ev.table())
     sys.stdout.flush()
+    if args.per_item:
+        _write_per_item(args, ev)
+    return 0
+
+
+def _write_per_item(args: argparse.Namespace, ev) -> None:
+    """The corpus and per-item scores of ``ev`` as JSON in ``--per-item``'s file, with what was
+    scored and how; its path printed after it (not with ``--json``)."""
+    from kcca.captions.coco_io import write_per_item_json
+
     write_per_item_json(
-        out,
+        args.per_item,
         ev.per_item_records(),
         ev.corpus,
         {
@@ -252,15 +266,14 @@ def run(args: argparse.Namespace) -> int:
         },
     )
     if not args.json:
-        print(f"per-item scores: {out}")
-    return 0
+        print(f"per-item scores: {args.per_item}")
 
 
 def _read_captions(args: argparse.Namespace) -> tuple[dict, dict]:
     """The references and candidates of the command's files; an empty caption is named with
     its file and the fix --allow-empty."""
-    from kcca.captions._coco_io import load_coco_references, load_coco_results
-    from kcca.captions._scorer import EmptyCaptionError
+    from kcca.captions.coco_io import load_coco_references, load_coco_results
+    from kcca.captions.scorer import EmptyCaptionError
 
     try:
         refs = load_coco_references(args.references, allow_empty=args.allow_empty)
@@ -281,8 +294,8 @@ EMPTY_FIX = (
 def _evaluate(args, refs: dict, cands: dict):
     """``evaluate_captions`` for the command: empty captions are an error naming their file,
     or (``--allow-empty``) a ``warning:`` line each."""
-    from kcca.captions._evaluate import evaluate_captions
-    from kcca.captions._scorer import EmptyCaptionError
+    from kcca.captions.evaluate import evaluate_captions
+    from kcca.captions.scorer import EmptyCaptionError
 
     try:
         ev = evaluate_captions(
@@ -343,10 +356,10 @@ def _warn_line_breaks(args, ev, refs: dict, cands: dict, shown: int = 10) -> Non
 
 
 def _run_human_agreement(args) -> int:
-    from kcca.captions._human_agreement import CHEN_TABLE_I, human_agreement_report
-    from kcca._cli.common import data_dir_from_args
-    from kcca._cli.environment_faults import check_outputs
-    from kcca.data._flickr8k import load_flickr8k
+    from kcca.captions.human_agreement import CHEN_TABLE_I, human_agreement_report
+    from kcca.cli.common import data_dir_from_args
+    from kcca.cli.environment_faults import check_outputs
+    from kcca.data.flickr8k import load_flickr8k
 
     check_outputs(args, ("--plot", args.plot, False), ("--out", args.out, False), cache=False)
     corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False, lemmas=False)
@@ -405,7 +418,7 @@ def _run_human_agreement(args) -> int:
     if args.plot:
         print(f"plot: {args.plot}")
     if args.out:  # written after the report is printed: a failed write keeps it
-        from kcca._cache import write_text_atomic
+        from kcca.cache import write_text_atomic
 
         sys.stdout.flush()
         write_text_atomic(args.out, json.dumps(rep, indent=1))

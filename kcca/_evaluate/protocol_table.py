@@ -60,8 +60,11 @@ def _row(name: str, result: RetrievalProtocolResult) -> dict[str, Any]:
     return row
 
 
-def _cells(row: dict[str, Any]) -> list[str]:
-    return [str(row[c]) if c in ("system", "protocol") else f"{row[c]:.1f}" for c in COLUMNS]
+def _cells(row: dict[str, Any], decimals: int = 1) -> list[str]:
+    """A row's cells in the order of :data:`COLUMNS`, every figure to ``decimals`` decimals."""
+    return [
+        str(row[c]) if c in ("system", "protocol") else f"{row[c]:.{decimals}f}" for c in COLUMNS
+    ]
 
 
 def protocol_text(rows: Sequence[dict[str, Any]]) -> str:
@@ -92,12 +95,22 @@ def protocol_text(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: decimals of every figure of the CSV, whatever its kind (R@k and rsum in percent, med r and
+#: mean r as ranks): one rounding for the whole table, stated with it (:data:`ROUNDING_NOTE`)
+CSV_DECIMALS = 2
+ROUNDING_NOTE = (
+    f"The CSV gives every figure to {CSV_DECIMALS} decimals (R@k and rsum in percent, med r "
+    "and mean r as ranks); this table to 1."
+)
+
+
 def protocol_csv(rows: Sequence[dict[str, Any]]) -> str:
-    """The rows as CSV with a header (full precision)."""
+    """The rows as CSV with a header, every figure to :data:`CSV_DECIMALS` decimals (whole
+    ranks and recalls of a small pool read ``1.00``, ``40.00``: one rounding per column)."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    writer.writerows(_cells(row, CSV_DECIMALS) for row in rows)
     return buf.getvalue()
 
 
@@ -125,7 +138,7 @@ def protocol_markdown(rows: Sequence[dict[str, Any]], header: Sequence[str]) -> 
         "annotation (i2t): an image's rank is that of its best-ranked own caption; image "
         "search (t2i): every caption is a query. R@k in percent; med r and mean r are "
         "1-based ranks; rsum is the sum of the six recalls. A pool of folds gives the "
-        "mean over its folds, each ranked as a pool of its own."
+        "mean over its folds, each ranked as a pool of its own. " + ROUNDING_NOTE
     )
     lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(_cells(r)) + " |" for r in rows]

@@ -10,7 +10,8 @@ stands in for a system whose rankings file is absent, and is kept beside one tha
 
 ``details.json`` holds one entry per system run into the folder (the settings chosen on dev,
 the grid searched, the command and date): the runner adds to it (:func:`merge_details`, under
-a lock shared by concurrent runs) and the reports read it (:func:`read_details`).
+a lock on the folder shared by concurrent runs, which leaves no file behind) and the reports
+read it (:func:`read_details`).
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from kcca._atomic_files import write_text_atomic
-from kcca.data._documents import read_json
-from kcca.data._errors import DataError
-from kcca._evaluate.compact import SUFFIX, compact_path, read_compact
-from kcca._evaluate.paper_systems import SYSTEMS, paper_name
-from kcca._evaluate.rankings_io import FORMAT
+from kcca.atomic_files import write_text_atomic
+from kcca.data.documents import read_json
+from kcca.data.errors import DataError
+from kcca.evaluate.compact import SUFFIX, compact_path, read_compact
+from kcca.evaluate.paper_systems import SYSTEMS, paper_name
+from kcca.evaluate.rankings_io import FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,7 @@ _FIELD = re.compile(r'"(format|version|system|corpus|split)"\s*:\s*("(?:[^"\\]|\
 def read_header(path: str | Path) -> dict | None:
     """The top-level fields of a rankings file (``None`` when it is not one).
 
-    Files written by :func:`kcca._evaluate.rankings_io.write_rankings` put these fields before
+    Files written by :func:`kcca.evaluate.rankings_io.write_rankings` put these fields before
     ``"tasks"``, so only the first bytes are read; otherwise the whole file is parsed (a file
     that looks like a rankings file but cannot be read is a :class:`DataError`).
     """
@@ -134,7 +136,7 @@ def _results_in(folder: Path, tolerant: bool) -> list[ResultsFile]:
 
 # ------------------------------------------------------------------------ run details
 def read_details(rankings_dir: str | Path) -> dict[str, dict]:
-    """Per system (:func:`~kcca._evaluate.paper_systems.paper_name`), the run details written
+    """Per system (:func:`~kcca.evaluate.paper_systems.paper_name`), the run details written
     beside the rankings (``details.json``); an unreadable file is logged and read as empty."""
     path = Path(rankings_dir) / DETAILS_FILE
     out: dict[str, dict] = {}
@@ -152,12 +154,12 @@ def read_details(rankings_dir: str | Path) -> dict[str, dict]:
 
 def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
     """Add (or replace, by system) entries of ``details.json``, in the paper's order of
-    systems (:data:`~kcca._evaluate.paper_systems.SYSTEMS`), then others by name; written
-    atomically, under a lock shared by the processes writing into the folder."""
-    from kcca._evaluate.formatting import clean_numbers  # pulls in scipy: only when writing
+    systems (:data:`~kcca.evaluate.paper_systems.SYSTEMS`), then others by name; written
+    atomically, under a lock on the folder shared by the processes writing into it."""
+    from kcca.evaluate.formatting import clean_numbers  # pulls in scipy: only when writing
 
     path = Path(rankings_dir) / DETAILS_FILE
-    with _exclusive(path.with_name(path.name + ".lock")):
+    with _exclusive(path.parent):
         merged = read_details(rankings_dir)
         for d in new:
             merged[paper_name(str(d["system"]))] = d
@@ -171,20 +173,24 @@ def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
 
 
 @contextlib.contextmanager
-def _exclusive(lock_path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``lock_path``, so that concurrent ``kcca reproduce``
-    processes sharing a rankings folder do not lose each other's ``details.json`` entries."""
+def _exclusive(folder: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``folder`` itself, so that concurrent ``kcca reproduce``
+    processes sharing a rankings folder do not lose each other's ``details.json`` entries.
+
+    The lock is taken on the folder's own descriptor: no lock file is created, so none is left
+    behind when the run ends.
+    """
     try:
         import fcntl
     except ImportError:  # no POSIX locks (Windows): one process per rankings folder
         yield
         return
-    with open(lock_path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing the last descriptor releases the lock
 
 
 def chosen_text(chosen: dict | None) -> str:

@@ -1,15 +1,17 @@
-"""Fit a :class:`~kcca._model.saved.FittedSystem` from a system spec and a corpus.
+"""Fit a :class:`~kcca.model.saved.FittedSystem` from a system spec and a corpus.
 
-:func:`fit_system` takes what :func:`kcca._systems.run_system` fitted (``keep_models=True``;
+:func:`fit_system` takes what :func:`kcca.systems.run_system` fitted (``keep_models=True``;
 every stage cached: kernel blocks, each (p, d)'s dev grid, the test rankings): p and d frozen
 on dev and, per task, the directions of the 15 dev-selected (kappa, n) models (Section 4.1.3)
-from the very grid that ranked the test pool (:class:`kcca._systems.fitted.Projections`). It
+from the very grid that ranked the test pool (:class:`kcca.systems.fitted.Projections`). It
 adds the image and text kernels' state fitted on the training items (what a new query is
-compared with) and the test pools' projections; nothing is solved a second time.
+compared with) and the test pools' projections; nothing is solved a second time. A side whose
+kernel is ``vectors`` keeps a :class:`~kcca.model.vectors.VectorsEncoder` (its linear or
+cosine directions folded into the vectors' space, else its training vectors).
 
 :func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
 (its defaults, small codebooks, the TRI5 system) and caches the model file
-(:mod:`kcca._model.file_format`) in the cache folder, so ``--model demo`` works out of the box.
+(:mod:`kcca.model.file_format`) in the cache folder, so ``--model demo`` works out of the box.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ from pathlib import Path
 from typing import Any
 
 
-from kcca._cache import Cache, config_key
-from kcca.data._corpus import Corpus
-from kcca.data._errors import DataError
-from kcca._model.encoders import (
+from kcca.cache import Cache, config_key
+from kcca.data.corpus import Corpus
+from kcca.data.errors import DataError
+from kcca.model.encoders import (
     ImageEncoder,
     TextEncoder,
     query_preprocessor,
     slim_image_kernel,
     spec_dict,
 )
-from kcca._model.saved import (
+from kcca.model.vectors import VectorsEncoder, can_fold, fold, vectors_encoder
+from kcca.model.saved import (
     FORMAT_VERSION,
     CaptionPool,
     FittedSystem,
@@ -39,7 +42,8 @@ from kcca._model.saved import (
     load_model,
     save_model,
 )
-from kcca._systems.spec import SystemSpec
+from kcca.systems.fitted import Projections
+from kcca.systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +64,13 @@ def fit_system(
 ) -> FittedSystem:
     """Fit ``spec`` (a KCCA system) on ``corpus`` and return the fitted system.
 
-    ``workspace`` (a :class:`kcca._systems.Workspace`) shares cached features and kernel blocks
+    ``workspace`` (a :class:`kcca.systems.Workspace`) shares cached features and kernel blocks
     and carries the run's configuration; without one, a workspace is made from ``config`` (a
-    :class:`kcca._systems.config.RunConfig`, default settings) and ``cache``; ``result`` a
-    :class:`kcca._systems.SystemResult` of this spec already run in that workspace.
+    :class:`kcca.systems.config.RunConfig`, default settings) and ``cache``; ``result`` a
+    :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
     """
-    from kcca._systems.blocks import workspace_for
-    from kcca._systems.runner import run_system
+    from kcca.systems.blocks import workspace_for
+    from kcca.systems.runner import run_system
 
     if spec.model != "kcca":
         raise DataError(
@@ -81,40 +85,24 @@ def fit_system(
     timings["run_system (dev choice, cached stages)"] = time.perf_counter() - t
     chosen = result.chosen
     projections = result.models
-    image = ws.image_blocks(spec.image_kernel)
-    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
-
+    image_pool, caption_pool = _test_pools(ws, spec, projections)
     t = time.perf_counter()
-    image_encoder = _image_encoder(ws, spec)
+    image_encoder, projections = _image_side(ws, spec, projections)
     timings["image kernel state"] = time.perf_counter() - t
     t = time.perf_counter()
-    text_encoder = _text_encoder(ws, spec, seed=ws.seed)
+    text_encoder, projections = _text_side(ws, spec, projections)
     timings["text kernel state"] = time.perf_counter() - t
-
-    test_ids = list(corpus.split("test"))
-    image_pool = ImagePool(
-        test_ids,
-        projections.project_x(image.test),
-        f"{corpus.name} test",
-        _pool_source(corpus, test_ids),
-        [tuple(corpus.captions[i]) for i in test_ids],
-    )
-    pool = corpus.pool("test")
-    test_tokens = ws.text_items(spec.preprocessing)["test"]
-    caption_pool = CaptionPool(
-        [cid for _, cid, _ in pool],
-        [text for _, _, text in pool],
-        projections.project_y(text.test),
-        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
-        [i for i, _, _ in pool],
-        [list(t) for t in test_tokens],
-    )
+    if isinstance(text_encoder, TextEncoder):
+        test_tokens = ws.text_items(spec.preprocessing)["test"]
+        caption_pool.tokens = [list(t) for t in test_tokens]
     info = {
         "timings": {k: round(v, 2) for k, v in timings.items()},
         "test_metrics": result.table(),
         "n_train": len(corpus.split("train")),
         "n_directions": projections.n_directions,
-        "query_preprocessing": text_encoder.note,
+        "query_preprocessing": text_encoder.note
+        if isinstance(text_encoder, TextEncoder)
+        else "captions are given as vectors",
     }
     return FittedSystem(
         spec,
@@ -129,18 +117,92 @@ def fit_system(
     )
 
 
+def _test_pools(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[ImagePool, CaptionPool]:
+    """The test pool's images and captions (caption #k of each image), projected by the
+    run's directions from the run's kernel blocks (row blocks for a large training set)."""
+    corpus = ws.corpus
+    image = ws.image_blocks(spec.image_kernel)
+    text = ws.text_blocks(spec.text_kernel, spec.preprocessing, spec.word_kernel)
+    test_ids = list(corpus.split("test"))
+    image_pool = ImagePool(
+        test_ids,
+        projections.project_blocks(projections.project_x, image.test),
+        f"{corpus.name} test",
+        _pool_source(corpus, test_ids),
+        [tuple(corpus.captions[i]) for i in test_ids],
+    )
+    pool = corpus.pool("test")
+    caption_pool = CaptionPool(
+        [cid for _, cid, _ in pool],
+        [text for _, _, text in pool],
+        projections.project_blocks(projections.project_y, text.test),
+        f"{corpus.name} test (caption #{corpus.pool_caption_index})",
+        [i for i, _, _ in pool],
+        None,
+    )
+    return image_pool, caption_pool
+
+
+def _vectors_side(
+    side: str, kernel: Any, items: Any, projections: Projections
+) -> tuple[VectorsEncoder, Projections]:
+    """A ``vectors`` side's encoder, fitted on the training ``items``, and ``projections``
+    with its directions folded where the function allows (:mod:`kcca.model.vectors`)."""
+    if "progress" in kernel.get_params(deep=False):
+        kernel.set_params(progress=False)
+    kernel.fit(items)
+    folds = can_fold(kernel.function, side, projections.p)
+    if folds:
+        projections = fold(projections, side, kernel.train_vectors_)
+    return vectors_encoder(side, kernel, folds), projections
+
+
+def _image_side(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[ImageEncoder | VectorsEncoder, Projections]:
+    """The image side's encoder (and the projections, folded for a ``vectors`` kernel of a
+    dot product)."""
+    from features.kernels.vectors import VectorsKernel
+
+    kernel = spec.image_kernel.build()
+    if isinstance(kernel, VectorsKernel):
+        train = list(ws.corpus.split("train"))
+        return _vectors_side("image", kernel, train, projections)
+    return _image_encoder(ws, spec), projections
+
+
+def _text_side(
+    ws: Any, spec: SystemSpec, projections: Projections
+) -> tuple[TextEncoder | VectorsEncoder, Projections]:
+    """The text side's encoder (and the projections, folded for a ``vectors`` kernel of a
+    dot product)."""
+    from features.kernels.vectors import VectorsKernel
+
+    kernel = ws.text_kernel(spec.text_kernel, spec.word_kernel)
+    if isinstance(kernel, VectorsKernel):
+        train = ws.caption_id_items()["train"]
+        return _vectors_side("text", kernel, train, projections)
+    return _text_encoder(ws, spec, seed=ws.seed), projections
+
+
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     """The image side's fitted state: codebooks, descriptor configs, the fitted image kernel."""
-    from features._image_features import feature_config
+    from features.image_features import feature_config
 
     probe = spec.image_kernel.build()
     item_type = getattr(probe, "item_type", None)
-    if item_type in ("image-pixels", "image-mixture"):
-        what = "reads pixels" if item_type == "image-pixels" else "mixes other kernels"
+    if item_type in ("image-pixels", "image-mixture", "ids"):
+        what = {
+            "image-pixels": "reads pixels",
+            "image-mixture": "mixes other kernels",
+            "ids": "reads image ids",
+        }[item_type]
         raise DataError(
             f"system {spec.label!r}: image kernel {spec.image_kernel.name!r} {what}; "
-            "saved models support feature-based image kernels only",
-            fix="fit a system whose image kernel is pyramid or histogram, or "
+            "saved models support feature-based image kernels and the vectors kernel only",
+            fix="fit a system whose image kernel is pyramid, histogram or vectors, or "
             "evaluate this one with kcca reproduce --experiments",
         )
     power = {"p": 1} if "p" in probe.get_params(deep=False) else {}
@@ -166,7 +228,7 @@ def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
 
 def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
     """The text side's fitted state: query preprocessor, fitted text kernel, vocabulary."""
-    from kcca.data._corpus import caption_id
+    from kcca.data.corpus import caption_id
 
     preset = spec.preprocessing
     training = ws.preprocessor(preset)
@@ -190,8 +252,8 @@ def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
 def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
     """A reader of the pool's images (for thumbnails) that a model file can hold, or None:
     the pool's image files, or the demo corpus's scene renderer; other sources give none."""
-    from kcca.data._demo import DemoImages
-    from kcca.data._images import ImageFiles
+    from kcca.data.demo import DemoImages
+    from kcca.data.images import ImageFiles
 
     images = corpus.images
     if type(images) is ImageFiles:
@@ -205,10 +267,10 @@ def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
 def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system.
     ``overrides``: ``system`` (a demo system's name), ``folder`` (another folder of demo
-    experiment files, as ``kcca demo --experiments``), :class:`kcca._demo.DemoSettings` fields,
-    and the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca._demo.demo_systems`)."""
-    from kcca.data._demo import make_demo_corpus
-    from kcca._demo import DemoSettings, demo_experiments_dir, demo_image_config, demo_systems
+    experiment files, as ``kcca demo --experiments``), :class:`kcca.demo.DemoSettings` fields,
+    and the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca.demo.demo_systems`)."""
+    from kcca.data.demo import make_demo_corpus
+    from kcca.demo import DemoSettings, demo_experiments_dir, demo_image_config, demo_systems
 
     system = overrides.pop("system", None) or DEMO_SYSTEM
     folder = overrides.pop("folder", None)
@@ -265,7 +327,7 @@ def demo_model(
                 return model
             except ModelFormatError as exc:
                 log.warning("refitting the demo model: %s", exc)
-    from kcca._systems.config import RunConfig
+    from kcca.systems.config import RunConfig
 
     config = RunConfig.of(
         seed=image_config.seed, image_config=image_config, jobs=n_jobs, progress=progress

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
+from tqdm.auto import tqdm
 
 from kcca._backend import get_xp, to_numpy
 from kcca.errors import KernelError
@@ -364,7 +365,8 @@ class KCCA(_Estimator):
     backend : {"numpy", "cupy", "auto", "array_api_strict"}, default="numpy"
         The array backend of the fit and the projections.
     progress : bool, default=False
-        Show tqdm bars for the factorisations.
+        Show tqdm bars (on stderr) for the factorisations, and in :class:`KCCAGrid` for the
+        solve of each kappa.
     factorisation : {"auto", "eigen", "cholesky"}, default="auto"
         ``"eigen"``: one dense ``eigh`` of the centred kernel (the best approximation of
         each rank, BLAS-3, the fastest route for dense kernels); ``"cholesky"``: pivoted
@@ -600,7 +602,14 @@ factorisation, indefinite
         self.core_ = core
         self.backend_ = core.backend
         self.solutions_ = [
-            solve_kappa(core, *effective_kappas(core, k, self.rescale), kmax) for k in kappas
+            solve_kappa(core, *effective_kappas(core, k, self.rescale), kmax)
+            for k in tqdm(
+                kappas,
+                desc=f"KCCA solve ({core.n} training items, kappa)",
+                unit="kappa",
+                leave=False,
+                disable=not self.progress,
+            )
         ]
         self.kappas_ = kappas
         self.n_components_ = kept

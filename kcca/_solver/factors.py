@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from kcca._backend import get_xp, to_numpy
 from kcca._lowrank import (
@@ -181,6 +182,30 @@ def _leading(
         raise ValueError(f"{name} is constant after centring (rank 0): nothing to correlate")
     r = int(w.shape[0])
     return k, xp.asarray(np.arange(r - 1, r - 1 - k, -1))
+
+
+def _eigen_side_shown(
+    base: Any,
+    name: str,
+    power: float,
+    precision: float,
+    rank: int | None,
+    xp: Any,
+    progress: bool,
+) -> KernelSide:
+    """:func:`_eigen_side` under a one-step bar naming the kernel and its size (one dense
+    ``eigh`` reports no progress of its own; on stderr, cleared when done)."""
+    n = int(base.n)
+    with tqdm(
+        total=1,
+        desc=f"{name}: eigendecomposition ({n} x {n})",
+        unit="step",
+        leave=False,
+        disable=not progress,
+    ) as bar:
+        side = _eigen_side(base, name, power, precision, rank, xp)
+        bar.update()
+    return side
 
 
 def _eigen_side(
@@ -443,7 +468,7 @@ def prepare_side(
 
     def compute() -> KernelSide:
         if method == "eigen":
-            return _eigen_side(base, name, power, precision, rank, xp)
+            return _eigen_side_shown(base, name, power, precision, rank, xp, progress)
         return _cholesky_side(base, name, power, precision, rank, xp, backend, progress)
 
     if cache is None:
@@ -452,7 +477,9 @@ def prepare_side(
         # a rank cap of the eigen factor is a slice of the uncapped one: share that
         full_key = key[:5] + (None,) + key[6:]
         full = cache.side(
-            full_key, owner, lambda: _eigen_side(base, name, power, precision, None, xp)
+            full_key,
+            owner,
+            lambda: _eigen_side_shown(base, name, power, precision, None, xp, progress),
         )
         side = _truncated(full, int(rank), xp)
     else:

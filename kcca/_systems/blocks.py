@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -231,6 +231,19 @@ class Workspace:
             sources |= {"captions", "lemmas"}
         return tuple(sorted(sources))
 
+    def _gram_bar(self, kernel: str, splits: Sequence[str]) -> Iterable[str]:
+        """``splits`` under a bar of a kernel's Gram blocks (on stderr with the run's progress
+        on, cleared when done): a block of thousands of items takes a while to compute."""
+        from tqdm.auto import tqdm
+
+        return tqdm(
+            splits,
+            desc=f"{kernel}: Gram blocks ({', '.join(splits)})",
+            unit="block",
+            leave=False,
+            disable=not self.progress,
+        )
+
     # ------------------------------------------------------------------ image side
     def image_pipeline(self):
         if self._pipeline is None:
@@ -288,11 +301,7 @@ class Workspace:
                 del settings["progress"]
             k = with_execution(kernel, **settings)
             k.fit(items["train"])
-            return {
-                "train": k.gram(items["train"]),
-                "dev": k.gram(items["dev"]),
-                "test": k.gram(items["test"]),
-            }
+            return {s: k.gram(items[s]) for s in self._gram_bar(spec.name, SPLITS)}
 
         return self._shared_image_blocks(
             key, compute, psd=getattr(kernel, "positive_semidefinite", True), kernel=kernel
@@ -479,7 +488,7 @@ class Workspace:
             return fitted["k"], fitted["items"]
 
         out = {}
-        for split in splits:
+        for split in self._gram_bar(spec.name, splits):
 
             def compute(split=split) -> np.ndarray:
                 k, items = fitted_kernel()

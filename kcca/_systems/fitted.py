@@ -25,7 +25,9 @@ class Projections:
     so new rows are used as they are). ``m`` is the largest n selected with that kappa; the
     model (kappa, n) uses the first n columns (the solver's grid property). ``selected``: task ->
     the (kappa, n) of its models, in dev-selection order; ``n_directions`` the rank of the
-    fitted grid's factorisation.
+    fitted grid's factorisation. A saved model may hold one side's directions folded into
+    primal ones (one row per dimension of the items' vectors, :mod:`kcca.model.vectors`): that
+    side is then projected from the items' vectors, not from kernel rows (:meth:`rows`).
     """
 
     p: float
@@ -62,24 +64,41 @@ class Projections:
 
     @property
     def n_train(self) -> int:
-        return int(next(iter(self.x_weights.values())).shape[0])
+        """The rows of the image side's directions (the training items unless folded)."""
+        return self.rows("x")
+
+    def rows(self, side: str) -> int:
+        """The rows of side ``x`` or ``y``'s directions: the columns of the blocks it takes."""
+        return int(next(iter(getattr(self, f"{side}_weights").values())).shape[0])
+
+    @staticmethod
+    def project_blocks(project: Any, block: Any) -> dict[float, np.ndarray]:
+        """``project(block)`` (:meth:`project_x` or :meth:`project_y`), block by block for rows
+        on demand (:class:`kcca.lowrank.KernelRows`)."""
+        from kcca.lowrank import KernelRows
+
+        if not isinstance(block, KernelRows):
+            return project(block)
+        parts = [project(rows) for _, rows in block.blocks()]
+        return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
     def project_x(self, K: np.ndarray) -> dict[float, np.ndarray]:
         """Image projections of a raw (n_new, n_train) image-kernel block (``p`` applied here)."""
-        K = self._check(K, "image")
+        K = self._check(K, "x", "image")
         if self.p != 1:
             K = K**self.p
         return {k: K @ W - self.x_offset[k] for k, W in self.x_weights.items()}
 
     def project_y(self, K: np.ndarray) -> dict[float, np.ndarray]:
         """Text projections of a (n_new, n_train) text-kernel block."""
-        K = self._check(K, "text")
+        K = self._check(K, "y", "text")
         return {k: K @ W - self.y_offset[k] for k, W in self.y_weights.items()}
 
-    def _check(self, K: np.ndarray, what: str) -> np.ndarray:
+    def _check(self, K: np.ndarray, side: str, what: str) -> np.ndarray:
         K = np.asarray(K, dtype=np.float64)
-        if K.ndim != 2 or K.shape[1] != self.n_train:
-            raise ValueError(f"{what}-kernel block must be (n_new, {self.n_train}), got {K.shape}")
+        rows = self.rows(side)
+        if K.ndim != 2 or K.shape[1] != rows:
+            raise ValueError(f"{what}-kernel block must be (n_new, {rows}), got {K.shape}")
         return K
 
     def scores(

@@ -166,3 +166,12 @@ def test_score_captions_refuses_a_meteor_engine_without_meteor(no_data, capsys, 
                                   str(no_data / "s.json"), "--meteor-engine", "java", *extra])
     assert error.startswith("--meteor-engine java chooses how METEOR is scored"), error
     assert fix.startswith("drop --meteor-engine"), fix
+
+
+# ---------------------------------------------------------------------------- fit-model
+def test_fit_model_refuses_a_corpus_with_the_demo(no_data, capsys):
+    """--corpus gives the corpus of --experiment or --system; the demo fits on its own."""
+    error, fix = refused(capsys, ["fit-model", "--demo", "--corpus", "synthetic.json",
+                                  "--out", str(no_data / "m.kcca.npz"), "--no-cache"])
+    assert error.startswith("--corpus gives the corpus of --system or --experiment"), error
+    assert fix == "drop --corpus, or fit a system of that corpus with --experiment FILE", fix

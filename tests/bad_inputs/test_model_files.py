@@ -384,3 +384,15 @@ def test_query_page_reads_no_pool_image_outside_the_data_folder(demo, tmp_path, 
     code, err = _cli(capsys, [*query, "--data-dir", str(secret.parent)])
     assert code == 0 and "warning" not in err, err
     assert page.read_text(encoding="utf-8").count("data:image/jpeg;base64,") >= 10
+
+
+@pytest.mark.parametrize("command", ["query", "annotate"])
+def test_vectors_for_a_model_of_images_and_sentences_are_named(demo, tmp_path, capsys,
+                                                               command):
+    """--vectors gives queries as vectors: a model whose kernel of that side reads sentences
+    or images is named, with the fix to give those instead (exit 2)."""
+    path = tmp_path / "new.npz"
+    np.savez(path, ids=np.array(["a"]), vectors=np.ones((1, 4)))
+    code, err = _cli(capsys, [command, "--vectors", str(path), "--model", str(demo[1])])
+    assert code == 2 and "not vectors" in err and "fix: drop --vectors" in err, err
+    assert "Traceback" not in err

@@ -88,3 +88,40 @@ def test_a_dask_scheduler_passes_the_check():
                       dashboard_address=None) as cluster:
         check_scheduler(cluster.scheduler_address)
         check_scheduler(cluster.scheduler_address.removeprefix("tcp://"))
+
+
+@pytest.mark.parametrize("scheduler", [None, "", "tcp://127.0.0.1:{free}"],
+                         ids=["absent", "empty", "nothing-listens"])
+def test_a_run_file_choosing_dask_names_its_scheduler_fault_with_the_file(
+    tmp_path, capsys, monkeypatch, scheduler
+):
+    """``executor = "dask"`` in run.toml: its ``scheduler`` is where the systems run, so a
+    missing or unreachable one is named with the file, before the data is read (before: the
+    absent --scheduler flag replaced the file's address, and every such file, a good address
+    included, failed with "the dask executor needs the scheduler's address")."""
+    from tests.support.fake_flickr8k import write_fake_flickr8k
+    from tests.support.flickr_like import GRID, SPEC
+
+    write_fake_flickr8k(tmp_path / "data", images=False)
+    monkeypatch.setenv("KCCA_DATA_DIR", str(tmp_path / "data"))
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "01-bow5.toml").write_text(SPEC.format(name="BoW5", short="BoW5", model="kcca",
+                                                  text="bow", params="", grid=GRID))
+    table = '[run]\nexecutor = "dask"\n'
+    if scheduler is not None:
+        scheduler = scheduler.format(free=free_port())
+        table += f'scheduler = "{scheduler}"\n'
+    (exp / "run.toml").write_text(table, encoding="utf-8")
+    code = main(["reproduce", "--experiments", str(exp), "--systems", "BoW5", "--tables", "3",
+                 "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"),
+                 "--quiet"])
+    error, fix = one_error(capsys.readouterr().err)
+    assert code == 2
+    assert error.startswith(f"{exp / 'run.toml'}: [run] "), error
+    if scheduler:
+        assert "nothing listens on 127.0.0.1" in error, error
+    else:
+        assert "needs the scheduler's address" in error, error
+    assert f"[run] table of {exp / 'run.toml'}" in fix and "--scheduler" in fix, fix
+    assert not (tmp_path / "cache").exists()

@@ -106,3 +106,28 @@ def test_a_world_writable_cache_folder_is_refused(tmp_path, capsys):
     assert f"fix: chmod o-w '{shared}'" in err
     subprocess.run(f"chmod o-w '{shared}'", shell=True, check=True)  # the fix, as printed
     assert main(["cache", "verify", "--cache-dir", str(shared)]) == 0
+
+
+def test_run_details_are_merged_under_a_lock_that_leaves_no_file(tmp_path):
+    from kcca.evaluate.results_files import DETAILS_FILE, merge_details, read_details
+
+    systems = [f"S{k}" for k in range(4)]
+    errors: list[BaseException] = []
+
+    def merger(system: str) -> None:
+        try:
+            for i in range(25):
+                merge_details(tmp_path, [{"system": system, "round": i}])
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=merger, args=(s,)) for s in systems]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    # no writer lost another's entry, and the folder holds the details alone: no lock file
+    assert {s: d["round"] for s, d in read_details(tmp_path).items()} == dict.fromkeys(
+        systems, 24)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DETAILS_FILE]

@@ -33,8 +33,11 @@ from kcca.captions._meteor_engine.synonyms import (
     build_synonym_index,
     java_lines,
 )
+from kcca.progress import building
 
 STAGE = "meteor-paraphrase"
+#: what :func:`kcca.progress.building` says while the paraphrase index is built
+INDEX_WHAT = "the METEOR paraphrase index from paraphrase-en.gz"
 #: the stems of the paraphrase table's words, cached beside its index (stemming them on every
 #: run costs about as much as the rest of scoring a thousand items)
 STEMS_STAGE = "meteor-stems"
@@ -97,6 +100,8 @@ class MeteorResources:
         cache_root: cache folder for the paraphrase index (default
             :func:`kcca._cache.default_cache_dir`; ``None`` from the environment = no cache,
             the index is then built in memory on each load).
+        progress: say on stderr when the paraphrase index and its words' stems are built
+            (:func:`kcca.progress.building`).
     """
 
     def __init__(
@@ -104,6 +109,7 @@ class MeteorResources:
         jar: str | os.PathLike,
         paraphrase_table: str | os.PathLike | None = None,
         cache_root: str | os.PathLike | None = "default",
+        progress: bool = False,
     ):
         from kcca._cache import default_cache_dir
 
@@ -115,6 +121,7 @@ class MeteorResources:
         self.cache_root = Path(root) if root is not None else None
         #: "loaded", "built" or "built, not cached" once the index is there
         self.index_source = ""
+        self.progress = progress
 
     @classmethod
     def shared(
@@ -122,17 +129,19 @@ class MeteorResources:
         jar: str | os.PathLike,
         paraphrase_table: str | os.PathLike | None = None,
         cache_root: str | os.PathLike | None = "default",
+        progress: bool = False,
     ) -> "MeteorResources":
-        """One instance per (jar, table, cache) and process, so that resources load once."""
+        """One instance per (jar, table, cache, progress) and process, so that resources load
+        once."""
         if cache_root == "default":
             from kcca._cache import default_cache_dir
 
             cache_root = default_cache_dir()
-        key = (str(Path(jar).resolve()), str(paraphrase_table), str(cache_root))
+        key = (str(Path(jar).resolve()), str(paraphrase_table), str(cache_root), progress)
         with _LOCK:
             got = _LOADED.get(key)
             if got is None:
-                got = _LOADED[key] = cls(jar, paraphrase_table, cache_root)
+                got = _LOADED[key] = cls(jar, paraphrase_table, cache_root, progress)
             return got
 
     def _read(self, name: str, encoding: str = "utf-8") -> str:
@@ -190,6 +199,7 @@ class MeteorResources:
         cache = Cache(self.cache_root)
         if not cache.enabled:
             self.index_source = "built, not cached"
+            building(INDEX_WHAT, None, cache, STAGE, self.progress)
             return ParaphraseIndex(build_index(self.paraphrase_table))
         config = {
             "paraphrase_sha256": _digest(self.paraphrase_table, self.cache_root),
@@ -198,6 +208,7 @@ class MeteorResources:
         built: list[dict] = []
 
         def compute():
+            building(INDEX_WHAT, None, cache, STAGE, self.progress)
             built.append(build_index(self.paraphrase_table))
             return built[0]
 
@@ -229,6 +240,9 @@ class MeteorResources:
         vocab = self.paraphrases.vocab
 
         def compute() -> dict:  # one string, in vocabulary order: quick to load
+            building(
+                "the stems of the METEOR paraphrase words", None, cache, STEMS_STAGE, self.progress
+            )
             return {"stems": "\n".join(stem(w) for w in vocab)}
 
         cache = Cache(self.cache_root)

@@ -206,3 +206,40 @@ def test_query_and_annotate_fixes_name_their_own_command(tmp_path, capsys):
                  str(tmp_path / "none")]) == 2
     fix = capsys.readouterr().err.split("fix: ", 1)[1]
     assert "--images" in fix and "words of the" not in fix
+
+
+# ------------------------------------------------------------------ log records
+def test_info_records_show_with_verbose_only(tmp_path, no_data_env):
+    """Without ``--verbose`` a command prints progress and results; INFO records (such as the
+    settings a system chose on dev) come with ``--verbose``."""
+    demo = ["demo", "--n-train", "60", "--n-dev", "20", "--n-test", "20", "--n-count", "4",
+            "--p", "2", "--d", "1", "--kappas", "1", "--sheet", "1"]
+    plain = _kcca([*demo, "--out", "plain"], no_data_env, tmp_path)
+    assert "INFO" not in plain.stderr and "chose p=2 d=1" not in plain.stderr
+    verbose = _kcca(["--verbose", "--no-cache", *demo, "--out", "verbose"], no_data_env,
+                    tmp_path)
+    assert "INFO kcca.systems.runner: TRI5: chose p=2 d=1 on dev" in verbose.stderr
+
+
+def test_the_demo_summary_of_a_slow_system_fits_the_width(monkeypatch, capsys, tmp_path):
+    """A system that takes 10 s or more made the demo's summary line 101 characters."""
+    import argparse
+    from types import SimpleNamespace
+
+    import kcca.systems.runner as runner
+    from kcca.cli.demo_cmd import DemoRun, stage_kcca
+    from kcca.systems import GridSpec, KernelSpec, SystemSpec
+    from kcca.systems.config import RunConfig
+
+    spec = SystemSpec("TRI5", KernelSpec("pyramid"), KernelSpec("trigram"),
+                      grid=GridSpec(p=(2, 3), d=(1, 3, 8), kappas=(0.1, 0.5, 1.0, 5.0),
+                                    n=tuple(range(1, 31))))
+    result = SimpleNamespace(chosen={"p": 2.0, "d": 1.0}, timings={"dev grid": 123.4})
+    monkeypatch.setattr(runner, "run_system", lambda *a, **k: result)
+    run = DemoRun(argparse.Namespace(), tmp_path, tmp_path, RunConfig(), corpus=object(),
+                  systems=[spec])
+    stage_kcca(run)
+    out = capsys.readouterr().out
+    assert "TRI5: 4 kappas x 30 n for each of 6 (p, d)" in out and "(123.4s)" in out
+    assert_lines_fit(out)
+

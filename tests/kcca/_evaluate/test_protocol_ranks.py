@@ -183,6 +183,21 @@ def test_table_rows_and_formats(tmp_path):
     assert "| BoW5 | all-captions 20 images |" in md and "    command: `kcca reproduce`" in md
 
 
+def test_the_csv_rounds_every_figure_alike_and_says_so():
+    """One rounding for every figure of the CSV, stated in the Markdown table (before: full
+    precision, 53.333333333333336 beside 40.0 and 1.0)."""
+    import csv as csv_module
+    import re
+
+    rows = protocol_rows([("BoW5", _ranks()[0])])
+    table = list(csv_module.reader(protocol_csv(rows).splitlines()))
+    figures = [cell for row in table[1:] for cell in row[2:]]
+    assert figures and all(re.fullmatch(r"\d+\.\d\d", cell) for cell in figures), figures
+    assert float(table[1][COLUMNS.index("rsum")]) == round(rows[0]["rsum"], 2)
+    md = " ".join(protocol_markdown(rows, []).split())
+    assert "The CSV gives every figure to 2 decimals" in md
+
+
 def test_ranks_beside_results_files(tmp_path):
     ranks, _ = _ranks()
     PR.write_protocol_ranks(tmp_path / "BoW5.all-captions.json", ranks)

@@ -132,6 +132,41 @@ def test_cli_fit_model_demo_small(cache_dir, tmp_path, capsys):
     assert len(model.projections.selected["search"]) == 15
 
 
+def test_fit_model_demo_suggests_a_query_of_its_own_words_that_runs(cache_dir, tmp_path,
+                                                                      capsys):
+    """The query ``fit-model --demo`` suggests is made of the demo model's words and returns
+    images, run as printed (before: a Flickr 8K query, "a dog runs on the beach", whose
+    words the demo does not know)."""
+    from kcca.cli.lines import joined_command
+
+    out = tmp_path / ("a-long-folder-name-" * 4) / "demo.kcca.npz"
+    out.parent.mkdir()
+    assert main(["fit-model", "--demo", "--demo-system", "BoW5", "--p", "2", "--d", "1",
+                 "--out", str(out), "--cache-dir", str(cache_dir), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    step = re.search(r"`(kcca query [^`]+)`", printed).group(1)
+    argv = joined_command(step)
+    model = load_model(out)
+    assert argv[3:] == ["--model", str(out)] and "dog" not in argv[2]
+    assert all(t in model.text.vocabulary for t in model.text.tokens(argv[2])), argv[2]
+    assert main([*argv[1:], "--cache-dir", str(cache_dir), "--quiet"]) == 0
+    assert len(_printed_ids(capsys.readouterr().out)) > 0
+
+
+def test_fit_model_lines_fit_the_width(cache_dir, tmp_path, capsys):
+    """Every line ``fit-model`` prints has at most 100 characters, but a path alone on its
+    line (its test scores made lines of 333)."""
+    from kcca.cli.lines import WIDTH
+
+    out = tmp_path / ("a-long-folder-name-" * 6) / "demo.kcca.npz"
+    out.parent.mkdir()
+    assert main(["fit-model", "--demo", "--demo-system", "BoW5", "--p", "2", "--d", "1",
+                 "--out", str(out), "--cache-dir", str(cache_dir), "--quiet"]) == 0
+    for line in capsys.readouterr().out.splitlines():
+        alone = line.strip().rstrip("\\").strip().strip("`")
+        assert len(line) <= WIDTH or " " not in alone, f"{len(line)}: {line}"
+
+
 def test_cli_fit_model_demo_takes_another_demo_folder(cache_dir, tmp_path, capsys):
     """``fit-model --demo --experiments DIR`` fits a system of DIR, as ``kcca demo
     --experiments DIR`` runs them (the flag was ignored with --demo)."""

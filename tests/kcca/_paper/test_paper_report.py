@@ -206,3 +206,20 @@ def test_fidelity_summary_written_beside_table11(report):
     assert "| Table 11 R@1/5/10 |" in md and "systems compared" in md
     checks = json.loads((out / "fidelity.json").read_text())
     assert {c["name"] for c in checks} >= {"Table 11 R@1/5/10", "Table 11 median rank"}
+
+
+def test_the_count_of_systems_not_run_is_said_where_it_informs(report, corpus, tmp_path):
+    """A run of some of the paper's systems names how many of a table's were not run; a run
+    of systems of one's own (none of the paper's) does not count the paper's 30."""
+    rep, _ = report
+    assert "table 11: " in R.describe(rep) and "system(s) not run" in R.describe(rep)
+    rank_dir = tmp_path / "rankings"
+    rank_dir.mkdir()
+    pool = corpus.pool("test")
+    rng = np.random.default_rng(1)
+    tasks = {t: _gold_at(len(pool), 2, rng) for t in ("annotation", "search")}
+    write_rankings(rank_dir / "mine.json", pool, tasks, system="mine", corpus=corpus.name)
+    custom = R.write_report(corpus, rank_dir, tmp_path / "out", ["11", "12"],
+                            ["command: `kcca test`"], n_samples=200, seed=0, bleu_rouge=False)
+    text = R.describe(custom)
+    assert "table 11: " in text and "not run" not in text, text

@@ -302,3 +302,23 @@ def test_cupy_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpu
     for task in ("annotation", "search"):
         assert (again.rankings[task] == result.rankings[task]).all()
     _assert_models_rank_as_the_run(again.models, result, workspace)
+
+
+def test_progress_shows_the_work_inside_each_grid_fit(corpus, capsys):
+    """With progress on, each (p, d) fit of the grid shows its own steps on stderr: the Gram
+    blocks, the factorisations, the solve of each kappa and the dev ranks (before: only the
+    bar over (p, d), which stood at 0/N for the whole of a long first fit)."""
+    config = RunConfig.of(seed=0, progress=True, image_config=TINY_IMAGES)
+    spec = SystemSpec("bow-progress", KernelSpec("pyramid"), KernelSpec("bow"),
+                      preprocessing="demo", per_criterion=2,
+                      grid=GridSpec(p=(2,), d=(1,), kappas=(0.5, 5.0), n=(5, 10)))
+    run_system(corpus, spec, workspace=Workspace(corpus, Cache(None), config))
+    err = capsys.readouterr().err
+    for step in ("bow-progress: KCCA grid (p, d)", "pyramid: Gram blocks (train, dev, test)",
+                 "bow: Gram blocks (train, dev, test)", "Kx: eigendecomposition (80 x 80)",
+                 "KCCA solve (80 training items, kappa)", "dev ranks (annotation)",
+                 "dev ranks (search)"):
+        assert step in err, step
+    quiet = RunConfig.of(seed=0, progress=False, image_config=TINY_IMAGES)
+    run_system(corpus, spec, workspace=Workspace(corpus, Cache(None), quiet))
+    assert capsys.readouterr().err == ""

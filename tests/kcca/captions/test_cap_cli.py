@@ -21,6 +21,19 @@ def test_table_and_per_item_json(files, tmp_path, capsys):
     assert data["per_item"][0]["BLEU-1"] > 0
 
 
+def test_without_per_item_the_scores_are_printed_and_no_file_written(files, capsys):
+    """As pycocoevalcap's users expect: the corpus scores on stdout, a file only when asked
+    (before: CANDIDATES.scores.json appeared beside the candidates file)."""
+    r, c = files
+    before = sorted(p.name for p in c.parent.iterdir())
+    assert main(["score-captions", "-r", str(r), "-c", str(c), "--no-meteor"]) == 0
+    text = capsys.readouterr().out
+    assert "2 images scored" in text and any(line.startswith("CIDEr-D ")
+                                             for line in text.splitlines())
+    assert "per-item scores" not in text
+    assert sorted(p.name for p in c.parent.iterdir()) == before
+
+
 def test_meteor_line_says_why_it_is_missing(files, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("KCCA_METEOR_JAR", str(tmp_path / "missing.jar"))
     r, c = files

@@ -243,6 +243,35 @@ def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files
     assert not (tmp_path / "default-cache").exists()
 
 
+def test_score_captions_says_when_it_builds_the_paraphrase_index(files, tmp_path):
+    """The first ``kcca score-captions`` says on stderr that it builds the paraphrase index
+    and where it keeps it (before: nothing for the minutes of the build); a later run, which
+    loads the index, and ``--quiet`` say nothing of it."""
+    _python_engine_ready()
+    import shutil
+
+    r, c = files
+    jar_dir = tmp_path / "meteor"
+    (jar_dir / "data").mkdir(parents=True)
+    shutil.copy(find_meteor_jar(), jar_dir / "meteor-1.5.jar")
+    (jar_dir / "data" / "paraphrase-en.gz").write_bytes(gzip.compress(GOOD_TABLE))
+    env = {**os.environ, "KCCA_METEOR_JAR": str(jar_dir / "meteor-1.5.jar")}
+
+    def score(*flags):
+        proc = subprocess.run([sys.executable, "-m", "kcca", *flags, "score-captions", "-r",
+                               str(r), "-c", str(c), "--metrics", "meteor"],
+                              capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stderr
+
+    cache = tmp_path / "cache"
+    first = score("--cache-dir", str(cache))
+    assert "building the METEOR paraphrase index" in first, first
+    assert f"cached in {cache / 'meteor-paraphrase'}" in first, first
+    assert "building" not in score("--cache-dir", str(cache))
+    assert "building" not in score("--quiet", "--cache-dir", str(tmp_path / "other"))
+
+
 def test_python_engine_equals_pycocoevalcap_fixture():
     """pycocoevalcap's own METEOR numbers (stored by scripts/make_coco_parity_fixture.py)."""
     _python_engine_ready()
