@@ -1,13 +1,13 @@
 """The per-corpus image-feature pipeline: descriptors -> visual words -> pyramid histograms.
 
-For a :class:`~kcca.data.corpus.Corpus` and a list of image ids (Section 3.3):
+For a :class:`~kcca.data._corpus.Corpus` and a list of image ids (Section 3.3):
 
-1. fit one :class:`~features.codebook.Codebook` per feature type (colour 128, texture 256,
+1. fit one :class:`~features._codebook.Codebook` per feature type (colour 128, texture 256,
    SIFT 256 words) on a seeded sample of TRAINING images (the paper used PASCAL 2008;
-   see :mod:`features.codebook`), cached under ``<cache>/codebook/`` keyed by the feature
+   see :mod:`features._codebook`), cached under ``<cache>/codebook/`` keyed by the feature
    config, the sample config and the chosen training ids;
 2. for every image: extract descriptors, quantise them, and build the spatial-pyramid
-   histograms of :mod:`features.pyramid` (an :class:`ImageFeatures` record);
+   histograms of :mod:`features._pyramid` (an :class:`ImageFeatures` record);
    each record is written atomically to ``<cache>/image-features/<key>/<image id>.<digest>.entry``
    (``key`` hashes the feature, codebook and pyramid config), so a second run loads it and
    an interrupted run resumes where it stopped.
@@ -17,7 +17,7 @@ scheduler address is given (joblib's ``dask`` backend). Workers return records a
 calling process writes the cache, so remote workers need no shared disk.
 
 Bad images (missing, empty, truncated, undecodable, or with no descriptors) raise
-:class:`~kcca.data.errors.ImageReadError` / :class:`~kcca.data.errors.DataError` naming
+:class:`~kcca.data._errors.ImageReadError` / :class:`~kcca.data._errors.DataError` naming
 the file; with ``skip_bad_images=True`` they are left out and listed in
 :attr:`ExtractionResult.skipped` (image id -> reason), never silently.
 """
@@ -41,19 +41,19 @@ import numpy as np
 from joblib import delayed
 from tqdm.auto import tqdm
 
-from features.codebook import Codebook
-from features.params import shared_params
-from features.pyramid import pyramid_histogram
-from kcca.cache import Cache, atomic_write, config_key
-from kcca.cache_entry import make_private_folder
-from kcca.data.corpus import Corpus
-from kcca.data.errors import DataError, ImageReadError
-from kcca.fingerprints import file_digest
-from kcca.progress import notice
-from kcca.workers import check_scheduler, worker_parallel
+from features._codebook import Codebook
+from features._params import shared_params
+from features._pyramid import pyramid_histogram
+from kcca._cache import Cache, atomic_write, config_key
+from kcca._cache_entry import make_private_folder
+from kcca.data._corpus import Corpus
+from kcca.data._errors import DataError, ImageReadError
+from kcca._fingerprints import file_digest
+from kcca._progress import notice
+from kcca._workers import check_scheduler, worker_parallel
 
 if TYPE_CHECKING:  # the registry imports every extractor (OpenCV): only when used
-    from features.feature_types import FeatureType
+    from features._feature_types import FeatureType
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class ImageFeatures:
     Attributes:
         image_id: the corpus id of the image.
         pyramids: feature type -> ``(n_cells, V)`` float32 histograms, rows = whole image,
-            then level 1 cells, then level 2 cells (:mod:`features.pyramid`), each divided by
+            then level 1 cells, then level 2 cells (:mod:`features._pyramid`), each divided by
             the image's sample count (so row 0 sums to 1 and is the eq. 5 histogram).
         n_samples: feature type -> descriptors the image had.
         height, width: image size in pixels.
@@ -337,9 +337,9 @@ class ImageFeaturePipeline:
     Parameters:
         corpus: the data set (its ``images`` source must be picklable for ``n_jobs != 1``).
         config: :class:`ImageFeatureConfig` (levels, codebook sample, seed, vocabulary).
-        feature_types: name -> :class:`~features.feature_types.FeatureType`; default the
-            paper's three (:func:`features.feature_types.feature_types`).
-        cache: a :class:`~kcca.cache.Cache` (``Cache(None)`` or ``None``: nothing stored).
+        feature_types: name -> :class:`~features._feature_types.FeatureType`; default the
+            paper's three (:func:`features._feature_types.feature_types`).
+        cache: a :class:`~kcca._cache.Cache` (``Cache(None)`` or ``None``: nothing stored).
         n_jobs: joblib workers; chunk_size: images per task.
         skip_bad_images: leave unreadable images out and list them instead of raising.
         scheduler: Dask scheduler address (``tcp://host:port``): run on that cluster.
@@ -361,7 +361,7 @@ class ImageFeaturePipeline:
         self.corpus = corpus
         self.config = config or ImageFeatureConfig()
         if feature_types is None:
-            from features.feature_types import feature_types as default_types
+            from features._feature_types import feature_types as default_types
 
             feature_types = default_types()
         if not feature_types:

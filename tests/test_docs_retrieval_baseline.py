@@ -51,7 +51,7 @@ def test_the_model_commands_run_as_printed(tmp_path, monkeypatch, capsys):
     """Section 6 on a small corpus of scripts/synthetic_karpathy.py (as "Try it without data"
     makes it): fit-model, annotate and query with vectors run as printed from the folder the
     script wrote into, and so does the Python example."""
-    from kcca.cli import main
+    from kcca._cli import main
     from tests.support.script_loader import load_script
 
     mod = load_script("synthetic_karpathy")

@@ -40,7 +40,7 @@ def test_the_demo_figures_are_those_of_the_recorded_benchmark_run():
     same first run, so no figure is written without a measurement behind it."""
     import json
 
-    import kcca.cli.demo_cmd as demo
+    import kcca._cli.demo_cmd as demo
 
     run = json.loads(RECORDED.read_text(encoding="utf-8"))
     readme = README.read_text("utf-8")

@@ -199,7 +199,7 @@ def item_matrix(
     normalised vectors when ``normalise``), then normalised for ``cosine``. Read
     :data:`ITEMS_AT_ONCE` items at a time, so the captions of every training image are
     never in memory at once. A saved model computes new items' vectors with it too
-    (:mod:`kcca.model.vectors`), so they are the numbers of a run's test items."""
+    (:mod:`kcca._model.vectors`), so they are the numbers of a run's test items."""
     ids, owners = _flatten(items)
     rows = vectors.rows(ids)  # every id has a row, or a named error
     starts = np.searchsorted(owners, np.arange(len(items)))

@@ -6,7 +6,7 @@ dev-selected KCCA model, the caption pool is ranked by cosine (eq. 4) and the ra
 Borda-aggregated (Section 4.1.3). The pool is the model's test pool captions, or ``--captions
 FILE`` (one caption per line, or ``ID<TAB>caption``). A model whose image kernel reads vectors
 (``vectors``) takes images as vectors instead: ``--vectors FILE`` ranks the pool for each row
-of the file (the formats of the ``vectors`` kernel, :mod:`features.vectors_file`, with its
+of the file (the formats of the ``vectors`` kernel, :mod:`features._vectors_file`, with its
 checks and the model's dimension).
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 
-from kcca.cli.common import subparser
-from kcca.cli.lines import WIDTH, with_path
-from kcca.cli.query_cmd import (
+from kcca._cli.common import subparser
+from kcca._cli.lines import WIDTH, with_path
+from kcca._cli.query_cmd import (
     add_model_option,
     add_vectors_option,
     check_model_args,
@@ -46,10 +46,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kcca.data.images import read_image
-    from kcca.file_kinds import check_regular_file
-    from kcca.model import QueryError
-    from kcca.model.saved import read_caption_file
+    from kcca.data._images import read_image
+    from kcca._file_kinds import check_regular_file
+    from kcca._model import QueryError
+    from kcca._model.saved import read_caption_file
 
     # the flags, the captions file and the image before the model loads (the slow part)
     check_model_args(args)
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     print(with_path("image: ", args.image, f" ({image.shape[1]}x{image.shape[0]} pixels)"))
     print_annotation(model, ranking, pool)
     if args.html:
-        from kcca.model import html
+        from kcca._model import html
 
         path = html.write(args.html, html.annotation_page(model, ranking, pool, image))
         print(with_path("wrote ", path))

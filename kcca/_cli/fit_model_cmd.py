@@ -4,12 +4,12 @@ The system is an experiment file (``--experiment FILE``, or ``--system NAME`` fr
 ``experiments/hodosh2013``) fitted on Flickr 8K or on a corpus in Karpathy's JSON format
 (``--corpus FILE.json``, as ``kcca reproduce`` takes it), or the demo system (``--demo``) on
 the embedded demo corpus with ``kcca demo``'s settings. A system whose kernels read vectors
-files (``vectors``) keeps what ranks new items from their vectors (:mod:`kcca.model.vectors`:
+files (``vectors``) keeps what ranks new items from their vectors (:mod:`kcca._model.vectors`:
 for linear and cosine functions the folded directions only, else the training vectors).
-:func:`kcca.model.fit_system` runs the system (cached stages: p and d and the 15 models per
+:func:`kcca._model.fit_system` runs the system (cached stages: p and d and the 15 models per
 task chosen on dev, Section 4.1.3), keeps the chosen models' KCCA directions and the
 kernels' fitted state, and projects the test pools; the file holds data only (JSON and
-``.npy`` arrays, :mod:`kcca.model.file_format`).
+``.npy`` arrays, :mod:`kcca._model.file_format`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import argparse
 import time
 from pathlib import Path
 
-from kcca.cli.common import (
+from kcca._cli.common import (
     add_experiments_arguments,
     add_grid_arguments,
     add_precision_argument,
@@ -29,9 +29,9 @@ from kcca.cli.common import (
     seed_if_given,
     subparser,
 )
-from kcca.cli.environment_faults import check_outputs
-from kcca.cli.lines import command, with_path, wrap
-from kcca.cli.reproduce_cmd import add_corpus_argument
+from kcca._cli.environment_faults import check_outputs
+from kcca._cli.lines import command, with_path, wrap
+from kcca._cli.reproduce_cmd import add_corpus_argument
 from kcca.errors import DataError
 
 HELP = "fit a system and save it as a model file (for kcca query / kcca annotate)"
@@ -52,7 +52,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--out",
         required=True,
-        help="model file to write (e.g. bow5.kcca.npz; data only, see kcca/model/file_format.py)",
+        help="model file to write (e.g. bow5.kcca.npz; data only, see kcca/_model/file_format.py)",
     )
     add_experiments_arguments(
         p,
@@ -91,8 +91,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _spec(args: argparse.Namespace):
-    from kcca.systems import load_spec, load_specs, select_specs
-    from kcca.systems.spec import default_experiments_dir
+    from kcca._systems import load_spec, load_specs, select_specs
+    from kcca._systems.spec import default_experiments_dir
 
     spec = (
         load_spec(args.experiment)
@@ -131,8 +131,8 @@ def _check_flag_combinations(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kcca.model import fit_system, save_model
-    from kcca.model.build import demo_spec_and_corpus
+    from kcca._model import fit_system, save_model
+    from kcca._model.build import demo_spec_and_corpus
 
     start = time.perf_counter()
     check_grid_flags(args)
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             args, {"seed": image_config.seed, "image_config": image_config}
         )
     else:
-        from kcca.cli.reproduce_cmd import json_corpus_file, load_run_corpus, optional_data_dir
+        from kcca._cli.reproduce_cmd import json_corpus_file, load_run_corpus, optional_data_dir
 
         spec = _spec(args)
         json_file = json_corpus_file(args)
@@ -185,10 +185,10 @@ def run(args: argparse.Namespace) -> int:
 def next_query(model, out: Path) -> str:
     """``next:`` and a command that queries the model file ``out`` and runs: vectors files for
     a side whose kernel reads them, else a sentence of the model's own words
-    (:func:`~kcca.cli.query_cmd.example_sentence`: a Flickr 8K query means nothing to the demo
+    (:func:`~kcca._cli.query_cmd.example_sentence`: a Flickr 8K query means nothing to the demo
     model); split into lines that fit and still run as printed."""
-    from kcca.cli.query_cmd import example_sentence
-    from kcca.model.vectors import VectorsEncoder
+    from kcca._cli.query_cmd import example_sentence
+    from kcca._model.vectors import VectorsEncoder
 
     if isinstance(model.text, VectorsEncoder):
         argv, what = ["kcca", "query", "--vectors", "CAPTION_VECTORS"], " (captions' vectors)"

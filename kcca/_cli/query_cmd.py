@@ -7,7 +7,7 @@ pool images are ranked by cosine (eq. 4) and the 15 rankings are Borda-aggregate
 folder, described with the model's saved codebooks). ``--model demo`` fits and caches the demo
 model on first use. A model whose text kernel reads vectors (``vectors``) takes captions as
 vectors instead: ``--vectors FILE`` ranks the pool for each row of the file (the formats of
-the ``vectors`` kernel, :mod:`features.vectors_file`, with its checks and the model's
+the ``vectors`` kernel, :mod:`features._vectors_file`, with its checks and the model's
 dimension).
 """
 
@@ -18,9 +18,9 @@ import sys
 import textwrap
 import time
 
-from kcca.cli.common import cache_from_args, check_count, seed_if_given, subparser
-from kcca.cli.environment_faults import check_outputs
-from kcca.cli.lines import WIDTH, command, with_path, wrap
+from kcca._cli.common import cache_from_args, check_count, seed_if_given, subparser
+from kcca._cli.environment_faults import check_outputs
+from kcca._cli.lines import WIDTH, command, with_path, wrap
 
 HELP = "rank images for a sentence with a saved model (image search)"
 
@@ -51,7 +51,7 @@ def check_model_args(args: argparse.Namespace) -> None:
 def load_model_from_args(args: argparse.Namespace):
     """The model named by ``--model`` (``demo`` uses the cache folder), after
     :func:`check_model_args`."""
-    from kcca.model import resolve_model
+    from kcca._model import resolve_model
 
     check_model_args(args)
     t = time.perf_counter()
@@ -78,7 +78,7 @@ def pool_thumbnails_inside_data_dir(model, args: argparse.Namespace) -> None:
     elsewhere gets a warning naming the first of them, and no thumbnails of them."""
     import os
 
-    from kcca.data.paths import DATA_DIR_ENV
+    from kcca.data._paths import DATA_DIR_ENV
 
     folder = args.data_dir or os.environ.get(DATA_DIR_ENV) or None
     left_out = model.image_pool.keep_files_inside(folder)
@@ -100,7 +100,7 @@ def pool_thumbnails_inside_data_dir(model, args: argparse.Namespace) -> None:
 
 
 def with_fix(exc: Exception, fix: str) -> Exception:
-    """``exc`` (a :class:`kcca.model.QueryError`) with the ``fix`` of this command."""
+    """``exc`` (a :class:`kcca._model.QueryError`) with the ``fix`` of this command."""
     exc.fix = fix  # type: ignore[attr-defined]
     return exc
 
@@ -130,11 +130,11 @@ def example_query(model, path: str) -> str:
 
 
 def check_model_path(path: str) -> None:
-    """``--model PATH`` must be a regular file (:func:`kcca.file_kinds.check_regular_file`):
+    """``--model PATH`` must be a regular file (:func:`kcca._file_kinds.check_regular_file`):
     a folder, a FIFO, a device or a broken link is named before anything is read."""
     import shlex
 
-    from kcca.file_kinds import check_regular_file, path_kind
+    from kcca._file_kinds import check_regular_file, path_kind
 
     fit = (
         f"`kcca fit-model --system BoW5 --out {shlex.quote(path)}`"
@@ -219,7 +219,7 @@ def check_vectors_args(args: argparse.Namespace, given: bool, what: str, pool: s
             fix=f"drop {pool}",
         )
     if args.vectors:
-        from kcca.file_kinds import check_regular_file
+        from kcca._file_kinds import check_regular_file
 
         check_regular_file(
             args.vectors,
@@ -258,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
             print(with_path("query: ", args.vectors, f": caption {ranking.query}"))
             print_search(model, ranking, model.image_pool)
         return 0
-    from kcca.model import QueryError
+    from kcca._model import QueryError
 
     sentence = " ".join(args.sentence)
     model = load_model_from_args(args)
@@ -308,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print_search(model, ranking, pool)
     if args.html:
-        from kcca.model import html
+        from kcca._model import html
 
         path = html.write(args.html, html.search_page(model, ranking, pool))
         print(with_path("wrote ", path))

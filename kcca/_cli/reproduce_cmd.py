@@ -1,15 +1,15 @@
 """``kcca reproduce``: run the paper's systems on Flickr 8K and write every table beside the paper.
 
-Each system is an experiment file of ``experiments/hodosh2013`` (:mod:`kcca.systems.spec`), run
-by :func:`kcca.systems.run_system` (every stage cached, so an interrupted run resumes), locally
+Each system is an experiment file of ``experiments/hodosh2013`` (:mod:`kcca._systems.spec`), run
+by :func:`kcca._systems.run_system` (every stage cached, so an interrupted run resumes), locally
 one after the other, on ``--jobs`` local worker processes (joblib), or, with ``--scheduler
-ADDRESS``, as independent tasks on a Dask cluster (:mod:`kcca.systems.distributed`). Each
+ADDRESS``, as independent tasks on a Dask cluster (:mod:`kcca._systems.distributed`). Each
 system's rankings file goes to ``--rankings-dir`` (default ``<out>/rankings``, read by ``kcca
 evaluate``) and its run details are merged into ``details.json`` there.
 
 The tables are then rebuilt from *every* rankings file of that folder
-(:mod:`kcca.paper.report`), so they fill in as more systems finish; ``kcca tables``
-(:mod:`kcca.cli.tables_cmd`, :func:`build_tables`) does just that, without running anything
+(:mod:`kcca._paper.report`), so they fill in as more systems finish; ``kcca tables``
+(:mod:`kcca._cli.tables_cmd`, :func:`build_tables`) does just that, without running anything
 (``--tables-only`` is the same, and says so). For each table (1-12) the command
 writes ``table<N>.md`` (a header with the command, data, date, commit, machine, relevance
 rule, the p and d chosen on dev per system and the systems not run; ``ours (paper)`` per cell
@@ -19,12 +19,12 @@ test``), plus PNG plots: R@k curves, the distribution of the original item's ran
 Table 6 heat map.
 
 A run into a folder of committed results (``--out results/hodosh2013``,
-:func:`kcca.provenance.committed_results`) is refused while the code has local changes, unless
+:func:`kcca._provenance.committed_results`) is refused while the code has local changes, unless
 ``--allow-dirty`` is given; the header's commit line then names the changed files and the
 hash of their ``git diff HEAD``.
 
 Rarer settings (``image_features``, ``precision``, ``search_rank``) are set in the ``[run]``
-table of the experiment folder's ``run.toml`` (:func:`kcca.systems.config.load_run_table`);
+table of the experiment folder's ``run.toml`` (:func:`kcca._systems.config.load_run_table`);
 their flags (``--image-config``, ``--precision``, ``--search-rank``) are still accepted, but
 left out of ``--help``.
 """
@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kcca.cli.common import (
+from kcca._cli.common import (
     add_backend_argument,
     add_experiments_arguments,
     add_grid_arguments,
@@ -54,12 +54,12 @@ from kcca.cli.common import (
     run_config_from_args,
     subparser,
 )
-from kcca.cli.environment_faults import check_outputs
-from kcca.cli.lines import with_path, wrap
+from kcca._cli.environment_faults import check_outputs
+from kcca._cli.lines import with_path, wrap
 from kcca.errors import DataError
 
 if TYPE_CHECKING:
-    from kcca.systems.config import Execution
+    from kcca._systems.config import Execution
 
 log = logging.getLogger(__name__)
 
@@ -157,8 +157,8 @@ def add_corpus_argument(p: argparse.ArgumentParser) -> None:
 
 
 def load_with_splits(data_dir: Path, splits_dir: str | None, *, images: bool = True):
-    """:func:`kcca.data.flickr8k.load_flickr8k_with_splits` (the corpus of ``--splits``)."""
-    from kcca.data.flickr8k import load_flickr8k_with_splits
+    """:func:`kcca.data._flickr8k.load_flickr8k_with_splits` (the corpus of ``--splits``)."""
+    from kcca.data._flickr8k import load_flickr8k_with_splits
 
     return load_flickr8k_with_splits(data_dir, splits_dir, images=images)
 
@@ -177,7 +177,7 @@ def json_corpus_file(args: argparse.Namespace) -> str | None:
     if not args.corpus.endswith(".json"):
         raise DataError(
             f"--corpus {args.corpus}: use flickr8k or a JSON split file (Karpathy's "
-            "dataset_flickr30k.json, dataset_coco.json: kcca.data.json_splits)",
+            "dataset_flickr30k.json, dataset_coco.json: kcca.data._json_splits)",
             fix="give --corpus flickr8k or the path of a .json split file",
         )
     if args.splits:
@@ -193,7 +193,7 @@ def load_run_corpus(args: argparse.Namespace, data_dir: Path | None, *, images: 
     from ``data_dir`` with ``--splits``."""
     corpus_file = json_corpus_file(args)
     if corpus_file is not None:
-        from kcca.data.json_splits import load_json_splits
+        from kcca.data._json_splits import load_json_splits
 
         return load_json_splits(
             corpus_file, args.images_dir if images else None, require_splits=True
@@ -225,8 +225,8 @@ def _scheduler(args: argparse.Namespace, experiments: Path, run_table: dict) -> 
     """The address of the Dask scheduler that answers there: ``--scheduler``, else the
     ``scheduler`` of ``experiments/run.toml`` where it chooses ``executor = "dask"``; None
     for a run on this machine. A file's missing or unreachable address is named with it."""
-    from kcca.systems.config import RUN_FILE
-    from kcca.workers import check_scheduler
+    from kcca._systems.config import RUN_FILE
+    from kcca._workers import check_scheduler
 
     if args.scheduler:
         check_scheduler(args.scheduler)
@@ -261,7 +261,7 @@ def optional_data_dir(args: argparse.Namespace) -> Path | None:
     means the tables come from the compact results files alone."""
     import os
 
-    from kcca.data.paths import DATA_DIR_ENV
+    from kcca.data._paths import DATA_DIR_ENV
 
     if args.data_dir is None and not os.environ.get(DATA_DIR_ENV):
         return None
@@ -289,7 +289,7 @@ def _refuse_overwrite(
 def _refuse_dirty_tree(out: Path, args: argparse.Namespace) -> None:
     """Tables meant for committing come from committed code: an ``--out`` of committed results
     is refused while tracked files have local changes, unless ``--allow-dirty`` is given."""
-    from kcca.provenance import committed_results, source_state, source_tree
+    from kcca._provenance import committed_results, source_state, source_tree
 
     why = committed_results(out)
     if why is None or args.allow_dirty:
@@ -334,8 +334,8 @@ def _tables_only_systems(args: argparse.Namespace) -> list[str] | None:
     file."""
     if not (args.systems or args.experiments):
         return None
-    from kcca.systems import load_specs, select_specs
-    from kcca.systems.spec import default_experiments_dir
+    from kcca._systems import load_specs, select_specs
+    from kcca._systems.spec import default_experiments_dir
 
     specs = load_specs(args.experiments or default_experiments_dir())
     return [s.name for s in select_specs(specs, args.systems)]
@@ -344,7 +344,7 @@ def _tables_only_systems(args: argparse.Namespace) -> list[str] | None:
 def _tables_only_inputs(args: argparse.Namespace, out: Path, rank_dir: Path):
     """``kcca tables``: the corpus (None without the data: the tables come from the compact
     results files) and the header lines saying how the tables were rebuilt."""
-    from kcca.paper.header import rebuild_lines
+    from kcca._paper.header import rebuild_lines
 
     if not rank_dir.is_dir():
         raise DataError(
@@ -392,12 +392,12 @@ def _run_experiments(
     """Run the systems the tables (or ``--systems``) need: every experiment file and flag is
     checked before the data is read. Returns the corpus, the header lines of the run and
     the systems that failed."""
-    from kcca.paper.header import run_lines as lines_of_run
-    from kcca.paper.tables import table_systems
-    from kcca.systems import Workspace, load_specs, select_specs
-    from kcca.systems.config import load_run_table
-    from kcca.systems.run import run_systems
-    from kcca.systems.spec import default_experiments_dir
+    from kcca._paper.header import run_lines as lines_of_run
+    from kcca._paper.tables import table_systems
+    from kcca._systems import Workspace, load_specs, select_specs
+    from kcca._systems.config import load_run_table
+    from kcca._systems.run import run_systems
+    from kcca._systems.spec import default_experiments_dir
 
     corpus_file = json_corpus_file(args)
     # a JSON corpus reads no data folder (but its NLTK data, when there is one)
@@ -459,7 +459,7 @@ def run(args: argparse.Namespace) -> int:
         print(TABLES_ONLY_NOTE, file=sys.stderr)
         _refuse_run_flags(args)
         return build_tables(args)
-    from kcca.paper.tables import parse_tables
+    from kcca._paper.tables import parse_tables
 
     tables = parse_tables(args.tables)
     out = Path(args.out)
@@ -475,7 +475,7 @@ def run(args: argparse.Namespace) -> int:
 def build_tables(args: argparse.Namespace) -> int:
     """Rebuild the tables and plots from the rankings files in ``--rankings-dir``, running no
     system (``kcca tables``, and ``kcca reproduce --tables-only``)."""
-    from kcca.paper.tables import parse_tables
+    from kcca._paper.tables import parse_tables
 
     tables = parse_tables(args.tables)
     out = Path(args.out)
@@ -500,8 +500,8 @@ def _write_tables(
 ) -> None:
     """Write the tables and plots of every results file of ``rank_dir`` (``selected``: those
     systems only; ``required``: systems whose results must be there) into ``out``."""
-    from kcca.paper.header import table_header
-    from kcca.paper.report import describe, write_report
+    from kcca._paper.header import table_header
+    from kcca._paper.report import describe, write_report
 
     header = table_header(_command(), corpus, run_lines, splits=args.splits)
     report = write_report(

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Hashable, Sequence
 
-from kcca.cli.common import subparser
+from kcca._cli.common import subparser
 
 METRIC_CHOICES = ("bleu", "rouge_l", "cider_d", "cider", "meteor")
 #: --human-agreement's defaults (the flags default to None, so that a given one is seen)
@@ -211,9 +211,9 @@ def run(args: argparse.Namespace) -> int:
             fix="give --references (COCO annotations) and --candidates (COCO results), or "
             "--human-agreement to score Flickr 8K's own captions",
         )
-    from kcca.captions.coco_io import check_id_types
+    from kcca.captions._coco_io import check_id_types
 
-    from kcca.cli.environment_faults import check_outputs
+    from kcca._cli.environment_faults import check_outputs
 
     check_outputs(args, ("--per-item", args.per_item, False), cache=False)
     refs, cands = _read_captions(args)
@@ -242,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
 def _write_per_item(args: argparse.Namespace, ev) -> None:
     """The corpus and per-item scores of ``ev`` as JSON in ``--per-item``'s file, with what was
     scored and how; its path printed after it (not with ``--json``)."""
-    from kcca.captions.coco_io import write_per_item_json
+    from kcca.captions._coco_io import write_per_item_json
 
     write_per_item_json(
         args.per_item,
@@ -272,8 +272,8 @@ def _write_per_item(args: argparse.Namespace, ev) -> None:
 def _read_captions(args: argparse.Namespace) -> tuple[dict, dict]:
     """The references and candidates of the command's files; an empty caption is named with
     its file and the fix --allow-empty."""
-    from kcca.captions.coco_io import load_coco_references, load_coco_results
-    from kcca.captions.scorer import EmptyCaptionError
+    from kcca.captions._coco_io import load_coco_references, load_coco_results
+    from kcca.captions._scorer import EmptyCaptionError
 
     try:
         refs = load_coco_references(args.references, allow_empty=args.allow_empty)
@@ -294,8 +294,8 @@ EMPTY_FIX = (
 def _evaluate(args, refs: dict, cands: dict):
     """``evaluate_captions`` for the command: empty captions are an error naming their file,
     or (``--allow-empty``) a ``warning:`` line each."""
-    from kcca.captions.evaluate import evaluate_captions
-    from kcca.captions.scorer import EmptyCaptionError
+    from kcca.captions._evaluate import evaluate_captions
+    from kcca.captions._scorer import EmptyCaptionError
 
     try:
         ev = evaluate_captions(
@@ -356,10 +356,10 @@ def _warn_line_breaks(args, ev, refs: dict, cands: dict, shown: int = 10) -> Non
 
 
 def _run_human_agreement(args) -> int:
-    from kcca.captions.human_agreement import CHEN_TABLE_I, human_agreement_report
-    from kcca.cli.common import data_dir_from_args
-    from kcca.cli.environment_faults import check_outputs
-    from kcca.data.flickr8k import load_flickr8k
+    from kcca.captions._human_agreement import CHEN_TABLE_I, human_agreement_report
+    from kcca._cli.common import data_dir_from_args
+    from kcca._cli.environment_faults import check_outputs
+    from kcca.data._flickr8k import load_flickr8k
 
     check_outputs(args, ("--plot", args.plot, False), ("--out", args.out, False), cache=False)
     corpus = load_flickr8k(data_dir_from_args(args), images=False, judgments=False, lemmas=False)
@@ -418,7 +418,7 @@ def _run_human_agreement(args) -> int:
     if args.plot:
         print(f"plot: {args.plot}")
     if args.out:  # written after the report is printed: a failed write keeps it
-        from kcca.cache import write_text_atomic
+        from kcca._cache import write_text_atomic
 
         sys.stdout.flush()
         write_text_atomic(args.out, json.dumps(rep, indent=1))

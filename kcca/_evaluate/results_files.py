@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from kcca.atomic_files import write_text_atomic
-from kcca.data.documents import read_json
-from kcca.data.errors import DataError
-from kcca.evaluate.compact import SUFFIX, compact_path, read_compact
-from kcca.evaluate.paper_systems import SYSTEMS, paper_name
-from kcca.evaluate.rankings_io import FORMAT
+from kcca._atomic_files import write_text_atomic
+from kcca.data._documents import read_json
+from kcca.data._errors import DataError
+from kcca._evaluate.compact import SUFFIX, compact_path, read_compact
+from kcca._evaluate.paper_systems import SYSTEMS, paper_name
+from kcca._evaluate.rankings_io import FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ _FIELD = re.compile(r'"(format|version|system|corpus|split)"\s*:\s*("(?:[^"\\]|\
 def read_header(path: str | Path) -> dict | None:
     """The top-level fields of a rankings file (``None`` when it is not one).
 
-    Files written by :func:`kcca.evaluate.rankings_io.write_rankings` put these fields before
+    Files written by :func:`kcca._evaluate.rankings_io.write_rankings` put these fields before
     ``"tasks"``, so only the first bytes are read; otherwise the whole file is parsed (a file
     that looks like a rankings file but cannot be read is a :class:`DataError`).
     """
@@ -136,7 +136,7 @@ def _results_in(folder: Path, tolerant: bool) -> list[ResultsFile]:
 
 # ------------------------------------------------------------------------ run details
 def read_details(rankings_dir: str | Path) -> dict[str, dict]:
-    """Per system (:func:`~kcca.evaluate.paper_systems.paper_name`), the run details written
+    """Per system (:func:`~kcca._evaluate.paper_systems.paper_name`), the run details written
     beside the rankings (``details.json``); an unreadable file is logged and read as empty."""
     path = Path(rankings_dir) / DETAILS_FILE
     out: dict[str, dict] = {}
@@ -154,9 +154,9 @@ def read_details(rankings_dir: str | Path) -> dict[str, dict]:
 
 def merge_details(rankings_dir: str | Path, new: Sequence[dict]) -> Path:
     """Add (or replace, by system) entries of ``details.json``, in the paper's order of
-    systems (:data:`~kcca.evaluate.paper_systems.SYSTEMS`), then others by name; written
+    systems (:data:`~kcca._evaluate.paper_systems.SYSTEMS`), then others by name; written
     atomically, under a lock on the folder shared by the processes writing into it."""
-    from kcca.evaluate.formatting import clean_numbers  # pulls in scipy: only when writing
+    from kcca._evaluate.formatting import clean_numbers  # pulls in scipy: only when writing
 
     path = Path(rankings_dir) / DETAILS_FILE
     with _exclusive(path.parent):

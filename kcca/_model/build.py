@@ -1,17 +1,17 @@
-"""Fit a :class:`~kcca.model.saved.FittedSystem` from a system spec and a corpus.
+"""Fit a :class:`~kcca._model.saved.FittedSystem` from a system spec and a corpus.
 
-:func:`fit_system` takes what :func:`kcca.systems.run_system` fitted (``keep_models=True``;
+:func:`fit_system` takes what :func:`kcca._systems.run_system` fitted (``keep_models=True``;
 every stage cached: kernel blocks, each (p, d)'s dev grid, the test rankings): p and d frozen
 on dev and, per task, the directions of the 15 dev-selected (kappa, n) models (Section 4.1.3)
-from the very grid that ranked the test pool (:class:`kcca.systems.fitted.Projections`). It
+from the very grid that ranked the test pool (:class:`kcca._systems.fitted.Projections`). It
 adds the image and text kernels' state fitted on the training items (what a new query is
 compared with) and the test pools' projections; nothing is solved a second time. A side whose
-kernel is ``vectors`` keeps a :class:`~kcca.model.vectors.VectorsEncoder` (its linear or
+kernel is ``vectors`` keeps a :class:`~kcca._model.vectors.VectorsEncoder` (its linear or
 cosine directions folded into the vectors' space, else its training vectors).
 
 :func:`demo_model` does this on the embedded demo corpus with the settings of ``kcca demo``
 (its defaults, small codebooks, the TRI5 system) and caches the model file
-(:mod:`kcca.model.file_format`) in the cache folder, so ``--model demo`` works out of the box.
+(:mod:`kcca._model.file_format`) in the cache folder, so ``--model demo`` works out of the box.
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ from pathlib import Path
 from typing import Any
 
 
-from kcca.cache import Cache, config_key
-from kcca.data.corpus import Corpus
-from kcca.data.errors import DataError
-from kcca.model.encoders import (
+from kcca._cache import Cache, config_key
+from kcca.data._corpus import Corpus
+from kcca.data._errors import DataError
+from kcca._model.encoders import (
     ImageEncoder,
     TextEncoder,
     query_preprocessor,
     slim_image_kernel,
     spec_dict,
 )
-from kcca.model.vectors import VectorsEncoder, can_fold, fold, vectors_encoder
-from kcca.model.saved import (
+from kcca._model.vectors import VectorsEncoder, can_fold, fold, vectors_encoder
+from kcca._model.saved import (
     FORMAT_VERSION,
     CaptionPool,
     FittedSystem,
@@ -42,8 +42,8 @@ from kcca.model.saved import (
     load_model,
     save_model,
 )
-from kcca.systems.fitted import Projections
-from kcca.systems.spec import SystemSpec
+from kcca._systems.fitted import Projections
+from kcca._systems.spec import SystemSpec
 
 log = logging.getLogger(__name__)
 
@@ -64,13 +64,13 @@ def fit_system(
 ) -> FittedSystem:
     """Fit ``spec`` (a KCCA system) on ``corpus`` and return the fitted system.
 
-    ``workspace`` (a :class:`kcca.systems.Workspace`) shares cached features and kernel blocks
+    ``workspace`` (a :class:`kcca._systems.Workspace`) shares cached features and kernel blocks
     and carries the run's configuration; without one, a workspace is made from ``config`` (a
-    :class:`kcca.systems.config.RunConfig`, default settings) and ``cache``; ``result`` a
-    :class:`kcca.systems.SystemResult` of this spec already run in that workspace.
+    :class:`kcca._systems.config.RunConfig`, default settings) and ``cache``; ``result`` a
+    :class:`kcca._systems.SystemResult` of this spec already run in that workspace.
     """
-    from kcca.systems.blocks import workspace_for
-    from kcca.systems.runner import run_system
+    from kcca._systems.blocks import workspace_for
+    from kcca._systems.runner import run_system
 
     if spec.model != "kcca":
         raise DataError(
@@ -149,7 +149,7 @@ def _vectors_side(
     side: str, kernel: Any, items: Any, projections: Projections
 ) -> tuple[VectorsEncoder, Projections]:
     """A ``vectors`` side's encoder, fitted on the training ``items``, and ``projections``
-    with its directions folded where the function allows (:mod:`kcca.model.vectors`)."""
+    with its directions folded where the function allows (:mod:`kcca._model.vectors`)."""
     if "progress" in kernel.get_params(deep=False):
         kernel.set_params(progress=False)
     kernel.fit(items)
@@ -164,7 +164,7 @@ def _image_side(
 ) -> tuple[ImageEncoder | VectorsEncoder, Projections]:
     """The image side's encoder (and the projections, folded for a ``vectors`` kernel of a
     dot product)."""
-    from features.kernels.vectors import VectorsKernel
+    from features.kernels._vectors import VectorsKernel
 
     kernel = spec.image_kernel.build()
     if isinstance(kernel, VectorsKernel):
@@ -178,7 +178,7 @@ def _text_side(
 ) -> tuple[TextEncoder | VectorsEncoder, Projections]:
     """The text side's encoder (and the projections, folded for a ``vectors`` kernel of a
     dot product)."""
-    from features.kernels.vectors import VectorsKernel
+    from features.kernels._vectors import VectorsKernel
 
     kernel = ws.text_kernel(spec.text_kernel, spec.word_kernel)
     if isinstance(kernel, VectorsKernel):
@@ -189,7 +189,7 @@ def _text_side(
 
 def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
     """The image side's fitted state: codebooks, descriptor configs, the fitted image kernel."""
-    from features.image_features import feature_config
+    from features._image_features import feature_config
 
     probe = spec.image_kernel.build()
     item_type = getattr(probe, "item_type", None)
@@ -228,7 +228,7 @@ def _image_encoder(ws: Any, spec: SystemSpec) -> ImageEncoder:
 
 def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
     """The text side's fitted state: query preprocessor, fitted text kernel, vocabulary."""
-    from kcca.data.corpus import caption_id
+    from kcca.data._corpus import caption_id
 
     preset = spec.preprocessing
     training = ws.preprocessor(preset)
@@ -252,8 +252,8 @@ def _text_encoder(ws: Any, spec: SystemSpec, seed: int) -> TextEncoder:
 def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
     """A reader of the pool's images (for thumbnails) that a model file can hold, or None:
     the pool's image files, or the demo corpus's scene renderer; other sources give none."""
-    from kcca.data.demo import DemoImages
-    from kcca.data.images import ImageFiles
+    from kcca.data._demo import DemoImages
+    from kcca.data._images import ImageFiles
 
     images = corpus.images
     if type(images) is ImageFiles:
@@ -267,10 +267,10 @@ def _pool_source(corpus: Corpus, ids: list[str]) -> Any:
 def demo_spec_and_corpus(**overrides: Any) -> tuple[SystemSpec, Corpus, Any]:
     """``(spec, corpus, image_config)`` of the demo model: ``kcca demo``'s TRI5 system.
     ``overrides``: ``system`` (a demo system's name), ``folder`` (another folder of demo
-    experiment files, as ``kcca demo --experiments``), :class:`kcca.demo.DemoSettings` fields,
-    and the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca.demo.demo_systems`)."""
-    from kcca.data.demo import make_demo_corpus
-    from kcca.demo import DemoSettings, demo_experiments_dir, demo_image_config, demo_systems
+    experiment files, as ``kcca demo --experiments``), :class:`kcca._demo.DemoSettings` fields,
+    and the grid's ``p``, ``d``, ``kappas`` and ``n_count`` (:func:`kcca._demo.demo_systems`)."""
+    from kcca.data._demo import make_demo_corpus
+    from kcca._demo import DemoSettings, demo_experiments_dir, demo_image_config, demo_systems
 
     system = overrides.pop("system", None) or DEMO_SYSTEM
     folder = overrides.pop("folder", None)
@@ -327,7 +327,7 @@ def demo_model(
                 return model
             except ModelFormatError as exc:
                 log.warning("refitting the demo model: %s", exc)
-    from kcca.systems.config import RunConfig
+    from kcca._systems.config import RunConfig
 
     config = RunConfig.of(
         seed=image_config.seed, image_config=image_config, jobs=n_jobs, progress=progress

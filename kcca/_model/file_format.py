@@ -9,12 +9,12 @@ A model file is a zip archive that ``np.load(path, allow_pickle=False)`` opens (
 * ``arr_N.npy``: the arrays (``.npy``, never pickled); arrays of at most :data:`SMALL_BYTES`
   are packed into one pool member per dtype (``pools`` in the header).
 
-The tree and arrays are :mod:`kcca.data_tree`'s: only the classes of :data:`ALLOWED` are
+The tree and arrays are :mod:`kcca._data_tree`'s: only the classes of :data:`ALLOWED` are
 rebuilt (as ``cls.__new__(cls)`` plus their state; no other class is ever imported or called),
 and the POS tagger is ``$rebuild`` state, made again on load from the saved configuration and
 NLTK data. Anything else is refused with :class:`ModelFormatError`. Member sizes are checked
 before anything is inflated (``MAX_MODEL_BYTES`` and ``MAX_INFLATION`` of :mod:`kcca.limits`),
-and every setting that drives work is bounded when the model is loaded (:mod:`kcca.model.saved`).
+and every setting that drives work is bounded when the model is loaded (:mod:`kcca._model.saved`).
 The hash detects damage, not forgery: safety comes from the format.
 """
 
@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from kcca import __version__
-from kcca.data_tree import (
+from kcca._data_tree import (
     ArchiveTooLarge,
     ClassTable,
     TreeDecoder,
@@ -59,56 +59,56 @@ TREE = "model.json"
 #: the only classes a model file may hold, as ``module:name``
 ALLOWED = frozenset(
     {
-        "kcca.model.saved:FittedSystem",
-        "kcca.systems.fitted:Projections",
-        "kcca.model.saved:ImagePool",
-        "kcca.model.saved:CaptionPool",
-        "kcca.model.encoders:ImageEncoder",
-        "kcca.model.encoders:TextEncoder",
-        "kcca.model.vectors:VectorsEncoder",
-        "kcca.systems.spec:SystemSpec",
-        "kcca.systems.spec:KernelSpec",
-        "kcca.systems.spec:GridSpec",
-        "kcca.data.images:ImageFiles",
-        "kcca.data.demo:DemoImages",
-        "kcca.data.demo:SceneSpec",
-        "kcca.data.demo:ObjectSpec",
-        "kcca.data.demo_grammar:CaptionMeaning",
-        "kcca.data.demo_grammar:Mention",
-        "features.codebook:Codebook",
-        "features.kernels.image:HistogramKernel",
-        "features.kernels.image:PyramidKernel",
-        "features.text.bow_kernel:BowKernel",
-        "features.text.trigram_kernel:TrigramKernel",
-        "features.text.tagrank_kernel:TagRankKernel",
-        "features.text.tagrank_kernel:_SentenceSet",
-        "features.text.idf:Idf",
-        "features.text.word_kernel:WordKernel",
-        "features.text.soft_trigram:SoftSequenceSet",
-        "features.text.soft_trigram:CompiledItem",
-        "features.text.soft_trigram:WordIds",
-        "features.text.pipeline:CaptionPreprocessor",
-        "features.text.compounds:CompoundNormalizer",
-        "features.text.spelling:SpellingCorrector",
-        "features.text.lemmatize:WordNetLemmatizer",
+        "kcca._model.saved:FittedSystem",
+        "kcca._systems.fitted:Projections",
+        "kcca._model.saved:ImagePool",
+        "kcca._model.saved:CaptionPool",
+        "kcca._model.encoders:ImageEncoder",
+        "kcca._model.encoders:TextEncoder",
+        "kcca._model.vectors:VectorsEncoder",
+        "kcca._systems.spec:SystemSpec",
+        "kcca._systems.spec:KernelSpec",
+        "kcca._systems.spec:GridSpec",
+        "kcca.data._images:ImageFiles",
+        "kcca.data._demo:DemoImages",
+        "kcca.data._demo:SceneSpec",
+        "kcca.data._demo:ObjectSpec",
+        "kcca.data._demo_grammar:CaptionMeaning",
+        "kcca.data._demo_grammar:Mention",
+        "features._codebook:Codebook",
+        "features.kernels._image:HistogramKernel",
+        "features.kernels._image:PyramidKernel",
+        "features.text._bow_kernel:BowKernel",
+        "features.text._trigram_kernel:TrigramKernel",
+        "features.text._tagrank_kernel:TagRankKernel",
+        "features.text._tagrank_kernel:_SentenceSet",
+        "features.text._idf:Idf",
+        "features.text._word_kernel:WordKernel",
+        "features.text._soft_trigram:SoftSequenceSet",
+        "features.text._soft_trigram:CompiledItem",
+        "features.text._soft_trigram:WordIds",
+        "features.text._pipeline:CaptionPreprocessor",
+        "features.text._compounds:CompoundNormalizer",
+        "features.text._spelling:SpellingCorrector",
+        "features.text._lemmatize:WordNetLemmatizer",
     }
 )
 #: what instances of the classes of :data:`ALLOWED` need besides a dataclass's fields: the
 #: attributes of the other classes, and the fitted attributes every ``fit`` of an estimator
 #: sets; a file whose state lacks one is refused when it is read
 NEEDS = {
-    "features.codebook:Codebook": ("cluster_centers_", "n_features_in_"),
-    "features.kernels.image:HistogramKernel": ("train_items_", "train_matrix_"),
-    "features.kernels.image:PyramidKernel": ("train_items_", "train_matrix_"),
-    "features.text.bow_kernel:BowKernel": (
+    "features._codebook:Codebook": ("cluster_centers_", "n_features_in_"),
+    "features.kernels._image:HistogramKernel": ("train_items_", "train_matrix_"),
+    "features.kernels._image:PyramidKernel": ("train_items_", "train_matrix_"),
+    "features.text._bow_kernel:BowKernel": (
         "idf_",
         "train_features_",
         "columns_",
         "train_self_",
         "train_items_",
     ),
-    "features.text.trigram_kernel:TrigramKernel": ("idf_", "train_self_", "train_items_"),
-    "features.text.tagrank_kernel:TagRankKernel": (
+    "features.text._trigram_kernel:TrigramKernel": ("idf_", "train_self_", "train_items_"),
+    "features.text._tagrank_kernel:TagRankKernel": (
         "word_ids_",
         "position_cdf_",
         "train_set_",
@@ -116,7 +116,7 @@ NEEDS = {
         "omega_prime_",
         "train_items_",
     ),
-    "features.text.pipeline:CaptionPreprocessor": (
+    "features.text._pipeline:CaptionPreprocessor": (
         "compounds_",
         "speller_",
         "lemmatizer_",
@@ -125,9 +125,9 @@ NEEDS = {
         "merges_",
         "n_fit_captions_",
     ),
-    "features.text.idf:Idf": ("n_documents_", "document_frequency_", "_log_n"),
-    "features.text.soft_trigram:WordIds": ("n_kernel", "base", "extra"),
-    "features.text.tagrank_kernel:_SentenceSet": (
+    "features.text._idf:Idf": ("n_documents_", "document_frequency_", "_log_n"),
+    "features.text._soft_trigram:WordIds": ("n_kernel", "base", "extra"),
+    "features.text._tagrank_kernel:_SentenceSet": (
         "item_ptr",
         "sent_ptr",
         "ids",
@@ -136,14 +136,14 @@ NEEDS = {
         "r_sum",
         "a_sum",
     ),
-    "features.text.lemmatize:WordNetLemmatizer": ("fallback",),
-    "kcca.data.demo:DemoImages": ("specs", "image_size", "meanings"),
-    "kcca.data.images:ImageFiles": ("paths",),
+    "features.text._lemmatize:WordNetLemmatizer": ("fallback",),
+    "kcca.data._demo:DemoImages": ("specs", "image_size", "meanings"),
+    "kcca.data._images:ImageFiles": ("paths",),
 }
 #: classes that moved since files of this format version were written: old name -> new name
-MOVED = {"kcca.model.saved:Projections": "kcca.systems.fitted:Projections"}
+MOVED = {"kcca._model.saved:Projections": "kcca._systems.fitted:Projections"}
 #: attributes not stored but rebuilt on load: class -> {attribute: rebuilder name}
-REBUILT = {"features.text.pipeline:CaptionPreprocessor": {"tagger_": "pos-tagger"}}
+REBUILT = {"features.text._pipeline:CaptionPreprocessor": {"tagger_": "pos-tagger"}}
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _MEMBER = re.compile(r"arr_[0-9]+\.npy")
@@ -175,7 +175,7 @@ class ModelFormatError(FileVersionError):
 
 
 def _pos_tagger(obj: Any, cache: Any) -> Any:
-    from features.text.postag import load_tagger
+    from features.text._postag import load_tagger
 
     return load_tagger(obj.tagger_config(), cache=cache)
 
@@ -267,12 +267,12 @@ def content_hash(header: Mapping[str, Any], tree: bytes, arrays: Mapping[str, np
 # ---------------------------------------------------------------------- files
 def write(path: str | Path, header: Mapping[str, Any], obj: Any, *, compress: int = 0) -> Path:
     """Write ``obj`` with ``header`` (atomically); ``compress`` 1-9 deflates the members."""
-    from kcca.cache import atomic_write
+    from kcca._cache import atomic_write
 
     enc = TreeEncoder(
         CLASSES,
         what="a model file",
-        allowed_name="kcca.model.file_format.ALLOWED",
+        allowed_name="kcca._model.file_format.ALLOWED",
         refused_fix=_REFUSED_FIX,
         rebuilt=REBUILT,
     )
@@ -306,7 +306,7 @@ def _sniff(path: Path) -> None:
 
 def _open(path: Path) -> Any:
     if not path.is_file():
-        from kcca.file_kinds import check_regular_file, path_kind
+        from kcca._file_kinds import check_regular_file, path_kind
 
         missing = path_kind(path) == "missing"
         out = shlex.quote(str(path)) if missing else "bow5.kcca.npz"
@@ -426,7 +426,7 @@ def read(path: str | Path, *, cache: Any = None) -> tuple[dict[str, Any], Any]:
         raise _error(
             path,
             f"refused: it names the class {str(exc)!r}, which a kcca model "
-            "file may not hold (only kcca.model.file_format.ALLOWED)",
+            "file may not hold (only kcca._model.file_format.ALLOWED)",
             header,
         ) from None
     except (

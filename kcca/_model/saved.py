@@ -1,7 +1,7 @@
 """A saved, fitted system: ranks images for any sentence and captions for any image.
 
-:class:`FittedSystem` holds what :func:`kcca.systems.run_system` computes and then throws away:
-the kernels' fitted state (:mod:`kcca.model.encoders`), the KCCA directions of the models the
+:class:`FittedSystem` holds what :func:`kcca._systems.run_system` computes and then throws away:
+the kernels' fitted state (:mod:`kcca._model.encoders`), the KCCA directions of the models the
 dev set chose (Section 4.1.3: per task the 15 models, 5 best by R@1, R@5 and R@10, with p and d
 frozen) and the test pools' projections. A query is scored as a test item is: its kernel row
 against the training items, projected (eq. 3-4), cosine to every candidate in the shared space
@@ -10,9 +10,9 @@ given as a pool (the model's test pool, a folder of images, a caption file) are 
 once; a query then costs one kernel row, a few (1 x n_train) x (n_train x n) products and the
 cosines. A side whose kernel is ``vectors`` takes its queries as vectors files
 (:meth:`FittedSystem.rank_images_for_vectors`, :meth:`FittedSystem.rank_captions_for_vectors`,
-:mod:`kcca.model.vectors`).
+:mod:`kcca._model.vectors`).
 
-File format (:mod:`kcca.model.file_format`): data only, a zip of a JSON header (format
+File format (:mod:`kcca._model.file_format`): data only, a zip of a JSON header (format
 version :data:`FORMAT_VERSION`, toolkit version, spec, corpus, content hash), a JSON object
 tree and ``.npy`` arrays; loading one never runs code from the file. A file of another format
 version, an old joblib model, a damaged or foreign file raises :class:`ModelFormatError`
@@ -30,12 +30,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kcca import __version__
-from kcca.model import file_format
-from kcca.model.encoders import ImageEncoder, QueryError, TextEncoder, folder_images
-from kcca.model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
-from kcca.model.vectors import SIDES, VectorsEncoder, vectors_fix
-from kcca.systems.fitted import Projections
-from kcca.systems.spec import SystemSpec
+from kcca._model import file_format
+from kcca._model.encoders import ImageEncoder, QueryError, TextEncoder, folder_images
+from kcca._model.file_format import FORMAT_VERSION, MAGIC, ModelFormatError
+from kcca._model.vectors import SIDES, VectorsEncoder, vectors_fix
+from kcca._systems.fitted import Projections
+from kcca._systems.spec import SystemSpec
 from kcca.errors import SettingError
 
 __all__ = [
@@ -78,8 +78,8 @@ class ImagePool:
         """Read the pool's image files (thumbnails) only inside ``folder``, the data folder
         the user names (None: none): the files a model file names elsewhere are never read
         (their thumbnails are left out). Returns those left out, id -> file."""
-        from kcca.data.images import ImageFiles
-        from kcca.data.paths import within
+        from kcca.data._images import ImageFiles
+        from kcca.data._paths import within
 
         if type(self.source) is not ImageFiles:  # the demo's renderer, or none: no files
             return {}
@@ -144,7 +144,7 @@ class Ranking:
 class FittedSystem:
     """A system fitted on a corpus, ready to rank new sentences and images (module docstring).
 
-    Build one with :func:`kcca.model.build.fit_system`; save with :meth:`save`, read with
+    Build one with :func:`kcca._model.build.fit_system`; save with :meth:`save`, read with
     :func:`load_model`. ``chosen`` holds the dev choices (p, d, criterion, selected models).
     """
 
@@ -170,11 +170,11 @@ class FittedSystem:
     ) -> ImagePool:
         """Every image file of ``folder``, described with the saved codebooks and projected.
 
-        With an enabled ``cache`` (:class:`kcca.cache.Cache`) each file's description is kept
+        With an enabled ``cache`` (:class:`kcca._cache.Cache`) each file's description is kept
         (:meth:`ImageEncoder.cached_features`), so later queries on the folder only compute
         the kernel block and the projections.
         """
-        from kcca.data.images import ImageFiles
+        from kcca.data._images import ImageFiles
 
         image = self._encoder("image", ImageEncoder, "a pool of image files")
         paths = folder_images(folder)
@@ -260,7 +260,7 @@ class FittedSystem:
         return encoder
 
     def vectors_encoder(self, side: str) -> VectorsEncoder:
-        """The :class:`~kcca.model.vectors.VectorsEncoder` of ``side`` (``image`` or
+        """The :class:`~kcca._model.vectors.VectorsEncoder` of ``side`` (``image`` or
         ``text``); a :class:`QueryError` when that side's kernel does not read vectors."""
         encoder = getattr(self, side)
         if not isinstance(encoder, VectorsEncoder):
@@ -278,7 +278,7 @@ class FittedSystem:
     ) -> tuple[list[str], dict[float, np.ndarray]]:
         """``(ids, projections)`` of new items of ``side`` (``image`` or ``text``) given as
         vectors: a vectors file (checked as the ``vectors`` kernel checks it, and for the
-        model's dimension) or its :class:`~features.vectors_file.ItemVectors`; ``ids`` the
+        model's dimension) or its :class:`~features._vectors_file.ItemVectors`; ``ids`` the
         rows to project (None: every row), :data:`QUERIES_AT_ONCE` at a time (a side that
         keeps its training vectors computes kernel rows of that many items at once)."""
         encoder = self.vectors_encoder(side)
@@ -320,7 +320,7 @@ class FittedSystem:
     ) -> Ranking:
         """Image annotation (eq. 1): rank ``pool`` (default the test pool's captions) for an
         image (an RGB uint8 array or an image file)."""
-        from kcca.data.images import read_image
+        from kcca.data._images import read_image
 
         t = time.perf_counter()
         pool = pool or self.caption_pool
@@ -342,7 +342,7 @@ class FittedSystem:
         top: int | None = None,
     ) -> list[Ranking]:
         """Image search for captions given as vectors (a vectors file or its
-        :class:`~features.vectors_file.ItemVectors`; ``ids`` the rows, None: all): one
+        :class:`~features._vectors_file.ItemVectors`; ``ids`` the rows, None: all): one
         ranking of ``pool`` (default the test pool) per caption, in row order."""
         return self._vector_rankings("search", "text", vectors, ids, pool or self.image_pool, top)
 
@@ -354,7 +354,7 @@ class FittedSystem:
         top: int | None = None,
     ) -> list[Ranking]:
         """Image annotation for images given as vectors (a vectors file or its
-        :class:`~features.vectors_file.ItemVectors`; ``ids`` the rows, None: all): one
+        :class:`~features._vectors_file.ItemVectors`; ``ids`` the rows, None: all): one
         ranking of ``pool`` (default the test pool's captions) per image, in row order."""
         pool = pool or self.caption_pool
         return self._vector_rankings("annotation", "image", vectors, ids, pool, top)
@@ -399,7 +399,7 @@ class FittedSystem:
     ) -> list[Ranking]:
         """The Borda-aggregated ranking of each projected query (rows of ``q``), cut at
         ``top``; each gets an equal share of the time since ``start``."""
-        from kcca.borda import borda_from_scores
+        from kcca._borda import borda_from_scores
 
         scores = self.projections.scores(task, q, c)
         res = borda_from_scores(scores)
@@ -429,13 +429,13 @@ class FittedSystem:
         self, task: str, queries: Mapping[float, np.ndarray], candidates: Mapping[float, np.ndarray]
     ) -> np.ndarray:
         """(n_queries, n_candidates) Borda rankings of projected queries (as run_system)."""
-        from kcca.borda import borda_from_scores
+        from kcca._borda import borda_from_scores
 
         return borda_from_scores(self.projections.scores(task, queries, candidates)).ranking
 
     # ------------------------------------------------------------- io
     def save(self, path: str | Path, compress: int = 0) -> Path:
-        """Write the model file (:mod:`kcca.model.file_format`); returns the path."""
+        """Write the model file (:mod:`kcca._model.file_format`); returns the path."""
         return save_model(self, path, compress=compress)
 
     def describe(self) -> str:
@@ -495,7 +495,7 @@ def load_model(path: str | Path, cache: Any = None) -> FittedSystem:
 
     Raises :class:`ModelFormatError` (naming the file and the fix: refit) for a file of
     another format version, an old joblib model, a damaged, truncated or foreign file, and
-    :class:`~kcca.errors.DataError` for a missing file. ``cache`` (a :class:`kcca.cache.Cache`)
+    :class:`~kcca.errors.DataError` for a missing file. ``cache`` (a :class:`kcca._cache.Cache`)
     keeps state rebuilt on load (the POS tagger of lemmatising preprocessors).
     """
     header, model = file_format.read(path, cache=cache)
@@ -515,7 +515,7 @@ def _projection_problem(proj: Any) -> str | None:
     each kappa's weights a 2-d float array with one row count per view, offsets one per
     column, and every selected (kappa, n) within its block. The row counts are checked
     against the encoders by :func:`_vectors_problem` where a side reads vectors."""
-    from kcca.systems.fitted import Projections
+    from kcca._systems.fitted import Projections
 
     if not isinstance(proj, Projections):
         return "the model's projections are not a Projections table"
@@ -558,7 +558,7 @@ def _vectors_problem(model: FittedSystem) -> str | None:
     row per training item, unless a side reads vectors: then its encoder's settings are a
     vectors kernel's and its directions have the rows it gives them (the dimension when
     folded, else its training vectors' count)."""
-    from features.kernels.vector_functions import check_function
+    from features.kernels._vector_functions import check_function
     from kcca.errors import KccaUserError
 
     proj = model.projections
@@ -599,7 +599,7 @@ def read_caption_file(path: str | Path) -> tuple[list[str], list[str]]:
     p = Path(path)
     if not p.is_file():
         raise QueryError(f"caption file {p} does not exist")
-    from kcca.data.text_files import read_utf8
+    from kcca.data._text_files import read_utf8
 
     ids, texts = [], []
     for n, line in enumerate(read_utf8(p, error=QueryError).splitlines(), 1):

@@ -1,8 +1,8 @@
 """The side of a saved model whose kernel is ``vectors``: new items given as vectors.
 
-A system whose image or text kernel is ``vectors`` (:mod:`features.kernels.vectors`) ranks
+A system whose image or text kernel is ``vectors`` (:mod:`features.kernels._vectors`) ranks
 new items given by their vectors, read from files in the formats that kernel reads
-(:mod:`features.vectors_file`: ``.npy`` with an ids file, ``.npz``, Parquet) with the same
+(:mod:`features._vectors_file`: ``.npy`` with an ids file, ``.npz``, Parquet) with the same
 checks, and the model's dimension besides. What the model keeps depends on the kernel's
 function:
 
@@ -17,7 +17,7 @@ function:
   directions. ``linear-float32`` stays unfolded so that its rows keep the float32 numbers of
   the ``fisher`` kernel it stands for.
 
-A new item's vector is prepared by the kernel's own code (:func:`~features.kernels.vectors.
+A new item's vector is prepared by the kernel's own code (:func:`~features.kernels._vectors.
 item_matrix`), so the vectors of a test item give the numbers its run gave it.
 """
 
@@ -30,13 +30,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from features.kernels.vector_functions import vector_block
-from features.kernels.vectors import item_matrix
-from features.vectors_file import ItemVectors, VectorsFileError, read_item_vectors
+from features.kernels._vector_functions import vector_block
+from features.kernels._vectors import item_matrix
+from features._vectors_file import ItemVectors, VectorsFileError, read_item_vectors
 
 #: the functions whose kernel is a dot product of the prepared vectors (folded)
 FOLDED_FUNCTIONS = ("linear", "cosine")
-#: the side of :class:`~kcca.systems.fitted.Projections` of each side of a system
+#: the side of :class:`~kcca._systems.fitted.Projections` of each side of a system
 SIDES = {"image": "x", "text": "y"}
 
 
@@ -74,7 +74,7 @@ class VectorsEncoder:
         return self.dim if self.folded else self.n_train
 
     def read(self, path: str | Path, ids_path: str | Path | None = None) -> ItemVectors:
-        """Read and check a vectors file of new items (:func:`~features.vectors_file.
+        """Read and check a vectors file of new items (:func:`~features._vectors_file.
         read_item_vectors`), and its dimension against the model's."""
         vectors = read_item_vectors(path, ids_path)
         if vectors.dim != self.dim:
@@ -104,7 +104,7 @@ class VectorsEncoder:
 
 
 def vectors_encoder(side: str, kernel: Any, fold: bool) -> VectorsEncoder:
-    """The encoder of a fitted :class:`~features.kernels.vectors.VectorsKernel` of ``side``;
+    """The encoder of a fitted :class:`~features.kernels._vectors.VectorsKernel` of ``side``;
     ``fold``: keep no training vector (the directions are folded, :func:`fold`)."""
     return VectorsEncoder(
         side=side,

@@ -26,7 +26,7 @@ class Projections:
     model (kappa, n) uses the first n columns (the solver's grid property). ``selected``: task ->
     the (kappa, n) of its models, in dev-selection order; ``n_directions`` the rank of the
     fitted grid's factorisation. A saved model may hold one side's directions folded into
-    primal ones (one row per dimension of the items' vectors, :mod:`kcca.model.vectors`): that
+    primal ones (one row per dimension of the items' vectors, :mod:`kcca._model.vectors`): that
     side is then projected from the items' vectors, not from kernel rows (:meth:`rows`).
     """
 
@@ -74,8 +74,8 @@ class Projections:
     @staticmethod
     def project_blocks(project: Any, block: Any) -> dict[float, np.ndarray]:
         """``project(block)`` (:meth:`project_x` or :meth:`project_y`), block by block for rows
-        on demand (:class:`kcca.lowrank.KernelRows`)."""
-        from kcca.lowrank import KernelRows
+        on demand (:class:`kcca._lowrank.KernelRows`)."""
+        from kcca._lowrank import KernelRows
 
         if not isinstance(block, KernelRows):
             return project(block)

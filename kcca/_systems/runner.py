@@ -1,21 +1,21 @@
 """Run one system end to end: kernels -> KCCA grid on dev -> 15 models -> Borda -> test metrics.
 
-:func:`run_system` follows Section 4.1 of the paper for a :class:`~kcca.systems.spec.SystemSpec`:
+:func:`run_system` follows Section 4.1 of the paper for a :class:`~kcca._systems.spec.SystemSpec`:
 
 1. image features of train/dev/test and the image-kernel blocks (Section 3.3; p = 1, the
    solver applies p);
 2. preprocessed captions (4.1.1) and the text-kernel blocks: training items are the five
    captions of a training image, the dev/test pools caption #2 (4.1.2);
 3. KCCA (``model = "kcca"``): for each (p, d) of the spec, the kappa x n grid in one fit and the
-   dev ranks of every model; p and d chosen on dev (:mod:`kcca.systems.grid`), frozen;
+   dev ranks of every model; p and d chosen on dev (:mod:`kcca._systems.grid`), frozen;
    per task the 15 dev-selected models rank the test pool and are Borda-aggregated (Sec. 4.1.3);
    NN (``model = "nn"``): eq. 2 with one nearest neighbour; with several candidate text
    kernels (NN5_TRI(best)) the best on dev is used;
-4. metrics of the test rankings (:func:`kcca.evaluate.system.evaluate_system`): R@k and median
+4. metrics of the test rankings (:func:`kcca._evaluate.system.evaluate_system`): R@k and median
    rank (Tables 3, 11), and S@k / R-precision when the corpus has crowd judgments (Table 12).
 
-Every stage is cached by config (:class:`kcca.cache.Cache`), so an interrupted run resumes:
-kernel blocks (:mod:`kcca.systems.blocks`), each (p, d)'s dev outcome (``system-dev``) and the
+Every stage is cached by config (:class:`kcca._cache.Cache`), so an interrupted run resumes:
+kernel blocks (:mod:`kcca._systems.blocks`), each (p, d)'s dev outcome (``system-dev``) and the
 test rankings (``system-test``).
 """
 
@@ -30,19 +30,19 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from kcca.cache import Cache
-from kcca.data.corpus import Corpus
-from kcca.evaluate.original import gold_ties_from_scores, rankings_from_scores
-from kcca.evaluate.protocol_ranks import PoolRanks, pool_fold_counts
-from kcca.evaluate.rankings_io import Rankings, write_rankings
-from kcca.evaluate.retrieval_protocol import CAPTIONS_PER_IMAGE
-from kcca.evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
-from kcca.names import KS, TASKS
-from kcca.systems.all_captions import borda_protocol_ranks, score_protocol_ranks
-from kcca.systems.blocks import Blocks, Workspace, all_caption_ids, workspace_for
-from kcca.systems.config import RunConfig
-from kcca.systems.fitted import Projections
-from kcca.systems.grid import (
+from kcca._cache import Cache
+from kcca.data._corpus import Corpus
+from kcca._evaluate.original import gold_ties_from_scores, rankings_from_scores
+from kcca._evaluate.protocol_ranks import PoolRanks, pool_fold_counts
+from kcca._evaluate.rankings_io import Rankings, write_rankings
+from kcca._evaluate.retrieval_protocol import CAPTIONS_PER_IMAGE
+from kcca._evaluate.system import EvaluationContext, SystemEvaluation, evaluate_system
+from kcca._names import KS, TASKS
+from kcca._systems.all_captions import borda_protocol_ranks, score_protocol_ranks
+from kcca._systems.blocks import Blocks, Workspace, all_caption_ids, workspace_for
+from kcca._systems.config import RunConfig
+from kcca._systems.fitted import Projections
+from kcca._systems.grid import (
     DevOutcome,
     borda_rankings,
     choose,
@@ -50,7 +50,7 @@ from kcca.systems.grid import (
     fit_grid,
     indefinite_rule,
 )
-from kcca.systems.spec import KernelSpec, SystemSpec
+from kcca._systems.spec import KernelSpec, SystemSpec
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class SystemResult:
         gold_ties: per task, the other candidates sharing the original item's score (NN
         systems; zero for Borda rankings, ordered by Borda's rules), written to the rankings;
         protocol_ranks: with the run's protocol ``"all-captions"``, per pool (fold count) the
-        ranks of each fold (:mod:`kcca.evaluate.protocol_ranks`), else None.
+        ranks of each fold (:mod:`kcca._evaluate.protocol_ranks`), else None.
     """
 
     spec: SystemSpec
@@ -95,7 +95,7 @@ class SystemResult:
         return self.evaluation.table()
 
     def write_rankings(self, path: str | Path, corpus: Corpus, split: str = "test") -> Path:
-        """The rankings file read by ``kcca evaluate`` (:mod:`kcca.evaluate.rankings_io`)."""
+        """The rankings file read by ``kcca evaluate`` (:mod:`kcca._evaluate.rankings_io`)."""
         return write_rankings(
             path,
             corpus.pool(split),
@@ -133,13 +133,13 @@ def run_system(
     """Run ``spec`` on ``corpus`` (see the module docstring); returns a :class:`SystemResult`.
 
     ``workspace`` shares features, tokens and kernel blocks between systems of one run and
-    carries the run's :class:`~kcca.systems.config.RunConfig`; without one, a workspace is made
+    carries the run's :class:`~kcca._systems.config.RunConfig`; without one, a workspace is made
     from ``config`` (default settings) and ``cache`` (none). The configuration's
     ``precision`` is the factor truncation of the solver (None: its default); its
     ``search_rank`` overrides the spec's ``grid.search_rank`` (the (p, d) search with
-    rank-capped factors, :class:`kcca.systems.spec.GridSpec`); 0 searches at full precision;
+    rank-capped factors, :class:`kcca._systems.spec.GridSpec`); 0 searches at full precision;
     ``keep_models`` keeps the directions of the chosen models (``SystemResult.models``, what
-    :func:`kcca.model.fit_system` saves; a KCCA grid whose test rankings came from the cache
+    :func:`kcca._model.fit_system` saves; a KCCA grid whose test rankings came from the cache
     is fitted again for them, with the run's factor cache and backend).
     """
     ws = workspace_for(corpus, workspace, config, cache)
@@ -429,7 +429,7 @@ def _test_rankings(grids: _KccaGrids, best: DevOutcome) -> dict[str, np.ndarray]
 
 def _kcca_all_captions(grids: _KccaGrids, best: DevOutcome) -> PoolRanks:
     """The all-captions ranks of the chosen models' Borda rankings, every pool the literature
-    reports on this test set (cached; :mod:`kcca.systems.all_captions`). The captions'
+    reports on this test set (cached; :mod:`kcca._systems.all_captions`). The captions'
     text-kernel rows are projected block by block, never held whole."""
     spec = grids.spec
     captions = grids.ws.all_caption_rows(
@@ -494,12 +494,12 @@ def _nn_scores(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]
 
 
 def _nn_rankings(image: Blocks, text: Blocks, split: str) -> dict[str, np.ndarray]:
-    """Eq. 2 rankings; ties never favour the original (kcca.evaluate.original)."""
+    """Eq. 2 rankings; ties never favour the original (kcca._evaluate.original)."""
     return {task: rankings_from_scores(s) for task, s in _nn_scores(image, text, split).items()}
 
 
 def _criterion(rankings: dict[str, np.ndarray]) -> float:
-    from kcca.evaluate.original import original_item_metrics, original_ranks
+    from kcca._evaluate.original import original_item_metrics, original_ranks
 
     return float(
         sum(

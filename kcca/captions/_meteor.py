@@ -7,7 +7,7 @@ paraphrases. pycocoevalcap runs ``java -jar meteor-1.5.jar - - -stdio -l en -nor
 statistics, which returns per-item scores and the corpus score (whose precision and recall
 are aggregated over the corpus before combining).
 
-* ``engine="python"`` (the default): :mod:`kcca.captions.meteor_engine`, a re-implementation
+* ``engine="python"`` (the default): :mod:`kcca.captions._meteor_engine`, a re-implementation
   of that jar configuration that reads the jar's word lists, WordNet synonyms and paraphrase
   table without Java (the paraphrase table is indexed once, about 10 s, and cached in the
   project cache). It needs the jar's files, not Java, and equals the jar to the last bit on
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionInputError, CaptionScorer, split_at_spaces
+from kcca.captions._scorer import CaptionInputError, CaptionScorer, split_at_spaces
 from kcca.errors import SettingError
 
 JAR_ENV = "KCCA_METEOR_JAR"
@@ -167,7 +167,7 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
     elif engine == "python":
         import importlib.util
 
-        from kcca.captions.meteor_engine import paraphrase_table_path
+        from kcca.captions._meteor_engine import paraphrase_table_path
 
         table = paraphrase_table_path(jar)
         if not table.is_file():
@@ -219,10 +219,10 @@ class Meteor(CaptionScorer):
         JVM heap (``-Xmx``) of the Java engine, as pycocoevalcap.
     cache_dir : path, "default" or None, default="default"
         Cache folder of the Python engine's paraphrase index (``"default"``:
-        :func:`kcca.cache.default_cache_dir`; None: no cache, the index is rebuilt).
+        :func:`kcca._cache.default_cache_dir`; None: no cache, the index is rebuilt).
     progress : bool, default=False
         Say on stderr when the Python engine builds its paraphrase index (the first use
-        with a cache folder; every use without one), as :func:`kcca.progress.building`.
+        with a cache folder; every use without one), as :func:`kcca._progress.building`.
 
     See Also
     --------
@@ -275,7 +275,11 @@ class Meteor(CaptionScorer):
             self._python_engine().score_lines([["a dog runs"]], ["a dog runs"])
 
     def _python_engine(self):
-        from kcca.captions.meteor_engine import MeteorEngine, MeteorResources, paraphrase_table_path
+        from kcca.captions._meteor_engine import (
+            MeteorEngine,
+            MeteorResources,
+            paraphrase_table_path,
+        )
 
         jar = self.jar or find_meteor_jar()
         if jar is None or not Path(jar).is_file():
@@ -313,7 +317,7 @@ class Meteor(CaptionScorer):
 
     def score_tokens(self, references, candidates):
         if self.engine == "python":
-            from kcca.captions.meteor_engine import split_score_line
+            from kcca.captions._meteor_engine import split_score_line
 
             engine = self._python_engine()
             check_caption_lengths(references, candidates)

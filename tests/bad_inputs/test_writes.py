@@ -109,7 +109,7 @@ def test_a_world_writable_cache_folder_is_refused(tmp_path, capsys):
 
 
 def test_run_details_are_merged_under_a_lock_that_leaves_no_file(tmp_path):
-    from kcca.evaluate.results_files import DETAILS_FILE, merge_details, read_details
+    from kcca._evaluate.results_files import DETAILS_FILE, merge_details, read_details
 
     systems = [f"S{k}" for k in range(4)]
     errors: list[BaseException] = []

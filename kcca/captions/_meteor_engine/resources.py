@@ -33,10 +33,10 @@ from kcca.captions._meteor_engine.synonyms import (
     build_synonym_index,
     java_lines,
 )
-from kcca.progress import building
+from kcca._progress import building
 
 STAGE = "meteor-paraphrase"
-#: what :func:`kcca.progress.building` says while the paraphrase index is built
+#: what :func:`kcca._progress.building` says while the paraphrase index is built
 INDEX_WHAT = "the METEOR paraphrase index from paraphrase-en.gz"
 #: the stems of the paraphrase table's words, cached beside its index (stemming them on every
 #: run costs about as much as the rest of scoring a thousand items)
@@ -101,7 +101,7 @@ class MeteorResources:
             :func:`kcca._cache.default_cache_dir`; ``None`` from the environment = no cache,
             the index is then built in memory on each load).
         progress: say on stderr when the paraphrase index and its words' stems are built
-            (:func:`kcca.progress.building`).
+            (:func:`kcca._progress.building`).
     """
 
     def __init__(

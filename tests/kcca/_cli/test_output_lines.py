@@ -218,7 +218,7 @@ def test_info_records_show_with_verbose_only(tmp_path, no_data_env):
     assert "INFO" not in plain.stderr and "chose p=2 d=1" not in plain.stderr
     verbose = _kcca(["--verbose", "--no-cache", *demo, "--out", "verbose"], no_data_env,
                     tmp_path)
-    assert "INFO kcca.systems.runner: TRI5: chose p=2 d=1 on dev" in verbose.stderr
+    assert "INFO kcca._systems.runner: TRI5: chose p=2 d=1 on dev" in verbose.stderr
 
 
 def test_the_demo_summary_of_a_slow_system_fits_the_width(monkeypatch, capsys, tmp_path):
@@ -226,10 +226,10 @@ def test_the_demo_summary_of_a_slow_system_fits_the_width(monkeypatch, capsys, t
     import argparse
     from types import SimpleNamespace
 
-    import kcca.systems.runner as runner
-    from kcca.cli.demo_cmd import DemoRun, stage_kcca
-    from kcca.systems import GridSpec, KernelSpec, SystemSpec
-    from kcca.systems.config import RunConfig
+    import kcca._systems.runner as runner
+    from kcca._cli.demo_cmd import DemoRun, stage_kcca
+    from kcca._systems import GridSpec, KernelSpec, SystemSpec
+    from kcca._systems.config import RunConfig
 
     spec = SystemSpec("TRI5", KernelSpec("pyramid"), KernelSpec("trigram"),
                       grid=GridSpec(p=(2, 3), d=(1, 3, 8), kappas=(0.1, 0.5, 1.0, 5.0),

@@ -137,7 +137,7 @@ def test_fit_model_demo_suggests_a_query_of_its_own_words_that_runs(cache_dir, t
     """The query ``fit-model --demo`` suggests is made of the demo model's words and returns
     images, run as printed (before: a Flickr 8K query, "a dog runs on the beach", whose
     words the demo does not know)."""
-    from kcca.cli.lines import joined_command
+    from kcca._cli.lines import joined_command
 
     out = tmp_path / ("a-long-folder-name-" * 4) / "demo.kcca.npz"
     out.parent.mkdir()
@@ -156,7 +156,7 @@ def test_fit_model_demo_suggests_a_query_of_its_own_words_that_runs(cache_dir, t
 def test_fit_model_lines_fit_the_width(cache_dir, tmp_path, capsys):
     """Every line ``fit-model`` prints has at most 100 characters, but a path alone on its
     line (its test scores made lines of 333)."""
-    from kcca.cli.lines import WIDTH
+    from kcca._cli.lines import WIDTH
 
     out = tmp_path / ("a-long-folder-name-" * 6) / "demo.kcca.npz"
     out.parent.mkdir()

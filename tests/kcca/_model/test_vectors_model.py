@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.cache import Cache
-from kcca.cli import main
-from kcca.data.json_splits import load_json_splits
-from kcca.evaluate.rankings_io import read_rankings
-from kcca.model import fit_system, load_model, save_model
-from kcca.systems import load_spec, run_system
-from kcca.systems.blocks import Workspace
-from kcca.systems.config import RunConfig
+from kcca._cache import Cache
+from kcca._cli import main
+from kcca.data._json_splits import load_json_splits
+from kcca._evaluate.rankings_io import read_rankings
+from kcca._model import fit_system, load_model, save_model
+from kcca._systems import load_spec, run_system
+from kcca._systems.blocks import Workspace
+from kcca._systems.config import RunConfig
 from scripts.synthetic_karpathy import write_example
 
 pytestmark = pytest.mark.slow
@@ -72,7 +72,7 @@ def test_cli_fit_model_ranks_test_vectors_as_reproduce(cli_run, synthetic, tmp_p
     """The model file of ``kcca fit-model`` ranks the test split's vectors (given as new
     files) exactly as ``kcca reproduce`` ranked the test pool: the same rankings, every
     query, every candidate."""
-    from kcca.model.vectors import VectorsEncoder
+    from kcca._model.vectors import VectorsEncoder
 
     model_file, rankings_file = cli_run
     model = load_model(model_file)

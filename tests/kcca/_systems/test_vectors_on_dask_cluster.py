@@ -22,7 +22,7 @@ from typing import Iterator
 
 import pytest
 
-from kcca.data.flickr8k import load_flickr8k_with_splits
+from kcca.data._flickr8k import load_flickr8k_with_splits
 from tests.support.flickr_like import write_flickr_like
 from tests.support.optional_tools import skip_unless
 from tests.support.planted_vectors import plant_vectors, vectors_experiment
@@ -137,7 +137,7 @@ def dask_cluster(folder: Path, n_workers: int = 2) -> Iterator[tuple[str, list]]
 
 
 def _reproduce(corpus_root: Path, exp: Path, out: Path) -> None:
-    from kcca.cli import main
+    from kcca._cli import main
 
     rc = main(["reproduce", "--data-dir", str(corpus_root), "--experiments", str(exp),
                "--systems", NAME, "--tables", "3", "--out", str(out),
