@@ -3,7 +3,7 @@ tables cannot say: the experiment files the commands read by default (``experime
 ``experiments/hodosh2013``, ``experiments/beyond`` and ``experiments/vectors`` with its
 sub-folders) travel inside the package as
 ``kcca/experiments/<name>``, so ``kcca demo`` and ``kcca reproduce`` run from any install, not
-only from a clone (:func:`kcca.systems.spec.default_experiments_dir`)."""
+only from a clone (:func:`kcca._systems.spec.default_experiments_dir`)."""
 
 from setuptools import find_packages, setup
 
@@ -15,7 +15,7 @@ setup(
     + [f"kcca.experiments.{name}" for name in EXPERIMENTS],
     package_dir={f"kcca.experiments.{name}": f"experiments/{name}" for name in EXPERIMENTS},
     package_data={
-        "kcca.report": ["static/*.css", "static/*.js"],
+        "kcca._report": ["static/*.css", "static/*.js"],
         **{
             f"kcca.experiments.{name}": ["*.toml", "*.md", "*/*.toml", "*/*.md"]
             for name in EXPERIMENTS

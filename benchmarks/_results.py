@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kcca.cache import write_text_atomic
+from kcca._cache import write_text_atomic
 
 
 def write_result(path: str | Path, result: Any, indent: int = 1) -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import joblib
 
-from kcca.cache_entry import ENTRY_SUFFIX, check_entry, read_entry
+from kcca._cache_entry import ENTRY_SUFFIX, check_entry, read_entry
 
 TARGET_RATIO = 1.5
 

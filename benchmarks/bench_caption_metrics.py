@@ -34,7 +34,7 @@ are loaded and a warm-up batch scored (numba compilation, if any, happens there)
 than the timed ones where the item source has enough (Flickr 8K: the images after the
 first ``--n-items``), so that nothing our engine remembers between calls is the timed
 items' own work. Items: Flickr 8K train+dev+test (candidate = caption #0, references =
-#1-#4, tokenised with ``kcca.captions.tokenizer.tokenize``); ``--items FILE`` a json
+#1-#4, tokenised with ``kcca.captions._tokenizer.tokenize``); ``--items FILE`` a json
 ``{"references": {id: [tokenised str, ...]}, "candidates": {id: tokenised str}}``;
 ``--coco`` the COCO fixture ``tests/kcca/captions/data/coco_outside_captions.json.gz``
 (raw text, tokenised here). Also reported: our first call in a fresh process (resource
@@ -111,7 +111,7 @@ def _time(fn, refs, cands, repeats):
 
 _WORKER = """
 import json, resource, sys, time
-from kcca.captions.meteor import Meteor
+from kcca.captions._meteor import Meteor
 data = json.load(open(sys.argv[2]))
 t0 = time.perf_counter()
 corpus, per_item = Meteor(engine=sys.argv[1], cache_dir=sys.argv[3]).score_tokens(
@@ -143,8 +143,8 @@ def _meteor(refs: dict, cands: dict, repeats: int) -> dict:
     """Our METEOR engine against the jar on the same tokens, each run a fresh process."""
     import tempfile
 
-    from kcca.captions.meteor import meteor_available
-    from kcca.captions.tokenizer import tokenize
+    from kcca.captions._meteor import meteor_available
+    from kcca.captions._tokenizer import tokenize
 
     ok, why = meteor_available("python")
     if not ok:
@@ -213,9 +213,9 @@ COCO_FIXTURE = ROOT / "tests" / "kcca" / "captions" / "data" / "coco_outside_cap
 def _flickr_items(data_dir: str | None) -> list[tuple[str, list[str], str]]:
     """Flickr 8K train, dev and test images as ``(id, tokenised references #1-#4,
     tokenised candidate #0)``."""
-    from kcca.captions.tokenizer import tokenize
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
+    from kcca.captions._tokenizer import tokenize
+    from kcca.data._flickr8k import load_flickr8k
+    from kcca.data._paths import resolve_data_dir
 
     corpus = load_flickr8k(resolve_data_dir(data_dir), images=False, judgments=False,
                            lemmas=False)
@@ -237,10 +237,10 @@ def _file_items(path: str) -> list[tuple[str, list[str], str]]:
 
 def _coco_items(path: Path = COCO_FIXTURE) -> list[tuple[str, list[str], str]]:
     """The COCO fixture ``{"sources": [{"name", "items": [{"id", "references": [raw, ...],
-    "candidate": raw}]}]}``, tokenised with ``kcca.captions.tokenizer.tokenize``."""
+    "candidate": raw}]}]}``, tokenised with ``kcca.captions._tokenizer.tokenize``."""
     import gzip
 
-    from kcca.captions.tokenizer import tokenize
+    from kcca.captions._tokenizer import tokenize
 
     with gzip.open(path, "rt", encoding="utf-8") as f:
         data = json.load(f)
@@ -291,7 +291,7 @@ def _jar_warm(timed: list, warmup: list, repeats: int) -> dict:
 def _ours_warm(timed: list, warmup: list, repeats: int) -> dict:
     """``Meteor(engine="python").score_tokens`` in this process, after loading the cached
     resources and scoring the warm-up batch."""
-    from kcca.captions.meteor import Meteor
+    from kcca.captions._meteor import Meteor
 
     def as_tokens(items):
         return [[r.split(" ") for r in refs] for _, refs, _ in items], \
@@ -323,7 +323,7 @@ def _ours_fresh(timed: list) -> dict:
     compilation included, as :func:`_meteor_run` measures it."""
     import tempfile
 
-    from kcca.cache import default_cache_dir
+    from kcca._cache import default_cache_dir
 
     data = {"references": [[r.split(" ") for r in refs] for _, refs, _ in timed],
             "candidates": [cand.split(" ") for _, _, cand in timed]}
@@ -336,7 +336,7 @@ def _ours_fresh(timed: list) -> dict:
 
 def _meteor_warm(items: list, n_items: int, n_warmup: int, repeats: int, source: str) -> dict:
     """The warm comparison of the module docstring on the first ``n_items`` items."""
-    from kcca.captions.meteor import meteor_available
+    from kcca.captions._meteor import meteor_available
 
     timed = items[:n_items]
     rest = items[n_items:]
@@ -439,8 +439,8 @@ def main(argv=None) -> int:
         write_result(out, result)
         return 0
 
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
+    from kcca.data._flickr8k import load_flickr8k
+    from kcca.data._paths import resolve_data_dir
 
     corpus = load_flickr8k(resolve_data_dir(args.data_dir), images=False, judgments=False,
                            lemmas=False)

@@ -45,9 +45,9 @@ ALL_CASES = (*DEFAULT_CASES, "reproduce-bow5")
 
 
 def machine() -> str:
-    """The machine as :func:`kcca.provenance.machine` names it, and its memory."""
+    """The machine as :func:`kcca._provenance.machine` names it, and its memory."""
     sys.path.insert(0, str(ROOT))
-    from kcca.provenance import machine as named
+    from kcca._provenance import machine as named
 
     pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     return f"{named()}, {pages / 2**30:.0f} GiB memory"

@@ -25,13 +25,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from features.color import color_descriptors
-from features.sift import config as sift_config
-from features.sift import opencv_sift_descriptors, sift_descriptors
-from features.texture import texture_descriptors
-from kcca.data.errors import DataError
-from kcca.data.images import read_image
-from kcca.data.paths import resolve_data_dir
+from features._color import color_descriptors
+from features._sift import config as sift_config
+from features._sift import opencv_sift_descriptors, sift_descriptors
+from features._texture import texture_descriptors
+from kcca.data._errors import DataError
+from kcca.data._images import read_image
+from kcca.data._paths import resolve_data_dir
 
 from _results import write_result
 

@@ -57,10 +57,10 @@ def _parse(argv):
 
 # ------------------------------------------------------------------------ stages
 def bench_stages(images, ids, quiet):
-    from features.codebook import Codebook
-    from features.feature_types import feature_types
-    from features.image_features import ImageFeatures
-    from features.pyramid import pyramid_histogram
+    from features._codebook import Codebook
+    from features._feature_types import feature_types
+    from features._image_features import ImageFeatures
+    from features._pyramid import pyramid_histogram
 
     types = feature_types()
     out = {}
@@ -98,7 +98,7 @@ def bench_stages(images, ids, quiet):
 
 def synthetic_records(real, n, seed=0):
     """``n`` records: word-permuted copies of real pyramids (same shape, same sparsity)."""
-    from features.image_features import ImageFeatures
+    from features._image_features import ImageFeatures
 
     rng = np.random.default_rng(seed)
     out = []
@@ -113,9 +113,9 @@ def synthetic_records(real, n, seed=0):
 def cached_records(data_dir, cache_dir, n_train, n_test):
     """Real records of the first n_train / n_test train / test images, if all are cached."""
     try:
-        from features.image_features import ImageFeaturePipeline
-        from kcca.cache import Cache, default_cache_dir
-        from kcca.data.flickr8k import load_flickr8k
+        from features._image_features import ImageFeaturePipeline
+        from kcca._cache import Cache, default_cache_dir
+        from kcca.data._flickr8k import load_flickr8k
 
         corpus = load_flickr8k(data_dir, judgments=False, lemmas=False)
         pipe = ImageFeaturePipeline(corpus, cache=Cache(cache_dir or default_cache_dir()),
@@ -135,7 +135,7 @@ def cached_records(data_dir, cache_dir, n_train, n_test):
 _CHILD = r"""
 import json, resource, sys, time
 import numpy as np
-from features.kernels.intersection import intersection_block
+from features.kernels._intersection import intersection_block
 
 def peak_rss_kb():
     # VmHWM: this process's own high-water mark (ru_maxrss survives fork + exec on Linux,
@@ -180,9 +180,9 @@ def bench_peer(a, block):
 
 def main(argv=None):
     args = _parse(argv)
-    from features.kernels.image import weighted_matrix
-    from kcca.data.images import read_image
-    from kcca.data.paths import resolve_data_dir
+    from features.kernels._image import weighted_matrix
+    from kcca.data._images import read_image
+    from kcca.data._paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     folder = data_dir / "flickr8k" / "images"
@@ -254,9 +254,9 @@ def main(argv=None):
 
 
 def full_extraction(data_dir, args):
-    from features.image_features import ImageFeaturePipeline
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
+    from features._image_features import ImageFeaturePipeline
+    from kcca._cache import Cache, default_cache_dir
+    from kcca.data._flickr8k import load_flickr8k
 
     corpus = load_flickr8k(data_dir, judgments=False, lemmas=False)
     cache = Cache(args.cache_dir or default_cache_dir())

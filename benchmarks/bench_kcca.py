@@ -8,7 +8,7 @@ peak memory (``ru_maxrss``, which includes the two loaded n x n kernels) is its 
   "scene" topics, raised to p = 2 (unit diagonal); a text-like kernel, cosine of bags of
   words of five merged captions over a Zipfian 3,000-word vocabulary from the same topics
   (unit diagonal). Both are PSD.
-* ``ours``: :class:`kcca.solver.KCCAGrid`, the paper's whole grid (4 kappa x 46 n, capped at
+* ``ours``: :class:`kcca._solver.KCCAGrid`, the paper's whole grid (4 kappa x 46 n, capped at
   the rank) in one fit, plus projections of a 1,000-item dev block for all models; dense
   kernels take the ``"eigen"`` factorisation (``--cholesky`` adds ``ours_cholesky``, the
   pivoted incomplete Cholesky route of kernels given as columns on demand).
@@ -34,7 +34,7 @@ NumPy >= 2 and scikit-learn >= 1.8), never as project dependencies.
 
 Run: ``python benchmarks/bench_kcca.py`` (add ``--quick`` for n = 1,000 only). Prints a table
 and writes ``benchmarks/results/kcca.json``. ``--real`` uses the cached real Flickr 8K blocks
-(``~/.cache/kcca``, written by :mod:`kcca.systems.runner`; default pyramid image kernel and the
+(``~/.cache/kcca``, written by :mod:`kcca._systems.runner`; default pyramid image kernel and the
 BoW5 ``bow`` text kernel, first n training items, the 1,000 dev images/captions) instead of
 the synthetic kernels; ``ours`` also reports its factorisation / per-kappa solve / projection
 seconds.
@@ -136,7 +136,7 @@ def make_kernels(n: int, folder: Path) -> dict[str, Path]:
 
 
 def _cached_blocks(cache_dir: Path, stage: str, kernel: str) -> dict[str, Path]:
-    """Joblib files of the kcca cache (``kcca.systems.blocks``) for ``kernel``, by block.
+    """Joblib files of the kcca cache (``kcca._systems.blocks``) for ``kernel``, by block.
 
     Image stages hold one dict ``{train, dev, test}`` per file (block ``"all"``); text stages
     one file per block. With several candidates the newest file wins.
@@ -171,7 +171,7 @@ def make_real_kernels(n: int, folder: Path, cache_dir: Path, image_kernel: str,
     txt = _cached_blocks(cache_dir, "system-text-gram", text_kernel)
     if "all" not in img or not {"train", "dev"} <= set(txt):
         raise SystemExit(f"no cached real blocks for {image_kernel}/{text_kernel} under {cache_dir}: "
-                         "run a system first (kcca.systems.runner)")
+                         "run a system first (kcca._systems.runner)")
     blocks = joblib.load(img["all"])
     np.save(paths["kx"], np.ascontiguousarray(blocks["train"][:n, :n]))
     np.save(paths["kx_dev"], np.ascontiguousarray(blocks["dev"][:, :n]))
@@ -229,7 +229,7 @@ def _gpu_peak_tracker(backend: str):
 def _warm_up_gpu() -> None:
     """One small grid fit on the GPU before the timed one: the CUDA context, the cuBLAS and
     cuSOLVER handles and cupy's compiled kernels are made once per process, not per fit."""
-    from kcca.solver import KCCAGrid
+    from kcca._solver import KCCAGrid
 
     rng = np.random.default_rng(0)
     A, B = rng.random((60, 5)), rng.random((60, 5))
@@ -248,14 +248,14 @@ def _sync(backend: str) -> None:
 def case_ours(paths: dict[str, str], n: int, power: int, rank: int = 0,
               factorisation: str = "auto", backend: str = "numpy") -> dict:
     sys.path.insert(0, str(HERE.parent))
-    from kcca.solver import KCCAGrid
+    from kcca._solver import KCCAGrid
 
     gpu_peak = _gpu_peak_tracker(backend)
 
     Kx, Ky = np.load(paths["kx"]), np.load(paths["ky"])
     Kxd, Kyd = np.load(paths["kx_dev"]), np.load(paths["ky_dev"])
-    import kcca.solver.estimators as estimators
-    import kcca.solver.solve as solve_module
+    import kcca._solver.estimators as estimators
+    import kcca._solver.solve as solve_module
 
     stages = {"factor_seconds": 0.0, "solve_seconds": 0.0}
 
@@ -386,8 +386,8 @@ def case_pyrcca(paths: dict[str, str], n: int, power: int) -> dict:
 def case_ours_ondemand(n: int, power: int, rank: int, backend: str = "numpy") -> dict:
     """n = 30,000: kernel columns computed on demand, never an n x n matrix."""
     sys.path.insert(0, str(HERE.parent))
-    from kcca.lowrank import CallableColumns
-    from kcca.solver import KCCAGrid
+    from kcca._lowrank import CallableColumns
+    from kcca._solver import KCCAGrid
 
     gpu_peak = _gpu_peak_tracker(backend)
     theta, rng = _latent(n + N_DEV, seed=n)
@@ -551,7 +551,7 @@ def main() -> None:
     env["load_avg_end"] = os.getloadavg()
 
     if args.backend == "cupy":
-        from kcca.backend import describe_backend
+        from kcca._backend import describe_backend
 
         env["device"] = describe_backend("cupy")
     print(f"\n{'n':>6}  {'method':<26} {'seconds':>9} {'peak MB':>9} {'GPU MB':>8} {'ranks':>11} "

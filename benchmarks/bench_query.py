@@ -1,6 +1,6 @@
-"""Benchmark: latency of a free-text query against 1,000 images with a saved model (kcca.model).
+"""Benchmark: latency of a free-text query against 1,000 images with a saved model (kcca._model).
 
-A saved model (:mod:`kcca.model.saved`) projects its candidate pool once; a query then costs
+A saved model (:mod:`kcca._model.saved`) projects its candidate pool once; a query then costs
 its preprocessing, one text-kernel row against the training items, one (1 x n_train) x
 (n_train x n) product per kappa, and the cosines and Borda count of the 15 selected models
 (Hodosh et al. 2013, Section 4.1.3). Measured after loading, with ``--jobs`` BLAS threads:
@@ -71,9 +71,9 @@ def _stats(seconds: list[float]) -> dict[str, float]:
 
 def load(args):
     """(model, load seconds, model file)."""
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.model import load_model
-    from kcca.model.build import demo_model
+    from kcca._cache import Cache, default_cache_dir
+    from kcca._model import load_model
+    from kcca._model.build import demo_model
 
     cache = Cache(args.cache_dir or default_cache_dir())
     if args.model:
@@ -91,10 +91,10 @@ def pool_records(model, args) -> list:
     """Image-feature records of the pool images (the naive peer's input)."""
     ids = list(model.image_pool.ids)
     if model.corpus == "flickr8k":
-        from features.image_features import ImageFeatureConfig, ImageFeaturePipeline
-        from kcca.cache import Cache, default_cache_dir
-        from kcca.data.flickr8k import load_flickr8k
-        from kcca.data.paths import resolve_data_dir
+        from features._image_features import ImageFeatureConfig, ImageFeaturePipeline
+        from kcca._cache import Cache, default_cache_dir
+        from kcca.data._flickr8k import load_flickr8k
+        from kcca.data._paths import resolve_data_dir
 
         corpus = load_flickr8k(resolve_data_dir(args.data_dir), judgments=False)
         config = ImageFeatureConfig(**model.image.config)
@@ -108,7 +108,7 @@ def pool_records(model, args) -> list:
 
 def stage_split(model, sentence: str, reps: int = 20) -> dict[str, float]:
     """Median seconds of each stage of one query (preprocess, kernel row, projection, Borda)."""
-    from kcca.borda import borda_from_scores
+    from kcca._borda import borda_from_scores
 
     out: dict[str, list[float]] = {k: [] for k in ("preprocess", "text kernel row",
                                                    "projection", "cosine + Borda")}
@@ -130,7 +130,7 @@ def stage_split(model, sentence: str, reps: int = 20) -> dict[str, float]:
 
 def naive_rank(model, sentence: str, records: list, n_jobs: int):
     """The peer: recompute the pool's test-by-train image block for the query, then rank."""
-    from kcca.borda import borda_from_scores
+    from kcca._borda import borda_from_scores
 
     tokens, _ = model.text.check_query(sentence)
     zy = model.projections.project_y(model.text.block([tokens]))

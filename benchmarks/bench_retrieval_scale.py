@@ -7,19 +7,19 @@ item's text vector is the mean of its five captions' vectors (what the ``vectors
 does with a training image's captions). The library's own path, step by step:
 
 * **factorise**: each training kernel given as columns on demand
-  (:class:`kcca.lowrank.CallableColumns` over
-  :func:`features.kernels.vector_functions.vector_block`), factorised by the pivoted
-  incomplete Cholesky of :mod:`kcca.lowrank` (a linear kernel of ``d``-dim vectors has
+  (:class:`kcca._lowrank.CallableColumns` over
+  :func:`features.kernels._vector_functions.vector_block`), factorised by the pivoted
+  incomplete Cholesky of :mod:`kcca._lowrank` (a linear kernel of ``d``-dim vectors has
   rank <= d; ``--rank`` caps it, which RBF needs), as the first fit of a
-  :class:`kcca.solver.KCCAGrid` with a shared :class:`kcca.solver.FactorCache` does (one
+  :class:`kcca._solver.KCCAGrid` with a shared :class:`kcca._solver.FactorCache` does (one
   kappa and n = 1: the two factors and their cross product; the solve it adds is the grid's
   per-kappa cost below, once);
 * **grid**: the kappa x n grid (:class:`KCCAGrid`, the paper's kappas and its 46 values of n
   kept up to the rank), every factor taken from the cache;
 * **dev selection**: the dev images and their five captions each, kernel rows in blocks,
   projected by the grid (``transform_x`` / ``transform_y``), every model scored with the
-  all-captions protocol (:func:`kcca.evaluate.retrieval_protocol.retrieval_protocol`, cosine
-  scores of eq. 4 by :func:`kcca.scoring.prefix_cosine_scores`), the model of the largest
+  all-captions protocol (:func:`kcca._evaluate.retrieval_protocol.retrieval_protocol`, cosine
+  scores of eq. 4 by :func:`kcca._scoring.prefix_cosine_scores`), the model of the largest
   rsum chosen (for COCO's 5,000 dev images: the mean rsum of the 1K folds);
 * **test ranking**: the test pool projected and ranked by the chosen model; Flickr30K's
   1,000 images (1K), or COCO's 5,000 (1K, mean of five folds, and 5K), with R@1/5/10,
@@ -145,8 +145,8 @@ class Planted:
 
 def train_columns(vectors: np.ndarray, function: str, gamma: float | None, name: str) -> Any:
     """The training kernel of ``vectors`` as columns on demand (no ``n x n`` matrix)."""
-    from features.kernels.vector_functions import vector_block, vector_diag
-    from kcca.lowrank import CallableColumns
+    from features.kernels._vector_functions import vector_block, vector_diag
+    from kcca._lowrank import CallableColumns
 
     def columns(index: np.ndarray) -> np.ndarray:
         return vector_block(vectors, vectors[index], function, gamma)
@@ -165,7 +165,7 @@ def project(
 ) -> list[np.ndarray]:
     """Per kappa, the grid's projections of ``new`` items: kernel rows against the training
     items a block at a time (``BLOCK_BYTES``), each block projected by the grid."""
-    from features.kernels.vector_functions import vector_block
+    from features.kernels._vector_functions import vector_block
 
     rows = max(1, BLOCK_BYTES // (8 * train.shape[0]))
     parts: list[list[np.ndarray]] = []
@@ -183,8 +183,8 @@ def project(
 
 def dev_rsums(grid: Any, zx: list, zy: list, folds: int) -> dict:
     """``{(kappa, n): rsum}`` of every grid model on the dev pool (mean over ``folds``)."""
-    from kcca.evaluate.retrieval_protocol import fold_slices, retrieval_protocol
-    from kcca.scoring import prefix_cosine_scores
+    from kcca._evaluate.retrieval_protocol import fold_slices, retrieval_protocol
+    from kcca._scoring import prefix_cosine_scores
 
     n_values = grid.n_components_.tolist()
     sums: dict = {}
@@ -228,10 +228,10 @@ def summary(result: Any) -> dict:
 
 def run_size(args: argparse.Namespace, n: int) -> dict:
     """Every step at one training size (in this process)."""
-    from features.kernels.vector_functions import median_gamma
-    from kcca.evaluate.retrieval_protocol import retrieval_protocol
-    from kcca.scoring import cosine_scores
-    from kcca.solver import PAPER_KAPPAS, FactorCache, KCCAGrid, paper_n_grid
+    from features.kernels._vector_functions import median_gamma
+    from kcca._evaluate.retrieval_protocol import retrieval_protocol
+    from kcca._scoring import cosine_scores
+    from kcca._solver import PAPER_KAPPAS, FactorCache, KCCAGrid, paper_n_grid
 
     pools = layout(n, args.layout)
     steps: dict = {}

@@ -32,8 +32,8 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results" / "soft_trigram.json"
 
 
 def _captions(data_dir: str | None, n: int) -> list[list[list[str]]]:
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
+    from kcca.data._flickr8k import load_flickr8k
+    from kcca.data._paths import resolve_data_dir
 
     corpus = load_flickr8k(resolve_data_dir(data_dir), images=False, judgments=False,
                            lemmas=False)
@@ -43,7 +43,7 @@ def _captions(data_dir: str | None, n: int) -> list[list[list[str]]]:
 
 
 def _word_kernel(vocabulary: list[str], neighbours: int, seed: int):
-    from features.text.word_kernel import WordKernel
+    from features.text._word_kernel import WordKernel
 
     rng = np.random.default_rng(seed)
     v = len(vocabulary)
@@ -72,8 +72,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(DEFAULT_OUT))
     args = ap.parse_args(argv)
 
-    from features.text.sequences import item_spans
-    from features.text.soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block, \
+    from features.text._sequences import item_spans
+    from features.text._soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block, \
         soft_block_xp
 
     captions = _captions(args.data_dir, args.n)

@@ -5,7 +5,7 @@ interpreter, so the result does not depend on which ``kcca`` script is on the PA
 wall time is reported. The peer is ``python -c pass``, the interpreter's own start-up, which
 no command can beat: the ratio to it is what the command's imports cost. Target: both under
 0.5 s (they build the parser from every subcommand, which imports no NumPy, SciPy,
-scikit-learn, OpenCV or NLTK; tests/kcca/cli/test_startup.py checks that).
+scikit-learn, OpenCV or NLTK; tests/kcca/_cli/test_startup.py checks that).
 
 Run: ``python benchmarks/bench_startup.py [--runs 20]``. Prints a table and writes
 ``benchmarks/results/startup.json``.

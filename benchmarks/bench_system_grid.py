@@ -1,10 +1,10 @@
 """Benchmark: the KCCA stages of one paper system, at Flickr 8K's sizes, on a backend.
 
 What ``kcca reproduce`` does for one KCCA system once its kernel blocks are cached
-(:mod:`kcca.systems.runner`), with the same functions: for each (p, d) of the paper's search
+(:mod:`kcca._systems.runner`), with the same functions: for each (p, d) of the paper's search
 grid (p in {2, 3}, d in {1, 2, 3, 5, 8, 10, 15}) the whole 4 kappa x 46 n grid is fitted
-(:func:`kcca.systems.grid.fit_grid`, one shared :class:`kcca.solver.FactorCache`) and scored on
-the dev pool (:func:`kcca.systems.grid.dev_outcome`: dev ranks of all 184 models, 15 selected
+(:func:`kcca._systems.grid.fit_grid`, one shared :class:`kcca._solver.FactorCache`) and scored on
+the dev pool (:func:`kcca._systems.grid.dev_outcome`: dev ranks of all 184 models, 15 selected
 per task, their Borda); the best (p, d) then ranks the test pool (Borda of its 15 models).
 
 Kernels: the synthetic ones of ``bench_kcca.py`` (histogram intersection of topic histograms
@@ -51,9 +51,9 @@ def synthetic_blocks(n_train: int, n_dev: int, n_test: int, seed: int) -> tuple[
 
 
 def run(image: dict, text: dict, backend: str, pairs: int | None) -> dict:
-    from kcca.evaluate.original import original_ranks, recall_at_k
-    from kcca.solver import PAPER_KAPPAS, FactorCache, paper_n_grid
-    from kcca.systems.grid import borda_rankings, choose, dev_outcome, fit_grid
+    from kcca._evaluate.original import original_ranks, recall_at_k
+    from kcca._solver import PAPER_KAPPAS, FactorCache, paper_n_grid
+    from kcca._systems.grid import borda_rankings, choose, dev_outcome, fit_grid
 
     n_values = [int(v) for v in paper_n_grid()]
     factors = FactorCache(max_sides=3, max_pairs=1)
@@ -107,7 +107,7 @@ def main() -> None:
 
         _warm_up_gpu()
     res = run(image, text, args.backend, args.pairs)
-    from kcca.backend import describe_backend
+    from kcca._backend import describe_backend
 
     env = {"cores": os.cpu_count(), "blas_threads": args.threads or "all",
            "device": describe_backend(args.backend), "n_train": args.n_train,

@@ -33,12 +33,12 @@ from _results import write_result
 
 import numpy as np
 
-from features.text.bow_kernel import BowKernel
-from features.text.sequences import item_spans
-from features.text.tagrank_kernel import TagRankKernel
-from features.text.trigram_kernel import TrigramKernel
-from features.text.word_kernel import WordKernel, average, maximum
-from kcca.data.flickr8k import load_flickr8k
+from features.text._bow_kernel import BowKernel
+from features.text._sequences import item_spans
+from features.text._tagrank_kernel import TagRankKernel
+from features.text._trigram_kernel import TrigramKernel
+from features.text._word_kernel import WordKernel, average, maximum
+from kcca.data._flickr8k import load_flickr8k
 
 
 def peak_gb() -> float:
@@ -50,7 +50,7 @@ def preprocess(corpus):
     train_ids = corpus.split("train")
     train_texts = [t for i in train_ids for t in corpus.lemmas[i]]
     try:
-        from features.text.pipeline import CaptionPreprocessor
+        from features.text._pipeline import CaptionPreprocessor
 
         pre = CaptionPreprocessor.paper_flickr8k().fit(train_texts)
         proc = pre.transform
@@ -77,7 +77,7 @@ def stand_in_word_kernel(train):
     """Real D_ic (eq. 24 PPMI cosine over the >= 5-count caption words) + eq. 26/27 stand-in."""
     sentences = [c for it in train for c in it]
     try:
-        from features.text.similarity_distributional import DistributionalSimilarity
+        from features.text._similarity_distributional import DistributionalSimilarity
 
         dic = DistributionalSimilarity(min_count=5, name="D_ic").fit(sentences).word_kernel()
         how = "DistributionalSimilarity (features.text)"

@@ -1,4 +1,4 @@
-"""Benchmark: the model file of a ``vectors`` system at COCO's training size (kcca.model).
+"""Benchmark: the model file of a ``vectors`` system at COCO's training size (kcca._model).
 
 Two modes. By default (**shapes**), no system is run: the vectors of a synthetic corpus in
 COCO's layout (``scripts/synthetic_karpathy.py``'s planted vectors: 113,287 training, 5,000
@@ -12,11 +12,11 @@ stays under 2 GB. With ``--run``: (``scripts/synthetic_karpathy.py``: 113,287 tr
 images, 5,000 dev and 5,000 test images, five captions each, image vectors of 64 and caption
 vectors of 48 dimensions with a planted shared structure) and its ``VEC`` system (a linear
 image kernel and a cosine caption kernel, the paper's grid of 15 models per task chosen on
-dev) are run and fitted by the library's own path (:func:`kcca.systems.run_system` with
-``keep_models``, :func:`kcca.model.fit_system`, as ``kcca fit-model`` does), then:
+dev) are run and fitted by the library's own path (:func:`kcca._systems.run_system` with
+``keep_models``, :func:`kcca._model.fit_system`, as ``kcca fit-model`` does), then:
 
 * **ours**: the model file as ``kcca fit-model`` writes it: both sides folded (primal
-  directions ``X^T W``, dimension x n per kappa, :mod:`kcca.model.vectors`);
+  directions ``X^T W``, dimension x n per kappa, :mod:`kcca._model.vectors`);
 * **kept** (the peer): the same run's model keeping every training vector and the dual
   directions (training items x n per kappa), what a kernel whose rows need the training
   vectors (RBF, polynomial, intersection) must keep;
@@ -69,7 +69,7 @@ def peak_rss_gb() -> float:
 
 def kept_model(model: Any, result: Any, corpus: Any, ws: Any) -> Any:
     """``model`` keeping the training vectors and the run's dual directions (the peer)."""
-    from kcca.model.vectors import vectors_encoder
+    from kcca._model.vectors import vectors_encoder
 
     sides = {}
     for side, spec, items in (
@@ -101,7 +101,7 @@ def test_files(folder: Path, corpus: Any, out: Path) -> tuple[Path, Path]:
 
 def measure(model: Any, path: Path, loads: int, images: Path, captions: Path) -> tuple[dict, dict]:
     """Save, size, load (median of ``loads``) and the rankings of the test vectors."""
-    from kcca.model import load_model, save_model
+    from kcca._model import load_model, save_model
 
     t = time.perf_counter()
     save_model(model, path)
@@ -193,10 +193,10 @@ def shapes(args: argparse.Namespace) -> dict:
 def shaped_models(folder: Path, ids: list[str], args: argparse.Namespace) -> tuple[Any, Any]:
     """The folded model and the one keeping the training vectors, of one set of random
     directions (the grid's largest shapes) and the encoders fitted on the training items."""
-    from kcca.model import CaptionPool, FittedSystem, ImagePool
-    from kcca.model.vectors import fold, vectors_encoder
-    from kcca.systems import load_spec
-    from kcca.systems.fitted import Projections
+    from kcca._model import CaptionPool, FittedSystem, ImagePool
+    from kcca._model.vectors import fold, vectors_encoder
+    from kcca._systems import load_spec
+    from kcca._systems.fitted import Projections
 
     spec = load_spec(folder / "VEC.toml")
     train, test = ids[: args.train], ids[args.train :]
@@ -251,12 +251,12 @@ def shaped_models(folder: Path, ids: list[str], args: argparse.Namespace) -> tup
 
 
 def run(args: argparse.Namespace) -> dict:
-    from kcca.cache import Cache
-    from kcca.data.json_splits import load_json_splits
-    from kcca.model import fit_system
-    from kcca.systems import load_spec, run_system
-    from kcca.systems.blocks import Workspace
-    from kcca.systems.config import RunConfig
+    from kcca._cache import Cache
+    from kcca.data._json_splits import load_json_splits
+    from kcca._model import fit_system
+    from kcca._systems import load_spec, run_system
+    from kcca._systems.blocks import Workspace
+    from kcca._systems.config import RunConfig
     from scripts.synthetic_karpathy import write_example
 
     with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:

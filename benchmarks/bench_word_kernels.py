@@ -42,9 +42,9 @@ def _peak_mb() -> float:
 
 def child(name: str, data_dir: str, cache_dir: str) -> dict:
     """Build one kernel (or the upstream stages for ``name == "upstream"``) and measure it."""
-    from kcca.cache import Cache
+    from kcca._cache import Cache
     from kcca.data import load_corpus
-    from features.text.word_kernels import WordKernelBuilder
+    from features.text._word_kernels import WordKernelBuilder
 
     t0 = time.perf_counter()
     corpus = load_corpus("flickr8k", data_dir, images=False)
@@ -53,7 +53,7 @@ def child(name: str, data_dir: str, cache_dir: str) -> dict:
     t0 = time.perf_counter()
     if name == "upstream":
         builder.training_tokens()
-        from features.text.postag import load_tagger
+        from features.text._postag import load_tagger
 
         load_tagger(builder.tagger_config(), cache=builder.cache)
         extra = {}
@@ -76,7 +76,7 @@ def run_child(name: str, data_dir: str, cache_dir: str) -> dict:
 
 
 def main(argv=None) -> int:
-    from features.text.word_kernels import WORD_KERNELS
+    from features.text._word_kernels import WORD_KERNELS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data-dir", default=os.environ.get("KCCA_DATA_DIR"))

@@ -3,6 +3,11 @@
 The ``kcca`` package holds data sets, learning (KCCA, nearest neighbours), ranking,
 evaluation and the ``kcca`` command; the sibling ``features`` package turns images and
 captions into representations and kernels.
+
+The public API (docs/design.md#public-api) is every name in the ``__all__`` of a public
+module: here the estimators (:class:`KCCA`, :class:`KCCAGrid`, :func:`paper_n_grid`) and what
+runs a system of an experiment file (:func:`load_spec`, :func:`run_system`, :class:`Cache`),
+loaded on first use.
 """
 
 import os as _os
@@ -10,7 +15,7 @@ import sys as _sys
 
 __version__ = "0.1.0"
 
-__all__ = ["KCCA", "KCCAGrid", "__version__"]
+__all__ = ["Cache", "KCCA", "KCCAGrid", "__version__", "load_spec", "paper_n_grid", "run_system"]
 
 
 def _foreign_features_error(module: object) -> ImportError:
@@ -58,16 +63,15 @@ def _check_features() -> None:
 
 _check_features()
 
+from kcca._lazy import lazy_exports as _lazy_exports  # noqa: E402
 
-def __getattr__(name: str) -> type:
-    """``kcca.KCCA`` and ``kcca.KCCAGrid`` without importing the solver at ``import kcca``."""
-    if name in ("KCCA", "KCCAGrid"):
-        from kcca import solver
-
-        return getattr(solver, name)
-    raise AttributeError(f"module 'kcca' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    """The module's names plus the lazily imported ones (``dir(kcca)`` shows ``KCCA``)."""
-    return sorted(set(globals()) | set(__all__))
+#: the public names that load on first use: name -> the module defining it
+_LAZY = {
+    "Cache": "kcca._cache",
+    "KCCA": "kcca._solver.estimators",
+    "KCCAGrid": "kcca._solver.estimators",
+    "load_spec": "kcca._systems.spec",
+    "paper_n_grid": "kcca._solver.estimators",
+    "run_system": "kcca._systems.runner",
+}
+__getattr__, __dir__ = _lazy_exports("kcca", _LAZY, globals())

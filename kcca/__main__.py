@@ -2,6 +2,6 @@
 
 import sys
 
-from kcca.cli import main
+from kcca._cli import main
 
 sys.exit(main())

@@ -1,6 +1,6 @@
 """The errors a user can fix: each carries a one-line message and a ``fix``.
 
-``kcca`` (:func:`kcca.cli.main`) prints ``error: <message>`` and ``fix: <fix>`` for these and
+``kcca`` (:func:`kcca._cli.main`) prints ``error: <message>`` and ``fix: <fix>`` for these and
 exits with status 2, with no traceback unless ``--verbose`` is given::
 
     KccaUserError                 anything the user can correct (message + fix)
@@ -16,13 +16,25 @@ Modules raise the most specific class and pass ``fix=`` when they know the remed
 has a general default. The type alone says whose fault an error is: a check of something the
 user gives (a file, a setting, an option) raises one of these classes, so that it holds
 wherever the package is installed; a plain ``ValueError`` is a bug, reported as unexpected.
-``kcca.data.errors`` re-exports :class:`DataError` (its historical home).
+``kcca.data._errors`` re-exports :class:`DataError` (its historical home).
 """
 
 from __future__ import annotations
 
 import difflib
 from typing import Any, Iterable
+
+__all__ = [
+    "BackendUnavailableError",
+    "DataError",
+    "DataFolderNotGiven",
+    "FileVersionError",
+    "KccaUserError",
+    "KernelError",
+    "PluginError",
+    "SettingError",
+    "UnknownNameError",
+]
 
 
 class KccaUserError(Exception):

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from kcca.errors import DataError
 
+__all__ = ["LIMITS", "Limit"]
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -58,7 +60,7 @@ LIMITS: tuple[Limit, ...] = (
         10_000,
         "characters",
         "the longest caption (a candidate or a reference, its tokens joined by single spaces) "
-        "that METEOR scores (`kcca.captions.meteor`): its alignment search takes memory and "
+        "that METEOR scores (`kcca.captions._meteor`): its alignment search takes memory and "
         "time quadratic in a caption's words (0.34 GB and 23 s for 100,000 characters of "
         "Flickr 8K captions run together); a caption is typically under 200 characters",
     ),
@@ -68,7 +70,7 @@ LIMITS: tuple[Limit, ...] = (
         100_000_000,
         "pixels",
         "the most pixels (width x height, from the file's header) of an image that is decoded "
-        "(`kcca.data.images`): a file of a few hundred KB can declare 20,000 x 20,000 pixels "
+        "(`kcca.data._images`): a file of a few hundred KB can declare 20,000 x 20,000 pixels "
         "(1.2 GB decoded)",
     ),
     Limit(
@@ -77,7 +79,7 @@ LIMITS: tuple[Limit, ...] = (
         16 << 30,
         "bytes",
         "the most bytes the members of a model file may inflate to together "
-        "(`kcca.model.file_format`)",
+        "(`kcca._model.file_format`)",
     ),
     Limit(
         "MAX_IDS_BYTES",
@@ -85,7 +87,7 @@ LIMITS: tuple[Limit, ...] = (
         256 << 20,
         "bytes",
         "the largest ids file or `ids` array of a vectors file read into memory "
-        "(`features.vectors_file`)",
+        "(`features._vectors_file`)",
     ),
     Limit(
         "MAX_VECTOR_BYTES",
@@ -93,7 +95,7 @@ LIMITS: tuple[Limit, ...] = (
         8 << 30,
         "bytes",
         "the most bytes of vectors read into memory (compressed `.npz` members, Parquet "
-        "tables; `features.vectors_file`); memory-mapped arrays are not limited, as only the "
+        "tables; `features._vectors_file`); memory-mapped arrays are not limited, as only the "
         "rows used are read",
     ),
     Limit(
@@ -101,7 +103,7 @@ LIMITS: tuple[Limit, ...] = (
         None,
         1 << 24,
         "bytes",
-        "the largest `header.json` of a model file read (`kcca.model.file_format`): a bigger "
+        "the largest `header.json` of a model file read (`kcca._model.file_format`): a bigger "
         "one is not a model file",
     ),
     Limit(
@@ -110,7 +112,7 @@ LIMITS: tuple[Limit, ...] = (
         200.0,
         "times the stored size",
         "how many times its stored size a compressed member (over 1 MiB) of a model file may "
-        "inflate (`kcca.model.file_format`): arrays of fitted values and padded id strings stay "
+        "inflate (`kcca._model.file_format`): arrays of fitted values and padded id strings stay "
         "far below, zip bombs far above",
     ),
     Limit(
@@ -119,7 +121,7 @@ LIMITS: tuple[Limit, ...] = (
         1 << 26,
         "bytes",
         "the largest `header.json` of a cache entry read, and of a cache folder's manifest "
-        "or an entry's sidecar (`kcca.cache_entry`, `kcca.cache_audit`): a bigger one is not "
+        "or an entry's sidecar (`kcca._cache_entry`, `kcca._cache_audit`): a bigger one is not "
         "an entry",
     ),
     Limit(
@@ -127,7 +129,7 @@ LIMITS: tuple[Limit, ...] = (
         None,
         1 << 24,
         "bytes",
-        "the largest first message of a Dask scheduler (`kcca.workers`; its handshake is some "
+        "the largest first message of a Dask scheduler (`kcca._workers`; its handshake is some "
         "100 bytes)",
     ),
     Limit(
@@ -145,7 +147,7 @@ LIMITS: tuple[Limit, ...] = (
         20_000,
         "images",
         "the most images (training + development + test) of a demo corpus rebuilt from the "
-        "name a results file records (`kcca.data.demo`; about 0.35 ms each): a file names the "
+        "name a results file records (`kcca.data._demo`; about 0.35 ms each): a file names the "
         "corpus, not the work",
     ),
     Limit(
@@ -153,7 +155,7 @@ LIMITS: tuple[Limit, ...] = (
         None,
         2_000,
         "images",
-        "the most test images of a demo corpus rebuilt from its name (`kcca.data.demo`): its "
+        "the most test images of a demo corpus rebuilt from its name (`kcca.data._demo`): its "
         "synthetic judgments pair every test image with every pool caption (2,000 take about "
         "25 s)",
     ),
@@ -162,7 +164,7 @@ LIMITS: tuple[Limit, ...] = (
         None,
         50,
         "passes",
-        "the most passes of the perceptron part-of-speech tagger (`features.text.postag`; the "
+        "the most passes of the perceptron part-of-speech tagger (`features.text._postag`; the "
         "default is 5): a setting, from an experiment or a model file, never asks for days of "
         "training",
     ),
@@ -173,7 +175,7 @@ LIMITS: tuple[Limit, ...] = (
         "training items",
         "over this many training items, a kernel of ids (the `vectors` kernel) gives the "
         "solver its training kernel as columns on demand instead of the n x n block "
-        "(`kcca.systems.blocks`; 8 n^2 bytes: 1.8 GB at this size, 6.7 GB at Flickr30K's 29,000, "
+        "(`kcca._systems.blocks`; 8 n^2 bytes: 1.8 GB at this size, 6.7 GB at Flickr30K's 29,000, "
         "103 GB at COCO's 113,287)",
     ),
 )

@@ -13,7 +13,7 @@ trigram text kernels for NN5_BoW5 and NN5_TRI) or a similarity below plugs in:
 Ties in the nearest neighbour go to the lower training index.
 
 The F1 text similarities of NN5_F1 and NN5_F1^idf (Section 3.1) are the ``nn-f1`` kernel of
-:mod:`features.text.f1_similarity`.
+:mod:`features.text._f1_similarity`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from features.text.f1_similarity import F1Similarity, f1_block, idf_weights
-from kcca.backend import to_real_numpy
+from kcca._backend import to_real_numpy
 
-__all__ = ["F1Similarity", "f1_block", "idf_weights", "nn_annotation_scores", "nn_search_scores"]
+__all__ = ["nn_annotation_scores", "nn_search_scores"]
 
 
 def _block(block: Any, argument: str) -> np.ndarray:

@@ -5,7 +5,7 @@ changes per system (prints tables, writes JSON and a reliability plot).
         [--rankings results/hodosh2013/rankings] [-o protocol.json] [--plot reliability.png]
 
 The paper judged only its own systems' top 10, and only pairs with BLEU_pre >= 0.25; the rest
-count as not relevant (``kcca.evaluate.judging_protocol``). For our rankings this prints
+count as not relevant (``kcca._evaluate.judging_protocol``). For our rankings this prints
 
 1. the relevance model's quality: out-of-fold predictions (5 seeded folds over the judged
    pairs that pass the filter) against the observed verdicts, per probability bin, and its
@@ -35,7 +35,7 @@ def out_of_fold(relevant: np.ndarray, judged: np.ndarray, bleu_pre: np.ndarray,
     (predictions, verdicts, base rate)."""
     from sklearn.model_selection import KFold
 
-    from kcca.evaluate.judging_protocol import fit_relevance_model
+    from kcca._evaluate.judging_protocol import fit_relevance_model
 
     n = min(relevant.shape)
     off = ~np.eye(*relevant.shape, dtype=bool)
@@ -68,8 +68,8 @@ def compact_tasks(path: Path, pool) -> tuple[str, dict[str, np.ndarray]]:
     """A compact results file's top lists as whole rankings: each query's top candidates, then
     the others in pool order. Exact for every figure printed here, which reads the first
     ``JUDGED_DEPTH`` (10) places only (the compact files keep 25)."""
-    from kcca.evaluate.compact import check_pool, read_compact
-    from kcca.evaluate.judging_protocol import JUDGED_DEPTH
+    from kcca._evaluate.compact import check_pool, read_compact
+    from kcca._evaluate.judging_protocol import JUDGED_DEPTH
 
     compact = read_compact(path)
     check_pool(compact, pool)
@@ -87,12 +87,12 @@ def compact_tasks(path: Path, pool) -> tuple[str, dict[str, np.ndarray]]:
 
 
 def system_rows(rankings_dir: Path, corpus, rel, pre, model) -> list[dict]:
-    from kcca.evaluate.judged_metrics import success_at_k
-    from kcca.evaluate.judging_protocol import protocol_metrics, protocol_pairs
-    from kcca.evaluate.rankings_io import read_rankings
-    from kcca.evaluate.results_files import RANKINGS_FOLDER, find_results
-    from kcca.paper.numbers import SYSTEMS
-    from kcca.paper.tables import paper_value
+    from kcca._evaluate.judged_metrics import success_at_k
+    from kcca._evaluate.judging_protocol import protocol_metrics, protocol_pairs
+    from kcca._evaluate.rankings_io import read_rankings
+    from kcca._evaluate.results_files import RANKINGS_FOLDER, find_results
+    from kcca._paper.numbers import SYSTEMS
+    from kcca._paper.tables import paper_value
 
     found = {}
     # rankings or compact files (not details.json), in the folder and in its rankings/
@@ -154,11 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plot", default=None, help="reliability plot (PNG) to write")
     args = p.parse_args(argv)
 
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
-    from kcca.evaluate.bleu_rouge import ROUGE_STYLE, pool_score_matrix
-    from kcca.evaluate.judging_protocol import fit_relevance_model
-    from kcca.evaluate.relevance import corpus_relevance
+    from kcca.data._flickr8k import load_flickr8k
+    from kcca.data._paths import resolve_data_dir
+    from kcca._evaluate.bleu_rouge import ROUGE_STYLE, pool_score_matrix
+    from kcca._evaluate.judging_protocol import fit_relevance_model
+    from kcca._evaluate.relevance import corpus_relevance
 
     corpus = load_flickr8k(resolve_data_dir(args.data_dir), images=False)
     rel = corpus_relevance(corpus, "test")

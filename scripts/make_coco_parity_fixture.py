@@ -46,8 +46,8 @@ def main(argv=None) -> int:
         print(f"warning: pycocoevalcap {pv} installed; the fixture is defined for 1.2",
               file=sys.stderr)
 
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
+    from kcca.data._flickr8k import load_flickr8k
+    from kcca.data._paths import resolve_data_dir
 
     corpus = load_flickr8k(resolve_data_dir(args.data_dir), images=False, judgments=False,
                            lemmas=False)

@@ -3,8 +3,8 @@
     python scripts/screenshot_report.py results/hodosh2013 --data-dir /path/to/data \\
         -o docs/report-flickr8k.png
 
-Uses the same code as ``kcca report`` (:func:`kcca.report.build_report`) and as the browser
-test (:mod:`kcca.report.browser`: the system Chromium and chromedriver, never a download).
+Uses the same code as ``kcca report`` (:func:`kcca._report.build_report`) and as the browser
+test (:mod:`kcca._report.browser`: the system Chromium and chromedriver, never a download).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="id of a section to scroll to: summary, plots, annotation, search")
     args = p.parse_args(argv)
 
-    from kcca.report import build_report
-    from kcca.report.browser import screenshot, unavailable
+    from kcca._report import build_report
+    from kcca._report.browser import screenshot, unavailable
 
     reason = unavailable()
     if reason:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kcca.cli.lines import command, with_path
+from kcca._cli.lines import command, with_path
 
 #: dev and test images per layout (COCO's and Flickr30K's Karpathy splits)
 LAYOUTS = {"coco": (5000, 5000), "flickr30k": (1000, 1000)}

@@ -48,7 +48,7 @@ def nltk_data_dir() -> Path:
 @pytest.fixture(scope="session")
 def flickr8k(data_dir):
     """The real Flickr 8K corpus with judgments (images read lazily)."""
-    from kcca.data.flickr8k import load_flickr8k
+    from kcca.data._flickr8k import load_flickr8k
 
     return load_flickr8k(data_dir)
 
@@ -57,7 +57,7 @@ def flickr8k(data_dir):
 def _fix_lines_name_existing_options(monkeypatch):
     """Every ``fix:`` line any test makes the CLI print names only options that the command
     it belongs to takes (:func:`tests.support.fix_lines.unknown_fix_options`)."""
-    import kcca.cli as cli
+    import kcca._cli as cli
     from tests.support.fix_lines import unknown_fix_options
 
     report = cli._report

@@ -41,11 +41,11 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import estimator_checks_generator
 from sklearn.utils.validation import check_is_fitted
 
-from features.kernels.base import available_kernels, kernel_class, numeric_params
-from features.kernels.image import HistogramKernel, PyramidKernel
-from kcca.backend import to_numpy
+from features.kernels._base import available_kernels, kernel_class, numeric_params
+from features.kernels._image import HistogramKernel, PyramidKernel
+from kcca._backend import to_numpy
 from kcca.errors import DataError, KernelError
-from kcca.solver import KCCA, KCCAGrid
+from kcca._solver import KCCA, KCCAGrid
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,7 +89,7 @@ class OneKernel(TransformerMixin, BaseEstimator):
 
 class Histograms(TransformerMixin, BaseEstimator):
     """An image kernel (``histogram``, ``pyramid``) as a one-input transformer: the rows of
-    ``X`` are weighted histograms (what :func:`features.kernels.image.weighted_matrix` makes of
+    ``X`` are weighted histograms (what :func:`features.kernels._image.weighted_matrix` makes of
     image items), ``fit`` computes their Gram and ``transform(X)`` the block against them,
     both by the kernel's own ``gram_matrix`` on ``X`` as given."""
 
@@ -362,7 +362,7 @@ def test_every_registered_kernel_and_both_estimators_are_covered():
 def test_subjects_are_the_kernels_a_fresh_process_registers():
     """The kernels parametrised here do not depend on which test files were collected before
     this one: tests register their own kernels in fixtures, not at import."""
-    code = "from features.kernels.base import available_kernels; print(*available_kernels())"
+    code = "from features.kernels._base import available_kernels; print(*available_kernels())"
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )

@@ -23,7 +23,7 @@ def test_readme_estimator_example_runs(capsys):
 
 
 def test_readme_demo_duration_is_the_documented_one():
-    import kcca.cli.demo_cmd as demo
+    import kcca._cli.demo_cmd as demo
 
     readme = re.search(r"kcca demo +# about (\d+) s on 2 cores", README.read_text("utf-8"))
     doc = re.search(r"cold run takes about (\d+) s on two cores", demo.__doc__ or "")
@@ -40,7 +40,7 @@ def test_the_demo_figures_are_those_of_the_recorded_benchmark_run():
     same first run, so no figure is written without a measurement behind it."""
     import json
 
-    import kcca.cli.demo_cmd as demo
+    import kcca._cli.demo_cmd as demo
 
     run = json.loads(RECORDED.read_text(encoding="utf-8"))
     readme = README.read_text("utf-8")

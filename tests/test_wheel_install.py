@@ -104,7 +104,7 @@ def kcca(installed, *args: str) -> subprocess.CompletedProcess:
 @pytest.mark.data_variables
 def test_the_wheel_is_imported_with_every_experiment_folder(installed):
     walk, env, venv = installed
-    probe = ("import kcca, features\nfrom kcca.systems.spec import default_experiments_dir\n"
+    probe = ("import kcca, features\nfrom kcca._systems.spec import default_experiments_dir\n"
              "print(kcca.__file__)\nprint(features.__file__)\n"
              "for name in {names!r}:\n"
              "    d = default_experiments_dir(name)\n"

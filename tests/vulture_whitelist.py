@@ -7,28 +7,28 @@ the reason, one line each. This file is never imported; vulture only reads the n
 """
 
 import kcca
-from features.codebook import Codebook
-from features.kernels.fisher import FisherKernel
-from features.kernels.image import HistogramKernel
-from features.kernels.mixture import MixtureKernel
-from features.kernels.vectors import VectorsKernel
-from features.pyramid import level_slices
-from features.sift import opencv_sift_descriptors
-from features.text.pipeline import CaptionPreprocessor
-from features.text.similarity_alignment import AlignmentSimilarity, IBMAligner
-from features.text.similarity_lin import LinSimilarity
-from features.texture import mr8_filter_bank
-from kcca.borda import BordaResult
-from kcca.captions.bast import BastResult
-from kcca.captions.content_selection import position_ranking, size_ranking
-from kcca.captions.flickr_st import ALL_FILE, SemanticTuple
-from kcca.captions.human_agreement import precision_at_human_recall
-from kcca.captions.keywords import KeywordScorer, SemEvalResult, documents_from_rankings
-from kcca.captions.meteor_engine.params import MODULES
-from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex
-from kcca.captions.meteor_engine.resources import MeteorResources
-from kcca.captions.meteor_engine.stats import Stats
-from kcca.captions.meteor_engine.synonyms import SynonymDictionary
+from features._codebook import Codebook
+from features.kernels._fisher import FisherKernel
+from features.kernels._image import HistogramKernel
+from features.kernels._mixture import MixtureKernel
+from features.kernels._vectors import VectorsKernel
+from features._pyramid import level_slices
+from features._sift import opencv_sift_descriptors
+from features.text._pipeline import CaptionPreprocessor
+from features.text._similarity_alignment import AlignmentSimilarity, IBMAligner
+from features.text._similarity_lin import LinSimilarity
+from features._texture import mr8_filter_bank
+from kcca._borda import BordaResult
+from kcca.captions._bast import BastResult
+from kcca.captions._content_selection import position_ranking, size_ranking
+from kcca.captions._flickr_st import ALL_FILE, SemanticTuple
+from kcca.captions._human_agreement import precision_at_human_recall
+from kcca.captions._keywords import KeywordScorer, SemEvalResult, documents_from_rankings
+from kcca.captions._meteor_engine.params import MODULES
+from kcca.captions._meteor_engine.paraphrase import ParaphraseIndex
+from kcca.captions._meteor_engine.resources import MeteorResources
+from kcca.captions._meteor_engine.stats import Stats
+from kcca.captions._meteor_engine.synonyms import SynonymDictionary
 from kcca.coco.bleu import bleu_scorer
 from kcca.coco.bleu.bleu_scorer import BleuScorer
 from kcca.coco.cider.cider_scorer import CiderScorer
@@ -39,24 +39,24 @@ from kcca.coco.rouge import rouge
 from kcca.coco.rouge.rouge import Rouge
 from kcca.coco.spice import spice
 from kcca.coco.spice.spice import Spice
-from kcca.data.corpus import CrowdJudgment
-from kcca.data.demo_grammar import surface_forms
-from kcca.evaluate.judging_protocol import RelevanceModel
-from kcca.evaluate.statistics import McNemarResult
-from kcca.lowrank import KernelColumns
-from kcca.model.encoders import TextEncoder
-from kcca.model.saved import FittedSystem
-from kcca.report.gather import ReportData
-from kcca.report.browser import screenshot
-from kcca.scoring import annotation_scores, search_scores
-from kcca.solver import KCCA, KCCAGrid
-from kcca.systems.spec import SystemSpec
-from kcca.systems.spec_keys import keys_markdown
+from kcca.data._corpus import CrowdJudgment
+from kcca.data._demo_grammar import surface_forms
+from kcca._evaluate.judging_protocol import RelevanceModel
+from kcca._evaluate.statistics import McNemarResult
+from kcca._lowrank import KernelColumns
+from kcca._model.encoders import TextEncoder
+from kcca._model.saved import FittedSystem
+from kcca._report.gather import ReportData
+from kcca._report.browser import screenshot
+from kcca._scoring import annotation_scores, search_scores
+from kcca._solver import KCCA, KCCAGrid
+from kcca._systems.spec import SystemSpec
+from kcca._systems.spec_keys import keys_markdown
 
 # --- Python's protocols
 kcca.__getattr__  # module __getattr__ (also features.text's): lazily imported names, PEP 562
 kcca.__dir__  # module __dir__ (also features.text's): dir() lists the lazy names
-kcca.__doc__  # features.descriptors sets the docstring of the config functions it builds
+kcca.__doc__  # features._descriptors sets the docstring of the config functions it builds
 
 # --- scikit-learn's estimator API and fitted attributes (trailing underscore)
 KCCA.fit_transform  # TransformerMixin API

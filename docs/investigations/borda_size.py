@@ -6,8 +6,8 @@ The paper combines 15 models per task: the 5 best (kappa, n) settings on dev by 
 by R@5 and the 5 best by R@10 (Section 4.1.3). This script fits the system's KCCA grid (paper's
 kappas and n, full precision) at one (p, d), computes the dev ranks of every model once, and for
 each number of models per criterion (``--per-criterion``, 5 = the paper) selects the models as
-the runner does (:func:`kcca.selection.select_models`) and prints the dev criterion of
-``kcca.systems.grid`` (dev R@1+R@5+R@10 of the Borda count, both tasks). The selection and the
+the runner does (:func:`kcca._selection.select_models`) and prints the dev criterion of
+``kcca._systems.grid`` (dev R@1+R@5+R@10 of the Borda count, both tasks). The selection and the
 Borda count are scored on the same dev pool, as the runner's criterion is. Dev only: the test
 split is never read.
 """
@@ -18,16 +18,16 @@ import argparse
 import sys
 from typing import Any
 
-from kcca.systems.dev_check import (add_system_arguments, criterion_of, figure_cells,
+from kcca._systems.dev_check import (add_system_arguments, criterion_of, figure_cells,
                                     open_system_from, recall_figures, system_grid)
 
 
 def dev_table(grid: Any, image_dev: Any, text_dev: Any, sizes: list[int]
               ) -> list[tuple[int, float, dict]]:
     """(models per criterion, dev criterion, task -> [R@1, R@5, R@10, median, models])."""
-    from kcca.evaluate.original import original_ranks
-    from kcca.selection import TASKS, grid_dev_ranks, select_models
-    from kcca.systems.grid import KS, borda_rankings
+    from kcca._evaluate.original import original_ranks
+    from kcca._selection import TASKS, grid_dev_ranks, select_models
+    from kcca._systems.grid import KS, borda_rankings
 
     ranks = {task: grid_dev_ranks(grid, image_dev, text_dev, task) for task in TASKS}
     rows = []

@@ -6,7 +6,7 @@ The paper combines the 15 dev-selected models of one kernel pair by Borda count 
 This script fits the KCCA grid (paper's kappas and n, full precision, one (p, d)) of each named
 system (looked up in experiments/hodosh2013 and experiments/beyond, or ``--experiments``),
 selects each system's 15 models per task as the runner does, and prints the dev criterion of
-``kcca.systems.grid`` (dev R@1+R@5+R@10 of the Borda count, both tasks) for each system alone
+``kcca._systems.grid`` (dev R@1+R@5+R@10 of the Borda count, both tasks) for each system alone
 and for one Borda count over the union of their selected models. Dev only: the test split is
 never read.
 """
@@ -28,9 +28,9 @@ def selected_rankings(grid: Any, image_dev: Any, text_dev: Any, per_criterion: i
                       ) -> dict[str, np.ndarray]:
     """Per task, the dev rankings (models, queries, candidates) of the models the runner
     selects from a fitted grid (``per_criterion`` best by each of R@1, R@5, R@10)."""
-    from kcca.evaluate.original import rank_candidates
-    from kcca.selection import TASKS, grid_dev_ranks, select_models
-    from kcca.systems.grid import KS, model_scores
+    from kcca._evaluate.original import rank_candidates
+    from kcca._selection import TASKS, grid_dev_ranks, select_models
+    from kcca._systems.grid import KS, model_scores
 
     out = {}
     for task in TASKS:
@@ -43,18 +43,18 @@ def selected_rankings(grid: Any, image_dev: Any, text_dev: Any, per_criterion: i
 
 def figures_of(rankings: dict[str, np.ndarray]) -> dict[str, list[float]]:
     """Per task ``[R@1, R@5, R@10, median]`` of the Borda count of the given model rankings."""
-    from kcca.borda import borda_aggregate
-    from kcca.evaluate.original import original_ranks
-    from kcca.systems.dev_check import recall_figures
+    from kcca._borda import borda_aggregate
+    from kcca._evaluate.original import original_ranks
+    from kcca._systems.dev_check import recall_figures
 
     return {task: recall_figures(original_ranks(borda_aggregate(r).ranking))
             for task, r in rankings.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kcca.systems.dev_check import (OpenSystem, add_workspace_arguments, criterion_of,
+    from kcca._systems.dev_check import (OpenSystem, add_workspace_arguments, criterion_of,
                                         figure_cells, open_workspace_from, system_grid)
-    from kcca.systems.spec import load_specs, select_specs
+    from kcca._systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", nargs="+", required=True,

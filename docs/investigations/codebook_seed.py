@@ -7,7 +7,7 @@ images (Section 3.3.1); which 200 images and points, and the k-means start, are 
 rebuilds the image features and K^PY with the codebooks of other seeds (and optionally other
 sample sizes; everything else as in the paper), fits the system's KCCA grid at p = 2, d = 1
 (full precision, the paper's kappas and n) and prints the dev criterion of
-``kcca.systems.grid`` (dev R@1+R@5+R@10 of the 15-model Borda, both tasks) for each: the spread
+``kcca._systems.grid`` (dev R@1+R@5+R@10 of the 15-model Borda, both tasks) for each: the spread
 is how far a reproduction can drift from the paper through its codebooks alone. Features of
 each codebook are cached under their own keys (about 10 min per new codebook on 2 cores).
 With ``--average`` it scores, instead of each seed, the mean of the seeds' image kernels (one
@@ -21,14 +21,14 @@ import argparse
 import sys
 import time
 
-from kcca.systems.dev_check import OpenSystem, add_system_arguments, describe, dev_check
+from kcca._systems.dev_check import OpenSystem, add_system_arguments, describe, dev_check
 
 
 def codebook_workspace(corpus, cache, seed: int, n_images: int = 200, jobs: int = 2):
-    """A :class:`~kcca.systems.blocks.Workspace` whose image features use the codebooks of
+    """A :class:`~kcca._systems.blocks.Workspace` whose image features use the codebooks of
     ``seed`` drawn from ``n_images`` images (seed 0 and 200 images: the default workspace's)."""
-    from features.image_features import ImageFeatureConfig
-    from kcca.systems.blocks import Workspace
+    from features._image_features import ImageFeatureConfig
+    from kcca._systems.blocks import Workspace
 
     return Workspace(corpus, cache, n_jobs=jobs, progress=True,
                      image_config=ImageFeatureConfig(seed=seed, n_images=n_images))
@@ -51,8 +51,8 @@ def mean_blocks(blocks: list) -> tuple:
 def main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
-    from kcca.systems.dev_check import open_workspace_from
-    from kcca.systems.spec import load_specs, select_specs
+    from kcca._systems.dev_check import open_workspace_from
+    from kcca._systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],

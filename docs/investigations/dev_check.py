@@ -3,7 +3,7 @@
 :func:`open_system` loads Flickr 8K, the cached workspace of ``kcca reproduce`` and one system of
 ``experiments/hodosh2013`` with its text blocks; :func:`dev_check` fits that system's KCCA grid
 (Section 4.1.3: the paper's kappas and n, full precision) on a given image kernel at one (p, d)
-and returns the :class:`~kcca.systems.grid.DevOutcome` whose criterion (dev R@1+R@5+R@10 of the
+and returns the :class:`~kcca._systems.grid.DevOutcome` whose criterion (dev R@1+R@5+R@10 of the
 15-model Borda, both tasks) decides; :func:`describe` prints it. The test split is never read.
 """
 
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from kcca.solver import KCCAGrid
-from kcca.systems.blocks import Blocks, Workspace
-from kcca.systems.grid import DevOutcome, dev_outcome, fit_grid, indefinite_rule
-from kcca.systems.spec import SystemSpec
+from kcca._solver import KCCAGrid
+from kcca._systems.blocks import Blocks, Workspace
+from kcca._systems.grid import DevOutcome, dev_outcome, fit_grid, indefinite_rule
+from kcca._systems.spec import SystemSpec
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "hodosh2013"
 
@@ -68,9 +68,9 @@ def open_workspace(data_dir: str | None = None, cache_dir: str | None = None, jo
                    progress: bool = True) -> Workspace:
     """Flickr 8K from ``data_dir`` (or ``$KCCA_DATA_DIR``) in a workspace on the cache of
     ``kcca reproduce`` (``cache_dir``, default its own), so dev checks reuse its blocks."""
-    from kcca.cache import Cache, default_cache_dir
-    from kcca.data.flickr8k import load_flickr8k
-    from kcca.data.paths import resolve_data_dir
+    from kcca._cache import Cache, default_cache_dir
+    from kcca.data._flickr8k import load_flickr8k
+    from kcca.data._paths import resolve_data_dir
 
     corpus = load_flickr8k(resolve_data_dir(data_dir))
     return Workspace(corpus, Cache(cache_dir or default_cache_dir()), n_jobs=jobs,
@@ -80,7 +80,7 @@ def open_workspace(data_dir: str | None = None, cache_dir: str | None = None, jo
 def open_system(system: str, data_dir: str | None = None, cache_dir: str | None = None,
                 jobs: int = 2, experiments: str | Path = EXPERIMENTS) -> OpenSystem:
     """:func:`open_workspace` and one system of the experiment files in ``experiments``."""
-    from kcca.systems.spec import load_specs, select_specs
+    from kcca._systems.spec import load_specs, select_specs
 
     ws = open_workspace(data_dir, cache_dir, jobs)
     (spec,) = select_specs(load_specs(Path(experiments)), [system])
@@ -117,7 +117,7 @@ def describe(outcome: DevOutcome) -> str:
 
 def recall_figures(ranks: Any) -> list[float]:
     """``[R@1, R@5, R@10, median rank]`` of per-query ranks of the original item."""
-    from kcca.evaluate.original import median_rank, recall_at_k
+    from kcca._evaluate.original import median_rank, recall_at_k
 
     return [recall_at_k(ranks, k).aggregate for k in (1, 5, 10)] + [median_rank(ranks).aggregate]
 

@@ -10,7 +10,7 @@ captions for search), so nothing of the dev or test pools enters a score but the
 
 The script fits the system's KCCA grid (paper's kappas and n, full precision) at one (p, d),
 selects its 15 models per task on dev with plain cosines (eq. 4) as the runner does, and prints
-the dev criterion of ``kcca.systems.grid`` (dev R@1+R@5+R@10 of the 15-model Borda, both tasks)
+the dev criterion of ``kcca._systems.grid`` (dev R@1+R@5+R@10 of the 15-model Borda, both tasks)
 for every (k, beta), k = 0 being the plain cosine. Dev only: the test split is never read.
 """
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from kcca.scoring import cosine_scores
-from kcca.systems.dev_check import (add_system_arguments, criterion_of, figure_cells,
+from kcca._scoring import cosine_scores
+from kcca._systems.dev_check import (add_system_arguments, criterion_of, figure_cells,
                                     open_system_from, recall_figures, system_grid)
 
 
@@ -46,9 +46,9 @@ def dev_table(system: Any, image: Any, p: float, d: float, ks: list[int], betas:
               ) -> list[tuple[int, float, float, dict]]:
     """(k, beta, dev criterion, task -> [R@1, R@5, R@10, median]) for every setting, with the
     system's text blocks and these image blocks."""
-    from kcca.borda import borda_from_scores
-    from kcca.evaluate.original import original_ranks
-    from kcca.systems.grid import dev_outcome
+    from kcca._borda import borda_from_scores
+    from kcca._evaluate.original import original_ranks
+    from kcca._systems.grid import dev_outcome
 
     text = system.text
     grid = system_grid(system, image.train, p=p, d=d)

@@ -10,7 +10,7 @@ multiplies its contribution by ``(1 / ln b)^l``, which is exactly the kernel wit
 ``lambda_m / sqrt(ln b)`` instead of ``lambda_m`` (eq. 15: ``lambda_m^(2l)``). This script builds
 the system's text kernel with that match weight for each base (cached like any text kernel), fits
 its KCCA grid at p = 2, d = 1 (full precision, the paper's kappas and n) on the system's image
-kernel and prints the dev criterion of ``kcca.systems.grid`` (dev R@1+R@5+R@10 of the 15-model
+kernel and prints the dev criterion of ``kcca._systems.grid`` (dev R@1+R@5+R@10 of the 15-model
 Borda, both tasks). Dev only: the test split is never read.
 """
 
@@ -21,7 +21,7 @@ import math
 import sys
 import time
 
-from kcca.systems.dev_check import (OpenSystem, add_system_arguments, describe, dev_check,
+from kcca._systems.dev_check import (OpenSystem, add_system_arguments, describe, dev_check,
                                     open_system_from)
 
 BASES = {"e": math.e, "10": 10.0, "2": 2.0}
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.set_defaults(system="TRI5^sqrtidf")
     args = parser.parse_args(argv)
 
-    from kcca.systems import KernelSpec
+    from kcca._systems import KernelSpec
 
     system = open_system_from(args)
     spec = system.spec

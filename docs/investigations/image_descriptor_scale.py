@@ -6,7 +6,7 @@ The shared Flickr 8K copies are 224 x 224, about half the originals' size, so fi
 scales (dense SIFT's 4-pixel bins on a 4-pixel grid, MR8's filter scales) cover about twice
 the scene they would on the originals. This script replaces feature types' words by a
 variant, keeps the others, rebuilds K^PY and fits the system's KCCA grid at p = 2, d = 1
-(full precision), then prints the dev criterion of ``kcca.systems.grid`` (dev R@1+R@5+R@10
+(full precision), then prints the dev criterion of ``kcca._systems.grid`` (dev R@1+R@5+R@10
 of the 15-model Borda, both tasks) beside the same with the standard features.
 
 Variants: ``sift-half`` (step 2, 2-pixel bins: 11,664 descriptors per image, its own 256-word
@@ -25,14 +25,14 @@ import sys
 
 import numpy as np
 
-from features.descriptors import Descriptors
-from kcca.systems.dev_check import (add_system_arguments, describe, dev_check,
+from features._descriptors import Descriptors
+from kcca._systems.dev_check import (add_system_arguments, describe, dev_check,
                                     open_system_from)
 
 
 def sift_half(image: np.ndarray) -> Descriptors:
     """Dense SIFT at half the default scale: 2-pixel grid, 2-pixel bins."""
-    from features.sift import sift_descriptors
+    from features._sift import sift_descriptors
 
     return sift_descriptors(image, step=2, bin_size=2)
 
@@ -41,7 +41,7 @@ def texture_half(image: np.ndarray) -> Descriptors:
     """MR8 at half the filter scales: the 2x upsampled image's responses at every other pixel."""
     import cv2
 
-    from features.texture import texture_descriptors
+    from features._texture import texture_descriptors
 
     h, w = image.shape[:2]
     d = texture_descriptors(cv2.resize(image, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR))
@@ -63,21 +63,21 @@ def half_resolution(image: np.ndarray) -> np.ndarray:
 
 def color_low_resolution(image: np.ndarray) -> Descriptors:
     """The paper's colour descriptors of the half-resolution image."""
-    from features.color import color_descriptors
+    from features._color import color_descriptors
 
     return color_descriptors(half_resolution(image))
 
 
 def texture_low_resolution(image: np.ndarray) -> Descriptors:
     """The paper's MR8 texture descriptors of the half-resolution image."""
-    from features.texture import texture_descriptors
+    from features._texture import texture_descriptors
 
     return texture_descriptors(half_resolution(image))
 
 
 def sift_low_resolution(image: np.ndarray) -> Descriptors:
     """The paper's dense SIFT descriptors of the half-resolution image."""
-    from features.sift import sift_descriptors
+    from features._sift import sift_descriptors
 
     return sift_descriptors(half_resolution(image))
 
@@ -97,10 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     add_system_arguments(p)
     args = p.parse_args(argv)
 
-    from features.descriptors import FeatureType, feature_types
-    from features.image_features import ImageFeatureConfig, ImageFeaturePipeline, ImageFeatures
-    from features.kernels.image import weighted_matrix
-    from features.kernels.intersection import intersection_block
+    from features._descriptors import FeatureType, feature_types
+    from features._image_features import ImageFeatureConfig, ImageFeaturePipeline, ImageFeatures
+    from features.kernels._image import weighted_matrix
+    from features.kernels._intersection import intersection_block
 
     system = open_system_from(args)
     ws, spec = system.ws, system.spec

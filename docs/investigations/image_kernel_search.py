@@ -2,9 +2,9 @@
 
     python scripts/image_kernel_search.py --data-dir D [--variants pyramid py+fv ...] [--cache-dir C]
 
-For each variant (an image :class:`~kcca.systems.spec.KernelSpec`: the paper's pyramid kernel,
+For each variant (an image :class:`~kcca._systems.spec.KernelSpec`: the paper's pyramid kernel,
 the ``fisher`` kernel, or a ``mix`` of them) this fits TRI5SEM's KCCA grid at p = 2, d = 1 (full
-precision, the paper's kappas and n) and prints the dev criterion of ``kcca.systems.grid``
+precision, the paper's kappas and n) and prints the dev criterion of ``kcca._systems.grid``
 (dev R@1+R@5+R@10 of the 15-model Borda, both tasks summed), beside the dev recalls. Dev only:
 the test split is never read. Blocks are cached like a system's (``kcca reproduce`` reuses them).
 About 4 min per variant on 2 cores once its blocks exist; Fisher vectors of the 8,000 images take
@@ -17,7 +17,7 @@ import argparse
 import sys
 import time
 
-from kcca.systems.dev_check import (add_system_arguments, describe, dev_check,
+from kcca._systems.dev_check import (add_system_arguments, describe, dev_check,
                                     open_system_from)
 
 FV = {"n_gaussians": 64, "pca_dim": 64, "strips": 3}
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     add_system_arguments(p)
     args = p.parse_args(argv)
 
-    from kcca.systems import KernelSpec
+    from kcca._systems import KernelSpec
 
     system = open_system_from(args)
     for name in args.variants:

@@ -8,7 +8,7 @@ all 6,000 training items, which doubles a run's KCCA time. Capping the factors' 
 (``kcca reproduce --search-rank``) is biased against p = 3 (docs/reproduction.md). This script
 fits the same search at full precision on a seeded subset of ``--subset`` training items (the
 same items for every system and p; the n grid is capped at the subset's rank) and prints each
-p's dev criterion of ``kcca.systems.grid`` (dev R@1+R@5+R@10 of the 15-model Borda count, both
+p's dev criterion of ``kcca._systems.grid`` (dev R@1+R@5+R@10 of the 15-model Borda count, both
 tasks: the dev pool and its queries are the full ones), the p it would choose, and, from
 ``--details`` (the runner's record of a full search), the p and criteria the full search gave.
 Dev only: the test split is never read.
@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def subset_outcomes(image: Any, text: Any, subset: np.ndarray, *, powers=(2.0, 3.0),
                     kappas, n_values, per_criterion: int = 5) -> list:
-    """Dev outcomes (:class:`kcca.systems.grid.DevOutcome`) of each p with d = 1, fitted on
+    """Dev outcomes (:class:`kcca._systems.grid.DevOutcome`) of each p with d = 1, fitted on
     the training items ``subset`` only; the dev blocks keep every dev item."""
-    from kcca.solver import FactorCache
-    from kcca.systems.grid import dev_outcome, fit_grid
+    from kcca._solver import FactorCache
+    from kcca._systems.grid import dev_outcome, fit_grid
 
     ix = np.ix_(subset, subset)
     Kx, Ky = image.train[ix], text.train[ix]
@@ -58,9 +58,9 @@ def full_search(details: Path | None) -> dict[str, dict[float, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kcca.systems.dev_check import add_workspace_arguments, open_workspace_from
-    from kcca.systems.grid import choose
-    from kcca.systems.spec import load_specs, select_specs
+    from kcca._systems.dev_check import add_workspace_arguments, open_workspace_from
+    from kcca._systems.grid import choose
+    from kcca._systems.spec import load_specs, select_specs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", nargs="*", default=None,

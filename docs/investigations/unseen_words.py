@@ -13,7 +13,7 @@ where captions are the ranked items. This script scores each system on dev twice
 experiment file defines it, and with every sequence of a new (dev) caption that contains a
 word unseen in training dropped (weight 0), i.e. new captions in the training vocabulary's
 feature space. Same KCCA grid (p = 2, d = 1, full precision, the paper's kappas and n) and dev
-criterion as ``kcca.systems.grid``. Dev only: the test split is never read.
+criterion as ``kcca._systems.grid``. Dev only: the test split is never read.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from kcca.systems.dev_check import (OpenSystem, add_workspace_arguments, describe, dev_check,
+from kcca._systems.dev_check import (OpenSystem, add_workspace_arguments, describe, dev_check,
                                     open_workspace_from)
 
 
@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     add_workspace_arguments(parser)
     args = parser.parse_args(argv)
 
-    from kcca.systems.blocks import Blocks
-    from kcca.systems.spec import load_specs, select_specs
+    from kcca._systems.blocks import Blocks
+    from kcca._systems.spec import load_specs, select_specs
 
     ws = open_workspace_from(args)
     for spec in select_specs(load_specs(Path(args.experiments)), args.systems):

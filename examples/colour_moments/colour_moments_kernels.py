@@ -6,7 +6,7 @@ file names them like the built-in ones. ``experiment.toml`` beside it does so th
 ``plugins = ["colour_moments_kernels"]``; the alternative, an installed package with entry
 points in the group ``kcca.kernels``, is shown in docs/plugin-kernels.md.
 
-Both follow the kernel contract of ``features/kernels/base.py``: constructor arguments are the
+Both follow the kernel contract of ``features.kernels.Kernel``: constructor arguments are the
 parameters (stored unchanged, so they key the cache), ``fit(train_items)`` stores the training
 items, ``_gram(items_a, items_b)`` returns the block and ``diag(items)`` its diagonal; the class
 attribute ``item_type`` tells a system what items to pass.
@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from features.kernels.base import Kernel, register_kernel
+from features.kernels import Kernel, register_kernel
 
 
 # ----------------------------------------------------------------------------- image side

@@ -12,87 +12,21 @@ The Flickr 8K reproduction default is ``CaptionPreprocessor.paper_flickr8k()`` (
 ``flickr8k-lemma``): the released lemma file, lower-cased, punctuation dropped, NLTK's English
 stop words removed, which leaves the paper's 1,928 training words seen at least 5 times.
 
-The package's names are imported on first use, so ``import features.text.presets`` (``kcca
-preprocess --help``) loads neither NLTK nor scikit-learn.
+The public names are the text kernels (docs/design.md#public-api), imported on first use, so
+that importing a light submodule (``kcca preprocess --help`` reads the presets) loads neither
+NLTK nor scikit-learn.
 """
 
-from __future__ import annotations
+from kcca._lazy import lazy_exports
 
-import importlib
+__all__ = ["BowKernel", "F1Similarity", "TagRankKernel", "TrigramKernel", "WordKernel"]
 
-# light, and named like their modules (imported here, the names stay the functions)
-from features.text.tokenize import tokenize
-from features.text.vocabulary import token_counts, vocabulary, vocabulary_stats
-
-#: public name -> the module defining it; imported on first use (``features.text.X``), so that
-#: importing one light submodule (``features.text.presets``) does not load NLTK or scikit-learn
-_EXPORTS = {
-    "BowKernel": "bow_kernel",
-    "HAND_TABLE": "compounds",
-    "CompoundNormalizer": "compounds",
-    "PreprocessedCorpus": "corpus_tokens",
-    "preprocess_corpus": "corpus_tokens",
-    "WordNetLemmatizer": "lemmatize",
-    "PRESETS": "presets",
-    "default_preset": "presets",
-    "CaptionPreprocessor": "pipeline",
-    "TaggerConfig": "postag",
-    "load_tagger": "postag",
-    "MissingResourceError": "resources",
-    "KnownWords": "spelling",
-    "SpellingCorrector": "spelling",
-    "remove_stop_words": "stopwords",
-    "resolve_stop_words": "stopwords",
-    "Idf": "idf",
-    "TagRankKernel": "tagrank_kernel",
-    "EmptyCaptionWarning": "text_items",
-    "TrigramKernel": "trigram_kernel",
-    "WordKernel": "word_kernel",
-    "WORD_KERNELS": "word_kernels",
-    "WordKernelBuilder": "word_kernels",
-    "WordKernelConfig": "word_kernels",
-    "build_word_kernel": "word_kernels",
+#: the public names that load on first use: name -> the module defining it
+_LAZY = {
+    "BowKernel": "features.text._bow_kernel",
+    "F1Similarity": "features.text._f1_similarity",
+    "TagRankKernel": "features.text._tagrank_kernel",
+    "TrigramKernel": "features.text._trigram_kernel",
+    "WordKernel": "features.text._word_kernel",
 }
-
-__all__ = [
-    "BowKernel",
-    "EmptyCaptionWarning",
-    "Idf",
-    "TagRankKernel",
-    "TrigramKernel",
-    "WordKernel",
-    "WORD_KERNELS",
-    "WordKernelBuilder",
-    "WordKernelConfig",
-    "build_word_kernel",
-    "HAND_TABLE",
-    "PRESETS",
-    "CaptionPreprocessor",
-    "CompoundNormalizer",
-    "KnownWords",
-    "MissingResourceError",
-    "PreprocessedCorpus",
-    "SpellingCorrector",
-    "TaggerConfig",
-    "WordNetLemmatizer",
-    "default_preset",
-    "load_tagger",
-    "preprocess_corpus",
-    "remove_stop_words",
-    "resolve_stop_words",
-    "token_counts",
-    "tokenize",
-    "vocabulary",
-    "vocabulary_stats",
-]
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'features.text' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"features.text.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports("features.text", _LAZY, globals())

@@ -1,7 +1,7 @@
 """Caption evaluation: the COCO caption metrics in pure Python (METEOR included), human
 agreement (Chen et al. 2015, "Microsoft COCO Captions: Data Collection and Evaluation Server").
 
-Every metric is a :class:`~kcca.captions.scorer.CaptionScorer` with the pycocoevalcap-like
+Every metric is a :class:`~kcca.captions._scorer.CaptionScorer` with the pycocoevalcap-like
 ``compute_score(references, candidates) -> (corpus_score, per_item_scores)`` on tokenised
 text; :func:`evaluate_captions` tokenises raw captions once (PTB-style, in batches, as the COCO
 code) and runs several metrics, returning per-item arrays for paired significance tests.
@@ -9,28 +9,23 @@ code) and runs several metrics, returning per-item arrays for paired significanc
 
 Registered metrics: ``bleu`` (BLEU-1..4), ``rouge_l`` (ROUGE-L), ``cider_d`` (CIDEr-D, the
 COCO code's "CIDEr"), ``cider`` (plain CIDEr of Vedantam et al.), ``meteor`` (Meteor 1.5:
-:mod:`kcca.captions.meteor_engine` in Python, or the jar through Java; the resources come from
+:mod:`kcca.captions._meteor_engine` in Python, or the jar through Java; the resources come from
 pycocoevalcap).
 """
 
-from kcca.captions.scorer import (
+from kcca.captions._scorer import (
     CaptionInputError,
     CaptionScorer,
     EmptyCaptionError,
     validate_inputs,
 )
-from kcca.captions.bleu import Bleu, sentence_bleu
-from kcca.captions.rouge import RougeL
-from kcca.captions.cider import Cider, CiderD
-from kcca.captions.meteor import Meteor, MeteorUnavailable, meteor_available
-from kcca.captions.tokenizer import PTBTokenizer, tokenize, tokenize_batch, tokenize_captions
-from kcca.captions.registry import available_scorers, get_scorer, register_scorer
-from kcca.captions.evaluate import (
-    CaptionEvaluation,
-    DEFAULT_METRICS,
-    TOKENIZER_CONTEXTS,
-    evaluate_captions,
-)
+from kcca.captions._bleu import Bleu, sentence_bleu
+from kcca.captions._rouge import RougeL
+from kcca.captions._cider import Cider, CiderD
+from kcca.captions._meteor import Meteor, MeteorUnavailable, meteor_available
+from kcca.captions._tokenizer import PTBTokenizer, tokenize, tokenize_captions
+from kcca.captions._registry import available_scorers, register_scorer
+from kcca.captions._evaluate import CaptionEvaluation, evaluate_captions
 
 __all__ = [
     "Bleu",
@@ -39,7 +34,6 @@ __all__ = [
     "CaptionScorer",
     "Cider",
     "CiderD",
-    "DEFAULT_METRICS",
     "EmptyCaptionError",
     "Meteor",
     "MeteorUnavailable",
@@ -47,13 +41,10 @@ __all__ = [
     "RougeL",
     "available_scorers",
     "evaluate_captions",
-    "get_scorer",
     "meteor_available",
     "register_scorer",
     "sentence_bleu",
-    "TOKENIZER_CONTEXTS",
     "tokenize",
-    "tokenize_batch",
     "tokenize_captions",
     "validate_inputs",
 ]

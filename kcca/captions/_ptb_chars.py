@@ -4,7 +4,7 @@ PTBLexer works on the UTF-16 code units of the Basic Multilingual Plane. Its let
 classes are JFlex's ``[:letter:]`` and ``[:digit:]`` as of the Unicode version JFlex 1.5.1
 knew (Unicode 6), not the newer data of Python's ``unicodedata``: characters added later are
 not letters to it but "untokenizable", and deleted. The ranges below list, for the code
-points U+0080..U+FFFF, the members of each class :mod:`kcca.captions.tokenizer` needs; the
+points U+0080..U+FFFF, the members of each class :mod:`kcca.captions._tokenizer` needs; the
 few special characters (quotes, dashes, spaces, currency signs, fractions, ...) are named
 there, and every other character is untokenizable.
 

@@ -7,7 +7,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from kcca.captions.scorer import CaptionInputError, CaptionScorer, token_tuples
+from kcca.captions._scorer import CaptionInputError, CaptionScorer, token_tuples
 
 
 class CocoInputError(CaptionInputError, AssertionError):

@@ -2,7 +2,7 @@
 ``kcca evaluate --protocol all-captions`` and ``kcca report``, naming both files: every rank
 set to 1 (before: rsum 600 printed), the file of another run, a forged system name. Both
 files rank caption #2 of each test image against the same images, so its image search rank
-must be the same in both (kcca.evaluate.protocol_agreement)."""
+must be the same in both (kcca._evaluate.protocol_agreement)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.cli import main
-from kcca.evaluate.compact import from_rankings, write_compact
-from kcca.evaluate.original import rankings_from_scores
-from kcca.evaluate.protocol_ranks import (
+from kcca._cli import main
+from kcca._evaluate.compact import from_rankings, write_compact
+from kcca._evaluate.original import rankings_from_scores
+from kcca._evaluate.protocol_ranks import (
     ProtocolRanks,
     protocol_ranks_path,
     read_protocol_ranks,
     write_protocol_ranks,
 )
-from kcca.evaluate.rankings_io import read_rankings, write_rankings
-from kcca.evaluate.retrieval_protocol import annotation_ranks, search_ranks
+from kcca._evaluate.rankings_io import read_rankings, write_rankings
+from kcca._evaluate.retrieval_protocol import annotation_ranks, search_ranks
 from tests.support.named_errors import one_error
 from tests.support.report_runs import tiny_corpus
 

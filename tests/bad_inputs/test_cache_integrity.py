@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.cache import Cache
-from kcca.cli import main
+from kcca._cache import Cache
+from kcca._cli import main
 
 posix = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
 
@@ -149,9 +149,9 @@ def test_an_edited_meteor_paraphrase_index_is_built_again(tmp_path):
     'unexpected IndexError'), and verify called it current."""
     import gzip
 
-    from kcca.cache_audit import verify_cache
-    from kcca.captions.meteor import find_meteor_jar, meteor_available
-    from kcca.captions.meteor_engine import MeteorResources
+    from kcca._cache_audit import verify_cache
+    from kcca.captions._meteor import find_meteor_jar, meteor_available
+    from kcca.captions._meteor_engine import MeteorResources
 
     ok, why = meteor_available("python")
     if not ok:
@@ -177,7 +177,7 @@ def test_an_edited_meteor_paraphrase_index_is_built_again(tmp_path):
 def test_an_entry_of_the_right_key_holding_another_type_is_recomputed(demo_run, capsys):
     """Each dev outcome replaced by a well-formed entry holding a string (before:
     'unexpected AttributeError', exit 1): recomputed, the same rankings."""
-    from kcca.cache_entry import check_entry, write_entry
+    from kcca._cache_entry import check_entry, write_entry
 
     tmp_path = demo_run
     entries = sorted((tmp_path / "cache" / "system-dev").glob("*.entry"))
@@ -202,7 +202,7 @@ def test_get_or_compute_serves_only_the_expected_type(tmp_path):
     cache.get_or_compute_arrays("arrays", {"k": 1}, lambda: {"a": np.ones(2)})
     with zipfile.ZipFile(cache.path("arrays", {"k": 1})) as zf:
         head = json.loads(zf.read("header.json"))
-    from kcca.cache_entry import write_entry
+    from kcca._cache_entry import write_entry
 
     write_entry(cache.path("arrays", {"k": 1}), {"a": [1, 2]},
                 {k: head[k] for k in ("stage", "key", "config", "inputs")})
@@ -216,7 +216,7 @@ def test_get_or_compute_serves_only_the_expected_type(tmp_path):
 def test_verify_and_prune_never_wait_on_a_fifo_or_device_an_entry_names(tmp_path):
     """An input file that is ``/dev/zero`` or a FIFO, and an older record folder's
     ``inputs.json`` that is a FIFO (before: verify and prune blocked for ever)."""
-    from kcca.cache_entry import check_entry, write_entry
+    from kcca._cache_entry import check_entry, write_entry
 
     cache_dir = tmp_path / "cache"
     cache = Cache(cache_dir)

@@ -12,14 +12,14 @@ import cv2
 import numpy as np
 import pytest
 
-from features.image_features import ImageFeatureConfig
-from kcca.cache import Cache
-from kcca.cli import main
-from kcca.data.demo import make_demo_corpus
-from kcca.data.flickr8k import load_flickr8k
-from kcca.systems import GridSpec, KernelSpec, SystemSpec, Workspace, run_system
-from kcca.systems import blocks
-from kcca.systems.config import RunConfig
+from features._image_features import ImageFeatureConfig
+from kcca._cache import Cache
+from kcca._cli import main
+from kcca.data._demo import make_demo_corpus
+from kcca.data._flickr8k import load_flickr8k
+from kcca._systems import GridSpec, KernelSpec, SystemSpec, Workspace, run_system
+from kcca._systems import blocks
+from kcca._systems.config import RunConfig
 
 TINY_IMAGES = ImageFeatureConfig(n_images=20, points_per_image=100, max_iter=20,
                                  vocabulary={"color": 16, "texture": 16, "sift": 16})

@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pytest
 
-from kcca.cache import Cache, config_key
-from kcca.cli import main
+from kcca._cache import Cache, config_key
+from kcca._cli import main
 
 posix = pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
 
@@ -130,7 +130,7 @@ def test_a_stage_folder_others_can_write_is_refused(tmp_path, mode):
     cache.get_or_compute("stage", {"k": 1}, lambda: 1)
     folder = tmp_path / "cache" / "stage"
     folder.chmod(mode)
-    from kcca.cache_entry import UntrustedCacheFile
+    from kcca._cache_entry import UntrustedCacheFile
 
     with pytest.raises(UntrustedCacheFile, match=f"cache folder {folder} is writable by every"):
         Cache(tmp_path / "cache").get_or_compute("stage", {"k": 1}, lambda: 2)
@@ -143,7 +143,7 @@ def test_an_entry_others_can_write_is_refused_with_a_fix_that_runs(tmp_path, mod
     cache.get_or_compute("stage", {"k": 1}, lambda: 1)
     entry = cache.path("stage", {"k": 1})
     entry.chmod(mode)
-    from kcca.cache_entry import UntrustedCacheFile
+    from kcca._cache_entry import UntrustedCacheFile
 
     with pytest.raises(UntrustedCacheFile, match="is writable by") as info:
         Cache(tmp_path / "cache").get_or_compute("stage", {"k": 1}, lambda: 2)
@@ -159,7 +159,7 @@ def test_an_entry_of_another_user_is_refused(tmp_path):
     cache = Cache(tmp_path / "cache")
     cache.get_or_compute("stage", {"k": 1}, lambda: 1)
     os.chown(cache.path("stage", {"k": 1}), 65534, 65534)
-    from kcca.cache_entry import UntrustedCacheFile
+    from kcca._cache_entry import UntrustedCacheFile
 
     with pytest.raises(UntrustedCacheFile, match="belongs to another user"):
         Cache(tmp_path / "cache").get_or_compute("stage", {"k": 1}, lambda: 2)
@@ -187,7 +187,7 @@ def test_an_entry_that_is_a_link_or_a_folder_is_named(tmp_path):
 def test_under_umask_000_nothing_is_writable_by_others(tmp_path):
     code = (
         "import os, numpy as np; os.umask(0);"
-        "from kcca.cache import Cache;"
+        "from kcca._cache import Cache;"
         f"c = Cache({str(tmp_path / 'cache')!r});"
         "c.get_or_compute('stage', {'k': 1}, lambda: np.ones(2));"
         "c.save_record('records', 'a' * 20, 'item', [1], {})"

@@ -17,9 +17,9 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from kcca.cli import main
-from kcca.data.errors import DataError
-from kcca.evaluate.compact import read_compact
+from kcca._cli import main
+from kcca.data._errors import DataError
+from kcca._evaluate.compact import read_compact
 from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]

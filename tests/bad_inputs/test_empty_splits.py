@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from tests.support.fake_flickr8k import write_fake_flickr8k
 from tests.support.named_errors import one_error
 

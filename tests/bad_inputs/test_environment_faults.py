@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import describe_error, main
+from kcca._cli import describe_error, main
 from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,7 +224,7 @@ def test_a_broken_link_as_cache_or_output_folder_is_named(tmp_path, capsys, flag
 def test_a_fault_without_a_file_name_names_the_file_being_written(tmp_path):
     """A full disk reports no file name: the error names the file the writer was writing
     and the flag of the folder it is in."""
-    from kcca.cache import atomic_write
+    from kcca._cache import atomic_write
 
     def write(tmp: str) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

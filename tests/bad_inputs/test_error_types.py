@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import describe_error, main
+from kcca._cli import describe_error, main
 from kcca.errors import KccaUserError, SettingError
-from kcca.systems.config import RunConfig, load_run_table
+from kcca._systems.config import RunConfig, load_run_table
 from tests.support.named_errors import one_error
 
 DEMO_EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments" / "demo"
@@ -67,7 +67,7 @@ def test_run_settings_out_of_range_are_user_errors(values):
 
 
 def test_a_kernel_parameter_out_of_range_is_a_setting_error():
-    from features.text.trigram_kernel import TrigramKernel
+    from features.text._trigram_kernel import TrigramKernel
 
     with pytest.raises(SettingError, match="max_length must be 1, 2 or 3, got 5") as err:
         TrigramKernel(max_length=5).fit([["a dog runs"], ["a cat sits"]])
@@ -82,7 +82,7 @@ def test_a_kernel_parameter_out_of_range_is_a_setting_error():
 ])
 def test_kernel_parameters_of_an_experiment_file_are_named(name, params, text):
     """Checked where the kernel is made (the experiment file is read) or fitted."""
-    from kcca.systems import make_any_kernel
+    from kcca._systems import make_any_kernel
 
     with pytest.raises(KccaUserError, match=text):
         make_any_kernel(name, **params).fit([["a dog runs"], ["a cat sits"]])
@@ -90,7 +90,7 @@ def test_kernel_parameters_of_an_experiment_file_are_named(name, params, text):
 
 def test_an_unknown_array_backend_in_the_environment_is_named(monkeypatch, capsys):
     monkeypatch.setenv("KCCA_BACKEND", "tpu")
-    from kcca.backend import resolve_backend
+    from kcca._backend import resolve_backend
 
     with pytest.raises(SettingError, match="unknown array backend"):
         resolve_backend()
@@ -105,7 +105,7 @@ def test_a_caption_stdout_cannot_encode_is_escaped(monkeypatch, encoding, printe
     import io
     import sys
 
-    import kcca.cli.data_cmd as data_cmd
+    import kcca._cli.data_cmd as data_cmd
 
     out = io.BytesIO()
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding=encoding))

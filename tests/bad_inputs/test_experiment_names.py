@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import main
-from kcca.systems.run import slug
-from kcca.systems.spec import ExperimentFileError, load_specs
+from kcca._cli import main
+from kcca._systems.run import slug
+from kcca._systems.spec import ExperimentFileError, load_specs
 from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]

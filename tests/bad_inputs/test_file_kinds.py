@@ -1,5 +1,5 @@
 """A path that should be a file but is a folder, a named pipe (FIFO), a device, a symbolic link
-loop or a link to nothing is named as what it is (``kcca.file_kinds.check_regular_file``),
+loop or a link to nothing is named as what it is (``kcca._file_kinds.check_regular_file``),
 before anything is read: ``--model`` of ``kcca query`` / ``kcca annotate`` (before: "does not
 exist", with a fix suggesting ``--out /dev/zero``), and annotate's image and ``--captions``
 (a FIFO or ``/dev/zero`` would be read for ever)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from tests.support.named_errors import one_error
 
 
@@ -72,7 +72,7 @@ def test_a_missing_model_file_is_named_with_the_fit_that_writes_it(tmp_path, cap
 @pytest.fixture
 def stub_model(monkeypatch):
     """``kcca annotate`` with a model that is never loaded (the inputs fail first)."""
-    import kcca.cli.annotate_cmd as annotate_cmd
+    import kcca._cli.annotate_cmd as annotate_cmd
 
     stub = types.SimpleNamespace(caption_pool=None,
                                  caption_pool_from_file=lambda path: pytest.fail("read"))

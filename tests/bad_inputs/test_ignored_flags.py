@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from tests.support.named_errors import one_error
 
 RANKINGS = Path(__file__).resolve().parents[2] / "results" / "hodosh2013" / "rankings"

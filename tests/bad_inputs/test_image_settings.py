@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from kcca.errors import DataError
-from kcca.systems.config import load_run_table
+from kcca._systems.config import load_run_table
 from tests.support.named_errors import one_error
 
 DEMO = Path(__file__).resolve().parents[2] / "experiments" / "demo"

@@ -19,10 +19,10 @@ import cv2
 import numpy as np
 import pytest
 
-from kcca.cli import main
-from kcca.data.errors import ImageReadError
-from kcca.data import images as image_module
-from kcca.data.images import read_image
+from kcca._cli import main
+from kcca.data._errors import ImageReadError
+from kcca.data import _images as image_module
+from kcca.data._images import read_image
 from tests.support.fake_flickr8k import write_fake_flickr8k
 from tests.support.fake_images import _fake_corpus, _jpeg, _photo
 
@@ -207,7 +207,7 @@ def test_check_images_names_every_bad_file(tmp_path, capsys):
 
 
 def test_check_images_with_workers(tmp_path, capsys, monkeypatch):
-    import kcca.cli.data_cmd as data_cmd
+    import kcca._cli.data_cmd as data_cmd
 
     _bad_folder(tmp_path)
     monkeypatch.setattr(data_cmd, "CHUNK", 2)

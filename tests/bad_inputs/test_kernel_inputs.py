@@ -2,7 +2,7 @@
 fitted as its float64 copy (bit for bit), what cannot is a ``KernelError`` naming the view.
 
 Both estimators (``KCCA``, ``KCCAGrid``), both views (``Kx``, ``Ky``) and the new-by-train
-blocks of ``transform`` go through the same conversion (``kcca.lowrank.as_kernel_array``):
+blocks of ``transform`` go through the same conversion (``kcca._lowrank.as_kernel_array``):
 float16 / float32, bool, integers, complex with a zero imaginary part, scipy.sparse, nested
 lists and object arrays of numbers convert; a nonzero imaginary part, strings, None, ragged
 lists and integers beyond 2**53 are refused, and so is a kernel whose scale is outside
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from features.kernels.image import HistogramKernel
+from features.kernels._image import HistogramKernel
 from kcca.errors import DataError, KernelError
-from kcca.lowrank import KERNEL_SCALE_RANGE
-from kcca.solver import KCCA, KCCAGrid
+from kcca._lowrank import KERNEL_SCALE_RANGE
+from kcca._solver import KCCA, KCCAGrid
 
 ESTIMATORS = [
     lambda **kw: KCCA(kappa=0.5, n_components=2, **kw),

@@ -27,7 +27,7 @@ TIME_LIMIT = 120
 
 SCRIPT = """
 import json, sys
-from features.text.sequences import caption_spans
+from features.text._sequences import caption_spans
 tokens = json.loads(sys.stdin.read())
 out = caption_spans(tokens)
 print(json.dumps([[list(k), v] for k, v in out.items()]))
@@ -117,7 +117,7 @@ METEOR_SCRIPT = """
 import resource, sys
 limit = 1 << 30
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from kcca.cli import main
+from kcca._cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -164,7 +164,7 @@ def test_score_captions_refuses_a_caption_over_the_meteor_limit(tmp_path):
 
 def test_the_meteor_limit_names_the_reference_and_can_be_set(monkeypatch):
     from kcca.captions import Meteor
-    from kcca.captions.meteor import CaptionTooLongError
+    from kcca.captions._meteor import CaptionTooLongError
 
     _needs_meteor()
     monkeypatch.setenv("KCCA_MAX_METEOR_CHARACTERS", "20")

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from kcca.captions.coco_io import load_coco_references
-from kcca.captions.scorer import CaptionInputError
-from kcca.cli import describe_error, main
-from kcca.data.json_splits import load_json_splits
+from kcca.captions._coco_io import load_coco_references
+from kcca.captions._scorer import CaptionInputError
+from kcca._cli import describe_error, main
+from kcca.data._json_splits import load_json_splits
 from kcca.errors import DataError
-from kcca.systems import load_spec
-from kcca.systems.config import load_run_table
+from kcca._systems import load_spec
+from kcca._systems.config import load_run_table
 from tests.support.named_errors import one_error
 
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
@@ -71,7 +71,7 @@ def test_a_json_file_too_large_for_memory_is_named(tmp_path, monkeypatch):
     path = tmp_path / "run.json"
     path.write_text("{}")
     monkeypatch.setattr(json_module, "loads", out_of_memory)
-    from kcca.evaluate.rankings_io import read_rankings
+    from kcca._evaluate.rankings_io import read_rankings
 
     with pytest.raises(DataError, match=rf"^{path}: JSON too large to read in memory$"):
         read_rankings(path, [])
@@ -125,8 +125,8 @@ def test_a_split_name_of_the_wrong_type_is_named(tmp_path):
 
 # ------------------------------------------------------------------ images
 def test_a_pam_header_without_its_size_is_a_read_error(tmp_path):
-    from kcca.data.errors import ImageReadError
-    from kcca.data.images import read_image
+    from kcca.data._errors import ImageReadError
+    from kcca.data._images import read_image
 
     path = tmp_path / "x.pam"
     path.write_bytes(b"P7\nWIDTH 4\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n" + bytes(48))
@@ -137,8 +137,8 @@ def test_a_pam_header_without_its_size_is_a_read_error(tmp_path):
 def test_an_image_size_the_decoder_refuses_names_the_file(tmp_path):
     """A Sun raster 2,097,152 pixels wide: OpenCV's decoder raises ``cv2.error``, read as the
     image error of the file (so that --skip-bad-images can leave it out)."""
-    from kcca.data.errors import ImageReadError
-    from kcca.data.images import read_image
+    from kcca.data._errors import ImageReadError
+    from kcca.data._images import read_image
 
     path = tmp_path / "wide.ras"
     path.write_bytes(b"\x59\xa6\x6a\x95" + struct.pack(">7I", 2**21, 1, 8, 2**21, 1, 0, 0)

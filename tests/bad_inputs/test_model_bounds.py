@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.cache import Cache
-from kcca.model import file_format
-from kcca.model.build import demo_model
-from kcca.model.file_format import ModelFormatError
+from kcca._cache import Cache
+from kcca._model import file_format
+from kcca._model.build import demo_model
+from kcca._model.file_format import ModelFormatError
 
 #: bytes the bomb's one array inflates to, and the address-space limit it is opened under
 BOMB_BYTES = 2 << 30
@@ -55,7 +55,7 @@ def test_a_zip_bomb_is_refused_before_it_is_inflated(bomb, tmp_path):
     limit = (
         "import resource, sys; "
         f"resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_LIMIT}, {MEMORY_LIMIT})); "
-        "from kcca.cli import main; "
+        "from kcca._cli import main; "
         "sys.exit(main(sys.argv[1:]))"
     )
     proc = subprocess.run(
@@ -108,7 +108,7 @@ def _rewrite_tree(src: Path, dst: Path, edit) -> Path:
 
 def _preprocessor_states(node):
     if isinstance(node, dict):
-        if node.get("$object") == "features.text.pipeline:CaptionPreprocessor":
+        if node.get("$object") == "features.text._pipeline:CaptionPreprocessor":
             yield node["$state"]
         for v in node.values():
             yield from _preprocessor_states(v)
@@ -135,7 +135,7 @@ def test_a_forged_tagger_setting_never_starts_training(demo_file, tmp_path, monk
             state["tagger_"] = {"$rebuild": "pos-tagger"}
 
     forged = _rewrite_tree(src, tmp_path / "forged.kcca.npz", forge)
-    import features.text.postag as postag
+    import features.text._postag as postag
 
     def no_training(*a, **k):
         raise AssertionError("a tagger was trained from a model file's settings")
@@ -148,7 +148,7 @@ def test_a_forged_tagger_setting_never_starts_training(demo_file, tmp_path, monk
 
 def _forged_model(demo_file: Path, out: Path, edit) -> Path:
     """The demo model with ``edit(model)`` applied, written with a valid hash."""
-    from kcca.model.saved import header_of
+    from kcca._model.saved import header_of
 
     header, model = file_format.read(demo_file)
     edit(model)
@@ -170,7 +170,7 @@ def _far_model(model) -> None:
                                          (_far_model, "n=1000000) of")])
 def test_forged_projections_are_refused_not_ranked(demo_file, tmp_path, capsys, edit, words):
     """Before: NaN directions ranked every candidate with a ``nan`` cosine, exit 0."""
-    from kcca.cli import main
+    from kcca._cli import main
 
     forged = _forged_model(demo_file, tmp_path / "forged.kcca.npz", edit)
     code = main(["query", "a red dog", "--model", str(forged), "--no-cache", "--quiet"])
@@ -183,7 +183,7 @@ def test_forged_projections_are_refused_not_ranked(demo_file, tmp_path, capsys, 
                                          ("device", "is a character device, not a file")])
 def test_load_model_names_a_path_that_is_not_a_file(tmp_path, kind, words):
     """The Python API as the CLI: before, "does not exist" (and a fix writing to the path)."""
-    from kcca.model.saved import load_model
+    from kcca._model.saved import load_model
 
     path = tmp_path if kind == "folder" else Path("/dev/zero")
     with pytest.raises(Exception, match=words) as info:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import kcca.data.demo as demo
-from kcca.cli import main
-from kcca.data.demo import (MAX_NAMED_DEMO_IMAGE_SIZE, MAX_NAMED_DEMO_IMAGES,
+import kcca.data._demo as demo
+from kcca._cli import main
+from kcca.data._demo import (MAX_NAMED_DEMO_IMAGE_SIZE, MAX_NAMED_DEMO_IMAGES,
                             MAX_NAMED_DEMO_TEST, demo_corpus_from_name)
-from kcca.data.errors import DataError
+from kcca.data._errors import DataError
 from tests.support.named_errors import one_error
 
 #: names over a limit: all images, test images, image side

@@ -2,7 +2,7 @@
 ``score-captions --metrics`` name, scalar and empty KCCA grids, and kernels that eq. 3
 (Section 3.2.1) cannot use (not positive semi-definite, NaN / inf).
 
-Each CLI case goes through ``kcca.cli.main`` and expects exit status 2 with one ``error:``
+Each CLI case goes through ``kcca._cli.main`` and expects exit status 2 with one ``error:``
 line naming the option and its value and one ``fix:`` line naming the option.
 """
 
@@ -14,9 +14,9 @@ import re
 import numpy as np
 import pytest
 
-from kcca.cli import describe_error, main
+from kcca._cli import describe_error, main
 from kcca.errors import DataError
-from kcca.solver import KCCA, KCCAGrid
+from kcca._solver import KCCA, KCCAGrid
 from tests.support.named_errors import one_error
 
 
@@ -163,7 +163,7 @@ def test_a_count_out_of_range_is_named_before_the_data_is_read(tmp_path, capsys,
 
 # ----------------------------------------------------------------------- score-captions
 def test_score_captions_unknown_metric_lists_the_known_ones(tmp_path, capsys):
-    from kcca.cli.score_captions_cmd import METRIC_CHOICES
+    from kcca._cli.score_captions_cmd import METRIC_CHOICES
 
     code = main(["score-captions", "--metrics", "bleu,foo", "--references",
                  str(tmp_path / "refs.json"), "--candidates", str(tmp_path / "cands.json")])

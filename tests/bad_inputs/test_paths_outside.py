@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cache import Cache
-from kcca.cli import main
-from kcca.data.demo import make_demo_corpus
-from kcca.data.json_splits import load_json_splits
-from kcca.data.paths import OutsideFolderError
-from kcca.systems import load_specs
-from kcca.systems.blocks import Workspace
-from kcca.systems.config import RunConfig
-from kcca.systems.spec import KernelSpec
+from kcca._cache import Cache
+from kcca._cli import main
+from kcca.data._demo import make_demo_corpus
+from kcca.data._json_splits import load_json_splits
+from kcca.data._paths import OutsideFolderError
+from kcca._systems import load_specs
+from kcca._systems.blocks import Workspace
+from kcca._systems.config import RunConfig
+from kcca._systems.spec import KernelSpec
 from tests.support.fake_flickr8k import write_fake_flickr8k
 from tests.support.planted_vectors import plant_vectors, vectors_experiment
 

@@ -20,10 +20,10 @@ import cv2
 import numpy as np
 import pytest
 
-from kcca.cli import main
-from kcca.data import images as image_module
-from kcca.data.errors import DataError, ImageReadError
-from kcca.data.images import MAX_IMAGE_PIXELS_ENV, read_image
+from kcca._cli import main
+from kcca.data import _images as image_module
+from kcca.data._errors import DataError, ImageReadError
+from kcca.data._images import MAX_IMAGE_PIXELS_ENV, read_image
 from tests.support.fake_images import _fake_corpus, _jpeg, _photo
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from kcca.errors import PluginError
-from kcca.systems import load_spec
+from kcca._systems import load_spec
 from tests.support.named_errors import one_error
 
 KERNELS = '\nname = "X"\n\n[image_kernel]\nname = "pyramid"\n\n[text_kernel]\nname = "bow"\n'
@@ -66,7 +66,7 @@ def test_the_cli_names_the_plugin(tmp_path, capsys, monkeypatch):
 
 def test_a_module_that_registers_a_kernel_is_loaded(tmp_path):
     (tmp_path / "my_kernels_xyz.py").write_text(
-        "from features.kernels.base import Kernel, register_kernel\n\n"
+        "from features.kernels._base import Kernel, register_kernel\n\n"
         "@register_kernel('my-kernel-xyz')\nclass Mine(Kernel):\n    pass\n")
     load_spec(experiment(tmp_path, '["my_kernels_xyz"]'))
     load_spec(experiment(tmp_path, '["my_kernels_xyz"]'))  # again: already imported

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.workers import watch_parent, worker_parallel
+from kcca._workers import watch_parent, worker_parallel
 
 
 def _processes() -> dict[int, tuple[int, str]]:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from tests.support.named_errors import one_error
 from tests.support.optional_tools import skip_unless
 
@@ -82,7 +82,7 @@ def test_a_dask_scheduler_passes_the_check():
                 "dask.distributed absent (extra 'dask')")
     from distributed import LocalCluster
 
-    from kcca.workers import check_scheduler
+    from kcca._workers import check_scheduler
 
     with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
                       dashboard_address=None) as cluster:

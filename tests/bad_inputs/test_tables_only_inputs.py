@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 from tests.support.named_errors import one_error
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """Bad text input is named, never accepted silently: a UTF-8 byte-order mark, bytes that are
 not UTF-8, non-finite numbers in the judgment files, and captions with no words to score.
 
-Each case goes through the reader and, where a command reads the file, ``kcca.cli.main``:
+Each case goes through the reader and, where a command reads the file, ``kcca._cli.main``:
 exit status 2, ``error:`` naming the file (and line or byte offset), and a ``fix:`` whose
 command repairs the file when run as printed.
 """
@@ -17,16 +17,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.captions.coco_io import load_coco_references, load_coco_results
-from kcca.captions.evaluate import evaluate_captions
-from kcca.captions.flickr_st import read_tuples
-from kcca.captions.scorer import CaptionInputError
-from kcca.cli import main
-from kcca.data.errors import DataError
-from kcca.data.flickr8k import (CROWD_FILE, EXPERT_FILE, LEMMA_FILE, TOKEN_FILE,
+from kcca.captions._coco_io import load_coco_references, load_coco_results
+from kcca.captions._evaluate import evaluate_captions
+from kcca.captions._flickr_st import read_tuples
+from kcca.captions._scorer import CaptionInputError
+from kcca._cli import main
+from kcca.data._errors import DataError
+from kcca.data._flickr8k import (CROWD_FILE, EXPERT_FILE, LEMMA_FILE, TOKEN_FILE,
                                 load_flickr8k, read_caption_file, read_crowd_judgments)
-from kcca.data.json_splits import load_json_splits
-from kcca.evaluate.rankings_io import read_rankings, write_rankings
+from kcca.data._json_splits import load_json_splits
+from kcca._evaluate.rankings_io import read_rankings, write_rankings
 
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
@@ -318,8 +318,8 @@ def test_reference_without_words_is_an_error(coco, capsys):
 def _stub_model(monkeypatch):
     """`kcca annotate` with a stand-in model: the caption file is read by the real
     FittedSystem.caption_pool_from_file, and fails before any model is needed."""
-    from kcca.cli import annotate_cmd
-    from kcca.model.saved import FittedSystem
+    from kcca._cli import annotate_cmd
+    from kcca._model.saved import FittedSystem
 
     stub = types.SimpleNamespace(caption_pool=None)
     stub.caption_pool_from_file = lambda path: FittedSystem.caption_pool_from_file(stub, path)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from features.vectors_file import VectorsFileError, default_ids_path, read_item_vectors
+from features._vectors_file import VectorsFileError, default_ids_path, read_item_vectors
 
 #: the address-space limit the forged archive is read under
 MEMORY_LIMIT = 2 << 30
@@ -51,7 +51,7 @@ def test_a_declared_huge_npz_member_is_refused_before_it_is_allocated(tmp_path):
     script = (
         "import resource, sys; "
         f"resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_LIMIT}, {MEMORY_LIMIT})); "
-        "from features.vectors_file import read_item_vectors, VectorsFileError\n"
+        "from features._vectors_file import read_item_vectors, VectorsFileError\n"
         "try:\n"
         "    read_item_vectors(sys.argv[1])\n"
         "except VectorsFileError as exc:\n"

@@ -14,13 +14,13 @@ import cv2
 import numpy as np
 import pytest
 
-from kcca.cache import Cache
-from kcca.cli import main
-from kcca.data.demo import make_demo_corpus
-from kcca.model import ModelFormatError, fit_system, load_model, save_model
-from kcca.model import file_format
-from kcca.systems import load_spec
-from kcca.systems.config import RunConfig
+from kcca._cache import Cache
+from kcca._cli import main
+from kcca.data._demo import make_demo_corpus
+from kcca._model import ModelFormatError, fit_system, load_model, save_model
+from kcca._model import file_format
+from kcca._systems import load_spec
+from kcca._systems.config import RunConfig
 from tests.support.planted_vectors import DIM, plant_vectors
 
 LINEAR = """name = "VEC"
@@ -165,7 +165,7 @@ def _rewritten(model: Path, path: Path, change) -> Path:
 
     def walk(node):
         if isinstance(node, dict):
-            if node.get("$object") == "kcca.model.vectors:VectorsEncoder":
+            if node.get("$object") == "kcca._model.vectors:VectorsEncoder":
                 state = dict(node["$state"])
                 if state.get("side") == "image":
                     change(state)

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.cache import Cache, atomic_write, remove_stale_temp_files
-from kcca.cli import main
-from kcca.data.demo import make_demo_corpus
-from kcca.evaluate.rankings_io import write_rankings
+from kcca._cache import Cache, atomic_write, remove_stale_temp_files
+from kcca._cli import main
+from kcca.data._demo import make_demo_corpus
+from kcca._evaluate.rankings_io import write_rankings
 
 
 def test_concurrent_rankings_writers_and_a_reader(tmp_path):
@@ -82,7 +82,7 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_run(tmp_path):
     # a writer that is gone: a finished child process's pid, on this host
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    from kcca.atomic_files import host_name
+    from kcca._atomic_files import host_name
 
     stale = folder / f".abc.joblib.{host_name()}.{dead}.x1y2.tmp"
     live = folder / f".abc.joblib.{host_name()}.{os.getpid()}.z3w4.tmp"
@@ -110,7 +110,7 @@ def test_a_world_writable_cache_folder_is_refused(tmp_path, capsys):
 
 
 def test_run_details_are_merged_under_a_lock_that_leaves_no_file(tmp_path):
-    from kcca.evaluate.results_files import DETAILS_FILE, merge_details, read_details
+    from kcca._evaluate.results_files import DETAILS_FILE, merge_details, read_details
 
     systems = [f"S{k}" for k in range(4)]
     errors: list[BaseException] = []

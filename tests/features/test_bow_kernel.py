@@ -9,10 +9,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from features.kernels.base import make_kernel
-from features.text.bow_kernel import BowKernel
-from features.text.idf import Idf
-from features.text.text_items import EmptyCaptionWarning
+from features.kernels._base import make_kernel
+from features.text._bow_kernel import BowKernel
+from features.text._idf import Idf
+from features.text._text_items import EmptyCaptionWarning
 
 
 def literal_idf(train, word):

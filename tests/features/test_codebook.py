@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from features.codebook import Codebook, nearest_centre
+from features._codebook import Codebook, nearest_centre
 from tests.support.image_oracles import nearest_centre_reference
 
 

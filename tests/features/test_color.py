@@ -1,11 +1,11 @@
-"""Tests for the CIELAB colour descriptors (features/color.py)."""
+"""Tests for the CIELAB colour descriptors (features/_color.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from features.color import check_rgb_image, color_descriptors, config, rgb_to_lab
+from features._color import check_rgb_image, color_descriptors, config, rgb_to_lab
 
 # Published CIELAB (D65, 2 degree observer) values of sRGB primaries.
 REFERENCE = {
@@ -109,7 +109,7 @@ def test_config_is_stable_and_rejects_unknown_parameters():
 
 @pytest.mark.real_data
 def test_real_image(data_dir):
-    from kcca.data.images import read_image
+    from kcca.data._images import read_image
 
     path = sorted((data_dir / "flickr8k" / "images").glob("*.jpg"))[0]
     d = color_descriptors(read_image(path))

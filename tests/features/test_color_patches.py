@@ -1,4 +1,4 @@
-"""Local colour statistics of dense patches (features.color_patches); the colour Fisher kernel
+"""Local colour statistics of dense patches (features._color_patches); the colour Fisher kernel
 is tested with the other Fisher-kernel tests (test_fisher.py)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from features.color import color_descriptors
-from features.color_patches import channels, color_patch_descriptors
+from features._color import color_descriptors
+from features._color_patches import channels, color_patch_descriptors
 
 
 def _slow(image, y0, x0, b, rgb=None):
@@ -48,7 +48,7 @@ def test_small_images_give_no_patches_and_bad_arguments_are_refused():
 def test_lab_statistics_are_those_of_the_papers_cielab_pixels():
     image = np.random.default_rng(7).integers(0, 256, (30, 34, 3), dtype=np.uint8)
     lab = channels(image, "lab").astype(np.float64)
-    # the same CIELAB as the paper's colour words (features.color), rescaled by 100, 128, 128
+    # the same CIELAB as the paper's colour words (features._color), rescaled by 100, 128, 128
     pixels = color_descriptors(image).values.reshape(30, 34, 3)
     np.testing.assert_allclose(lab * [100.0, 128.0, 128.0], pixels, atol=1e-4)
     d = color_patch_descriptors(image, step=5, bin_size=3, color_space="lab")

@@ -1,15 +1,15 @@
-"""Fisher vectors (features.fisher), the ``fisher`` kernel and the ``mix`` kernel."""
+"""Fisher vectors (features._fisher), the ``fisher`` kernel and the ``mix`` kernel."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from features.descriptors import Descriptors
-from features.fisher import FisherVectorEncoder, root_sift, strip_masks
-from features.kernels.base import make_kernel
-from features.kernels.fisher import FisherKernel
-from features.kernels.mixture import MixtureKernel, check_parts
+from features._descriptors import Descriptors
+from features._fisher import FisherVectorEncoder, root_sift, strip_masks
+from features.kernels._base import make_kernel
+from features.kernels._fisher import FisherKernel
+from features.kernels._mixture import MixtureKernel, check_parts
 
 
 def _sample(n=600, d=12, seed=0):
@@ -162,8 +162,8 @@ def test_mix_fit_and_gram_take_one_item_list_per_part(fisher_kernel):
 
 
 def test_fisher_kernel_pools_descriptors_of_every_bin_size():
-    from features.kernels.fisher import _descriptors
-    from features.sift import sift_descriptors
+    from features.kernels._fisher import _descriptors
+    from features._sift import sift_descriptors
 
     image = _images(1)[0]
     pooled = _descriptors(image, 4, (4, 8))

@@ -9,21 +9,21 @@ import cv2
 import numpy as np
 import pytest
 
-from features.descriptors import Descriptors
-from features.feature_types import FeatureType
-from features.image_features import (
+from features._descriptors import Descriptors
+from features._feature_types import FeatureType
+from features._image_features import (
     ExtractionResult,
     ImageFeatureConfig,
     ImageFeaturePipeline,
     ImageFeatures,
 )
-from features.kernels.image import PyramidKernel
-from features.pyramid import pyramid_histogram
-from kcca.backend import gpu_available
-from kcca.cache import Cache
-from kcca.data.corpus import Corpus
-from kcca.data.errors import DataError, ImageReadError
-from kcca.data.images import ImageFiles
+from features.kernels._image import PyramidKernel
+from features._pyramid import pyramid_histogram
+from kcca._backend import gpu_available
+from kcca._cache import Cache
+from kcca.data._corpus import Corpus
+from kcca.data._errors import DataError, ImageReadError
+from kcca.data._images import ImageFiles
 from tests.support.optional_tools import skip_unless
 
 CALLS = {"n": 0, "fail_after": None}
@@ -273,9 +273,9 @@ def test_extraction_result_and_missing_images(tmp_path):
 
 @pytest.mark.real_data
 def test_real_flickr8k_images(flickr8k, tmp_path):
-    pytest.importorskip("features.texture")
-    pytest.importorskip("features.sift")
-    from features.feature_types import feature_types
+    pytest.importorskip("features._texture")
+    pytest.importorskip("features._sift")
+    from features._feature_types import feature_types
 
     types = feature_types()
     config = ImageFeatureConfig(points_per_image=100, n_images=3,
@@ -301,15 +301,15 @@ def test_real_flickr8k_images(flickr8k, tmp_path):
 
 
 def test_features_command(tmp_path, monkeypatch, capsys):
-    import features.feature_types
-    from kcca.cli import features_cmd, main
+    import features._feature_types
+    from kcca._cli import features_cmd, main
 
     (tmp_path / "img").mkdir()
     bad = tmp_path / "img" / "empty.jpg"
     bad.write_bytes(b"")
     corpus = make_corpus(tmp_path / "img", n_train=5, extra={"empty.jpg": ("test", str(bad))})
     monkeypatch.setattr(features_cmd, "load_corpus", lambda args: corpus)
-    monkeypatch.setattr(features.feature_types, "feature_types", lambda: TYPES)
+    monkeypatch.setattr(features._feature_types, "feature_types", lambda: TYPES)
     argv = ["features", "--cache-dir", str(tmp_path / "cache"), "--codebook-images", "3",
             "--points-per-image", "50", "--quiet"]
     assert main(argv) == 2  # the bad image stops the run with a clear error

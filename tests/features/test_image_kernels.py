@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from features.image_features import ImageFeatures
-from features.kernels.base import make_kernel
-from features.kernels.image import HistogramKernel, PyramidKernel, weighted_matrix
-from features.kernels.intersection import intersection_block, intersection_numba, intersection_xp
-from features.pyramid import pyramid_histogram
-from kcca.backend import gpu_available
+from features._image_features import ImageFeatures
+from features.kernels._base import make_kernel
+from features.kernels._image import HistogramKernel, PyramidKernel, weighted_matrix
+from features.kernels._intersection import intersection_block, intersection_numba, intersection_xp
+from features._pyramid import pyramid_histogram
+from kcca._backend import gpu_available
 from tests.support.image_oracles import intersection_reference
 
 VOCAB = {"color": 5, "texture": 7, "sift": 6}

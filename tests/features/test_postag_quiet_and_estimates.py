@@ -10,7 +10,7 @@ import pytest
 
 
 def test_training_the_perceptron_tagger_logs_no_nltk_lines(nltk_data_dir, caplog):
-    from features.text.postag import TaggerConfig, train_tagger
+    from features.text._postag import TaggerConfig, train_tagger
 
     caplog.set_level(logging.INFO)
     train_tagger(dataclasses.replace(TaggerConfig(kind="perceptron"), max_sents=50, n_iter=2))
@@ -22,11 +22,11 @@ def test_training_the_perceptron_tagger_logs_no_nltk_lines(nltk_data_dir, caplog
 def test_cold_align_estimate_is_the_measured_time(tmp_path):
     """Measured on 2 cores, Flickr 8K, empty cache: the tagger 70-82 s, the alignment table
     18-20 s, 100-115 s in all (the estimate said 60 s, and 50 s for the tagger)."""
-    from features.text.postag import TaggerConfig, training_seconds
-    from features.text.word_kernels import WordKernelBuilder, WordKernelConfig
-    from kcca.cache import Cache
-    from kcca.data.corpus import Corpus
-    from kcca.progress import about
+    from features.text._postag import TaggerConfig, training_seconds
+    from features.text._word_kernels import WordKernelBuilder, WordKernelConfig
+    from kcca._cache import Cache
+    from kcca.data._corpus import Corpus
+    from kcca._progress import about
 
     assert 65 <= training_seconds(TaggerConfig(kind="perceptron")) <= 90
     ids = [f"{i}.jpg" for i in range(8000)]
@@ -43,8 +43,8 @@ def test_cold_align_estimate_is_the_measured_time(tmp_path):
 def small_tagger(monkeypatch, nltk_data_dir):
     import functools
 
-    from features.text import presets, word_kernels
-    from features.text.postag import _MEMO
+    from features.text import _presets as presets, _word_kernels as word_kernels
+    from features.text._postag import _MEMO
 
     small = {"tagger_max_sents": 300, "tagger_iter": 1}
     monkeypatch.setattr(word_kernels, "WordKernelConfig",
@@ -56,7 +56,7 @@ def small_tagger(monkeypatch, nltk_data_dir):
 
 def test_lin_kernel_values_beside_figure3_say_they_differ_in_kind(small_tagger, tmp_path,
                                                                    capsys):
-    from kcca.cli import main
+    from kcca._cli import main
 
     assert main(["--cache-dir", str(tmp_path), "similar-words", "rider", "--corpus", "demo",
                  "-s", "lin", "--quiet"]) == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from features.pyramid import cell_weights, level_slices, level_weights, n_cells, pyramid_histogram
+from features._pyramid import cell_weights, level_slices, level_weights, n_cells, pyramid_histogram
 
 
 def slow_pyramid(words, rows, cols, height, width, n_words, levels):

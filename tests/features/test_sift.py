@@ -1,4 +1,4 @@
-"""Tests for dense upright SIFT (features/sift.py) against a slow loop and against OpenCV."""
+"""Tests for dense upright SIFT (features/_sift.py) against a slow loop and against OpenCV."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from features.sift import (
+from features._sift import (
     DESCRIPTOR_SIZE,
     config,
     grid_positions,
@@ -220,7 +220,7 @@ def test_deterministic():
 
 @pytest.mark.real_data
 def test_matches_opencv_on_real_flickr8k_images(data_dir):
-    from kcca.data.images import read_image
+    from kcca.data._images import read_image
 
     paths = sorted((data_dir / "flickr8k" / "images").glob("*.jpg"))[:3]
     assert paths, "no Flickr 8K images found"

@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from features.text.similarity_alignment import (AlignmentSimilarity, IBMAligner, PosStatistics,
+from features.text._similarity_alignment import (AlignmentSimilarity, IBMAligner, PosStatistics,
                                                 caption_pairs)
 
 # word ids 0..5: 0 biker 1 cyclist 2 bike 3 road 4 dog 5 ball

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from features.text.english_corpus import TokenizedCorpus
-from features.text.similarity_distributional import (DistributionalSimilarity, frequent_words,
+from features.text._english_corpus import TokenizedCorpus
+from features.text._similarity_distributional import (DistributionalSimilarity, frequent_words,
                                                      ppmi, sentence_word_matrix)
 
 SENTS = [
@@ -118,7 +118,7 @@ def test_empty_corpus_is_an_error():
 
 # ---------------------------------------------------------------- the D_ext corpus builder
 def test_sentence_and_word_splitting():
-    from features.text.english_corpus import split_sentences, words
+    from features.text._english_corpus import split_sentences, words
 
     text = "Mr Smith rode home. Then he slept!\n\nA new line? yes.\n"
     assert split_sentences(text) == ["Mr Smith rode home.", "Then he slept!", "A new line? yes."]
@@ -127,7 +127,7 @@ def test_sentence_and_word_splitting():
 
 
 def test_normalise_lemmatises_with_tags_and_reference(nltk_data_dir):
-    from features.text.english_corpus import Lemmatizer, normalise, tag_dictionary
+    from features.text._english_corpus import Lemmatizer, normalise, tag_dictionary
 
     stop = frozenset({"the", "is", "be", "a"})
     tags = tag_dictionary([[("riding", "VERB"), ("horses", "NOUN")], [("riding", "VERB")],
@@ -143,8 +143,8 @@ def test_normalise_lemmatises_with_tags_and_reference(nltk_data_dir):
 def test_missing_corpus_names_it_and_how_to_install(tmp_path, monkeypatch):
     import nltk
 
-    from features.text.english_corpus import corpus_root
-    from features.text.resources import MissingResourceError
+    from features.text._english_corpus import corpus_root
+    from features.text._resources import MissingResourceError
 
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     monkeypatch.setenv("NLTK_DATA", str(tmp_path))

@@ -21,7 +21,7 @@ SENTS = [
 
 @pytest.fixture(scope="module")
 def wn(nltk_data_dir):
-    from features.text.resources import wordnet
+    from features.text._resources import wordnet
 
     return wordnet()
 
@@ -70,7 +70,7 @@ def dict_cosine(a, b):
 
 
 def test_vectors_and_kernel_match_literal_eq23(wn):
-    from features.text.similarity_lin import LinSimilarity
+    from features.text._similarity_lin import LinSimilarity
 
     lin = LinSimilarity(min_count=1).fit(SENTS)
     sense, p = literal_probability(SENTS, wn)
@@ -95,7 +95,7 @@ def test_vectors_and_kernel_match_literal_eq23(wn):
 def test_components_are_nltk_lin_similarity_and_at_most_one(wn):
     """An ancestor is its own LCS with s_w, so eq. 23's component equals NLTK's Lin similarity
     computed with the same counts (probabilities, not raw counts: all values <= 1)."""
-    from features.text.similarity_lin import LinSimilarity
+    from features.text._similarity_lin import LinSimilarity
 
     lin = LinSimilarity(min_count=1).fit(SENTS)
     total = sum(map(len, SENTS))
@@ -123,7 +123,7 @@ def test_components_are_nltk_lin_similarity_and_at_most_one(wn):
 
 
 def test_identity_without_noun_sense_or_count(wn):
-    from features.text.similarity_lin import LinSimilarity
+    from features.text._similarity_lin import LinSimilarity
 
     lin = LinSimilarity(vocabulary=["dog", "quickly", "poodle", "zebra"]).fit(SENTS)
     k = lin.word_kernel()
@@ -135,7 +135,7 @@ def test_identity_without_noun_sense_or_count(wn):
 
 
 def test_kernel_psd_and_total_option(wn):
-    from features.text.similarity_lin import LinSimilarity
+    from features.text._similarity_lin import LinSimilarity
 
     for total in ("tokens", "mapped"):
         k = LinSimilarity(min_count=1, total=total).fit(SENTS).word_kernel()

@@ -7,10 +7,10 @@ import warnings
 import numpy as np
 import pytest
 
-from features.text.soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block
-from features.text.text_items import EmptyCaptionWarning
-from features.text.trigram_kernel import TrigramKernel
-from features.text.word_kernel import WordKernel, maximum
+from features.text._soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block
+from features.text._text_items import EmptyCaptionWarning
+from features.text._trigram_kernel import TrigramKernel
+from features.text._word_kernel import WordKernel, maximum
 from tests.support.soft_trigram_literal import (VOCAB, fit_beside_literal, literal_grams,
                                                 random_word_kernel)
 
@@ -59,7 +59,7 @@ def test_block_paths_agree():
     words = [f"w{i}" for i in range(12)]
     kappa = random_word_kernel(3, tuple(words[:9]))
     ids = WordIds(kappa.vocabulary)
-    from features.text.sequences import item_spans
+    from features.text._sequences import item_spans
 
     items = []
     for _ in range(40):

@@ -8,13 +8,13 @@ import warnings
 import numpy as np
 import pytest
 
-from features.text.sequences import item_spans
-from features.text.soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block, \
+from features.text._sequences import item_spans
+from features.text._soft_trigram import SoftSequenceSet, WordIds, compile_item, soft_block, \
     soft_block_xp
-from features.text.text_items import EmptyCaptionWarning
-from features.text.trigram_kernel import TrigramKernel
-from features.text.word_kernel import WordKernel
-from kcca.backend import gpu_available
+from features.text._text_items import EmptyCaptionWarning
+from features.text._trigram_kernel import TrigramKernel
+from features.text._word_kernel import WordKernel
+from kcca._backend import gpu_available
 from tests.support.soft_trigram_literal import VOCAB, fit_beside_literal, random_word_kernel
 
 
@@ -114,7 +114,7 @@ def test_the_backend_alone_keeps_the_numba_engine(items, monkeypatch):
     """A kernel on an array backend (``"cupy"`` in a GPU run) still computes its soft blocks
     with numba, the faster engine everywhere it was timed; ``engine="array-api"`` asks for
     the other one."""
-    import features.text.soft_trigram as st
+    import features.text._soft_trigram as st
 
     calls = []
     monkeypatch.setattr(st, "soft_block_xp", lambda *a, **k: calls.append(k) or
@@ -147,7 +147,7 @@ def test_cupy_equals_numba():
 def test_the_engine_is_an_execution_parameter_outside_cache_keys():
     """Both engines give the same numbers, so the engine (like the backend and the thread
     count) does not enter the system stages' cache keys."""
-    from features.kernels.base import numeric_params
+    from features.kernels._base import numeric_params
 
     kappa = random_word_kernel(0)
     numba_k = TrigramKernel(word_kernel=kappa, n_jobs=2, engine="numba")

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 SCRIPT = """
-from features.text.sequences import item_spans
-from features.text.trigram_kernel import TrigramKernel
+from features.text._sequences import item_spans
+from features.text._trigram_kernel import TrigramKernel
 items = [[["a", "big", "dog", "runs", "on", "the", "wet", "sand", "near", "the", "sea"],
           ["two", "dogs", "play", "with", "a", "red", "ball", "on", "the", "beach"]]] * 2
 print(list(item_spans(items[0])))

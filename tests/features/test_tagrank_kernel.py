@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from features.kernels.base import make_kernel
-from features.text.tagrank_kernel import TagRankKernel
-from features.text.text_items import EmptyCaptionWarning
+from features.kernels._base import make_kernel
+from features.text._tagrank_kernel import TagRankKernel
+from features.text._text_items import EmptyCaptionWarning
 
 
 def literal_vectors(caption, train_captions):

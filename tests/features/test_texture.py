@@ -1,4 +1,4 @@
-"""Tests for the MR8 texture descriptors (features/texture.py)."""
+"""Tests for the MR8 texture descriptors (features/_texture.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from features.texture import (
+from features._texture import (
     config,
     filter_responses,
     grey_float,
@@ -181,7 +181,7 @@ def test_config():
 
 @pytest.mark.real_data
 def test_real_image(data_dir):
-    from kcca.data.images import read_image
+    from kcca.data._images import read_image
 
     path = sorted((data_dir / "flickr8k" / "images").glob("*.jpg"))[1]
     img = read_image(path)

@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-from features.kernels.base import make_kernel
-from features.text.bow_kernel import BowKernel
-from features.text.text_items import EmptyCaptionWarning
-from features.text.trigram_kernel import TrigramKernel
+from features.kernels._base import make_kernel
+from features.text._bow_kernel import BowKernel
+from features.text._text_items import EmptyCaptionWarning
+from features.text._trigram_kernel import TrigramKernel
 
 # --------------------------------------------------------------------- literal reference
 

@@ -1,4 +1,4 @@
-"""Reading per-item vectors (features.vectors_file): the three layouts, memory-mapping, and a
+"""Reading per-item vectors (features._vectors_file): the three layouts, memory-mapping, and a
 named error for each way a file can be wrong (missing, duplicate or empty ids, shapes,
 dtypes, NaN / inf, a file that is not what its extension says, sizes over the limits)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from features.vectors_file import (
+from features._vectors_file import (
     MAX_IDS_BYTES_ENV,
     MAX_VECTOR_BYTES_ENV,
     VectorsFileError,

@@ -1,4 +1,4 @@
-"""The ``vectors`` kernel (features.kernels.vectors): each function against
+"""The ``vectors`` kernel (features.kernels._vectors): each function against
 sklearn.metrics.pairwise on random data, the float64 row blocks, the RBF median heuristic,
 multi-caption items (the mean of their vectors), and its named errors."""
 
@@ -17,10 +17,10 @@ from sklearn.metrics.pairwise import (
 )
 from sklearn.preprocessing import normalize
 
-import features.kernels.vector_functions as functions
-import features.kernels.vectors as vectors_module
+import features.kernels._vector_functions as functions
+import features.kernels._vectors as vectors_module
 from features.kernels import available_kernels, make_kernel
-from features.kernels.vectors import VectorsKernel
+from features.kernels._vectors import VectorsKernel
 from kcca.errors import DataError
 
 N, DIM = 70, 12

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from features.text.word_kernel import WordKernel, average, maximum
+from features.text._word_kernel import WordKernel, average, maximum
 
 
 def test_cosine_of_similarity_vectors():

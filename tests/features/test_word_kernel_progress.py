@@ -9,7 +9,7 @@ import functools
 
 import pytest
 
-from kcca.cli import main
+from kcca._cli import main
 
 
 SMALL = {"tagger_max_sents": 300, "tagger_iter": 1}
@@ -17,8 +17,8 @@ SMALL = {"tagger_max_sents": 300, "tagger_iter": 1}
 
 @pytest.fixture
 def small_tagger(monkeypatch, nltk_data_dir):
-    from features.text import presets, word_kernels
-    from features.text.postag import _MEMO
+    from features.text import _presets as presets, _word_kernels as word_kernels
+    from features.text._postag import _MEMO
 
     monkeypatch.setattr(word_kernels, "WordKernelConfig",
                         functools.partial(word_kernels.WordKernelConfig, **SMALL))
@@ -51,8 +51,8 @@ def test_quiet_cold_run_says_nothing(small_tagger, tmp_path, capsys):
 
 
 def test_building_message_without_a_cache(capsys):
-    from kcca.cache import Cache
-    from kcca.progress import about, building
+    from kcca._cache import Cache
+    from kcca._progress import about, building
 
     building("the thing", 200, Cache(None), "stage")
     assert capsys.readouterr().err == "building the thing (about 3 minutes, not cached)\n"

@@ -28,8 +28,8 @@ FIG3_LIN = {"rider": {"traveler": .94, "cyclist": .89, "bicyclist": .89, "horsem
 
 @pytest.fixture(scope="module")
 def builder(flickr8k, nltk_data_dir):
-    from kcca.cache import Cache, default_cache_dir
-    from features.text.word_kernels import WordKernelBuilder, WordKernelConfig
+    from kcca._cache import Cache, default_cache_dir
+    from features.text._word_kernels import WordKernelBuilder, WordKernelConfig
 
     return WordKernelBuilder(flickr8k, WordKernelConfig(tagger_max_sents=15_000),
                              cache=Cache(default_cache_dir()), progress=False)
@@ -101,7 +101,7 @@ def test_unthresholded_cosine_kernels_are_psd(builder, name):
 
 
 def test_every_named_kernel(builder):
-    from features.text.word_kernels import WORD_KERNELS
+    from features.text._word_kernels import WORD_KERNELS
 
     kernels = {n: builder.kernel(n) for n in WORD_KERNELS}
     for name, k in kernels.items():
@@ -126,8 +126,8 @@ def test_every_named_kernel(builder):
 
 
 def test_similar_words_cli(builder, capsys, data_dir, monkeypatch):
-    from kcca.cli import similar_words_cmd
-    from kcca.cli.common import finalize
+    from kcca._cli import similar_words_cmd
+    from kcca._cli.common import finalize
 
     parser = argparse.ArgumentParser()
     similar_words_cmd.add_parser(parser.add_subparsers())

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from features.kernels.image import HistogramKernel
-from features.kernels.intersection import intersection_block
-from kcca.backend import to_numpy, to_real_numpy
+from features.kernels._image import HistogramKernel
+from features.kernels._intersection import intersection_block
+from kcca._backend import to_numpy, to_real_numpy
 from kcca.errors import DataError
 from kcca.nn import nn_annotation_scores, nn_search_scores
-from kcca.solver import KCCA
+from kcca._solver import KCCA
 
 BACKENDS = ["numpy", "array_api_strict"]
 

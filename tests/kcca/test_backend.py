@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kcca.backend import get_xp, gpu_available, to_numpy
+from kcca._backend import get_xp, gpu_available, to_numpy
 
 
 def test_numpy_and_strict_namespaces():

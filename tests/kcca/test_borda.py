@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kcca.borda import borda_aggregate, borda_from_scores
+from kcca._borda import borda_aggregate, borda_from_scores
 
 
 def test_hand_worked_points():

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from kcca.cache import Cache, atomic_write, config_key
+from kcca._cache import Cache, atomic_write, config_key
 
 
 def test_config_key_stable_and_sensitive():
@@ -30,7 +30,7 @@ def test_get_or_compute_caches(tmp_path):
     assert len(calls) == 1
     cache.get_or_compute("stage", {"a": 2}, compute)
     assert len(calls) == 2
-    from kcca.cache_entry import check_entry
+    from kcca._cache_entry import check_entry
 
     head = check_entry(cache.path("stage", {"a": 1}))
     assert (head["stage"], head["config"]) == ("stage", {"a": 1})
@@ -97,7 +97,7 @@ def test_a_corrupt_array_entry_is_recomputed(tmp_path):
 def test_verify_and_prune_know_array_entries(tmp_path):
     """A stale array entry (its input file edited) and one whose header names another key
     are found and removed; the current entry stays."""
-    from kcca.cache_audit import prune_cache, verify_cache
+    from kcca._cache_audit import prune_cache, verify_cache
 
     src = tmp_path / "input.txt"
     src.write_text("one")

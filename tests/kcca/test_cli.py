@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from kcca.cli import build_parser, main
+from kcca._cli import build_parser, main
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
 
@@ -46,6 +46,6 @@ def test_data_error_is_a_clean_message(tmp_path, capsys, monkeypatch):
 
 
 def test_console_script_runs():
-    out = subprocess.run([sys.executable, "-m", "kcca.cli", "--help"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "kcca._cli", "--help"], capture_output=True,
                          text=True, check=True).stdout
     assert "usage: kcca" in out

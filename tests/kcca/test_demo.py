@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from kcca.data.corpus import Corpus
-from kcca.data.demo import (
+from kcca.data._corpus import Corpus
+from kcca.data._demo import (
     OBJECT_RGB,
     DemoImages,
     caption_relevant,
@@ -18,7 +18,7 @@ from kcca.data.demo import (
     render_scene,
     shape_mask,
 )
-from kcca.data.demo_grammar import (
+from kcca.data._demo_grammar import (
     COLOURS,
     RELATIONS,
     SHAPES,
@@ -27,7 +27,7 @@ from kcca.data.demo_grammar import (
     Mention,
     surface_forms,
 )
-from kcca.data.errors import DataError
+from kcca.data._errors import DataError
 
 
 def small(seed: int = 3, **kw) -> Corpus:
@@ -241,9 +241,9 @@ def test_cli_demo_runs_the_pipeline_end_to_end(tmp_path, capsys):
     """A small demo: contact sheet, KCCA + Borda for TRI5 and BoW5, recall far above chance."""
     import re as _re
 
-    from kcca.cli import main
-    from kcca.data.demo import make_demo_corpus as _make
-    from kcca.evaluate.rankings_io import read_rankings
+    from kcca._cli import main
+    from kcca.data._demo import make_demo_corpus as _make
+    from kcca._evaluate.rankings_io import read_rankings
 
     out = tmp_path / "demo"
     argv = ["demo", "--out", str(out), "--n-train", "80", "--n-dev", "30", "--n-test", "30",
@@ -290,7 +290,7 @@ def test_the_next_step_the_demo_prints_runs_as_printed(tmp_path, capsys):
     import re
     import shlex
 
-    from kcca.cli import main
+    from kcca._cli import main
 
     out = tmp_path / "out"
     assert main(["--cache-dir", str(tmp_path / "cache"), "demo", "--out", str(out),

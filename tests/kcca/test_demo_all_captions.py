@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from kcca.cli import main
-from kcca.evaluate.protocol_ranks import read_protocol_ranks
+from kcca._cli import main
+from kcca._evaluate.protocol_ranks import read_protocol_ranks
 
 
 def _demo(tmp_path, *extra: str) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kcca.demo import demo_experiments_dir, demo_image_config, demo_systems
+from kcca._demo import demo_experiments_dir, demo_image_config, demo_systems
 from kcca.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def test_editing_the_files_changes_the_demo_and_flags_override_them(tmp_path):
 
 
 def test_kcca_demo_takes_another_folder_of_experiment_files(tmp_path, capsys):
-    from kcca.cli import main
+    from kcca._cli import main
 
     folder = tmp_path / "one-system"
     folder.mkdir()
@@ -71,7 +71,7 @@ def test_kcca_demo_takes_another_folder_of_experiment_files(tmp_path, capsys):
 
 
 def test_a_missing_folder_is_a_named_error(tmp_path, capsys):
-    from kcca.cli import main
+    from kcca._cli import main
 
     assert main(["demo", "--experiments", str(tmp_path / "nowhere"),
                  "--out", str(tmp_path / "out"), "--no-cache", "--quiet"]) == 2
@@ -85,7 +85,7 @@ def test_a_missing_folder_is_a_named_error(tmp_path, capsys):
 def test_an_installed_package_carries_the_demo_files(tmp_path, monkeypatch):
     """Without a source tree beside the package, the copy inside it (kcca/experiments/demo,
     put there by setup.py) is the demo's folder."""
-    import kcca.systems.spec as spec_module
+    import kcca._systems.spec as spec_module
 
     site = tmp_path / "site"
     shutil.copytree(ROOT / "experiments" / "demo", site / "kcca" / "experiments" / "demo")
@@ -107,7 +107,7 @@ def test_the_build_puts_the_demo_files_in_the_package(tmp_path):
 
 
 def test_a_bad_seed_in_run_toml_is_named(tmp_path):
-    from kcca.systems.config import load_run_table
+    from kcca._systems.config import load_run_table
 
     (tmp_path / "run.toml").write_text("[run]\nseed = -1\n")
     with pytest.raises(DataError, match=r"run.toml: \[run\] seed must be an integer >= 0"):
@@ -116,7 +116,7 @@ def test_a_bad_seed_in_run_toml_is_named(tmp_path):
 
 def test_fit_model_names_an_unknown_demo_system_with_the_folders_systems(tmp_path, capsys):
     """--demo-system is checked against the demo's experiment files, not a list in the parser."""
-    from kcca.cli import main
+    from kcca._cli import main
 
     assert main(["fit-model", "--demo", "--demo-system", "TRI9", "--out",
                  str(tmp_path / "m.kcca.npz"), "--no-cache", "--quiet"]) == 2
@@ -128,8 +128,8 @@ def test_fit_model_names_an_unknown_demo_system_with_the_folders_systems(tmp_pat
 def test_the_demo_model_takes_its_seed_from_run_toml_as_kcca_demo_does(tmp_path, monkeypatch):
     """fit-model --demo and query --model demo seed the corpus and codebooks with the demo's
     run.toml seed unless --seed is given, as kcca demo does."""
-    import kcca.demo as demo_module
-    from kcca.model.build import demo_spec_and_corpus
+    import kcca._demo as demo_module
+    from kcca._model.build import demo_spec_and_corpus
 
     folder = tmp_path / "demo"
     shutil.copytree(ROOT / "experiments" / "demo", folder)

@@ -21,8 +21,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 import kcca
-from kcca.lowrank import CallableColumns
-from kcca.solver import KCCA, FactorCache, KCCAGrid
+from kcca._lowrank import CallableColumns
+from kcca._solver import KCCA, FactorCache, KCCAGrid
 from tests.support.rbf_kernel import rbf
 
 
@@ -228,13 +228,13 @@ def test_pickle_holds_host_arrays_and_the_backend_name(make, problem):
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
 def test_model_of_a_missing_backend_loads_as_numpy(make, problem, monkeypatch):
     """A model fitted with cupy loads on a machine without a GPU: NumPy arrays, a warning."""
-    import kcca.backend
+    import kcca._backend
 
     Kx, Ky, Kx_te, Ky_te = problem
     est = make().fit(Kx, Ky)
     state = est.__getstate__()
     state["backend_"] = "cupy"  # as pickled by a fit on the GPU
-    monkeypatch.setattr(kcca.backend, "gpu_available", lambda: False)
+    monkeypatch.setattr(kcca._backend, "gpu_available", lambda: False)
     loaded = type(est).__new__(type(est))
     with pytest.warns(RuntimeWarning, match="backend 'cupy', which is not available here"):
         loaded.__setstate__(state)

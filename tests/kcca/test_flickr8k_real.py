@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kcca.data.flickr8k import ODD_ID
+from kcca.data._flickr8k import ODD_ID
 
 pytestmark = pytest.mark.real_data
 

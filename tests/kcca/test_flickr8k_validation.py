@@ -2,8 +2,8 @@
 
 import pytest
 
-from kcca.data.errors import DataError
-from kcca.data.flickr8k import load_flickr8k
+from kcca.data._errors import DataError
+from kcca.data._flickr8k import load_flickr8k
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
 

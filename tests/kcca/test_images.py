@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from kcca.data.errors import ImageReadError
-from kcca.data.images import ImageFiles, read_image
+from kcca.data._errors import ImageReadError
+from kcca.data._images import ImageFiles, read_image
 
 
 def _jpeg(tmp_path, name="x.jpg", shape=(31, 17, 3)):

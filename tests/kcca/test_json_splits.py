@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from kcca.data import load_corpus
-from kcca.data.errors import DataError
-from kcca.data.json_splits import load_json_splits
+from kcca.data._errors import DataError
+from kcca.data._json_splits import load_json_splits
 
 
 def _doc(n=6):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from features.kernels.base import (
+from features.kernels._base import (
     _REGISTRY,
     Kernel,
     available_kernels,

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kcca.backend import to_numpy
-from kcca.lowrank import (
+from kcca._backend import to_numpy
+from kcca._lowrank import (
     CallableColumns,
     DenseColumns,
     KernelColumns,
     TransformedColumns,
     pivoted_cholesky,
 )
-from features.kernels.base import Kernel
+from features.kernels._base import Kernel
 
 
 def rbf(Z: np.ndarray, gamma: float = 0.5) -> np.ndarray:

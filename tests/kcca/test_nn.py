@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kcca.nn import F1Similarity, f1_block, idf_weights, nn_annotation_scores, nn_search_scores
+from features.text import F1Similarity
+from features.text._f1_similarity import f1_block, idf_weights
+from kcca.nn import nn_annotation_scores, nn_search_scores
 
 
 def test_eq2_hand_worked():

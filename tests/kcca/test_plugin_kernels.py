@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from features.kernels.base import available_kernels, make_kernel
-from kcca.cache import Cache, cache_stats, reset_cache_stats
-from kcca.data.demo import make_demo_corpus
+from features.kernels._base import available_kernels, make_kernel
+from kcca._cache import Cache, cache_stats, reset_cache_stats
+from kcca.data._demo import make_demo_corpus
 from kcca.errors import PluginError
-from kcca.systems import check_names, load_spec, run_system
-from kcca.systems.config import RunConfig
+from kcca._systems import check_names, load_spec, run_system
+from kcca._systems.config import RunConfig
 from tests.support.flickr_like import write_flickr_like
 from tests.support.plugin_packages import fake_package
 
@@ -94,7 +94,7 @@ def test_tiny_kcca_system_from_the_experiment_file(spec, corpus, tmp_path):
 
 @pytest.mark.data_variables
 def test_the_experiment_file_through_kcca_reproduce(tmp_path, capsys):
-    from kcca.cli import main
+    from kcca._cli import main
 
     write_flickr_like(tmp_path / "data")
     args = ["reproduce", "--experiments", str(EXAMPLE.parent), "--systems", "CM_CHAR3",
@@ -111,7 +111,7 @@ def test_the_experiment_file_through_kcca_reproduce(tmp_path, capsys):
 # ------------------------------------------------------------------- entry points
 PLUGIN_MODULE = '''
 import numpy as np
-from features.kernels.base import Kernel
+from features.kernels._base import Kernel
 
 
 class DotKernel(Kernel):
@@ -147,7 +147,7 @@ def test_broken_entry_point_is_a_plugin_error(tmp_path, monkeypatch):
 
 def test_a_plugin_kernel_mixed_with_another_by_mix(spec, corpus, tmp_path):
     """docs/plugin-kernels.md: a plug-in's blocks averaged with another kernel's by ``mix``."""
-    from kcca.systems import KernelSpec, Workspace
+    from kcca._systems import KernelSpec, Workspace
 
     ws = Workspace(corpus, Cache(tmp_path), RunConfig.of(progress=False))
     cm = KernelSpec("colour-moments", {"grid": 2})

@@ -1,6 +1,6 @@
 """Rankings for Borda, ranks of the original item as model selection reads them, cosine scores.
 
-Model selection and evaluation share one implementation (``kcca.evaluate.original``), so the
+Model selection and evaluation share one implementation (``kcca._evaluate.original``), so the
 dev ranks that pick models follow the evaluation's tie rule: a tie never favours the gold item.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kcca.evaluate.original import median_rank
-from kcca.evaluate.original import original_ranks as ranks_from_rankings
-from kcca.evaluate.original import original_ranks_from_scores as original_ranks
-from kcca.evaluate.original import rank_candidates, rankings_from_scores, recall_at_k
-from kcca.scoring import annotation_scores, cosine_scores, prefix_cosine_scores, search_scores
+from kcca._evaluate.original import median_rank
+from kcca._evaluate.original import original_ranks as ranks_from_rankings
+from kcca._evaluate.original import original_ranks_from_scores as original_ranks
+from kcca._evaluate.original import rank_candidates, rankings_from_scores, recall_at_k
+from kcca._scoring import annotation_scores, cosine_scores, prefix_cosine_scores, search_scores
 
 
 def test_rank_candidates_breaks_ties_by_index():

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kcca.evaluate.original import original_ranks_from_scores as original_ranks
-from kcca.scoring import cosine_scores
-from kcca.selection import grid_dev_ranks, select_models
-from kcca.solver import KCCAGrid
+from kcca._evaluate.original import original_ranks_from_scores as original_ranks
+from kcca._scoring import cosine_scores
+from kcca._selection import grid_dev_ranks, select_models
+from kcca._solver import KCCAGrid
 
 
 def make_ranks(r1: int, r5: int, r10: int, mid5: int = 3, mid10: int = 7, n: int = 10) -> np.ndarray:

@@ -7,9 +7,9 @@ import pytest
 import scipy.linalg
 from sklearn.exceptions import NotFittedError
 
-from kcca.backend import gpu_available, to_numpy
-from kcca.lowrank import CallableColumns
-from kcca.solver import KCCA, KCCAGrid, paper_n_grid
+from kcca._backend import gpu_available, to_numpy
+from kcca._lowrank import CallableColumns
+from kcca._solver import KCCA, KCCAGrid, paper_n_grid
 from tests.support.rbf_kernel import rbf
 
 
@@ -376,7 +376,7 @@ def _grid_arrays(grid: KCCAGrid, Kxn: np.ndarray, Kyn: np.ndarray) -> list[np.nd
 @pytest.mark.slow
 @pytest.mark.parametrize("image_diag", ["unit", "varying"])
 def test_factor_cache_gives_identical_numbers_and_one_factor_per_p(image_diag):
-    from kcca.solver import FactorCache
+    from kcca._solver import FactorCache
 
     X, Y = paired(120, 21)
     Xn, Yn = paired(15, 22)
@@ -405,9 +405,9 @@ def test_factor_cache_gives_identical_numbers_and_one_factor_per_p(image_diag):
 def test_persisted_factors_are_loaded_by_another_process_cache(tmp_path):
     """A persisted kernel's factors go to the disk cache once; a fresh FactorCache (another
     worker, a later run) given the same name loads them: same numbers bit for bit."""
-    from kcca.cache import Cache
-    from kcca.solver import FactorCache
-    from kcca.systems.blocks import FACTOR_STAGE, factor_store
+    from kcca._cache import Cache
+    from kcca._solver import FactorCache
+    from kcca._systems.blocks import FACTOR_STAGE, factor_store
 
     X, Y = paired(80, 31)
     Kx, Ky = rbf(X), rbf(Y)
@@ -440,7 +440,7 @@ def test_persisted_factors_are_loaded_by_another_process_cache(tmp_path):
 
 
 def test_prefactor_is_the_factor_a_fit_uses():
-    from kcca.solver import FactorCache
+    from kcca._solver import FactorCache
 
     X, Y = paired(60, 33)
     Kx, Ky = rbf(X), rbf(Y)
@@ -456,7 +456,7 @@ def test_prefactor_is_the_factor_a_fit_uses():
 
 
 def test_factor_cache_lru_bound_and_separate_kernels():
-    from kcca.solver import FactorCache
+    from kcca._solver import FactorCache
 
     X, Y = paired(60, 23)
     Kx, Ky = rbf(X), rbf(Y)

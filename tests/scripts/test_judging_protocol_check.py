@@ -32,8 +32,8 @@ def test_out_of_fold_predicts_every_passing_pair_once_and_beats_the_base_rate():
 def test_real_relevance_model_is_calibrated_out_of_fold(flickr8k, nltk_data_dir):
     """The model of the judged Flickr 8K pairs: predicted and observed relevance agree within
     1.5 points in every probability bin (held-out folds), better than the base rate."""
-    from kcca.evaluate.bleu_rouge import ROUGE_STYLE, pool_score_matrix
-    from kcca.evaluate.relevance import corpus_relevance
+    from kcca._evaluate.bleu_rouge import ROUGE_STYLE, pool_score_matrix
+    from kcca._evaluate.relevance import corpus_relevance
 
     mod = load_script("judging_protocol_check")
     rel = corpus_relevance(flickr8k, "test")
@@ -48,8 +48,8 @@ def test_real_relevance_model_is_calibrated_out_of_fold(flickr8k, nltk_data_dir)
 def test_compact_files_give_the_full_rankings_top_ten(tmp_path):
     """A compact file's top lists, padded into rankings, agree with the full rankings on every
     place the protocol reads (the first 10)."""
-    from kcca.evaluate.compact import from_rankings, write_compact
-    from kcca.evaluate.rankings_io import Rankings
+    from kcca._evaluate.compact import from_rankings, write_compact
+    from kcca._evaluate.rankings_io import Rankings
 
     mod = load_script("judging_protocol_check")
     n = 40

@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from kcca.cli import main
-from kcca.cli.lines import WIDTH, joined_command
-from kcca.data.json_splits import load_json_splits
-from features.vectors_file import read_item_vectors
+from kcca._cli import main
+from kcca._cli.lines import WIDTH, joined_command
+from kcca.data._json_splits import load_json_splits
+from features._vectors_file import read_item_vectors
 from tests.support.script_loader import load_script
 
 

@@ -2,9 +2,9 @@
 
 * :func:`cider_d_reference` and :func:`cider_reference`: CIDEr-D (Chen et al. 2015, eq. 19-20)
   and plain CIDEr (eq. 16-18) by direct loops over n-gram dictionaries, the peers of the
-  sparse-matrix scorers of :mod:`kcca.captions.cider` (same IDF, same details; see there);
+  sparse-matrix scorers of :mod:`kcca.captions._cider` (same IDF, same details; see there);
 * :func:`lcs_length_dp`: the longest common subsequence by the textbook recurrence, the peer
-  of the bit-parallel :func:`kcca.captions.rouge.lcs_length_bits` (ROUGE-L, eq. 5-7).
+  of the bit-parallel :func:`kcca.captions._rouge.lcs_length_bits` (ROUGE-L, eq. 5-7).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kcca.captions.scorer import Tokens
+from kcca.captions._scorer import Tokens
 
 
 def ngrams_by_order(tokens: Sequence[str], max_n: int = 4) -> list[Counter]:

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 
 from kcca.data import load_corpus
-from kcca.evaluate.rankings_io import write_rankings
+from kcca._evaluate.rankings_io import write_rankings
 
 
 def demo_test_pool():

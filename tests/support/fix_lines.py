@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from kcca.cli import build_parser
+from kcca._cli import build_parser
 
 
 def unknown_fix_options(fix: str, command: str | None, *, bare: bool = True) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import cv2
 
-from kcca.data.demo import make_demo_corpus
+from kcca.data._demo import make_demo_corpus
 
 SPEC = """
 name = "{name}"

@@ -1,9 +1,9 @@
 """Slow, obviously correct image-side oracles for the tests of :mod:`features`.
 
 * :func:`intersection_reference`: the histogram intersection of eq. 5 and 7 as a plain NumPy
-  broadcast, the peer of :func:`features.kernels.intersection.intersection_block`'s paths;
+  broadcast, the peer of :func:`features.kernels._intersection.intersection_block`'s paths;
 * :func:`nearest_centre_reference`: scikit-learn's nearest cluster centre, the peer of
-  :func:`features.codebook.nearest_centre` (visual-word assignment, Section 3.3).
+  :func:`features._codebook.nearest_centre` (visual-word assignment, Section 3.3).
 """
 
 from __future__ import annotations

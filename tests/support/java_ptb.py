@@ -11,7 +11,7 @@ PUNCTUATIONS]``. :func:`java_tokenize` does the same with one JVM for a whole ba
 
 ``isolate=False`` is pycocoevalcap's file exactly (caption after caption). ``isolate=True``
 puts a line holding only :data:`SENTINEL` after each caption, so that every caption is
-tokenised as a line followed by a neutral line (what :func:`kcca.captions.tokenizer.tokenize`
+tokenised as a line followed by a neutral line (what :func:`kcca.captions._tokenizer.tokenize`
 models), whatever its neighbours are, and a caption holding other line breaks (``\\r``,
 U+2028 ...: several output lines) is still read back as one token list. A tag whose quoted
 attribute opens in one caption and closes in a later one would make one token of both; the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kcca.data.demo import make_demo_corpus
+from kcca.data._demo import make_demo_corpus
 
 #: test images (five folds of five, as COCO's 5,000 in five folds of 1,000)
 N_TEST = 25

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from features.kernels.base import available_kernels, kernel_class
+from features.kernels._base import available_kernels, kernel_class
 
 
 def load_every_kernel() -> None:

@@ -1,5 +1,5 @@
 """Meteor 1.5 in plain Python: the test oracle of the compiled engine
-(:mod:`kcca.captions.meteor_engine.kernel`, which computes the same, function by function).
+(:mod:`kcca.captions._meteor_engine.kernel`, which computes the same, function by function).
 
 A transcription of the jar's matcher (``edu.cmu.meteor.aligner``), aligner and statistics,
 with Python integers for every word set and search rank (no limit on a segment's length):
@@ -12,7 +12,7 @@ with Python integers for every word set and search rank (no limit on a segment's
   references, :func:`score_upper_bound`), and :func:`score_lines`, the whole scoring call.
 
 The tokenisation, the resources and the score formula are the library's
-(:class:`kcca.captions.meteor_engine.MeteorEngine`, :mod:`.stats`).
+(:class:`kcca.captions._meteor_engine.MeteorEngine`, :mod:`.stats`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from kcca.captions.meteor_engine import MeteorEngine
-from kcca.captions.meteor_engine.arrays import java_hash
-from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, _offsets, concatenated_ranges
-from kcca.captions.meteor_engine.params import (
+from kcca.captions._meteor_engine import MeteorEngine
+from kcca.captions._meteor_engine.arrays import java_hash
+from kcca.captions._meteor_engine.paraphrase import ParaphraseIndex, _offsets, concatenated_ranges
+from kcca.captions._meteor_engine.params import (
     ALPHA,
     BEAM_SIZE,
     BETA,
@@ -35,8 +35,8 @@ from kcca.captions.meteor_engine.params import (
     GAMMA,
     SEARCH_WEIGHTS,
 )
-from kcca.captions.meteor_engine.stats import N_MODULES, Stats, aggregate, score
-from kcca.captions.meteor_engine.stemmer import stem
+from kcca.captions._meteor_engine.stats import N_MODULES, Stats, aggregate, score
+from kcca.captions._meteor_engine.stemmer import stem
 
 #: the matching stages (modules), in the jar's order
 EXACT, STEM, SYNONYM, PARAPHRASE = range(4)
@@ -693,7 +693,7 @@ def segment_stats(test: Segment, refs: Sequence[Segment], table: dict) -> Stats:
     highest score, the first reference on ties).
 
     References are aligned in decreasing order of an upper bound of their score
-    (:func:`~kcca.captions.meteor_engine.stats.score_upper_bound`, from the candidate
+    (:func:`~kcca.captions._meteor_engine.stats.score_upper_bound`, from the candidate
     matches), and one whose bound is below the best score found is not aligned: it
     cannot be the best. The chosen statistics are the jar's.
     """

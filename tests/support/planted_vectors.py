@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kcca.data.corpus import SPLITS, caption_id
+from kcca.data._corpus import SPLITS, caption_id
 
 DIM = 8
 

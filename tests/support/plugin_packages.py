@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from features.kernels.base import ENTRY_POINT_GROUP
+from features.kernels._base import ENTRY_POINT_GROUP
 
 
 def fake_package(root: Path, entry_points: dict[str, str], module: str | None = None) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from kcca.data.demo import make_demo_corpus
-from kcca.evaluate.original import rankings_from_scores
-from kcca.evaluate.rankings_io import write_rankings
+from kcca.data._demo import make_demo_corpus
+from kcca._evaluate.original import rankings_from_scores
+from kcca._evaluate.rankings_io import write_rankings
 
 
 def tiny_corpus(**kw):

@@ -1,5 +1,5 @@
 """Slow, loop-by-loop oracles of the all-captions retrieval protocol, the peers of
-:mod:`kcca.evaluate.retrieval_protocol` in its tests.
+:mod:`kcca._evaluate.retrieval_protocol` in its tests.
 
 :func:`scan_i2t`, :func:`scan_t2i` and :func:`scan_evalrank` re-express, loop for loop, the
 functions ``i2t``, ``t2i`` and the ``fold5`` branch of ``evalrank`` in

@@ -10,9 +10,9 @@ import warnings
 
 import numpy as np
 
-from features.text.text_items import EmptyCaptionWarning
-from features.text.trigram_kernel import TrigramKernel
-from features.text.word_kernel import WordKernel
+from features.text._text_items import EmptyCaptionWarning
+from features.text._trigram_kernel import TrigramKernel
+from features.text._word_kernel import WordKernel
 
 VOCAB = ("dog", "puppy", "run", "sprint", "beach", "sand", "ball")
 

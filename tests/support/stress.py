@@ -5,7 +5,7 @@ pieces, each from one of the families below, joined by a space, by nothing (so p
 into things like ``dog's-eye``, ``3.5won't`` or ``,No.``) or by other white space. The same
 seed always gives the same strings (Python's :class:`random.Random`, no global state), so a
 test can compare a tokeniser with its reference implementation (the COCO evaluation's Java
-PTB tokeniser, Chen et al. 2015, Section 3.1, for :mod:`kcca.captions.tokenizer`; Meteor's
+PTB tokeniser, Chen et al. 2015, Section 3.1, for :mod:`kcca.captions._tokenizer`; Meteor's
 for the METEOR wrapper) on thousands of strings in one batch and report the failing ones.
 
 Families:

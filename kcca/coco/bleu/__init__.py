@@ -1,1 +1,3 @@
 """pycocoevalcap-compatible bleu (see :mod:`kcca.coco`)."""
+
+__all__: list[str] = []

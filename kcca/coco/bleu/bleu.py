@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kcca.captions.bleu import Bleu as _Bleu
-from kcca.captions.bleu import corpus_stats
+from kcca.captions._bleu import Bleu as _Bleu
+from kcca.captions._bleu import corpus_stats
 from kcca.coco.bleu.bleu_scorer import BleuScorer
 from kcca.coco._compat import ordered_inputs, tokens
 

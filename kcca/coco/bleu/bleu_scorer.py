@@ -1,8 +1,8 @@
 """pycocoevalcap's ``bleu_scorer`` module (David Chiang's ``BleuScorer``, as the COCO caption
-evaluation uses it: Chen et al. 2015, eq. 1-3), computed by :mod:`kcca.captions.bleu`.
+evaluation uses it: Chen et al. 2015, eq. 1-3), computed by :mod:`kcca.captions._bleu`.
 
 ``BleuScorer`` keeps the captions it is given and counts their n-grams when a score is asked
-for (:func:`kcca.captions.bleu.corpus_stats`, all items at once); ``crefs`` and ``ctest``
+for (:func:`kcca.captions._bleu.corpus_stats`, all items at once); ``crefs`` and ``ctest``
 cook them as pycocoevalcap's do when they are read. The module functions ``precook``,
 ``cook_refs`` and ``cook_test`` return pycocoevalcap's cooked forms. Not provided:
 ``ratio``, ``score_ratio`` and ``score_ratio_str``, which raise ``AttributeError`` in
@@ -17,15 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from kcca.captions.bleu import (
+from kcca.captions._bleu import (
     bleu_from_stats,
     bleu_matrix,
     closest_ref_length,
     corpus_stats,
     ngram_counts,
 )
-from kcca.captions.scorer import split_tokens
+from kcca.captions._scorer import split_tokens
 from kcca.coco._compat import CocoAttributeError, CocoInputError, CocoTypeError
+
+__all__ = ["BleuScorer", "cook_refs", "cook_test", "precook"]
 
 
 def precook(s: str, n: int = 4, out: bool = False) -> tuple[int, defaultdict]:

@@ -1,1 +1,3 @@
 """pycocoevalcap-compatible cider (see :mod:`kcca.coco`)."""
+
+__all__: list[str] = []

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from kcca.captions.cider import CiderD
+from kcca.captions._cider import CiderD
 from kcca.coco.cider.cider_scorer import CiderScorer
 from kcca.coco._compat import score
 

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from kcca.captions.cider import CiderD
-from kcca.captions.scorer import split_tokens
+from kcca.captions._cider import CiderD
+from kcca.captions._scorer import split_tokens
 from kcca.coco._compat import CocoTypeError, ordered_inputs
 
-from kcca.captions.bleu import ngram_counts
+from kcca.captions._bleu import ngram_counts
+
+__all__ = ["CiderScorer", "cook_refs", "cook_test", "precook"]
 
 
 def precook(s: str, n: int = 4, out: bool = False) -> defaultdict:

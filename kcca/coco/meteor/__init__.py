@@ -1,1 +1,3 @@
 """pycocoevalcap-compatible meteor (see :mod:`kcca.coco`)."""
+
+__all__: list[str] = []

@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from kcca.captions.meteor import Meteor as _Meteor
-from kcca.captions.meteor import score_line
+from kcca.captions._meteor import Meteor as _Meteor
+from kcca.captions._meteor import score_line
 from kcca.coco._compat import score
+
+__all__ = ["METEOR_JAR", "Meteor"]
 
 #: pycocoevalcap's name of the Meteor 1.5 jar (whose data files the Python engine reads)
 METEOR_JAR = "meteor-1.5.jar"
@@ -33,7 +35,7 @@ class Meteor:
     Parameters
     ----------
     engine : {"python", "java"}, default="python"
-        ``"python"``: :mod:`kcca.captions.meteor_engine`, the jar's numbers without Java
+        ``"python"``: :mod:`kcca.captions._meteor_engine`, the jar's numbers without Java
         (needs the jar's data files, pycocoevalcap's); ``"java"``: runs the jar as
         pycocoevalcap does.
     cache_dir : path, "default" or None, default="default"
@@ -78,7 +80,7 @@ class Meteor:
 
     def _line_stats(self, hypothesis_str: str, reference_list: list[str]):
         """The Meteor statistics of one item, its ``SCORE`` line read as the jar reads it."""
-        from kcca.captions.meteor_engine import split_score_line
+        from kcca.captions._meteor_engine import split_score_line
 
         self._loading.join()
         refs, hyp = split_score_line(score_line(reference_list, hypothesis_str))

@@ -6,8 +6,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from kcca.captions.rouge import RougeL, lcs_length_bits, match_masks, rouge_l_item
+from kcca.captions._rouge import RougeL, lcs_length_bits, match_masks, rouge_l_item
 from kcca.coco._compat import CocoInputError, score
+
+__all__ = ["Rouge", "my_lcs"]
 
 
 def my_lcs(string: list[str], sub: list[str]) -> int:

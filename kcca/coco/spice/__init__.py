@@ -1,1 +1,3 @@
 """pycocoevalcap-compatible spice (see :mod:`kcca.coco`)."""
+
+__all__: list[str] = []

@@ -15,6 +15,8 @@ from typing import Any
 
 from kcca.coco._compat import SpiceUnavailable
 
+__all__ = ["CACHE_DIR", "SPICE_JAR", "STANFORD_JARS", "Spice", "TEMP_DIR", "spice_missing"]
+
 #: pycocoevalcap's names of the SPICE jar and of the folders it writes beside it
 SPICE_JAR = "spice-1.0.jar"
 TEMP_DIR = "tmp"

@@ -1,1 +1,3 @@
 """pycocoevalcap-compatible tokenizer (see :mod:`kcca.coco`)."""
+
+__all__: list[str] = []

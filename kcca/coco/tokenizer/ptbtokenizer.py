@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
-from kcca.captions import tokenizer as _tokenizer
+from kcca.captions import _tokenizer as _tokenizer
 from kcca.coco._compat import CocoAttributeError, CocoKeyError, CocoTypeError
 
 #: the tokens removed after tokenisation (a list, as pycocoevalcap's)

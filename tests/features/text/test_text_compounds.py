@@ -1,7 +1,7 @@
-"""Step 3: compound normalisation (features.text.compounds)."""
+"""Step 3: compound normalisation (features.text._compounds)."""
 
-from features.text.compounds import CompoundNormalizer
-from features.text.tokenize import tokenize
+from features.text._compounds import CompoundNormalizer
+from features.text._tokenize import tokenize
 
 STOPS = ("a", "the", "in", "on", "to")
 

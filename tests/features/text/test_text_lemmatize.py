@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from kcca.cache import Cache
-from features.text.lemmatize import WordNetLemmatizer
-from features.text.postag import TaggerConfig, load_tagger, tag_tokens, train_tagger
-from features.text.stopwords import remove_stop_words, resolve_stop_words
+from kcca._cache import Cache
+from features.text._lemmatize import WordNetLemmatizer
+from features.text._postag import TaggerConfig, load_tagger, tag_tokens, train_tagger
+from features.text._stopwords import remove_stop_words, resolve_stop_words
 
 pytestmark = pytest.mark.usefixtures("nltk_data_dir")
 

@@ -4,9 +4,9 @@ import pickle
 
 import pytest
 
-from kcca.cache import config_key
-from kcca.data.errors import DataError
-from features.text.pipeline import PRESETS, CaptionPreprocessor, check_captions, default_preset
+from kcca._cache import config_key
+from kcca.data._errors import DataError
+from features.text._pipeline import PRESETS, CaptionPreprocessor, check_captions, default_preset
 
 pytestmark = pytest.mark.usefixtures("nltk_data_dir")
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from kcca.cache import Cache
-from features.text.corpus_tokens import preprocess_corpus
-from features.text.pipeline import CaptionPreprocessor
-from features.text.vocabulary import vocabulary
+from kcca._cache import Cache
+from features.text._corpus_tokens import preprocess_corpus
+from features.text._pipeline import CaptionPreprocessor
+from features.text._vocabulary import vocabulary
 
 pytestmark = [pytest.mark.real_data, pytest.mark.usefixtures("nltk_data_dir")]
 
@@ -60,7 +60,7 @@ def test_lemma_file_misspelling_is_corrected(flickr8k):
 
 
 def test_cli_prints_vocabulary_and_logs(data_dir, tmp_path, capsys):
-    from kcca.cli import main
+    from kcca._cli import main
 
     rc = main(["preprocess", "--corpus", "flickr8k", "--data-dir", str(data_dir), "--show", "3",
                "--quiet",

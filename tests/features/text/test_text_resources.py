@@ -5,8 +5,8 @@ import os
 import nltk
 import pytest
 
-from features.text import resources
-from features.text.resources import MissingResourceError
+from features.text import _resources as resources
+from features.text._resources import MissingResourceError
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_missing_resource_says_how_to_install(empty_nltk_path):
 
 
 def test_missing_resource_is_a_data_error(empty_nltk_path):
-    from kcca.data.errors import DataError
+    from kcca.data._errors import DataError
 
     with pytest.raises(DataError):
         resources.require("brown")

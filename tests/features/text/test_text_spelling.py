@@ -1,8 +1,8 @@
-"""Step 2: spelling correction of unknown words (features.text.spelling)."""
+"""Step 2: spelling correction of unknown words (features.text._spelling)."""
 
 import pytest
 
-from features.text.spelling import KnownWords, SpellingCorrector, deletions, osa_distance
+from features.text._spelling import KnownWords, SpellingCorrector, deletions, osa_distance
 
 pytestmark = pytest.mark.usefixtures("nltk_data_dir")
 

@@ -1,8 +1,8 @@
-"""Step 1: tokenisation, lower-casing, punctuation (features.text.tokenize)."""
+"""Step 1: tokenisation, lower-casing, punctuation (features.text._tokenize)."""
 
 import pytest
 
-from features.text.tokenize import break_hyphens, has_alnum, tokenize
+from features.text._tokenize import break_hyphens, has_alnum, tokenize
 
 
 def test_treebank_keeps_hyphens_lowercases_and_drops_punctuation():

@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.captions.bast import (
+from kcca.captions._bast import (
     COMPONENTS, BastInputError, BastScorer, GroundedTuple, LemmaGrounding, bast_sets,
     ground_tuple, score_flickr_st, set_prf,
 )
-from kcca.captions.flickr_st import (
+from kcca.captions._flickr_st import (
     Span, load_flickr_st, parse_tuple_line, read_tuples, tuples_by_image,
 )
-from kcca.data.errors import DataError
+from kcca.data._errors import DataError
 
 
 def identity(text: str, role: str) -> str:
@@ -178,8 +178,8 @@ def test_flickr_st_gold_counts_and_system_scores(data_dir, nltk_data_dir):
 def test_cli_bast_prints_table(data_dir, nltk_data_dir, capsys):
     import argparse
 
-    from kcca.cli import caption_analysis_cmd
-    from kcca.cli.common import finalize
+    from kcca._cli import caption_analysis_cmd
+    from kcca._cli.common import finalize
 
     if not (data_dir / "flickr-st").is_dir():
         pytest.skip("flickr-st data absent")
@@ -194,7 +194,7 @@ def test_cli_bast_prints_table(data_dir, nltk_data_dir, capsys):
 
 def test_cli_bast_refuses_data_dir_beside_flickr_st(tmp_path, capsys):
     """--data-dir is not read when --flickr-st names the folder: named, with a fix that runs."""
-    from kcca.cli import main
+    from kcca._cli import main
 
     rc = main(["caption-analysis", "bast", "--flickr-st", str(tmp_path / "st"),
                "--data-dir", str(tmp_path)])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import Bleu, sentence_bleu
-from kcca.captions.bleu import bleu_from_stats, corpus_stats, sentence_stats
+from kcca.captions._bleu import bleu_from_stats, corpus_stats, sentence_stats
 
 REFS = ["the cat sat on the mat", "a cat is on the mat"]
 CAND = "the cat on the mat"

@@ -2,7 +2,7 @@
 
 import json
 
-from kcca.cli import main
+from kcca._cli import main
 from tests.support.fake_flickr8k import write_fake_flickr8k
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kcca.captions.content_selection import (
+from kcca.captions._content_selection import (
     BigramPrior, Box, BoxImage, CaptionConcepts, ContentSelectionError, ContentSelectionScorer,
     UnigramPrior, caption_pool, evaluate_caption_baselines, fuse_rankings, image_prf,
     position_ranking, random_ranking, select, size_ranking, tied_rank, upper_bound,
@@ -141,7 +141,7 @@ def test_caption_baselines_small():
 
 @pytest.mark.real_data
 def test_flickr8k_upper_bound_subset(flickr8k, nltk_data_dir):
-    from features.text.resources import wordnet
+    from features.text._resources import wordnet
 
     wn = wordnet()
     # A cheap stand-in tagger (any WordNet noun) keeps this test fast; the CLI uses a trained one.

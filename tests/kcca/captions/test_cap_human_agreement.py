@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import evaluate_captions
-from kcca.captions.human_agreement import (NOT_COMPARABLE, human_agreement_report,
+from kcca.captions._human_agreement import (NOT_COMPARABLE, human_agreement_report,
                                            leave_one_out_metrics, model_precision,
                                            precision_at_human_recall, word_agreement)
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from kcca.captions import (CaptionInputError, RougeL, available_scorers, evaluate_captions,
-                           get_scorer)
-from kcca.captions.coco_io import check_id_types, load_coco_references, load_coco_results
+from kcca.captions import CaptionInputError, RougeL, available_scorers, evaluate_captions
+from kcca.captions._registry import get_scorer
+from kcca.captions._coco_io import check_id_types, load_coco_references, load_coco_results
 
 
 @pytest.mark.parametrize("refs,cands,match", [

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from kcca.captions.keywords import (
+from kcca.captions._keywords import (
     CorpusFrequency, KeywordInputError, KeywordScorer, TfIdf, TopKResult, central_caption,
     documents_from_kernel, documents_from_rankings, gold_from_annotators, leave_one_out,
     make_baselines, mode_diagnostic, random_documents, run_baselines, semeval_scores,
@@ -141,7 +141,7 @@ def test_run_baselines_small():
 
 @pytest.mark.real_data
 def test_flickr8k_leave_one_out_subset(flickr8k):
-    from features.text.pipeline import CaptionPreprocessor
+    from features.text._pipeline import CaptionPreprocessor
 
     pre = CaptionPreprocessor.paper_flickr8k()
     train_ids = flickr8k.split("train")[:300]

@@ -1,4 +1,4 @@
-"""The Meteor 1.5 engine without Java (kcca.captions.meteor_engine) against the jar and
+"""The Meteor 1.5 engine without Java (kcca.captions._meteor_engine) against the jar and
 against its plain-Python transcription (the oracle ``tests/support/meteor_oracle.py``).
 
 Without Java: unit tests of the score formula, the aggregate, the stemmer, the normaliser and
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kcca.captions.meteor import Meteor, find_java, find_meteor_jar, meteor_available
+from kcca.captions._meteor import Meteor, find_java, find_meteor_jar, meteor_available
 from tests.support.optional_tools import skip_unless
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
@@ -42,7 +42,7 @@ def _java_ready():
 
 
 def _engine():
-    from kcca.captions.meteor_engine import MeteorEngine, MeteorResources
+    from kcca.captions._meteor_engine import MeteorEngine, MeteorResources
 
     return MeteorEngine(MeteorResources.shared(find_meteor_jar()))
 
@@ -58,7 +58,7 @@ def _java_lines(main_class: str, args: list[str], lines: list[str]) -> list[str]
 
 # ----------------------------------------------------------------- units (no Java, no data)
 def test_java_string_hash():
-    from kcca.captions.meteor_engine.arrays import java_hash
+    from kcca.captions._meteor_engine.arrays import java_hash
 
     assert java_hash("hello") == 99162322
     assert java_hash("") == 0
@@ -68,7 +68,7 @@ def test_java_string_hash():
 
 
 def test_score_formula_and_java_division():
-    from kcca.captions.meteor_engine.stats import Stats, aggregate, score
+    from kcca.captions._meteor_engine.stats import Stats, aggregate, score
 
     zero = ((0.0, 0.0, 0.0, 0.0),) * 4
     assert score(Stats(0.0, 0.0, 0.0, 0.0, zero, 0.0, 0.0, 0.0)) == 0.0  # 0/0: NaN -> 0
@@ -89,7 +89,7 @@ def test_score_formula_and_java_division():
 
 
 def test_score_line_split_as_the_jar():
-    from kcca.captions.meteor_engine import split_score_line
+    from kcca.captions._meteor_engine import split_score_line
 
     assert split_score_line("SCORE ||| a b ||| c |||  ") == (["a b", "c"], "")
     assert split_score_line("SCORE |||x|||y") == (["x"], "y")
@@ -107,7 +107,7 @@ def test_score_line_split_as_the_jar():
     ("realization", "realiz"), ("sensationally", "sensat"),
 ])
 def test_stemmer_examples(word, stem):
-    from kcca.captions.meteor_engine.stemmer import stem as snowball
+    from kcca.captions._meteor_engine.stemmer import stem as snowball
 
     assert snowball(word) == stem
 
@@ -115,7 +115,7 @@ def test_stemmer_examples(word, stem):
 def test_a_snowball_3_stemmer_is_named_as_the_problem(monkeypatch):
     import importlib.metadata
 
-    from kcca.captions import meteor as meteor_module
+    from kcca.captions import _meteor as meteor_module
 
     real = importlib.metadata.version
     monkeypatch.setattr(importlib.metadata, "version",
@@ -139,7 +139,7 @@ def test_a_snowball_3_stemmer_is_named_as_the_problem(monkeypatch):
     ("Dr. Who? St. Louis, U.S.A. a.m.", "Dr. Who ? St. Louis , USA am"),
 ])
 def test_normaliser_examples(line, expected):
-    from kcca.captions.meteor_engine.normalize import normalize_line
+    from kcca.captions._meteor_engine.normalize import normalize_line
 
     prefixes = {"Mr": 1, "No": 2, "Dr": 1, "St": 1}
     assert normalize_line(line, prefixes) == expected
@@ -148,7 +148,7 @@ def test_normaliser_examples(line, expected):
 def test_paraphrase_index_of_a_small_table(tmp_path):
     """The trie index keeps the file's order of paraphrases, drops nothing else, and finds
     phrases across segment boundaries never; a two-member gzip file reads whole."""
-    from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, build_index
+    from kcca.captions._meteor_engine.paraphrase import ParaphraseIndex, build_index
     from tests.support.meteor_oracle import prepare_paraphrases
 
     entries = [("a dog", "a hound"), ("dog", "hound"), ("a dog", "one dog"),
@@ -199,7 +199,7 @@ GOOD_TABLE = b"0.5\na dog\na hound\n0.2\ndog\nhound\n"
 def test_a_damaged_paraphrase_table_is_named_with_a_fix(tmp_path, damage, message):
     """A table that is not Meteor's three-line entries is refused by name, never indexed
     into fewer (or no) paraphrases that would change every METEOR score silently."""
-    from kcca.captions.meteor_engine.paraphrase import ParaphraseTableError, build_index
+    from kcca.captions._meteor_engine.paraphrase import ParaphraseTableError, build_index
 
     path = tmp_path / "paraphrase-en.gz"
     path.write_bytes(gzip.compress(GOOD_TABLE))
@@ -295,7 +295,7 @@ def test_score_bound_is_never_below_the_score():
     the aligned score (to the rounding) for every hypothesis-reference pair of the fixture (4,000 pairs), and
     the engine's choice of reference equals aligning every reference."""
     _python_engine_ready()
-    from kcca.captions.meteor_engine.stats import N_MODULES, Stats, score
+    from kcca.captions._meteor_engine.stats import N_MODULES, Stats, score
     from tests.support.meteor_oracle import (
         _score_bound,
         align,
@@ -335,8 +335,8 @@ def test_score_bound_is_never_below_the_score():
 def _engine_and_oracle(references, hypotheses):
     """The engine's and the oracle's ``score_lines`` of raw captions (as the scorer sends
     them)."""
-    from kcca.captions.meteor import score_line
-    from kcca.captions.meteor_engine import split_score_line
+    from kcca.captions._meteor import score_line
+    from kcca.captions._meteor_engine import split_score_line
     from tests.support import meteor_oracle
 
     fields = [split_score_line(score_line(rs, h)) for rs, h in zip(references, hypotheses)]
@@ -397,9 +397,9 @@ def test_paraphrase_index_is_cached_and_verifiable():
     """A second resources object loads the index from the cache; ``kcca cache verify``
     finds the entry current and nothing left over."""
     _python_engine_ready()
-    from kcca.cache import default_cache_dir
-    from kcca.cache_audit import verify_cache
-    from kcca.captions.meteor_engine import MeteorResources
+    from kcca._cache import default_cache_dir
+    from kcca._cache_audit import verify_cache
+    from kcca.captions._meteor_engine import MeteorResources
 
     assert _engine().resources.paraphrases.n_entries == 5_274_084
     fresh = MeteorResources(find_meteor_jar())
@@ -570,7 +570,7 @@ def test_engines_agree_on_generated_stress_set():
     assert bad.size == 0, [(items[i], py_items[i], java_items[i]) for i in bad[:3]]
     assert abs(py_corpus - java_corpus) <= TOL
     # every stage matched something, and some items score 0 or 1
-    from kcca.captions.meteor import _clean
+    from kcca.captions._meteor import _clean
 
     _, _, stats = _engine().score_lines([[_clean(" ".join(r)) for r in rs] for rs in refs],
                                         [_clean(" ".join(c)) for c in cands])
@@ -583,7 +583,7 @@ def test_engines_agree_on_generated_stress_set():
 def test_normaliser_equals_the_jars_on_stress_lines():
     _python_engine_ready()
     _java_ready()
-    from kcca.captions.meteor_engine.normalize import normalize_line
+    from kcca.captions._meteor_engine.normalize import normalize_line
 
     lines = [t for rs, c in stress_items() for t in (*rs, c)] + _ODD
     lines = [x for x in dict.fromkeys(lines) if x.strip() and "\n" not in x]
@@ -597,7 +597,7 @@ def test_normaliser_equals_the_jars_on_stress_lines():
 def _stem_oracle(words: list[str]) -> list[tuple[str, str, str]]:
     """Words whose stem differs from the jar's (its ``Stemmer en`` main class; it leaves
     number-like words alone, so they are not asked)."""
-    from kcca.captions.meteor_engine.stemmer import stem
+    from kcca.captions._meteor_engine.stemmer import stem
 
     def number(w):
         return all(ch.isdigit() or ch in ",.-" for ch in w)
@@ -627,8 +627,8 @@ def test_engines_agree_on_flickr8k_test_leave_one_out(data_dir):
     every word of all Flickr 8K captions."""
     _python_engine_ready()
     _java_ready()
-    from kcca.captions.tokenizer import tokenize
-    from kcca.data.flickr8k import load_flickr8k
+    from kcca.captions._tokenizer import tokenize
+    from kcca.data._flickr8k import load_flickr8k
 
     corpus = load_flickr8k(data_dir, images=False, judgments=False, lemmas=False)
     ids = list(corpus.split("test"))

@@ -5,8 +5,8 @@ import gzip
 import numpy as np
 import pytest
 
-from kcca.captions.meteor_engine import slices
-from kcca.captions.meteor_engine.slices import in_threads
+from kcca.captions._meteor_engine import slices
+from kcca.captions._meteor_engine.slices import in_threads
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 1000])
@@ -34,8 +34,8 @@ def test_one_thread_below_the_work_a_thread_needs():
 def test_the_trie_walk_over_slices_equals_one_walk(tmp_path):
     """Slices cut through n-grams (a slice's last words start n-grams that end in the next
     slice): the occurrences are still those of one walk over all slots."""
-    from kcca.captions.meteor_engine.kernel import ngram_occurrences
-    from kcca.captions.meteor_engine.paraphrase import ParaphraseIndex, build_index
+    from kcca.captions._meteor_engine.kernel import ngram_occurrences
+    from kcca.captions._meteor_engine.paraphrase import ParaphraseIndex, build_index
 
     entries = [("a dog", "a hound"), ("dog", "hound"), ("a dog", "one dog"),
                ("in the snow", "in snow"), ("dog", "canine"), ("the", "a")]

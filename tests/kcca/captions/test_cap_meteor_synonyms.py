@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from kcca.captions.meteor import find_meteor_jar, meteor_available
-from kcca.captions.meteor_engine.synonyms import SynonymDictionary, build_synonym_index, \
+from kcca.captions._meteor import find_meteor_jar, meteor_available
+from kcca.captions._meteor_engine.synonyms import SynonymDictionary, build_synonym_index, \
     java_lines
 from tests.support.optional_tools import skip_unless
 

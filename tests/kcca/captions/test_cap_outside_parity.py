@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import evaluate_captions
-from kcca.captions.tokenizer import tokenize
+from kcca.captions._tokenizer import tokenize
 from tests.support.java_ptb import java_jar
 from tests.support.optional_tools import skip_unless
 
@@ -160,7 +160,7 @@ def _dropin_scores(sources, meteor_engine):
 @pytest.fixture(scope="module")
 def dropin_without_java(fixture, tmp_path_factory):
     """kcca.coco with METEOR's Python engine, no Java on the PATH."""
-    from kcca.captions.meteor import find_java
+    from kcca.captions._meteor import find_java
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PATH", str(tmp_path_factory.mktemp("no-java")))

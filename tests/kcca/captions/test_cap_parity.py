@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from kcca.captions import Bleu, CiderD, RougeL, evaluate_captions
-from kcca.captions.tokenizer import tokenize
+from kcca.captions._tokenizer import tokenize
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
 TOL = 1e-6
@@ -86,7 +86,7 @@ def test_end_to_end_from_raw_text_equals_pycocoevalcap(fixture, flickr8k):
 def test_per_item_scores_feed_the_paired_randomisation_test(fixture):
     """Two "systems" on the same images: caption #0 (the fixture's candidate) vs reference #1
     scored against the rest; the per-item arrays pair up image by image."""
-    stats = pytest.importorskip("kcca.evaluate.statistics")
+    stats = pytest.importorskip("kcca._evaluate.statistics")
     ids = fixture["image_ids"][:200]
     refs0 = {i: r for i, r in zip(ids, fixture["references_tokenized"])}
     cands0 = {i: c for i, c in zip(ids, fixture["candidates_tokenized"])}

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from kcca.captions import RougeL
-from kcca.captions.rouge import lcs_length_bits, match_masks
+from kcca.captions._rouge import lcs_length_bits, match_masks
 from tests.support.caption_oracles import lcs_length_dp
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from kcca.captions import evaluate_captions
 from tests.support.stress import stress_strings
-from kcca.captions.tokenizer import OTHER_LINE_BREAKS
+from kcca.captions._tokenizer import OTHER_LINE_BREAKS
 from tests.support.java_ptb import java_jar
 from tests.support.optional_tools import skip_unless
 
@@ -88,7 +88,7 @@ def test_the_drop_in_equals_pycocoevalcap_on_stress_items_with_line_breaks(their
 
 def test_stress_items_hold_tokens_the_metrics_split_differently():
     """The point of the stress items: tokens with U+00A0 and other Unicode white space."""
-    from kcca.captions.tokenizer import tokenize_batch
+    from kcca.captions._tokenizer import tokenize_batch
 
     refs, cands = _items(False)
     tokens = [t for toks in tokenize_batch(list(cands.values())) for t in toks]

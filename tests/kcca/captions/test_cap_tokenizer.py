@@ -5,7 +5,7 @@ recorded from the jar."""
 import pytest
 
 from kcca.captions import PTBTokenizer, tokenize, tokenize_captions
-from kcca.captions.scorer import CaptionInputError
+from kcca.captions._scorer import CaptionInputError
 
 JAVA_CASES = [
     ("A man's dog can't run. He isn't here; they're gone!",
@@ -96,7 +96,7 @@ def _full_lexer(monkeypatch):
     """Turn off the tokeniser's shortcuts (plain-word paths, first-character dispatch)."""
     import re
 
-    import kcca.captions.tokenizer as tok
+    import kcca.captions._tokenizer as tok
 
     monkeypatch.setattr(tok, "_plain_words", lambda low: None)
     monkeypatch.setattr(tok, "_PLAIN_WORD", re.compile(r"(?!)"))
@@ -132,7 +132,7 @@ def test_dispatch_by_first_character_misses_no_rule(monkeypatch):
 def test_ascii_texts_get_the_tokens_of_the_full_rules(monkeypatch):
     """The rules compiled for ASCII texts (large classes without their non-ASCII members)
     tokenise every ASCII text as the full rules do; no class is left empty."""
-    import kcca.captions.tokenizer as tok
+    import kcca.captions._tokenizer as tok
     from tests.support.stress import stress_strings
 
     for name, pattern, first, *_ in tok._RULE_SPECS:
@@ -152,7 +152,7 @@ def test_ascii_texts_get_the_tokens_of_the_full_rules(monkeypatch):
 
 def test_a_caption_in_a_batch_sees_the_next_one():
     """Expected tokens are pycocoevalcap's (Java) for the same captions in one batch file."""
-    from kcca.captions.tokenizer import tokenize_batch
+    from kcca.captions._tokenizer import tokenize_batch
 
     batch = ["the new Nintendo Wii U.", "A man", "Room no.", "5 dogs", "smile :)"]
     assert tokenize_batch(batch) == [["the", "new", "nintendo", "wii", "u"], ["a", "man"],
@@ -169,7 +169,7 @@ def test_a_caption_in_a_batch_sees_the_next_one():
 def test_the_drop_in_tokenizer_shifts_lines_after_a_carriage_return_as_pycocoevalcap():
     """pycocoevalcap zips Java's output lines with the captions: a ``\\r`` inside a caption
     makes an extra line, and every later caption gets the line before its own."""
-    from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize_batch
+    from kcca.captions._tokenizer import pycocoevalcap_lines, tokenize_batch
 
     texts = ["a dog\r\nruns", "The cat", "two birds"]
     assert pycocoevalcap_lines(texts) == [["a", "dog"], ["runs"], ["the", "cat"]]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.stress import stress_strings
-from kcca.captions.tokenizer import pycocoevalcap_lines, tokenize, tokenize_batch
+from kcca.captions._tokenizer import pycocoevalcap_lines, tokenize, tokenize_batch
 from tests.support.java_ptb import java_jar, java_tokenize
 from tests.support.optional_tools import skip_unless
 
@@ -122,7 +122,7 @@ def test_all_flickr8k_captions_equal_java(flickr8k, jar):
 
 
 def _flickr_st_texts(folder: Path) -> list[str]:
-    from kcca.captions.flickr_st import (
+    from kcca.captions._flickr_st import (
         ALL_FILE,
         CAPTION_FILES,
         GOLD_FILE,

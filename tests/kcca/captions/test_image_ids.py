@@ -1,6 +1,6 @@
 import pytest
 
-from kcca.captions.image_ids import matched_image_ids
+from kcca.captions._image_ids import matched_image_ids
 
 MESSAGES = dict(not_mappings="not dicts", unknown="unknown {id!r}", unscored="unscored {id!r}")
 

@@ -1,0 +1,5 @@
+import sys
+
+from kcca._cli import main
+
+sys.exit(main())

@@ -1,0 +1,131 @@
+"""The Meteor 1.5 engine without Java: what ``meteor-1.5.jar - - -stdio -l en -norm`` computes.
+
+For each item the jar receives ``SCORE ||| ref 1 ||| ... ||| ref n ||| hypothesis``
+(pycocoevalcap's format), splits it on ``|||``, trims the fields, normalises and lower-cases
+them, aligns the hypothesis with every reference and keeps the statistics of the reference
+with the highest score (the first one on ties: ``MeteorScorer.getMeteorStats``). One ``EVAL``
+line then gives each segment's score and the corpus score of the summed statistics.
+:class:`MeteorEngine` does the same in one call; segments, stems, synonym sets and paraphrase
+look-ups are computed once per distinct text.
+
+Items go through the compiled :mod:`.kernel` (segments as the flat arrays of
+:mod:`.arrays`), whatever their length; its Python transcription, the reference it is tested
+equal to, is the test oracle ``tests/support/meteor_oracle.py``. The kernel releases the
+GIL: the items are scored in slices on one thread per CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from kcca.captions._meteor_engine.arrays import WordFeatures, segment_arrays
+from kcca.captions._meteor_engine.normalize import (
+    PLAIN_LINE,
+    java_tokens,
+    java_trim,
+    normalize_line,
+)
+from kcca.captions._meteor_engine.resources import MeteorResources
+from kcca.captions._meteor_engine.slices import in_threads
+from kcca.captions._meteor_engine.stats import N_MODULES, Stats, aggregate, score
+
+#: fewest items a thread of :func:`_score_items` gets
+ITEMS_PER_THREAD = 500
+
+
+def _stats(row: list[int]) -> Stats:
+    """:class:`Stats` of the kernel's 23 numbers (ints)."""
+    stages = tuple(tuple(row[4 + 4 * i : 8 + 4 * i]) for i in range(N_MODULES))
+    return Stats(row[0], row[1], row[2], row[3], stages, row[20], row[21], row[22])
+
+
+def _score_items(
+    hyp: np.ndarray, ref_off: np.ndarray, ref_seg: np.ndarray, args: tuple[np.ndarray, ...]
+) -> np.ndarray:
+    """:func:`.kernel.score_items` of all items, in slices run by threads (items are
+    independent, so the result is the same)."""
+    from kcca.captions._meteor_engine.kernel import score_items
+
+    def run(a: int, b: int) -> tuple[np.ndarray]:
+        return (score_items(hyp[a:b], ref_off[a : b + 1], ref_seg, *args),)
+
+    (rows,) = in_threads(run, hyp.size, ITEMS_PER_THREAD)
+    return rows
+
+
+def split_score_line(line: str) -> tuple[list[str], str]:
+    """``(references, hypothesis)`` of a ``SCORE ||| r1 ||| ... ||| hyp`` line, as the jar
+    splits it (``String.split`` drops trailing empty fields; fields are trimmed)."""
+    parts = line.split("|||")
+    while parts and parts[-1] == "":
+        parts.pop()
+    if len(parts) < 3:
+        raise ValueError("a SCORE line needs a hypothesis and at least one reference")
+    return [java_trim(p) for p in parts[1:-1]], java_trim(parts[-1])
+
+
+class MeteorEngine:
+    """Meteor 1.5 (``-l en -norm``, default task) without Java.
+
+    Args:
+        resources: the jar's resources and the paraphrase index
+            (:class:`~kcca.captions._meteor_engine.resources.MeteorResources`).
+    """
+
+    def __init__(self, resources: MeteorResources):
+        self.resources = resources
+        self._words = WordFeatures.shared(resources)
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """The words Meteor aligns: normalised (``-norm``), lower-cased, split."""
+        if PLAIN_LINE.fullmatch(text):  # what normalising leaves as it is, split the same way
+            return tuple(text.split())
+        norm = normalize_line(java_trim(text), self.resources.nonbreaking_prefixes)
+        return tuple(java_tokens(norm.lower()))
+
+    def score_lines(
+        self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
+    ) -> tuple[float, list[float], list[Stats]]:
+        """Score raw segments (each field as the jar would receive it after splitting a
+        ``SCORE`` line: no ``|||`` inside; :class:`kcca.captions.Meteor` removes them).
+
+        Returns ``(corpus score, per-item scores, per-item statistics)``.
+        """
+        if any(len(refs) == 0 for refs in references):
+            raise ValueError("every hypothesis needs at least one reference")
+        texts: dict[str, tuple[str, ...]] = {}
+        for t in hypotheses:
+            if t not in texts:
+                texts[t] = self.tokens(t)
+        for refs in references:
+            for t in refs:
+                if t not in texts:
+                    texts[t] = self.tokens(t)
+        stats = self._kernel_stats(texts, references, hypotheses)
+        with self._words.lock:
+            self._words.save()
+        per_item = [score(s) for s in stats]
+        return score(aggregate(stats)), per_item, stats
+
+    def _kernel_stats(
+        self,
+        texts: dict[str, tuple[str, ...]],
+        references: Sequence[Sequence[str]],
+        hypotheses: Sequence[str],
+    ) -> list[Stats]:
+        """The statistics of every item (:func:`.kernel.score_items`)."""
+        distinct = list(dict.fromkeys(texts.values()))
+        number = {words: k for k, words in enumerate(distinct)}
+        seg = {t: number[words] for t, words in texts.items()}
+        arrays = segment_arrays(distinct, self._words)
+        hyp = np.fromiter(map(seg.__getitem__, hypotheses), np.int64, len(hypotheses))
+        ref_seg = np.fromiter(
+            (seg[r] for refs in references for r in refs),
+            np.int64,
+            sum(len(refs) for refs in references),
+        )
+        ref_off = np.concatenate(([0], np.cumsum([len(refs) for refs in references])))
+        rows = _score_items(hyp, ref_off.astype(np.int64), ref_seg, arrays.kernel_args())
+        return [_stats(row) for row in rows.tolist()]

@@ -1,0 +1,424 @@
+"""Meteor's paraphrase table (``data/paraphrase-en.gz``) as a compact, cached phrase trie.
+
+Meteor 1.5's paraphrase stage (Denkowski & Lavie 2014, Section 2; the table was pivoted from
+parallel text, Bannard & Callison-Burch 2005) matches a phrase of one segment with a phrase
+of the other that the table lists as its paraphrase. The gzip file holds 5.27 million
+entries of three lines each: a probability (unused by the jar), a phrase of 1-7 words and
+one paraphrase. The jar loads it into a word trie on every start (most of its start-up
+time). :func:`build_index` reads it once into numpy arrays that the project cache keeps
+under the file's SHA-256 (:mod:`kcca.captions._meteor_engine.resources`):
+
+* ``vocab``: the 43k words of the table (word id = position);
+* a trie over every phrase and paraphrase, stored level by level: a node of depth ``d`` is
+  ``level_offsets[d] + k`` where ``k`` is the rank of its key ``parent * n_words + word``
+  in the sorted ``level_keys[level_offsets[d]:level_offsets[d + 1]]`` (the root is node 0),
+  so that a phrase is one node and two phrases are equal exactly when their nodes are;
+* ``phrase_nodes`` (sorted): the nodes of the phrases that have paraphrases;
+  ``entry_offsets`` their entry ranges; ``entry_para``: the paraphrase node of each entry,
+  in the file's order within a phrase (the order in which the jar's trie emits them).
+
+:mod:`.arrays` then looks up every n-gram of the segments of one scoring call at once and
+keeps only the entries whose phrase *and* paraphrase both occur in those segments: no other
+entry can ever produce a match.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from functools import cached_property
+
+import numpy as np
+
+from kcca.errors import DataError
+
+#: bump when the index layout or the parser's checks change (part of the cache key)
+INDEX_VERSION = 3
+#: deflate expands by at most this factor: a larger size in a gzip trailer is damage
+DEFLATE_MAX_RATIO = 1032
+#: the longest phrase of the English table (the trie is never deeper)
+MAX_PHRASE_WORDS = 7
+
+
+def _parse_kernel():
+    """The numba parsers of the table's bytes (compiled on first use: only a cold build):
+    the word counter that sizes the arrays, and the parser."""
+    return _count_tokens_kernel(), _entries_kernel()
+
+
+def _count_tokens_kernel():
+    """The compiled counter of the words on phrase lines and on paraphrase lines."""
+    import numba
+
+    @numba.njit(nogil=True)
+    def count_tokens(buf):  # pragma: no cover - compiled
+        """Words on phrase lines and on paraphrase lines (to size the arrays)."""
+        counts = np.zeros(3, np.int64)
+        line = 0
+        inside = False
+        for k in range(buf.shape[0]):
+            c = buf[k]
+            if c == 10:
+                line += 1
+                inside = False
+            elif c == 32 or c == 9 or c == 13 or c == 12:
+                inside = False
+            elif not inside:
+                inside = True
+                counts[line % 3] += 1
+        return counts[1], counts[2]
+
+    return count_tokens
+
+
+def _entries_kernel():
+    """The compiled parser of the three-line entries into word ids (see ``parse``).
+
+    Long by design: it only wraps the numba parser, which is long for the reason it gives.
+    """
+    import numba
+    from numba import types
+    from numba.typed import Dict
+
+    @numba.njit(nogil=True)
+    def parse(buf, n_entries_hint, n_ref_tokens, n_para_tokens):  # pragma: no cover
+        """One pass over the table's bytes: phrase and paraphrase word ids, lengths and the
+        vocabulary (a status code on the first fault, :data:`_PARSE_ERRORS`).
+
+        Long by design: a numba loop whose byte cursor, vocabulary hash table and status
+        are shared by its line, number and word scanners; split, each would hand them back
+        on every byte of a 5-million-entry file.
+        """
+        n = buf.shape[0]
+        ref_len = np.zeros(n_entries_hint, np.uint8)
+        para_len = np.zeros(n_entries_hint, np.uint8)
+        ref_tok = np.empty(n_ref_tokens, np.int32)
+        para_tok = np.empty(n_para_tokens, np.int32)
+        vocab = Dict.empty(key_type=types.uint64, value_type=types.int64)
+        first_start = np.empty(1 << 17, np.int64)
+        first_len = np.empty(1 << 17, np.int64)
+        n_vocab = 0
+        n_ref = 0
+        n_para = 0
+        line = 0
+        entry = 0
+        i = 0
+        # 0 ok, 1 hash collision, 2 too many words in a line, 3 too many entries, 4 vocabulary,
+        # 5 a probability line that is not a number, 6 the file ends inside an entry
+        status = 0
+        while i < n:
+            j = i
+            while j < n and buf[j] != 10:
+                j += 1
+            kind = line % 3  # 0: probability (unused by the jar), 1: phrase, 2: paraphrase
+            if kind == 0:
+                if j == i:
+                    status = 5
+                for k in range(i, j):
+                    c = buf[k]  # digits . e E + - (a decimal or scientific number)
+                    if not (48 <= c <= 57 or c == 46 or c == 101 or c == 69 or c == 43 or c == 45):
+                        status = 5
+                        break
+                if status != 0:
+                    break
+            else:
+                if entry >= n_entries_hint:
+                    status = 3
+                    break
+                count = 0
+                k = i
+                while k < j:
+                    c = buf[k]
+                    # java.util.StringTokenizer's delimiters: space, tab, CR, FF (LF ends lines)
+                    if c == 32 or c == 9 or c == 13 or c == 12:
+                        k += 1
+                        continue
+                    s = k
+                    h = np.uint64(14695981039346656037)  # FNV-1a
+                    while k < j:
+                        c = buf[k]
+                        if c == 32 or c == 9 or c == 13 or c == 12:
+                            break
+                        h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
+                        k += 1
+                    length = k - s
+                    wid = -1
+                    if h in vocab:
+                        wid = vocab[h]
+                    if wid < 0:
+                        if n_vocab >= first_start.shape[0]:
+                            status = 4
+                            break
+                        wid = n_vocab
+                        vocab[h] = wid
+                        first_start[wid] = s
+                        first_len[wid] = length
+                        n_vocab += 1
+                    elif first_len[wid] != length:  # same hash, other word: refuse
+                        status = 1
+                    else:
+                        fs = first_start[wid]
+                        for q in range(length):
+                            if buf[fs + q] != buf[s + q]:
+                                status = 1
+                                break
+                    if kind == 1:
+                        ref_tok[n_ref] = wid
+                        n_ref += 1
+                    else:
+                        para_tok[n_para] = wid
+                        n_para += 1
+                    count += 1
+                if count > 255:
+                    status = 2
+                if status != 0:
+                    break
+                if kind == 1:
+                    ref_len[entry] = count
+                else:
+                    para_len[entry] = count
+                    entry += 1
+            line += 1
+            i = j + 1
+        if status == 0 and line % 3 != 0:
+            status = 6
+        return (
+            status,
+            entry,
+            line,
+            ref_len,
+            para_len,
+            ref_tok[:n_ref],
+            para_tok[:n_para],
+            first_start[:n_vocab].copy(),
+            first_len[:n_vocab].copy(),
+        )
+
+    return parse
+
+
+class ParaphraseTableError(DataError):
+    """The paraphrase table cannot be read as Meteor's: not gzip, truncated, or not the
+    three-line entries (probability, phrase, paraphrase) of the module docstring."""
+
+    fix = (
+        "restore the table that ships with the jar: `pip install --force-reinstall --no-deps "
+        "pycocoevalcap==1.2` (meteor-1.5.jar and data/paraphrase-en.gz), or point "
+        "$KCCA_METEOR_JAR to a meteor-1.5.jar with an intact data/paraphrase-en.gz beside it"
+    )
+
+
+#: what the parser's status codes mean (``line`` is the 1-based line it stopped at)
+_PARSE_ERRORS = {
+    1: "two different words share a hash, so the index cannot be built",
+    2: "line {line} has more than 255 words",
+    3: "more entries than the file has lines for",
+    4: "more than 131,072 distinct words",
+    5: "line {line} should be a probability (a number) and is not: not a Meteor paraphrase "
+    "table, or its lines are shifted",
+    6: "the file ends inside an entry ({line} lines, not a multiple of 3): truncated?",
+}
+
+
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+
+
+def concatenated_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, e)`` for each pair (vectorised)."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offs = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.repeat(starts - offs, lengths) + np.arange(total)
+
+
+def _build_trie(
+    lengths: np.ndarray, offsets: np.ndarray, tokens: np.ndarray, n_words: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Level-wise trie of the phrases ``tokens[offsets[p]:offsets[p] + lengths[p]]``:
+    ``(level_offsets, level_keys, node of each phrase)``."""
+    node = np.zeros(lengths.size, np.int64)  # the root
+    level_offsets = [0, 1]
+    keys: list[np.ndarray] = [np.zeros(1, np.uint64)]  # the root's slot (never searched)
+    for depth in range(1, int(lengths.max(initial=0)) + 1):
+        rows = np.flatnonzero(lengths >= depth)
+        key = node[rows].astype(np.uint64)
+        key *= np.uint64(n_words)
+        key += tokens[offsets[rows] + (depth - 1)].astype(np.uint64)
+        uniq, inverse = np.unique(key, return_inverse=True)
+        del key
+        node[rows] = inverse + level_offsets[-1]
+        del rows, inverse
+        keys.append(uniq)
+        level_offsets.append(level_offsets[-1] + uniq.size)
+    return np.asarray(level_offsets, np.int64), np.concatenate(keys), node
+
+
+def _read_gzip(path: str | os.PathLike) -> bytes | bytearray:
+    """The decompressed file, written into one buffer of the size the gzip trailer gives
+    (``gzip.open(...).read()`` would hold it twice while joining its pieces)."""
+    with open(path, "rb") as f:
+        compressed = os.fstat(f.fileno()).st_size
+        f.seek(-4, os.SEEK_END)
+        size = int.from_bytes(f.read(4), "little")
+        f.seek(0)
+        if size > DEFLATE_MAX_RATIO * compressed:  # a damaged trailer: allocate nothing for it
+            size = 0
+        out = bytearray(size)
+        view = memoryview(out)
+        pos = 0
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        while True:
+            chunk = f.read(1 << 22)
+            piece = d.decompress(chunk) if chunk else d.flush()
+            if pos + len(piece) > size:
+                break  # the trailer's size is modulo 2**32, or several members: fall back
+            view[pos : pos + len(piece)] = piece
+            pos += len(piece)
+            if not chunk:
+                if pos == size and d.eof and not d.unused_data:
+                    view.release()
+                    return out
+                break
+    view.release()
+    del out
+    with gzip.open(path, "rb") as f:
+        return f.read()
+
+
+def build_index(path: str | os.PathLike) -> dict:
+    """Read ``paraphrase-en.gz`` into the arrays described in the module docstring; a file
+    that is not such a table is a :class:`ParaphraseTableError` naming it."""
+    try:
+        data = _read_gzip(path)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ParaphraseTableError(
+            f"paraphrase table {path}: not a readable gzip file ({exc})"
+        ) from None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    hint = (data.count(b"\n") + 1) // 3 + 1
+    count_tokens, parse = _parse_kernel()
+    n_ref_tokens, n_para_tokens = count_tokens(buf)
+    (status, n_entries, n_lines, ref_len, para_len, ref_tok, para_tok, first_start, first_len) = (
+        parse(buf, hint, n_ref_tokens, n_para_tokens)
+    )
+    if status:
+        line = n_lines + 1 if status in (2, 5) else n_lines
+        raise ParaphraseTableError(
+            f"paraphrase table {path}: {_PARSE_ERRORS[status].format(line=line)}"
+        )
+    try:
+        vocab = [
+            bytes(data[s : s + n]).decode("utf-8")
+            for s, n in zip(first_start.tolist(), first_len.tolist())
+        ]
+    except UnicodeDecodeError as exc:
+        message = f"paraphrase table {path}: a word is not UTF-8 ({exc})"
+        raise ParaphraseTableError(message) from None
+    del data, buf
+    ref_len = ref_len[:n_entries]
+    para_len = para_len[:n_entries]
+    if max(ref_len.max(initial=0), para_len.max(initial=0)) > MAX_PHRASE_WORDS:
+        raise ParaphraseTableError(
+            f"paraphrase table {path}: phrases longer than {MAX_PHRASE_WORDS} words"
+        )
+    if n_entries and para_len.min() == 0:
+        # the jar would match an empty paraphrase at every word; the English table has none
+        raise ParaphraseTableError(f"paraphrase table {path}: an entry with an empty paraphrase")
+    # one trie over phrases and paraphrases (entries 0..E-1 phrases, E..2E-1 paraphrases)
+    lengths = np.concatenate((ref_len, para_len))
+    offsets = np.concatenate((_offsets(ref_len)[:-1], ref_tok.size + _offsets(para_len)[:-1]))
+    tokens = np.concatenate((ref_tok, para_tok))
+    del ref_tok, para_tok
+    level_offsets, level_keys, node = _build_trie(lengths, offsets, tokens, len(vocab))
+    del lengths, offsets, tokens
+    ref_node, para_node = node[:n_entries], node[n_entries:]
+    # phrases without words never match (the jar's trie emits them at its root): drop them
+    keep = np.flatnonzero(ref_len > 0)
+    order = keep[np.argsort(ref_node[keep], kind="stable")]  # file order inside a phrase
+    grouped = ref_node[order]
+    starts = (
+        np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+        if order.size
+        else np.zeros(0, np.int64)
+    )
+    return {
+        "version": INDEX_VERSION,
+        "vocab": "\n".join(vocab),
+        "level_offsets": level_offsets,
+        "level_keys": level_keys,
+        "phrase_nodes": grouped[starts].astype(np.int64),
+        "entry_offsets": np.append(starts, order.size).astype(np.int64),
+        "entry_para": para_node[order].astype(np.int32),
+        "n_entries": int(n_entries),
+    }
+
+
+class ParaphraseIndex:
+    """The cached arrays of :func:`build_index` and the look-ups of one scoring call."""
+
+    def __init__(self, arrays: dict):
+        if arrays.get("version") != INDEX_VERSION:
+            raise ValueError("paraphrase index of another version")
+        self._vocab_text: str = arrays["vocab"]
+        self.level_offsets = arrays["level_offsets"]
+        self.level_keys = arrays["level_keys"]
+        self.phrase_nodes = arrays["phrase_nodes"]
+        self.entry_offsets = arrays["entry_offsets"]
+        self.entry_para = arrays["entry_para"]
+        self.n_entries = arrays["n_entries"]
+
+    @cached_property
+    def vocab(self) -> list[str]:
+        """The table's words (word id = position)."""
+        return self._vocab_text.split("\n")
+
+    @cached_property
+    def word_id(self) -> dict[str, int]:
+        """Word -> word id (built on first use: a run whose words are all known from the
+        cache needs neither)."""
+        return {w: i for i, w in enumerate(self.vocab)}
+
+    @cached_property
+    def n_words(self) -> int:
+        """``len(vocab)``, counted without splitting the words."""
+        return self._vocab_text.count("\n") + 1
+
+    @cached_property
+    def first_levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(word_nodes, child_off)``: the one-word node of each word id (-1: none), and
+        where the children of one-word node ``k + 1`` start among the two-word nodes
+        (``child_off[k]:child_off[k + 1]``, relative to ``level_offsets[2]``); look-ups
+        of the first two words of an n-gram then need no search of a whole level."""
+        word_nodes = np.full(self.n_words, -1, np.int64)
+        if self.max_depth < 1:
+            return word_nodes, np.zeros(1, np.int64)
+        lo, hi = self.level_offsets[1], self.level_offsets[2]
+        one_word = self.level_keys[lo:hi].astype(np.int64)  # key = word id (root parent 0)
+        word_nodes[one_word] = lo + np.arange(one_word.size)
+        two_words = self.level_keys[hi : self.level_offsets[min(3, self.max_depth + 1)]]
+        if self.max_depth < 2:
+            two_words = two_words[:0]
+        parents = np.arange(lo, hi + 1, dtype=np.uint64) * np.uint64(self.n_words)
+        return word_nodes, np.searchsorted(two_words, parents).astype(np.int64)
+
+    @cached_property
+    def phrase_row(self) -> np.ndarray:
+        """Per trie node: its row in ``phrase_nodes`` (-1: not a phrase with entries)."""
+        row = np.full(int(self.level_offsets[-1]), -1, np.int32)
+        row[self.phrase_nodes] = np.arange(self.phrase_nodes.size, dtype=np.int32)
+        return row
+
+    @property
+    def n_phrases(self) -> int:
+        return self.phrase_nodes.size
+
+    @property
+    def max_depth(self) -> int:
+        return self.level_offsets.size - 2
+
+    def node_depth(self, nodes: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.level_offsets, nodes, side="right") - 1

@@ -1,5 +1,0 @@
-import sys
-
-from kcca.cli import main
-
-sys.exit(main())
