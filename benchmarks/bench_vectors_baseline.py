@@ -21,7 +21,7 @@ Each method runs in a process of its own (time and peak RSS of that process, ``o
 * ``cca``: ``sklearn.cross_decomposition.CCA`` fitted on the training images' vectors and the
   mean of each training image's caption vectors (KCCA's text training item), its number of
   components chosen on dev among :data:`COMPONENTS` by the sum over both tasks of R@1 + R@5 +
-  R@10 on the paper's dev pool (the p/d criterion of :mod:`kcca.systems.grid`); queries and
+  R@10 on the paper's dev pool (the p/d criterion of :mod:`kcca._systems.grid`); queries and
   candidates ranked by cosine in the CCA space. Vectors wider than ``--cca-max-dim`` are
   first reduced by PCA fitted on the training rows (scikit-learn's CCA computes a
   pseudo-inverse of the training matrix per component: 13,440 pyramid dimensions would take
@@ -92,7 +92,7 @@ def flickr8k_set(
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from kcca.data import load_corpus
-    from kcca.data.corpus import caption_id
+    from kcca.data._corpus import caption_id
 
     out = work / f"flickr8k-svd{svd_dim}"
     out.mkdir(parents=True, exist_ok=True)
@@ -130,7 +130,7 @@ def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def paper_protocol(scores: np.ndarray) -> dict:
     """R@k and median rank of the original item per task, scores of images x pool captions."""
-    from kcca.evaluate.original import median_rank, original_ranks_from_scores, recall_at_k
+    from kcca._evaluate.original import median_rank, original_ranks_from_scores, recall_at_k
 
     out = {}
     for task, s in (("annotation", scores), ("search", scores.T)):
@@ -144,7 +144,7 @@ def paper_protocol(scores: np.ndarray) -> dict:
 
 def all_captions(scores: np.ndarray) -> dict:
     """The all-captions protocol of images x (five captions per image) scores."""
-    from kcca.evaluate.retrieval_protocol import retrieval_protocol
+    from kcca._evaluate.retrieval_protocol import retrieval_protocol
 
     res = retrieval_protocol(scores, captions_per_image=5)
     row = {}
@@ -173,7 +173,7 @@ class Vectors:
 
     def __init__(self, corpus_arg: str, folder: Path, data_dir: str | None):
         from kcca.data import load_corpus
-        from kcca.data.corpus import caption_id
+        from kcca.data._corpus import caption_id
 
         kw = {"images": False} if corpus_arg == "flickr8k" else {}
         corpus = load_corpus(corpus_arg, data_dir, **kw)
@@ -210,7 +210,7 @@ def run_kcca(corpus_arg: str, folder: Path, out: Path, data_dir: str | None) -> 
     """``kcca reproduce`` of the documented experiment file, read back from its files."""
     import csv
 
-    from kcca.cli import main
+    from kcca._cli import main
 
     docs_experiment(folder)
     run = out / "kcca-run"

@@ -9,7 +9,7 @@ first), then the setting itself (ascending ``(kappa, n)``). With fewer than 15 s
 setting is taken.
 
 Beyond the paper, :func:`dev_order` ranks every setting by one dev score, R@1 + R@5 + R@10 (the
-sum that chooses p and d, :mod:`kcca.systems.grid`), so that the dev split can choose how many
+sum that chooses p and d, :mod:`kcca._systems.grid`), so that the dev split can choose how many
 of the best models to combine (``combine = "dev"`` of an experiment file, :data:`COMBINE_SIZES`).
 """
 

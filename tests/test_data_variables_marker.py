@@ -31,14 +31,14 @@ def data_dir():
 '''
 
 CASES = {
-    "reads_through_the_library": ("from kcca.data.paths import resolve_data_dir\n"
+    "reads_through_the_library": ("from kcca.data._paths import resolve_data_dir\n"
                                   "    resolve_data_dir()", False),
     "starts_kcca": ("import subprocess, sys\n"
                     "    subprocess.run([sys.executable, '-m', 'kcca', '--version'], check=True)",
                     False),
     "reads_nothing": ("assert 1 + 1 == 2", True),
     "sets_its_own_value": ("import os\n    os.environ['KCCA_DATA_DIR'] = os.getcwd()\n"
-                           "    from kcca.data.paths import resolve_data_dir\n"
+                           "    from kcca.data._paths import resolve_data_dir\n"
                            "    resolve_data_dir()", True),
 }
 

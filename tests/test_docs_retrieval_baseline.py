@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cli import build_parser
-from kcca.systems import check_names, load_spec
+from kcca._cli import build_parser
+from kcca._systems import check_names, load_spec
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "retrieval-baseline.md"
 
@@ -54,7 +54,7 @@ def test_the_model_commands_run_as_printed(tmp_path, monkeypatch, capsys):
     """Section 6 on a small corpus of scripts/synthetic_karpathy.py (as "Try it without data"
     makes it): fit-model, annotate and query with vectors run as printed from the folder the
     script wrote into, and so does the Python example."""
-    from kcca.cli import main
+    from kcca._cli import main
     from tests.support.script_loader import load_script
 
     mod = load_script("synthetic_karpathy")

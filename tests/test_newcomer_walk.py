@@ -171,7 +171,7 @@ def test_committed_tables_come_back_from_the_committed_results_without_the_data(
 ):
     """The README's ``kcca tables`` on the compact results rebuilds every cell of the committed
     tables but those it names as needing the data (Tables 8-10, the Random row's judged cells).
-    (``kcca reproduce --tables-only`` writes the same files: tests/kcca/cli/test_tables_cmd.py.)"""
+    (``kcca reproduce --tables-only`` writes the same files: tests/kcca/_cli/test_tables_cmd.py.)"""
     root, _ = walk
     rebuilt = root / "tables-check"
     done = readme_tables

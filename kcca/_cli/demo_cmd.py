@@ -5,11 +5,11 @@ The systems and the image feature settings are the experiment files of ``experim
 the small codebooks of the small demo images. Stages (:data:`STAGES`, each a function reading
 and extending :class:`DemoRun`): read the experiment files, generate the corpus (``--seed``),
 print a summary, write a contact sheet; then the paper's pipeline (Section 4.1) through
-:func:`kcca.systems.run_system`: image features, kernel blocks (pyramid image kernel; trigram
+:func:`kcca._systems.run_system`: image features, kernel blocks (pyramid image kernel; trigram
 text kernel, and BoW5 for comparison), the KCCA grid (kappas x n for each p and d) with dev
 selection of 15 models per task and the p/d choice on dev, Borda aggregation on the test pool,
 and the test metrics printed beside chance, with an R@k plot (``recall_at_k.png``), rankings
-files and an HTML report (``report/index.html``, :mod:`kcca.report`) in ``--out``. At the
+files and an HTML report (``report/index.html``, :mod:`kcca._report`) in ``--out``. At the
 default sizes (400 / 100 / 100 images of 64 px) a cold run takes about 75 s on two cores shared
 with other jobs (the first run of a checkout: 74 s wall, 36 CPU-seconds, 0.44 GB peak memory at
 a load average of 4-7, ``benchmarks/bench_commands.py``; the README has the warm run's figures).
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from kcca.cli.common import (
+from kcca._cli.common import (
     add_backend_argument,
     add_protocol_argument,
     backend_from_args,
@@ -32,16 +32,16 @@ from kcca.cli.common import (
     run_config_from_args,
     subparser,
 )
-from kcca.cli.lines import command, with_path, wrap
-from kcca.demo import DemoSettings, demo_experiments_dir, demo_run_table, demo_systems
+from kcca._cli.lines import command, with_path, wrap
+from kcca._demo import DemoSettings, demo_experiments_dir, demo_run_table, demo_systems
 from kcca.errors import DataError
 from kcca.limits import MAX_DEMO_IMAGE_SIZE
 
 DEMO = DemoSettings()
 
 if TYPE_CHECKING:  # the corpus module imports NumPy: not at `kcca --help`
-    from kcca.data.corpus import Corpus
-    from kcca.systems.config import RunConfig
+    from kcca.data._corpus import Corpus
+    from kcca._systems.config import RunConfig
 
 HELP = "run the pipeline on the embedded demo corpus (procedural images, grammar captions)"
 
@@ -134,7 +134,7 @@ def stage_systems(run: DemoRun) -> None:
 
 def stage_corpus(run: DemoRun) -> None:
     """Generate the demo corpus from ``--seed``."""
-    from kcca.data.demo import make_demo_corpus
+    from kcca.data._demo import make_demo_corpus
 
     a = run.args
     seed = run.config.settings.seed
@@ -172,7 +172,7 @@ def stage_contact_sheet(run: DemoRun) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from kcca.cache import atomic_write
+    from kcca._cache import atomic_write
 
     corpus = run.corpus
     assert corpus is not None  # stage_corpus ran first
@@ -198,8 +198,8 @@ def stage_contact_sheet(run: DemoRun) -> None:
 
 def stage_features(run: DemoRun) -> None:
     """Image features of every image (codebooks on training images, pyramid histograms)."""
-    from kcca.cli.common import cache_from_args
-    from kcca.systems.blocks import Workspace
+    from kcca._cli.common import cache_from_args
+    from kcca._systems.blocks import Workspace
 
     assert run.corpus is not None  # stage_corpus ran first
     run.workspace = Workspace(run.corpus, cache_from_args(run.args), run.config)
@@ -229,7 +229,7 @@ def stage_kernels(run: DemoRun) -> None:
 
 def stage_kcca(run: DemoRun) -> None:
     """KCCA grid per (p, d), 15 dev models per task, p/d on dev, Borda on test, metrics."""
-    from kcca.systems.runner import run_system
+    from kcca._systems.runner import run_system
 
     assert run.corpus is not None  # stage_corpus ran first
     for spec in run.systems:
@@ -285,7 +285,7 @@ def stage_metrics(run: DemoRun) -> None:
         argv, what = files, "every metric"
     run.say(command(["kcca", "evaluate", *argv], "next: `", "`"))
     run.say(f"  ({what})")
-    from kcca.systems.run import write_all_captions
+    from kcca._systems.run import write_all_captions
 
     for res, path in zip(run.results, files):  # an earlier demo's ranks go when not ranked
         write_all_captions(Path(path), res.spec.name, run.corpus, res.protocol_ranks)
@@ -296,8 +296,8 @@ def stage_metrics(run: DemoRun) -> None:
 def _all_captions_stage(run: DemoRun, files: list[str]) -> None:
     """``--protocol all-captions``: the table of the ranks written beside the rankings files,
     and the command that prints it again."""
-    from kcca.evaluate.protocol_ranks import protocol_ranks_of
-    from kcca.evaluate.protocol_table import protocol_rows, protocol_text
+    from kcca._evaluate.protocol_ranks import protocol_ranks_of
+    from kcca._evaluate.protocol_table import protocol_rows, protocol_text
 
     assert run.corpus is not None  # stage_corpus ran first
     ranked = [
@@ -314,8 +314,8 @@ def stage_plot(run: DemoRun) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from kcca.cache import atomic_write
-    from kcca.evaluate.original import original_ranks
+    from kcca._cache import atomic_write
+    from kcca._evaluate.original import original_ranks
 
     assert run.corpus is not None  # stage_corpus ran first
     n = len(run.corpus.split("test"))
@@ -343,7 +343,7 @@ def stage_plot(run: DemoRun) -> None:
 
 def stage_report(run: DemoRun) -> None:
     """Write the HTML report of ``--out`` (``report/index.html``, see ``kcca report``)."""
-    from kcca.report import build_report
+    from kcca._report import build_report
 
     path = build_report(run.out, run.out / "report", corpus=run.corpus)
     run.outputs["report"] = path
@@ -369,7 +369,7 @@ STAGES: list[tuple[str, Stage]] = [
 #: the smallest --n-train: the demo grid's smallest n is 5 (:func:`demo_systems`) and the
 #: centred training kernels have rank at most n_train - 1 (Section 4.1.3's n is capped at it)
 MIN_TRAIN = 6
-#: the smallest --image-size (:func:`kcca.data.demo.make_demo_corpus`)
+#: the smallest --image-size (:func:`kcca.data._demo.make_demo_corpus`)
 MIN_IMAGE_SIZE = 32
 #: the largest --image-size (:data:`kcca.limits.MAX_DEMO_IMAGE_SIZE`)
 MAX_IMAGE_SIZE = MAX_DEMO_IMAGE_SIZE
@@ -434,7 +434,7 @@ def check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every stage of :data:`STAGES` in order on one shared :class:`DemoRun`."""
-    from kcca.cli.environment_faults import check_outputs
+    from kcca._cli.environment_faults import check_outputs
 
     check_args(args)
     check_outputs(args, ("--out", args.out, True))

@@ -1,7 +1,7 @@
 """Everything the HTML report shows, as plain data: metrics beside the paper, per-query top-k.
 
 :func:`gather` reads and validates every rankings file of a run folder against the corpus
-pool, evaluates each system (:func:`kcca.evaluate.system.evaluate_system`: R@k, median rank,
+pool, evaluates each system (:func:`kcca._evaluate.system.evaluate_system`: R@k, median rank,
 and S@k / R-precision when the corpus has crowd judgments), looks up the paper's numbers
 (Tables 11 and 12, and Table 2's expert mean; only for the Flickr 8K test pool), and keeps,
 per system and task, the top-k candidates of each query, the gold item's rank, and the crowd
@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from kcca.data.corpus import Corpus
-from kcca.evaluate.original import original_ranks
-from kcca.evaluate.results_files import chosen_text
-from kcca.evaluate.relevance import get_rule
-from kcca.names import KS, TASKS
-from kcca.paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
-from kcca.report.rundir import RunFolder, read_table_csv, table_header_lines
+from kcca.data._corpus import Corpus
+from kcca._evaluate.original import original_ranks
+from kcca._evaluate.results_files import chosen_text
+from kcca._evaluate.relevance import get_rule
+from kcca._names import KS, TASKS
+from kcca._paper.numbers import SECTION4_NAMES, SYSTEMS, TABLE2, TABLE11, TABLE12
+from kcca._report.rundir import RunFolder, read_table_csv, table_header_lines
 
 #: Summary columns in order; "higher" says which direction is better.
 METRICS: tuple[tuple[str, bool], ...] = (
@@ -56,7 +56,7 @@ class SystemData:
 
 @dataclass
 class ReportData:
-    """What :mod:`kcca.report.render` turns into a page."""
+    """What :mod:`kcca._report.render` turns into a page."""
 
     run_dir: Path
     corpus_name: str
@@ -73,10 +73,10 @@ class ReportData:
     notes: list[str] = field(default_factory=list)
     run_notes: list[str] = field(default_factory=list)
     plots: list[Path] = field(default_factory=list)
-    judgment_source: str = ""  # where the judgments come from (:mod:`kcca.report.legend`)
+    judgment_source: str = ""  # where the judgments come from (:mod:`kcca._report.legend`)
     synthetic_judgments: bool = False
     with_data: bool = True  # False: made from compact results, ids for captions
-    #: the all-captions protocol's rows (:mod:`kcca.report.all_captions`); none: no section
+    #: the all-captions protocol's rows (:mod:`kcca._report.all_captions`); none: no section
     all_captions: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -223,7 +223,7 @@ def _table_notes(run: RunFolder, systems: list[SystemData]) -> list[str]:
 
 def _pool_ids(run: RunFolder, compacts) -> tuple[list[str], list[str]]:
     """Image and caption ids of the pool, from the first compact results file (no data)."""
-    from kcca.data.errors import DataError
+    from kcca.data._errors import DataError
 
     for c in compacts:
         if "annotation" in c.query_ids:
@@ -249,8 +249,8 @@ class _ReadSystem:
 
 def _read_from_rankings(entry, pool, ctx, k: int) -> _ReadSystem:
     """A system from its rankings file, evaluated against the corpus."""
-    from kcca.evaluate.rankings_io import read_rankings
-    from kcca.evaluate.system import evaluate_system
+    from kcca._evaluate.rankings_io import read_rankings
+    from kcca._evaluate.system import evaluate_system
 
     rk = read_rankings(entry.path, pool)
     return _ReadSystem(
@@ -266,9 +266,9 @@ def _read_from_compact(
 ) -> _ReadSystem:
     """A system from its compact results file; its pool is checked against the corpus's
     (``pool``) or, without the corpus, against the pool ``ids`` of the first file."""
-    from kcca.data.errors import DataError
-    from kcca.evaluate.compact import check_pool
-    from kcca.evaluate.system import evaluate_compact
+    from kcca.data._errors import DataError
+    from kcca._evaluate.compact import check_pool
+    from kcca._evaluate.system import evaluate_compact
 
     ck = compacts.get(entry.path)
     if ck is None:
@@ -403,10 +403,10 @@ def gather(
     ranks, top of each ranking, stored judged metrics); the page shows ids for captions and
     no judgment marks. A system with only a compact file is read from it with the corpus too.
     """
-    from kcca.evaluate.compact import read_compact
-    from kcca.evaluate.system import EvaluationContext
-    from kcca.report.all_captions import all_captions_rows
-    from kcca.report.legend import judgment_source
+    from kcca._evaluate.compact import read_compact
+    from kcca._evaluate.system import EvaluationContext
+    from kcca._report.all_captions import all_captions_rows
+    from kcca._report.legend import judgment_source
 
     split = run.split
     # the compact results files this report reads (each read once): every system's without

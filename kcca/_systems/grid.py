@@ -2,8 +2,8 @@
 
 Section 4.1.3: for a kernel pair, KCCA is trained for every kappa in
 {0.1, 0.5, 1, 5} and 46 values of n; on dev, per task, the 5 best settings by R@1, by R@5
-and by R@10 (15 different models, :func:`kcca.selection.select_models`) are kept, and their
-test rankings are combined by Borda count (:mod:`kcca.borda`). The image-kernel power p
+and by R@10 (15 different models, :func:`kcca._selection.select_models`) are kept, and their
+test rankings are combined by Borda count (:mod:`kcca._borda`). The image-kernel power p
 (eq. 6) and the text-diagonal factor d are "fixed in advance" per kernel pair: the paper does
 not say how, so here they are chosen on dev and frozen (docs/paper-notes.md#p-and-d):
 
@@ -13,9 +13,9 @@ R@1 + R@5 + R@10 (percent). The largest wins; ties go to the lower sum of dev me
 then the smaller p, then the smaller d. Test data is never looked at.
 
 **Combination chosen on dev** (``combine = "dev"``, beyond the paper: the default of systems on
-``vectors`` kernels, :attr:`kcca.systems.spec.SystemSpec.combination`). Per task, the grid's
-models are ordered by their own dev R@1 + R@5 + R@10 (:func:`kcca.selection.dev_order`); the
-Borda count of the best k, for each k of :data:`kcca.selection.COMBINE_SIZES` (k = 1: the best
+``vectors`` kernels, :attr:`kcca._systems.spec.SystemSpec.combination`). Per task, the grid's
+models are ordered by their own dev R@1 + R@5 + R@10 (:func:`kcca._selection.dev_order`); the
+Borda count of the best k, for each k of :data:`kcca._selection.COMBINE_SIZES` (k = 1: the best
 model alone), ranks the dev pool, and the k whose ranking has the largest dev R@1 + R@5 + R@10
 is kept (ties: the lower dev median rank, then the smaller k). The p/d criterion then reads
 the kept rankings, as it reads the 15 models' Borda count under the paper's protocol.
@@ -28,13 +28,13 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from kcca.backend import to_numpy
-from kcca.borda import borda_from_scores
-from kcca.evaluate.original import median_rank, original_ranks, recall_at_k
-from kcca.names import KS, TASKS
-from kcca.scoring import cosine_scores
-from kcca.selection import combine_sizes, dev_order, grid_dev_ranks, select_models
-from kcca.solver import FactorCache, KCCAGrid
+from kcca._backend import to_numpy
+from kcca._borda import borda_from_scores
+from kcca._evaluate.original import median_rank, original_ranks, recall_at_k
+from kcca._names import KS, TASKS
+from kcca._scoring import cosine_scores
+from kcca._selection import combine_sizes, dev_order, grid_dev_ranks, select_models
+from kcca._solver import FactorCache, KCCAGrid
 
 
 @dataclass
@@ -99,7 +99,7 @@ def fit_grid(
     indefinite: str = "raise",
 ) -> KCCAGrid:
     """The whole kappa x n grid for one (p, d) (``KCCAGrid``, one factorisation per kernel)
-    on the array ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``; :mod:`kcca.backend`).
+    on the array ``backend`` (``"numpy"``, ``"cupy"``, ``"auto"``; :mod:`kcca._backend`).
 
     Pass one ``factor_cache`` to the fits of every (p, d) on the same blocks: the image factor
     is computed once per p and a constant-diagonal text factor once for every d (same numbers).

@@ -279,7 +279,7 @@ class SystemSpec:
     def combination(self) -> str:
         """How the KCCA models chosen on dev rank the test pool: ``"paper"`` (the Borda count
         of ``per_criterion`` models by each of R@1, R@5, R@10, Section 4.1.3) or ``"dev"``
-        (the number of best models chosen on dev, :func:`kcca.systems.grid.combination_on_dev`).
+        (the number of best models chosen on dev, :func:`kcca._systems.grid.combination_on_dev`).
         ``combine = "auto"`` is ``"dev"`` for a system whose image and text kernels are both
         ``vectors`` kernels and whose ``per_criterion`` is the default 5, else ``"paper"``."""
         if self.combine != "auto":

@@ -17,7 +17,7 @@ from kcca._solver import PAPER_KAPPAS
 
 #: the models a system may name (``model = ...``)
 MODELS = ("kcca", "nn")
-#: how a KCCA system combines its dev-selected models (kcca.systems.spec.SystemSpec.combination)
+#: how a KCCA system combines its dev-selected models (kcca._systems.spec.SystemSpec.combination)
 COMBINES = ("auto", "paper", "dev")
 #: the default of a key the file must give
 REQUIRED = object()

@@ -21,10 +21,10 @@ import joblib
 import numpy as np
 import pytest
 
-from kcca.cache import Cache
-from kcca.cli import build_parser, main
-from kcca.model import ModelFormatError, load_model
-from kcca.model.build import demo_model
+from kcca._cache import Cache
+from kcca._cli import build_parser, main
+from kcca._model import ModelFormatError, load_model
+from kcca._model.build import demo_model
 
 QUERIES = ("a red circle", "a large blue square on the grass", "yellow star",
            "a striped triangle")
@@ -96,7 +96,7 @@ def test_pickle_payload_is_refused_and_never_runs(command, tmp_path, image, caps
 
 def test_pickled_array_inside_a_zip_never_runs(tmp_path, capsys):
     """An ``.npy`` member holding a pickled object array is refused, not unpickled."""
-    from kcca.model import file_format
+    from kcca._model import file_format
 
     marker = tmp_path / "PWNED"
     member = io.BytesIO()
@@ -183,7 +183,7 @@ def test_truncated_pickle_never_runs_its_payload(tmp_path, capsys):
 
 def _crafted(path: Path, tree: object, **header_fields) -> Path:
     """A zip laid out as a model file, with a valid hash, holding ``tree``."""
-    from kcca.model import file_format
+    from kcca._model import file_format
 
     raw = json.dumps(tree).encode()
     header = {"magic": file_format.MAGIC, "format_version": file_format.FORMAT_VERSION,
@@ -193,7 +193,7 @@ def _crafted(path: Path, tree: object, **header_fields) -> Path:
 
 
 @pytest.mark.parametrize("name", ["posix:system", "os:system", "builtins:eval",
-                                  "kcca.model.file_format:write", "subprocess:Popen"])
+                                  "kcca._model.file_format:write", "subprocess:Popen"])
 def test_unknown_class_name_is_refused(name, tmp_path, capsys):
     marker = tmp_path / "PWNED"
     tree = {"$object": name, "$state": {"command": f"touch {marker}"}}
@@ -219,7 +219,7 @@ def test_a_header_nested_too_deeply_is_refused(tmp_path, capsys):
 def _emptied(demo_file: Path, path: Path, class_name: str) -> Path:
     """The demo model file with the state of every object of ``class_name`` emptied, its hash
     made valid again."""
-    from kcca.model import file_format
+    from kcca._model import file_format
 
     members = _members(demo_file)
     header = json.loads(members["header.json"])
@@ -243,11 +243,11 @@ def _emptied(demo_file: Path, path: Path, class_name: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("class_name", ["kcca.model.saved:FittedSystem",
-                                        "kcca.model.encoders:TextEncoder",
-                                        "kcca.systems.fitted:Projections",
-                                        "features.text.idf:Idf",
-                                        "kcca.data.demo:DemoImages"])
+@pytest.mark.parametrize("class_name", ["kcca._model.saved:FittedSystem",
+                                        "kcca._model.encoders:TextEncoder",
+                                        "kcca._systems.fitted:Projections",
+                                        "features.text._idf:Idf",
+                                        "kcca.data._demo:DemoImages"])
 def test_an_allowed_class_with_an_empty_state_is_refused(demo, tmp_path, capsys, class_name):
     """An object of an allowed class whose state is empty (was an unexpected AttributeError
     when the model was used, exit 1): refused when the file is read, naming the class."""
@@ -261,7 +261,7 @@ def test_an_allowed_class_with_an_empty_state_is_refused(demo, tmp_path, capsys,
 def _without(demo_file, path, class_name, attribute):
     """The demo model file with ``attribute`` removed from the state of every object of
     ``class_name``, its hash made valid again."""
-    from kcca.model import file_format
+    from kcca._model import file_format
 
     members = _members(demo_file)
     header = json.loads(members["header.json"])
@@ -287,10 +287,10 @@ def _without(demo_file, path, class_name, attribute):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("class_name, attribute", [
-    ("features.kernels.image:PyramidKernel", "train_matrix_"),
-    ("features.text.trigram_kernel:TrigramKernel", "idf_"),
-    ("features.codebook:Codebook", "cluster_centers_"),
-    ("features.text.pipeline:CaptionPreprocessor", "stop_words_"),
+    ("features.kernels._image:PyramidKernel", "train_matrix_"),
+    ("features.text._trigram_kernel:TrigramKernel", "idf_"),
+    ("features._codebook:Codebook", "cluster_centers_"),
+    ("features.text._pipeline:CaptionPreprocessor", "stop_words_"),
 ])
 def test_a_fitted_estimator_without_a_fitted_attribute_is_refused(demo, tmp_path, capsys,
                                                                    class_name, attribute):
@@ -313,7 +313,7 @@ def test_foreign_files_are_refused(case, tmp_path, capsys):
     elif case == "wrong magic":
         _crafted(path, [], magic="not-kcca")
     elif case == "other version":
-        from kcca.model import file_format
+        from kcca._model import file_format
 
         _crafted(path, [], format_version=file_format.FORMAT_VERSION + 1,
                  spec={"name": "BoW5", "short_name": "BoW5"}, corpus="flickr8k")
@@ -366,9 +366,9 @@ def test_query_page_reads_no_pool_image_outside_the_data_folder(demo, tmp_path, 
     """A model file whose pool names image files elsewhere: the page reads none of them
     (no thumbnails, a warning naming the model file and the first file) unless the data
     folder named holds them."""
-    from kcca.data.images import ImageFiles
-    from kcca.model import file_format
-    from kcca.model.saved import header_of
+    from kcca.data._images import ImageFiles
+    from kcca._model import file_format
+    from kcca._model.saved import header_of
 
     secret = tmp_path / "outside" / "secret.png"
     secret.parent.mkdir()

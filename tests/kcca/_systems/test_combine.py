@@ -1,4 +1,4 @@
-"""How a KCCA system combines its dev-selected models (``combine``, kcca.systems.grid).
+"""How a KCCA system combines its dev-selected models (``combine``, kcca._systems.grid).
 
 A system on ``vectors`` kernels lets the dev split choose between the best model alone and
 the Borda count of the best 3, 5 or 15 (by their dev R@1 + R@5 + R@10); the paper's systems
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from kcca.cache import Cache
-from kcca.data.demo import make_demo_corpus
-from kcca.evaluate.results_files import chosen_text
-from kcca.systems import load_spec, load_specs, run_system
-from kcca.systems.config import RunConfig
-from kcca.systems.spec import ExperimentFileError
+from kcca._cache import Cache
+from kcca.data._demo import make_demo_corpus
+from kcca._evaluate.results_files import chosen_text
+from kcca._systems import load_spec, load_specs, run_system
+from kcca._systems.config import RunConfig
+from kcca._systems.spec import ExperimentFileError
 from tests.support.planted_vectors import plant_vectors
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -114,8 +114,8 @@ def test_the_paper_systems_keep_the_papers_combination():
 
 
 def test_the_paper_systems_cache_keys_have_no_combine(corpus, tmp_path):
-    from kcca.systems.blocks import Workspace
-    from kcca.systems.runner import _KccaGrids
+    from kcca._systems.blocks import Workspace
+    from kcca._systems.runner import _KccaGrids
 
     spec = _spec(tmp_path, corpus, 'combine = "paper"')
     ws = Workspace(corpus, Cache(None), RunConfig.of(progress=False))
