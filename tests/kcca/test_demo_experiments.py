@@ -102,7 +102,7 @@ def test_the_build_puts_the_demo_files_in_the_package(tmp_path):
                    cwd=ROOT, check=True, capture_output=True)
     names = sorted(p.name for p in (build / "kcca" / "experiments" / "demo").iterdir())
     assert names == sorted(p.name for p in (ROOT / "experiments" / "demo").iterdir())
-    assert (build / "kcca" / "report" / "static" / "report.js").is_file()
+    assert (build / "kcca" / "_report" / "static" / "report.js").is_file()
     assert (build / "features" / "kernels" / "base.py").is_file()
 
 
