@@ -103,7 +103,7 @@ def test_the_build_puts_the_demo_files_in_the_package(tmp_path):
     names = sorted(p.name for p in (build / "kcca" / "experiments" / "demo").iterdir())
     assert names == sorted(p.name for p in (ROOT / "experiments" / "demo").iterdir())
     assert (build / "kcca" / "_report" / "static" / "report.js").is_file()
-    assert (build / "features" / "kernels" / "base.py").is_file()
+    assert (build / "features" / "kernels" / "_base.py").is_file()
 
 
 def test_a_bad_seed_in_run_toml_is_named(tmp_path):
