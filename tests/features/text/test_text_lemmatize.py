@@ -44,7 +44,11 @@ def test_wordnet_lemmas_under_the_tag():
         lem.lemmatize(["dog"], ["NOUN", "VERB"])
 
 
-def test_ngram_tagger_is_cached_and_tags_universal(tmp_path):
+def test_ngram_tagger_is_cached_and_tags_universal(tmp_path, monkeypatch):
+    import features.text._postag as postag
+
+    # a tagger another test loaded in this process is kept in memory: start from none
+    monkeypatch.setattr(postag, "_MEMO", {})
     cfg = TaggerConfig(kind="ngram", corpora=("treebank",), max_sents=1500)
     tagger = load_tagger(cfg, cache=Cache(tmp_path))
     assert list((tmp_path / "pos-tagger").glob("*.entry"))
