@@ -8,6 +8,7 @@ import shlex
 
 from kcca._cli import main
 from kcca._evaluate.protocol_ranks import read_protocol_ranks
+from tests.support.line_width import long_lines
 
 
 def _demo(tmp_path, *extra: str) -> list[str]:
@@ -24,11 +25,8 @@ def test_demo_under_the_all_captions_protocol(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "All-captions retrieval protocol" in text
     assert "all-captions 20 images" in text
-    # at most 100 columns, but a path alone on its line (kcca._line_width), such as a long
-    # temporary folder's, with the ` \` of a continued command or a closing backquote
-    long = [line for line in text.splitlines()
-            if len(line) > 100 and " " in line.strip().rstrip("\\").strip().strip("`")]
-    assert not long, long
+    # at most 100 columns, but a path alone on its line (a temporary folder's may be longer)
+    assert not long_lines(text), long_lines(text)
     for system in ("TRI5", "BoW5"):
         ranks = read_protocol_ranks(out / f"rankings_{system}.all-captions.json")
         assert ranks.system == system and len(ranks.images) == 20

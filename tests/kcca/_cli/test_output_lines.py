@@ -16,21 +16,13 @@ from pathlib import Path
 import pytest
 
 from kcca._cli import main
-from kcca._cli.lines import WIDTH, joined_command
+from kcca._cli.lines import joined_command
+from tests.support.line_width import assert_lines_fit
 
 REPO = Path(__file__).resolve().parents[3]
 COMPACT = REPO / "results" / "hodosh2013" / "rankings"
 #: a float written with the noise of binary arithmetic (4.3999999999999995, 16.900000000000002)
 NOISE = re.compile(r"\d\.\d*(?:0{6,}|9{6,})\d")
-
-
-def assert_lines_fit(text: str) -> None:
-    """Every line (progress-bar redraws split at ``\\r``) has at most 100 characters, unless
-    it is one path (with the `` \\`` of a continued command or a closing backquote)."""
-    for line in re.split(r"[\r\n]", text):
-        word = line.strip().rstrip("\\").strip().strip("`")
-        if len(line) > WIDTH and " " in word:
-            raise AssertionError(f"{len(line)} characters: {line!r}")
 
 
 def _kcca(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
