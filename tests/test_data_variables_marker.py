@@ -1,7 +1,8 @@
 """The check that keeps the ``data_variables`` marker complete (tests/support/data_variables.py):
 in a run with the data, a test that reads ``KCCA_DATA_DIR`` through the library, or starts a
 ``kcca`` process that inherits it, fails without the marker and passes with it; a test that
-reads nothing, sets its own value, or is skipped without the data passes unmarked.
+reads nothing, starts another program (Java) from the library, sets its own value, or is
+skipped without the data passes unmarked.
 
 Each case runs in a fresh pytest process whose conftest installs the check as
 ``tests/conftest.py`` does (a read counts when this project's code, here the library, makes
@@ -15,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.optional_tools import skip_unless
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -79,5 +82,20 @@ def test_a_read_without_the_marker_fails_and_with_it_passes(tmp_path, case):
 def test_a_test_skipped_without_the_data_needs_no_marker(tmp_path):
     summary = run_case(tmp_path, CASES["reads_through_the_library"][0], marked=False,
                        fixture="data_dir")
+    assert "1 passed" in summary.split("\n")[0] and "error" not in summary.split("\n")[0], (
+        summary)
+
+
+def test_a_test_whose_library_code_starts_java_needs_no_marker(tmp_path):
+    """The library starting another program (METEOR's jar, inheriting the environment) is no
+    read: before, looking at the process's environment counted as one, and such tests ran in
+    both passes for nothing."""
+    from kcca.captions._meteor import meteor_available
+
+    available, reason = meteor_available("java")
+    skip_unless(available, reason)
+    body = ("from kcca.captions._meteor import Meteor\n"
+            "    Meteor(engine='java').score_tokens([[['a', 'dog']]], [['a', 'dog']])")
+    summary = run_case(tmp_path, body, marked=False)
     assert "1 passed" in summary.split("\n")[0] and "error" not in summary.split("\n")[0], (
         summary)

@@ -49,6 +49,17 @@ _BETWEEN = {_collections_abc.__file__, os.__file__, __file__, "<frozen _collecti
 _COPYING = {"__iter__", "copy", "items", "values"}
 
 
+def environment_without_data(**extra: str) -> dict[str, str]:
+    """A copy of this process's environment without the data variables, with ``extra`` set:
+    for a process whose outcome must not depend on the data (its test then needs no marker
+    and runs in one pass only)."""
+    env = os.environ.copy()
+    for name in VARIABLES:
+        env.pop(name, None)
+    env.update(extra)
+    return env
+
+
 def _read_by_project_code() -> bool:
     """Whether this project's code (the library, its tests and scripts) asked for the
     variable by name, rather than a copy of the whole environment being made."""
@@ -91,7 +102,8 @@ def _runs_this_project(args) -> bool:
 def _record_popen(init):
     def __init__(self, args, *rest, **kwargs):
         env = kwargs.get("env", rest[9] if len(rest) > 9 else None)  # Popen(args, ..., cwd, env)
-        given = os.environ if env is None else env
+        # a copy, so that looking at the variables here is not recorded as the caller's read
+        given = os.environ.copy() if env is None else env
         passed = [key for key in _outside if given.get(key) == _outside[key]]
         if passed and _runs_this_project(args):
             _reads.add(f"{' and '.join(passed)} passed to a process ({args!r:.60})")

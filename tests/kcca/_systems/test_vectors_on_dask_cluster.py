@@ -23,6 +23,7 @@ from typing import Iterator
 import pytest
 
 from kcca.data._flickr8k import load_flickr8k_with_splits
+from tests.support.data_variables import VARIABLES
 from tests.support.flickr_like import write_flickr_like
 from tests.support.optional_tools import skip_unless
 from tests.support.planted_vectors import plant_vectors, vectors_experiment
@@ -136,6 +137,13 @@ def dask_cluster(folder: Path, n_workers: int = 2) -> Iterator[tuple[str, list]]
         _stop(procs)
 
 
+def _without_data_variables(monkeypatch) -> None:
+    """A vectors system needs neither variable: unset both here and in the cluster's processes,
+    so that the test runs the same with the data or without (and once in CI)."""
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 def _reproduce(corpus_root: Path, exp: Path, out: Path) -> None:
     from kcca._cli import main
 
@@ -146,12 +154,12 @@ def _reproduce(corpus_root: Path, exp: Path, out: Path) -> None:
     assert rc == 0
 
 
-@pytest.mark.data_variables
 def test_a_vectors_system_on_a_dask_scheduler_and_two_workers_gives_the_serial_files(
     tmp_path, monkeypatch
 ):
     skip_unless(importlib.util.find_spec("distributed") is not None,
                 "dask.distributed absent (extra 'dask')")
+    _without_data_variables(monkeypatch)
     write_flickr_like(tmp_path / "data")
     serial_exp = _experiments(tmp_path / "serial-exp", tmp_path / "data", 'executor = "serial"')
     elsewhere = tmp_path / "elsewhere"  # the client's folder holds no vectors either
@@ -177,11 +185,11 @@ def test_a_vectors_system_on_a_dask_scheduler_and_two_workers_gives_the_serial_f
     assert [d.get("scheduler") for d in alone] == [None]
 
 
-@pytest.mark.data_variables
-def test_the_cluster_is_stopped_when_the_run_fails(tmp_path):
+def test_the_cluster_is_stopped_when_the_run_fails(tmp_path, monkeypatch):
     """Whatever happens inside, no scheduler or worker process outlives the cluster."""
     skip_unless(importlib.util.find_spec("distributed") is not None,
                 "dask.distributed absent (extra 'dask')")
+    _without_data_variables(monkeypatch)
     with pytest.raises(RuntimeError, match="inside"):
         with dask_cluster(tmp_path / "cluster") as (_, procs):
             raise RuntimeError("a failure inside")

@@ -36,7 +36,6 @@ def test_missing_java_only_stops_the_java_engine(monkeypatch):
     assert "Java" not in meteor_available("python")[1]
 
 
-@pytest.mark.data_variables
 @pytest.mark.slow
 def test_meteor_parity_when_java_is_present():
     ok, why = meteor_available("java")

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from kcca.captions._meteor import Meteor, find_java, find_meteor_jar, meteor_available
+from tests.support.data_variables import environment_without_data
 from tests.support.optional_tools import skip_unless
 
 FIXTURE = Path(__file__).parent / "data" / "coco_parity_flickr8k_test.json.gz"
@@ -211,7 +212,6 @@ def test_a_damaged_paraphrase_table_is_named_with_a_fix(tmp_path, damage, messag
 
 
 @pytest.mark.slow
-@pytest.mark.data_variables
 def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files, tmp_path):
     """``kcca score-captions`` with a jar whose table is damaged: exit 2 with the table named;
     with an intact (small) table, the index goes to ``--cache-dir`` and ``--no-cache`` stores
@@ -224,8 +224,8 @@ def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files
     (jar_dir / "data").mkdir(parents=True)
     shutil.copy(find_meteor_jar(), jar_dir / "meteor-1.5.jar")
     table = jar_dir / "data" / "paraphrase-en.gz"
-    env = {**os.environ, "KCCA_METEOR_JAR": str(jar_dir / "meteor-1.5.jar"),
-           "KCCA_CACHE_DIR": str(tmp_path / "default-cache")}
+    env = environment_without_data(KCCA_METEOR_JAR=str(jar_dir / "meteor-1.5.jar"),
+                                   KCCA_CACHE_DIR=str(tmp_path / "default-cache"))
 
     def score(*flags):
         return subprocess.run([sys.executable, "-m", "kcca", *flags, "score-captions", "-r",
@@ -245,7 +245,6 @@ def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files
     assert not (tmp_path / "default-cache").exists()
 
 
-@pytest.mark.data_variables
 def test_score_captions_says_when_it_builds_the_paraphrase_index(files, tmp_path):
     """The first ``kcca score-captions`` says on stderr that it builds the paraphrase index
     and where it keeps it (before: nothing for the minutes of the build); a later run, which
@@ -258,7 +257,7 @@ def test_score_captions_says_when_it_builds_the_paraphrase_index(files, tmp_path
     (jar_dir / "data").mkdir(parents=True)
     shutil.copy(find_meteor_jar(), jar_dir / "meteor-1.5.jar")
     (jar_dir / "data" / "paraphrase-en.gz").write_bytes(gzip.compress(GOOD_TABLE))
-    env = {**os.environ, "KCCA_METEOR_JAR": str(jar_dir / "meteor-1.5.jar")}
+    env = environment_without_data(KCCA_METEOR_JAR=str(jar_dir / "meteor-1.5.jar"))
 
     def score(*flags):
         proc = subprocess.run([sys.executable, "-m", "kcca", *flags, "score-captions", "-r",
@@ -409,12 +408,11 @@ def test_paraphrase_index_is_cached_and_verifiable():
     assert not [p for p in unusable if "meteor-paraphrase" in str(p)]
 
 
-@pytest.mark.data_variables
 def test_score_captions_reports_meteor_without_java(files, tmp_path):
     _python_engine_ready()
     r, c = files
-    env = {k: v for k, v in os.environ.items() if k != "KCCA_JAVA"}
-    env["PATH"] = str(tmp_path)  # no java anywhere on it
+    env = environment_without_data(PATH=str(tmp_path))  # no java anywhere on the PATH
+    env.pop("KCCA_JAVA", None)
     proc = subprocess.run([sys.executable, "-m", "kcca", "score-captions", "-r", str(r),
                            "-c", str(c), "--metrics", "bleu,meteor", "--json",
                            "--per-item", str(tmp_path / "o.json")],
@@ -555,7 +553,6 @@ def _both_engines(refs_tokens, cand_tokens):
     return py_corpus, java_corpus, py_items, java_items, worst
 
 
-@pytest.mark.data_variables
 @pytest.mark.slow
 def test_engines_agree_on_generated_stress_set():
     _python_engine_ready()

@@ -218,7 +218,6 @@ def test_dropin_without_java_equals_pycocoevalcap(fixture, theirs, dropin_withou
     _assert_equal(fixture, name, label, dropin_without_java[name][LABELS[label]], theirs)
 
 
-@pytest.mark.data_variables
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SOURCES)
 def test_dropin_with_the_jar_equals_pycocoevalcap(fixture, theirs, dropin_with_java, name):
