@@ -149,11 +149,16 @@ def _dropin_scores(sources, meteor_engine):
         _, bleu = Bleu(4).compute_score(gts, res, verbose=0)
         for n in range(4):
             scores[f"Bleu_{n + 1}"] = np.asarray(bleu[n], dtype=float)
-        scores["METEOR"] = np.asarray(
-            Meteor(engine=meteor_engine).compute_score(gts, res)[1], dtype=float)
         scores["ROUGE_L"] = np.asarray(Rouge().compute_score(gts, res)[1], dtype=float)
         scores["CIDEr"] = np.asarray(Cider().compute_score(gts, res)[1], dtype=float)
         out[src["name"]] = scores
+    # METEOR's per-item scores do not depend on the other items: every source's items in one
+    # call, so that the jar starts once (as pycocoevalcap's one Meteor() serves every source)
+    gts = {(name, i): refs for name, s in out.items() for i, refs in s["tokens"][0].items()}
+    res = {(name, i): cand for name, s in out.items() for i, cand in s["tokens"][1].items()}
+    per_item = dict(zip(gts, Meteor(engine=meteor_engine).compute_score(gts, res)[1]))
+    for name, scores in out.items():
+        scores["METEOR"] = np.array([per_item[name, i] for i in scores["tokens"][0]], dtype=float)
     return out
 
 
