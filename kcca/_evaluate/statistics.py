@@ -144,8 +144,11 @@ def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.nd
     codes = codes.astype(np.int64)
     counts_all = np.bincount(codes, minlength=values.size).astype(np.int64)
     return _median_differences_of_codes(
-        codes[: x.size], codes[x.size :], np.ascontiguousarray(swap, dtype=np.bool_),
-        values.astype(np.float64), counts_all
+        codes[: x.size],
+        codes[x.size :],
+        np.ascontiguousarray(swap, dtype=np.bool_),
+        values.astype(np.float64),
+        counts_all,
     )
 
 
