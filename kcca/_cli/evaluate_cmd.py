@@ -47,8 +47,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "rankings",
         nargs="*",
-        help="rankings files (JSON; see kcca._evaluate."
-        "rankings_io); the first is the reference for --compare",
+        help="rankings files (JSON, as kcca reproduce writes them under OUT/rankings/); "
+        "the first is the reference for --compare",
     )
     p.add_argument(
         "--judgments",

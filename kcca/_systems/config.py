@@ -222,7 +222,8 @@ def load_run_table(folder: str | Path) -> dict[str, Any]:
         except TypeError as exc:
             raise DataError(
                 f"{path}: [run.image_features]: {exc}",
-                fix="give only fields of features._image_features.ImageFeatureConfig",
+                fix=f"give only these fields in the [run.image_features] table of {path}: "
+                + ", ".join(f.name for f in fields(ImageFeatureConfig)),
             ) from None
         except ValueError as exc:  # a value out of range, named with its field
             raise DataError(

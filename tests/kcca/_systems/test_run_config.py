@@ -124,8 +124,11 @@ def test_run_table_is_read_and_checked(tmp_path):
         load_run_table(tmp_path)
     assert str(tmp_path / RUN_FILE) in str(err.value) and err.value.fix
     (tmp_path / RUN_FILE).write_text("[run.image_features]\nwords = 3\n")
-    with pytest.raises(DataError, match="image_features"):
+    with pytest.raises(DataError, match="image_features") as err:
         load_run_table(tmp_path)
+    # the fix names the table's fields, not a module path a user cannot see
+    assert "n_images" in err.value.fix and "vocabulary" in err.value.fix, err.value.fix
+    assert "._" not in err.value.fix and str(tmp_path / RUN_FILE) in err.value.fix
     (tmp_path / RUN_FILE).write_text("[run\n")
     with pytest.raises(DataError, match=RUN_FILE):
         load_run_table(tmp_path)
