@@ -138,67 +138,19 @@ def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.nd
     their index among the sorted distinct values of x and y, each row's histogram of A'
     (B' is the rest of the 2n values) is counted, and the two middle order statistics of
     both are read off one walk over the cumulative counts. O(rows * (n + distinct values)),
-    compiled (:func:`_median_differences_of_codes`).
+    compiled (:mod:`kcca._evaluate.median_counts`).
     """
+    from kcca._evaluate.median_counts import median_differences_of_codes  # numba: on demand
+
     values, codes = np.unique(np.concatenate([x, y]), return_inverse=True)
-    codes = codes.astype(np.int64)
-    counts_all = np.bincount(codes, minlength=values.size).astype(np.int64)
-    return _median_differences_of_codes(
+    codes = codes.astype(np.int64, copy=False)
+    return median_differences_of_codes(
         codes[: x.size],
         codes[x.size :],
         np.ascontiguousarray(swap, dtype=np.bool_),
-        values.astype(np.float64),
-        counts_all,
+        values.astype(np.float64, copy=False),
+        np.bincount(codes, minlength=values.size),
     )
-
-
-_NUMBA_KERNEL = None
-
-
-def _median_differences_of_codes(cx, cy, swap, values, counts_all):
-    """The compiled per-row loop of :func:`_median_differences` (numba, compiled on first use
-    and cached beside the module's bytecode)."""
-    global _NUMBA_KERNEL
-    if _NUMBA_KERNEL is None:
-        import numba
-
-        @numba.njit(nogil=True, cache=True)
-        def kernel(cx, cy, swap, values, counts_all):  # pragma: no cover - compiled
-            m, n = swap.shape
-            u = values.size
-            k_lo, k_hi = (n - 1) // 2, n // 2  # 0-based middle order statistics
-            out = np.empty(m)
-            counts = np.empty(u, np.int64)
-            for r in range(m):
-                counts[:] = 0
-                for j in range(n):
-                    if swap[r, j]:
-                        counts[cy[j]] += 1
-                    else:
-                        counts[cx[j]] += 1
-                # the first value whose cumulative count exceeds k is order statistic k
-                a_lo = a_hi = b_lo = b_hi = -1
-                cum_a = cum_b = 0
-                for c in range(u):
-                    cum_a += counts[c]
-                    cum_b += counts_all[c] - counts[c]
-                    if a_lo < 0 and cum_a > k_lo:
-                        a_lo = c
-                    if a_hi < 0 and cum_a > k_hi:
-                        a_hi = c
-                    if b_lo < 0 and cum_b > k_lo:
-                        b_lo = c
-                    if b_hi < 0 and cum_b > k_hi:
-                        b_hi = c
-                        if a_hi >= 0:
-                            break
-                    elif a_hi >= 0 and b_hi >= 0:
-                        break
-                out[r] = (values[a_lo] + values[a_hi]) / 2.0 - (values[b_lo] + values[b_hi]) / 2.0
-            return out
-
-        _NUMBA_KERNEL = kernel
-    return _NUMBA_KERNEL(cx, cy, swap, values, counts_all)
 
 
 def randomization_test(
