@@ -66,6 +66,13 @@ def run_case(tmp_path: Path, body: str, marked: bool, fixture: str = "") -> str:
     return done.stdout.strip().splitlines()[-1] + "\n" + done.stdout + done.stderr
 
 
+def assert_passed_without_error(summary: str) -> None:
+    """The case's pytest summary line (first line of :func:`run_case`) says it passed, with
+    no error from the check."""
+    first = summary.split("\n")[0]
+    assert "1 passed" in first and "error" not in first, summary
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_read_without_the_marker_fails_and_with_it_passes(tmp_path, case):
@@ -82,8 +89,7 @@ def test_a_read_without_the_marker_fails_and_with_it_passes(tmp_path, case):
 def test_a_test_skipped_without_the_data_needs_no_marker(tmp_path):
     summary = run_case(tmp_path, CASES["reads_through_the_library"][0], marked=False,
                        fixture="data_dir")
-    assert "1 passed" in summary.split("\n")[0] and "error" not in summary.split("\n")[0], (
-        summary)
+    assert_passed_without_error(summary)
 
 
 def test_a_test_whose_library_code_starts_java_needs_no_marker(tmp_path):
@@ -97,5 +103,4 @@ def test_a_test_whose_library_code_starts_java_needs_no_marker(tmp_path):
     body = ("from kcca.captions._meteor import Meteor\n"
             "    Meteor(engine='java').score_tokens([[['a', 'dog']]], [['a', 'dog']])")
     summary = run_case(tmp_path, body, marked=False)
-    assert "1 passed" in summary.split("\n")[0] and "error" not in summary.split("\n")[0], (
-        summary)
+    assert_passed_without_error(summary)
