@@ -27,7 +27,6 @@ from kcca.captions._keywords import KeywordScorer, SemEvalResult, documents_from
 from kcca.captions._meteor_engine.params import MODULES
 from kcca.captions._meteor_engine.paraphrase import ParaphraseIndex
 from kcca.captions._meteor_engine.resources import MeteorResources
-from kcca.captions._meteor_engine.stats import Stats
 from kcca.captions._meteor_engine.synonyms import SynonymDictionary
 from kcca.coco.bleu import bleu_scorer
 from kcca.coco.bleu.bleu_scorer import BleuScorer
@@ -139,8 +138,6 @@ precision_at_human_recall  # PHR of a system for one word
 KeywordScorer  # top-k keywords with the scorer interface
 documents_from_rankings  # keyword documents from a ranking system's top captions
 ParaphraseIndex.n_phrases  # size of the paraphrase index
-Stats.as_line  # the jar's SCORE line
-Stats.from_line  # inverse of as_line
 SynonymDictionary.from_text  # the synonym index from the jar's two files
 SynonymDictionary.all_synsets  # one word's synsets, as the synonym matcher compares
 surface_forms  # the demo grammar's surface forms of a concept value

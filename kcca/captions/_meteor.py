@@ -326,7 +326,7 @@ class Meteor(CaptionScorer):
                 for rs, c in zip(references, candidates)
             ]
             corpus, per_item, _ = engine.score_lines([f[0] for f in fields], [f[1] for f in fields])
-            return corpus, np.array(per_item, dtype=float)
+            return corpus, per_item
         return self._score_java(references, candidates)
 
     def _score_java(self, references, candidates):

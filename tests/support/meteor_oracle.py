@@ -8,11 +8,13 @@ with Python integers for every word set and search rank (no limit on a segment's
   the paraphrase look-ups of a scoring call (:func:`prepare_paraphrases`);
 * the beam search (:func:`resolve`, :func:`align`, with the jar's tie-breaks and its distance
   quirk);
+* the statistics, the score formula with Java's floating-point semantics and the corpus
+  aggregate (:class:`Stats`, :func:`score`, :func:`aggregate`);
 * the best reference of an item (:func:`segment_stats`, with the score bound that lets it skip
   references, :func:`score_upper_bound`), and :func:`score_lines`, the whole scoring call.
 
-The tokenisation, the resources and the score formula are the library's
-(:class:`kcca.captions._meteor_engine.MeteorEngine`, :mod:`.stats`).
+The tokenisation and the resources are the library's
+(:class:`kcca.captions._meteor_engine.MeteorEngine`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -33,9 +35,10 @@ from kcca.captions._meteor_engine.params import (
     BETA,
     DELTA,
     GAMMA,
+    MODULE_WEIGHTS,
     SEARCH_WEIGHTS,
 )
-from kcca.captions._meteor_engine.stats import N_MODULES, Stats, aggregate, score
+from kcca.captions._meteor_engine.stats import N_MODULES
 from kcca.captions._meteor_engine.stemmer import stem
 
 #: the matching stages (modules), in the jar's order
@@ -635,6 +638,140 @@ def align(
     return Alignment(tuple(chosen), tuple(tuple(c) for c in counts), m1, m2, chunks)
 
 
+# ------------------------------------------------------------- statistics and score
+# ``MeteorStats`` and ``MeteorScorer.computeMetrics`` in plain Python: what the engine's
+# rows (kcca.captions._meteor_engine.stats) and compiled ``score`` compute.
+
+
+
+
+class Stats(NamedTuple):
+    """``MeteorStats``. The jar keeps these counts as doubles; they are whole numbers far
+    below 2**53, so Python ints (exact) give the same arithmetic in :func:`score`."""
+
+    test_length: float
+    reference_length: float
+    test_function_words: float
+    reference_function_words: float
+    #: per stage: (test content, reference content, test function, reference function)
+    stage_matches: tuple[tuple[float, ...], ...]  # four values each
+    chunks: float
+    test_word_matches: float
+    reference_word_matches: float
+
+    def _total(self, content: int, function: int) -> float:
+        """Matches of one side over the stages, summed in the jar's order (content, then
+        function words, stage by stage: float sums depend on the order)."""
+        t = 0.0
+        for stage in self.stage_matches:
+            t += stage[content]
+            t += stage[function]
+        return t
+
+    @property
+    def test_total_matches(self) -> float:
+        return self._total(0, 2)
+
+    @property
+    def reference_total_matches(self) -> float:
+        return self._total(1, 3)
+
+    def is_perfect(self) -> bool:
+        """Every word of both sides matched, in one chunk (no fragmentation)."""
+        return (
+            self.chunks == 1
+            and self.test_total_matches == self.test_length
+            and self.reference_total_matches == self.reference_length
+        )
+
+    def as_row(self) -> list[float]:
+        """The 23 numbers in the jar's order (``MeteorStats.toString``), a row of the engine's
+        statistics."""
+        quads = [v for quad in self.stage_matches for v in quad]
+        head = [self.test_length, self.reference_length]
+        head += [self.test_function_words, self.reference_function_words]
+        return head + quads + [self.chunks, self.test_word_matches, self.reference_word_matches]
+
+    @classmethod
+    def from_line(cls, line: str) -> "Stats":
+        """The statistics of a jar's ``SCORE`` output line."""
+        return cls.from_row([float(x) for x in line.split()])
+
+    @classmethod
+    def from_row(cls, v: Sequence[float]) -> "Stats":
+        """The statistics of 23 numbers in the jar's order."""
+        stages = tuple(tuple(v[4 + 4 * i : 8 + 4 * i]) for i in range(N_MODULES))
+        return cls(v[0], v[1], v[2], v[3], stages, v[20], v[21], v[22])
+
+
+def _div(a: float, b: float) -> float:
+    """Java's ``a / b`` on doubles (no exception on a zero divisor)."""
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def score(
+    s: Stats,
+    weights: Sequence[float] = MODULE_WEIGHTS,
+    alpha: float = ALPHA,
+    beta: float = BETA,
+    gamma: float = GAMMA,
+    delta: float = DELTA,
+) -> float:
+    """``MeteorScorer.computeMetrics``: the METEOR score of (segment or summed) statistics."""
+    test_wlen = (delta * (s.test_length - s.test_function_words)) + (
+        (1.0 - delta) * s.test_function_words
+    )
+    ref_wlen = (delta * (s.reference_length - s.reference_function_words)) + (
+        (1.0 - delta) * s.reference_function_words
+    )
+    # the jar's order of additions: content words of every stage, then function words
+    test_w = ref_w = 0.0
+    stages = s.stage_matches
+    for i, w in enumerate(weights):
+        test_w += stages[i][0] * w * delta
+    for i, w in enumerate(weights):
+        ref_w += stages[i][1] * w * delta
+    for i, w in enumerate(weights):
+        test_w += stages[i][2] * w * (1.0 - delta)
+    for i, w in enumerate(weights):
+        ref_w += stages[i][3] * w * (1.0 - delta)
+    precision = _div(test_w, test_wlen)
+    recall = _div(ref_w, ref_wlen)
+    fmean = _div(1.0, _div(1.0 - alpha, precision) + _div(alpha, recall))
+    if s.is_perfect():
+        frag = 0.0
+    else:
+        frag = _div(s.chunks, (s.test_word_matches + s.reference_word_matches) / 2)
+    penalty = gamma * (math.nan if math.isnan(frag) else math.pow(frag, beta))
+    value = fmean * (1.0 - penalty)
+    if math.isnan(value):
+        return 0.0
+    return max(value, 0.0) + 0.0  # + 0.0: Math.max(-0.0, 0.0) is 0.0
+
+
+def aggregate(stats: Iterable[Stats]) -> Stats:
+    """``MeteorStats.addStats`` over segments (the jar's ``EVAL`` line)."""
+    tl = rl = tf = rf = ch = tw = rw = 0.0
+    stages = [[0.0, 0.0, 0.0, 0.0] for _ in range(N_MODULES)]
+    for s in stats:
+        tl += s.test_length
+        rl += s.reference_length
+        tf += s.test_function_words
+        rf += s.reference_function_words
+        for acc, quad in zip(stages, s.stage_matches):
+            for k in range(4):
+                acc[k] += quad[k]
+        if not s.is_perfect():
+            ch += s.chunks
+        tw += s.test_word_matches
+        rw += s.reference_word_matches
+    return Stats(tl, rl, tf, rf, tuple(tuple(q) for q in stages), ch, tw, rw)
+
+
 def score_upper_bound(
     test_matchable: float,
     test_length: float,
@@ -779,3 +916,10 @@ def score_lines(
         for refs, h in zip(references, hypotheses)
     ]
     return score(aggregate(stats)), [score(s) for s in stats], stats
+
+
+def engine_result(result: tuple[float, np.ndarray, np.ndarray]) -> tuple[float, list, list]:
+    """:meth:`MeteorEngine.score_lines`'s result in the form of :func:`score_lines`'s, to
+    compare them with ``==``."""
+    corpus, per_item, rows = result
+    return corpus, per_item.tolist(), [Stats.from_row(row) for row in rows.tolist()]

@@ -16,8 +16,8 @@ jar's ``-l en -norm`` configuration module by module, from its public source
 * :mod:`.resources` - reading all of these from the installed jar, and the cache;
 * :mod:`.arrays` - the segments of a scoring call as flat arrays;
 * :mod:`.kernel` - the four matching stages, the beam search for the alignment (with its
-  tie-breaks) and the best reference of each item, compiled with numba;
-* :mod:`.stats` - sufficient statistics, the score formula, the corpus aggregate;
+  tie-breaks), the score formula and the best reference of each item, compiled with numba;
+* :mod:`.stats` - sufficient statistics and their corpus aggregate;
 * :mod:`.engine` - scoring items with several references, as the jar's stdio mode.
 
 Its plain-Python transcription, the test oracle, is ``tests/support/meteor_oracle.py``.
@@ -27,14 +27,10 @@ Use it through :class:`kcca.captions.Meteor` (``engine="python"``, the default).
 
 from kcca.captions._meteor_engine.engine import MeteorEngine, split_score_line
 from kcca.captions._meteor_engine.resources import MeteorResources, paraphrase_table_path
-from kcca.captions._meteor_engine.stats import Stats, aggregate, score
 
 __all__ = [
     "MeteorEngine",
     "MeteorResources",
-    "Stats",
-    "aggregate",
     "paraphrase_table_path",
-    "score",
     "split_score_line",
 ]

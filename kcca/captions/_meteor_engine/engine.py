@@ -29,30 +29,32 @@ from kcca.captions._meteor_engine.normalize import (
 )
 from kcca.captions._meteor_engine.resources import MeteorResources
 from kcca.captions._meteor_engine.slices import in_threads
-from kcca.captions._meteor_engine.stats import N_MODULES, Stats, aggregate, score
+from kcca.captions._meteor_engine.stats import corpus_statistics
 
 #: fewest items a thread of :func:`_score_items` gets
 ITEMS_PER_THREAD = 500
 
 
-def _stats(row: list[int]) -> Stats:
-    """:class:`Stats` of the kernel's 23 numbers (ints)."""
-    stages = tuple(tuple(row[4 + 4 * i : 8 + 4 * i]) for i in range(N_MODULES))
-    return Stats(row[0], row[1], row[2], row[3], stages, row[20], row[21], row[22])
+def corpus_score(stats: np.ndarray) -> float:
+    """The jar's ``EVAL`` answer for segments with statistics ``stats`` ``(n, 23)``: the
+    score (:func:`.kernel.score`) of their :func:`.stats.corpus_statistics`."""
+    from kcca.captions._meteor_engine.kernel import score
+
+    return float(score(corpus_statistics(stats)))
 
 
 def _score_items(
     hyp: np.ndarray, ref_off: np.ndarray, ref_seg: np.ndarray, args: tuple[np.ndarray, ...]
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`.kernel.score_items` of all items, in slices run by threads (items are
     independent, so the result is the same)."""
     from kcca.captions._meteor_engine.kernel import score_items
 
-    def run(a: int, b: int) -> tuple[np.ndarray]:
-        return (score_items(hyp[a:b], ref_off[a : b + 1], ref_seg, *args),)
+    def run(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        return score_items(hyp[a:b], ref_off[a : b + 1], ref_seg, *args)
 
-    (rows,) = in_threads(run, hyp.size, ITEMS_PER_THREAD)
-    return rows
+    rows, scores = in_threads(run, hyp.size, ITEMS_PER_THREAD)
+    return rows, scores
 
 
 def split_score_line(line: str) -> tuple[list[str], str]:
@@ -87,11 +89,12 @@ class MeteorEngine:
 
     def score_lines(
         self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
-    ) -> tuple[float, list[float], list[Stats]]:
+    ) -> tuple[float, np.ndarray, np.ndarray]:
         """Score raw segments (each field as the jar would receive it after splitting a
         ``SCORE`` line: no ``|||`` inside; :class:`kcca.captions.Meteor` removes them).
 
-        Returns ``(corpus score, per-item scores, per-item statistics)``.
+        Returns ``(corpus score, per-item scores (n,), per-item statistics (n, 23))``, the
+        statistics as :mod:`.stats` lays them out.
         """
         if any(len(refs) == 0 for refs in references):
             raise ValueError("every hypothesis needs at least one reference")
@@ -103,19 +106,18 @@ class MeteorEngine:
             for t in refs:
                 if t not in texts:
                     texts[t] = self.tokens(t)
-        stats = self._kernel_stats(texts, references, hypotheses)
+        stats, per_item = self._kernel_stats(texts, references, hypotheses)
         with self._words.lock:
             self._words.save()
-        per_item = [score(s) for s in stats]
-        return score(aggregate(stats)), per_item, stats
+        return corpus_score(stats), per_item, stats
 
     def _kernel_stats(
         self,
         texts: dict[str, tuple[str, ...]],
         references: Sequence[Sequence[str]],
         hypotheses: Sequence[str],
-    ) -> list[Stats]:
-        """The statistics of every item (:func:`.kernel.score_items`)."""
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The statistics and the score of every item (:func:`.kernel.score_items`)."""
         distinct = list(dict.fromkeys(texts.values()))
         number = {words: k for k, words in enumerate(distinct)}
         seg = {t: number[words] for t, words in texts.items()}
@@ -127,5 +129,4 @@ class MeteorEngine:
             sum(len(refs) for refs in references),
         )
         ref_off = np.concatenate(([0], np.cumsum([len(refs) for refs in references])))
-        rows = _score_items(hyp, ref_off.astype(np.int64), ref_seg, arrays.kernel_args())
-        return [_stats(row) for row in rows.tolist()]
+        return _score_items(hyp, ref_off.astype(np.int64), ref_seg, arrays.kernel_args())

@@ -27,6 +27,7 @@ import math
 import numba
 import numpy as np
 
+from kcca.captions._meteor_engine.stats import N_STATS
 from kcca.captions._meteor_engine.params import (
     ALPHA,
     BEAM_SIZE,
@@ -36,8 +37,6 @@ from kcca.captions._meteor_engine.params import (
     MODULE_WEIGHTS,
 )
 
-#: the 23 statistics of a segment in the jar's order (``MeteorStats.toString``)
-N_STATS = 23
 #: how far below the best score a reference's bound must lie for it to be skipped
 BOUND_MARGIN = 1e-9
 
@@ -521,7 +520,7 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
 @_jit
 def align_stats(m, count, cov1, cov2, func, t0, n1, r0, n2, stats):  # pragma: no cover
     """The oracle's ``align`` and the statistics of its ``segment_stats``, written into
-    ``stats`` (the 23 numbers of ``Stats.as_line``)."""
+    ``stats`` (the 23 numbers of :data:`.stats.STATISTICS`)."""
     first, by_ref = _by_reference(m, count, n2)
     # matches fixed in advance: alone at their start, covering words nothing else covers
     fixed = np.full(n2 + 1, -1, np.int64)
@@ -628,8 +627,11 @@ def _div(a, b):  # pragma: no cover - compiled
 
 @_jit
 def score(s):  # pragma: no cover - compiled
-    """``stats.score`` of the 23 statistics ``s``, with the same operations in the same
-    order (so the same double)."""
+    """``MeteorScorer.computeMetrics``: the METEOR score of the 23 statistics ``s`` (of a
+    segment, or summed over segments), with the jar's operations in the jar's order and
+    Java's floating-point semantics (so the same double): a division by zero gives an
+    infinity or NaN (:func:`_div`), a NaN score is 0, and a segment matched perfectly in one
+    chunk has no fragmentation penalty. Formula and weights: :mod:`.params`."""
     tl, rl, tf, rf = float(s[0]), float(s[1]), float(s[2]), float(s[3])
     test_wlen = (DELTA * (tl - tf)) + ((1.0 - DELTA) * tf)
     ref_wlen = (DELTA * (rl - rf)) + ((1.0 - DELTA) * rf)
@@ -695,9 +697,11 @@ def score_items(
 ):  # pragma: no cover - compiled
     """The oracle's ``segment_stats`` of every item: hypothesis segment ``hyp[k]``, references
     ``ref_seg[ref_off[k]:ref_off[k + 1]]``. Returns the best reference's statistics per
-    item (``int64[n, 23]``; every item has at least one reference)."""
+    item (``int64[n, 23]``; every item has at least one reference) and their scores
+    (``float64[n]``, :func:`score` of each row)."""
     n_items = hyp.shape[0]
     out = np.zeros((n_items, N_STATS), np.int64)
+    scores = np.empty(n_items, np.float64)
     tmp = np.zeros(N_STATS, np.int64)
     synset_row = np.full(syn_ids.max() + 1 if syn_ids.size else 1, -1, np.int64)
     for it in range(n_items):
@@ -734,18 +738,20 @@ def score_items(
             )
             bounds[q - a] = score_bound(func, t0, n1, cov1, starts[r], lengths[r], cov2)
             found.append((m, count, cov1, cov2))
-        _best_alignment(found, bounds, ref_seg[a:b], starts, lengths, func, t0, n1, tmp, out[it])
+        scores[it] = _best_alignment(
+            found, bounds, ref_seg[a:b], starts, lengths, func, t0, n1, tmp, out[it]
+        )
         clear_synsets(synset_row, t0, n1, vids, syn_off, syn_ids)
-    return out
+    return out, scores
 
 
 @_jit_inline
 def _best_alignment(
     found, bounds, refs, starts, lengths, func, t0, n1, tmp, best
 ):  # pragma: no cover - compiled
-    """The statistics of the best-scoring reference into ``best``: references in decreasing
-    order of their bound (stable), skipping those whose bound cannot win; ties go to the
-    first reference."""
+    """The statistics of the best-scoring reference into ``best``, and its score: references
+    in decreasing order of their bound (stable), skipping those whose bound cannot win; ties
+    go to the first reference."""
     best_score = -1.0
     best_k = -1
     for k in np.argsort(-bounds, kind="mergesort"):  # decreasing, stable
@@ -758,6 +764,7 @@ def _best_alignment(
         if s > best_score or (s == best_score and k < best_k):
             best[:] = tmp
             best_score, best_k = s, k
+    return best_score
 
 
 @_jit

@@ -1,148 +1,63 @@
-"""Meteor's sufficient statistics, the score computed from them, and the corpus aggregate.
+"""Meteor's sufficient statistics and their corpus aggregate.
 
 A segment's statistics are the 23 numbers the jar prints for a ``SCORE`` line
-(``MeteorStats.toString``): hypothesis and reference lengths, their function-word counts,
-for each of the four stages the matched content and function words of both sides, the number
-of chunks and the matched words of both sides. :func:`score` is ``MeteorScorer.computeMetrics``
-(formula in :mod:`kcca.captions._meteor_engine.params`) with Java's floating-point semantics: a
-division by zero gives an infinity or NaN, and a NaN score is 0. :func:`aggregate` is the
-jar's ``EVAL`` line (``MeteorStats.addStats``): statistics are summed over segments before
-the score is computed (Chen et al. 2015, Section 3.5: the corpus METEOR is not a mean of
-segment scores), and a segment matched perfectly in one chunk adds no chunk.
+(``MeteorStats.toString``), kept as one ``int64`` row in the jar's order
+(:data:`STATISTICS`): hypothesis and reference lengths, their function-word counts, for each
+of the four stages the matched content and function words of both sides, the number of
+chunks and the matched words of both sides. The jar keeps them as doubles; they are whole
+numbers far below 2**53, so integer sums are its double sums exactly.
+
+The score of a row is ``MeteorScorer.computeMetrics``, compiled in :func:`.kernel.score`
+(:func:`.engine.corpus_score` scores a corpus). :func:`corpus_statistics` is the jar's ``EVAL``
+line (``MeteorStats.addStats``): statistics are summed over segments before the score is
+computed (Chen et al. 2015, Section 3.5: the corpus METEOR is not a mean of segment scores),
+and a segment matched perfectly in one chunk adds no chunk.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Iterable, NamedTuple, Sequence
-
-from kcca.captions._meteor_engine.params import ALPHA, BETA, DELTA, GAMMA, MODULE_WEIGHTS
+import numpy as np
 
 N_MODULES = 4
-
-
-class Stats(NamedTuple):
-    """``MeteorStats``. The jar keeps these counts as doubles; they are whole numbers far
-    below 2**53, so Python ints (exact) give the same arithmetic in :func:`score`."""
-
-    test_length: float
-    reference_length: float
-    test_function_words: float
-    reference_function_words: float
-    #: per stage: (test content, reference content, test function, reference function)
-    stage_matches: tuple[tuple[float, ...], ...]  # four values each
-    chunks: float
-    test_word_matches: float
-    reference_word_matches: float
-
-    def _total(self, content: int, function: int) -> float:
-        """Matches of one side over the stages, summed in the jar's order (content, then
-        function words, stage by stage: float sums depend on the order)."""
-        t = 0.0
-        for stage in self.stage_matches:
-            t += stage[content]
-            t += stage[function]
-        return t
-
-    @property
-    def test_total_matches(self) -> float:
-        return self._total(0, 2)
-
-    @property
-    def reference_total_matches(self) -> float:
-        return self._total(1, 3)
-
-    def is_perfect(self) -> bool:
-        """Every word of both sides matched, in one chunk (no fragmentation)."""
-        return (
-            self.chunks == 1
-            and self.test_total_matches == self.test_length
-            and self.reference_total_matches == self.reference_length
-        )
-
-    def as_line(self) -> str:
-        """The jar's ``SCORE`` output line (``MeteorStats.toString``)."""
-        values = [
-            self.test_length,
-            self.reference_length,
-            self.test_function_words,
-            self.reference_function_words,
-        ]
-        for quad in self.stage_matches:
-            values.extend(quad)
-        values += [self.chunks, self.test_word_matches, self.reference_word_matches]
-        return " ".join(repr(float(v)) for v in values)
-
-    @classmethod
-    def from_line(cls, line: str) -> "Stats":
-        v = [float(x) for x in line.split()]
-        stages = tuple(tuple(v[4 + 4 * i : 8 + 4 * i]) for i in range(N_MODULES))
-        return cls(v[0], v[1], v[2], v[3], stages, v[20], v[21], v[22])
-
-
-def _div(a: float, b: float) -> float:
-    """Java's ``a / b`` on doubles (no exception on a zero divisor)."""
-    if b == 0.0:
-        if a == 0.0 or math.isnan(a):
-            return math.nan
-        return math.copysign(math.inf, a) * math.copysign(1.0, b)
-    return a / b
-
-
-def score(
-    s: Stats,
-    weights: Sequence[float] = MODULE_WEIGHTS,
-    alpha: float = ALPHA,
-    beta: float = BETA,
-    gamma: float = GAMMA,
-    delta: float = DELTA,
-) -> float:
-    """``MeteorScorer.computeMetrics``: the METEOR score of (segment or summed) statistics."""
-    test_wlen = (delta * (s.test_length - s.test_function_words)) + (
-        (1.0 - delta) * s.test_function_words
+#: the statistics of a row, in the jar's order; per stage ``k`` (``0..3``, the order of
+#: :data:`.params.MODULES`) four: hypothesis content, reference content, hypothesis
+#: function, reference function words matched
+STATISTICS = (
+    ("test_length", "reference_length", "test_function_words", "reference_function_words")
+    + tuple(
+        f"stage{k}_{side}"
+        for k in range(N_MODULES)
+        for side in ("test_content", "reference_content", "test_function", "reference_function")
     )
-    ref_wlen = (delta * (s.reference_length - s.reference_function_words)) + (
-        (1.0 - delta) * s.reference_function_words
+    + ("chunks", "test_word_matches", "reference_word_matches")
+)
+N_STATS = len(STATISTICS)
+#: columns of the hypothesis's and the reference's matched words (content and function words
+#: of every stage)
+_TEST_MATCHED = [4 + 4 * k + side for k in range(N_MODULES) for side in (0, 2)]
+_REFERENCE_MATCHED = [4 + 4 * k + side for k in range(N_MODULES) for side in (1, 3)]
+_CHUNKS = STATISTICS.index("chunks")
+
+
+def statistics_line(row: np.ndarray) -> str:
+    """The jar's ``SCORE`` output line of one row (``MeteorStats.toString``)."""
+    return " ".join(repr(float(v)) for v in row)
+
+
+def is_perfect(rows: np.ndarray) -> np.ndarray:
+    """Per row: every word of both sides matched, in one chunk (no fragmentation)."""
+    rows = np.asarray(rows, np.int64)
+    return (
+        (rows[:, _CHUNKS] == 1)
+        & (rows[:, _TEST_MATCHED].sum(axis=1) == rows[:, 0])
+        & (rows[:, _REFERENCE_MATCHED].sum(axis=1) == rows[:, 1])
     )
-    # the jar's order of additions: content words of every stage, then function words
-    test_w = ref_w = 0.0
-    stages = s.stage_matches
-    for i, w in enumerate(weights):
-        test_w += stages[i][0] * w * delta
-    for i, w in enumerate(weights):
-        ref_w += stages[i][1] * w * delta
-    for i, w in enumerate(weights):
-        test_w += stages[i][2] * w * (1.0 - delta)
-    for i, w in enumerate(weights):
-        ref_w += stages[i][3] * w * (1.0 - delta)
-    precision = _div(test_w, test_wlen)
-    recall = _div(ref_w, ref_wlen)
-    fmean = _div(1.0, _div(1.0 - alpha, precision) + _div(alpha, recall))
-    if s.is_perfect():
-        frag = 0.0
-    else:
-        frag = _div(s.chunks, (s.test_word_matches + s.reference_word_matches) / 2)
-    penalty = gamma * (math.nan if math.isnan(frag) else math.pow(frag, beta))
-    value = fmean * (1.0 - penalty)
-    if math.isnan(value):
-        return 0.0
-    return max(value, 0.0) + 0.0  # + 0.0: Math.max(-0.0, 0.0) is 0.0
 
 
-def aggregate(stats: Iterable[Stats]) -> Stats:
-    """``MeteorStats.addStats`` over segments (the jar's ``EVAL`` line)."""
-    tl = rl = tf = rf = ch = tw = rw = 0.0
-    stages = [[0.0, 0.0, 0.0, 0.0] for _ in range(N_MODULES)]
-    for s in stats:
-        tl += s.test_length
-        rl += s.reference_length
-        tf += s.test_function_words
-        rf += s.reference_function_words
-        for acc, quad in zip(stages, s.stage_matches):
-            for k in range(4):
-                acc[k] += quad[k]
-        if not s.is_perfect():
-            ch += s.chunks
-        tw += s.test_word_matches
-        rw += s.reference_word_matches
-    return Stats(tl, rl, tf, rf, tuple(tuple(q) for q in stages), ch, tw, rw)
+def corpus_statistics(rows: np.ndarray) -> np.ndarray:
+    """``MeteorStats.addStats`` over the rows ``(n, 23)`` of the segments: their sum, the
+    chunks of perfectly matched segments left out."""
+    rows = np.asarray(rows, np.int64).reshape(-1, N_STATS)
+    total = rows.sum(axis=0)
+    total[_CHUNKS] = rows[~is_perfect(rows), _CHUNKS].sum()
+    return total

@@ -89,7 +89,9 @@ class Meteor:
 
     def _stat(self, hypothesis_str: str, reference_list: list[str]) -> str:
         """The jar's statistics line of one item (its answer to a ``SCORE`` line)."""
-        return self._line_stats(hypothesis_str, reference_list)[2][0].as_line()
+        from kcca.captions._meteor_engine.stats import statistics_line
+
+        return statistics_line(self._line_stats(hypothesis_str, reference_list)[2][0])
 
     def _score(self, hypothesis_str: str, reference_list: list[str]) -> float:
         """METEOR of one item (the jar's answer to ``EVAL`` of its statistics)."""
