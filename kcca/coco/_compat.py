@@ -46,7 +46,7 @@ class SpiceNotComputed(SpiceUnavailable, KeyError):
 
 def ordered_inputs(
     gts: Mapping[Hashable, Sequence[str]], res: Mapping[Hashable, Sequence[str]]
-) -> tuple[list[Hashable], list[list[str]], list[str]]:
+) -> tuple[list[Hashable], list[tuple[str, ...]], list[str]]:
     """``(image ids in gts's order, references, candidates)``, checked as pycocoevalcap
     checks them (``gts.keys() == res.keys()``, one candidate a list, references a non-empty
     list of strings). Empty captions are allowed."""
@@ -60,7 +60,7 @@ def ordered_inputs(
             f"(only in gts: {only_gts}; only in res: {only_res})"
         )
     ids = list(gts)
-    refs: list[list[str]] = []
+    refs: list[tuple[str, ...]] = []
     cands: list[str] = []
     for i in ids:
         hypo, ref = res[i], gts[i]
@@ -79,7 +79,7 @@ def ordered_inputs(
         for text in (*ref, hypo[0]):
             if not isinstance(text, str):
                 raise CocoInputError(f"a caption of image id {i!r} is not a string: {text!r:.80}")
-        refs.append(list(ref))
+        refs.append(tuple(ref))  # immutable: the collector stops tracking it
         cands.append(hypo[0])
     return ids, refs, cands
 
@@ -91,7 +91,7 @@ _LAST_TOKENS: dict[Callable, tuple] = {}
 
 
 def tokens(
-    split: Callable[[str], Sequence[str]], refs: list[list[str]], cands: list[str]
+    split: Callable[[str], Sequence[str]], refs: Sequence[Sequence[str]], cands: list[str]
 ) -> tuple[tuple, tuple]:
     """``(reference token tuples, candidate token tuples)`` as ``split`` reads the captions,
     the same objects as last time when the captions are equal to last time's."""

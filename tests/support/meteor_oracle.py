@@ -909,7 +909,8 @@ def score_lines(
 ) -> tuple[float, list[float], list[Stats]]:
     """What :meth:`MeteorEngine.score_lines` returns, computed here: ``(corpus score,
     per-item scores, per-item statistics)``."""
-    texts = {t: engine.tokens(t) for t in [*hypotheses, *(r for rs in references for r in rs)]}
+    every = [*hypotheses, *(r for rs in references for r in rs)]
+    texts = {t: tuple(engine.tokens(t)) for t in every}
     found, table = segments(engine, texts, references, hypotheses)
     stats = [
         segment_stats(found[h], [found[r] for r in refs], table)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass
-from itertools import chain
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -218,33 +217,35 @@ def _csr_offsets(owner: np.ndarray, n: int) -> np.ndarray:
     return offsets
 
 
-def segment_arrays(segments: Sequence[tuple[str, ...]], words: WordFeatures) -> SegmentArrays:
-    """The arrays of ``segments`` (distinct token tuples)."""
-    vocabulary = dict.fromkeys(chain.from_iterable(segments))
-    with words.lock:
-        words.add(vocabulary)
-        keys, stems, func, table_ids, syn_off, syn_ids = words.arrays()
-        index = words.index
+def segment_arrays(
+    words: Sequence[str], lengths: Sequence[int], features: WordFeatures
+) -> SegmentArrays:
+    """The arrays of the distinct segments whose words, one after the other, are ``words``
+    (segment ``k`` has ``lengths[k]`` of them)."""
+    vocabulary = dict.fromkeys(words)
+    n_segments = len(lengths)
+    with features.lock:
+        features.add(vocabulary)
+        keys, stems, func, table_ids, syn_off, syn_ids = features.arrays()
+        index = features.index
         n_words = len(index)
         used = np.fromiter(map(index.__getitem__, vocabulary), np.int64, len(vocabulary))
-        lengths = np.fromiter(map(len, segments), np.int64, len(segments))
-        flat = np.fromiter(
-            map(index.__getitem__, chain.from_iterable(segments)), np.int64, int(lengths.sum())
-        )
+        flat = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    length = np.asarray(lengths, np.int64).reshape(n_segments)
     # one empty slot after each segment: no n-gram crosses two segments
-    starts = np.zeros(len(segments), np.int64)
-    np.cumsum(lengths[:-1] + 1, out=starts[1:])
-    n_slots = int(starts[-1] + lengths[-1] + 1) if len(segments) else 0
+    starts = np.zeros(n_segments, np.int64)
+    np.cumsum(length[:-1] + 1, out=starts[1:])
+    n_slots = int(starts[-1] + length[-1] + 1) if n_segments else 0
     vids = np.full(n_slots, n_words, np.int64)
-    seg_of_word = np.repeat(np.arange(len(segments)), lengths)
+    seg_of_word = np.repeat(np.arange(n_segments), length)
     vids[np.arange(flat.size) + seg_of_word] = flat  # each earlier segment adds one gap
-    seg_of_slot = np.repeat(np.arange(len(segments)), lengths + 1)
+    seg_of_slot = np.repeat(np.arange(n_segments), length + 1)
     para = _paraphrase_arrays(
-        words.resources.paraphrases, table_ids[vids], seg_of_slot, starts, len(segments)
+        features.resources.paraphrases, table_ids[vids], seg_of_slot, starts, n_segments
     )
     syn_off, syn_ids = _shared_synsets(used, syn_off, syn_ids)
     return SegmentArrays(
-        starts, lengths, keys[vids], stems[vids], func[vids], vids, syn_off, syn_ids, *para
+        starts, length, keys[vids], stems[vids], func[vids], vids, syn_off, syn_ids, *para
     )
 
 
@@ -258,7 +259,7 @@ def _shared_synsets(
     lo, hi = syn_off[used], syn_off[used + 1]
     ids = syn_ids[concatenated_ranges(lo, hi)]
     # synset ids are WordNet offsets (up to eight digits): renumber through a sort
-    distinct, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+    _, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
     shared = counts >= 2
     mapped = np.where(shared, np.cumsum(shared) - 1, -1)[inverse]
     keep = mapped >= 0

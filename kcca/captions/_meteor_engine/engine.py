@@ -16,6 +16,7 @@ GIL: the items are scored in slices on one thread per CPU.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Sequence
 
 import numpy as np
@@ -80,12 +81,12 @@ class MeteorEngine:
         self.resources = resources
         self._words = WordFeatures.shared(resources)
 
-    def tokens(self, text: str) -> tuple[str, ...]:
+    def tokens(self, text: str) -> list[str]:
         """The words Meteor aligns: normalised (``-norm``), lower-cased, split."""
         if PLAIN_LINE.fullmatch(text):  # what normalising leaves as it is, split the same way
-            return tuple(text.split())
+            return text.split()
         norm = normalize_line(java_trim(text), self.resources.nonbreaking_prefixes)
-        return tuple(java_tokens(norm.lower()))
+        return java_tokens(norm.lower())
 
     def score_lines(
         self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
@@ -98,35 +99,40 @@ class MeteorEngine:
         """
         if any(len(refs) == 0 for refs in references):
             raise ValueError("every hypothesis needs at least one reference")
-        texts: dict[str, tuple[str, ...]] = {}
-        for t in hypotheses:
-            if t not in texts:
-                texts[t] = self.tokens(t)
-        for refs in references:
-            for t in refs:
-                if t not in texts:
-                    texts[t] = self.tokens(t)
-        stats, per_item = self._kernel_stats(texts, references, hypotheses)
+        stats, per_item = self._kernel_stats(references, hypotheses)
         with self._words.lock:
             self._words.save()
         return corpus_score(stats), per_item, stats
 
     def _kernel_stats(
-        self,
-        texts: dict[str, tuple[str, ...]],
-        references: Sequence[Sequence[str]],
-        hypotheses: Sequence[str],
+        self, references: Sequence[Sequence[str]], hypotheses: Sequence[str]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The statistics and the score of every item (:func:`.kernel.score_items`)."""
-        distinct = list(dict.fromkeys(texts.values()))
-        number = {words: k for k, words in enumerate(distinct)}
-        seg = {t: number[words] for t, words in texts.items()}
-        arrays = segment_arrays(distinct, self._words)
-        hyp = np.fromiter(map(seg.__getitem__, hypotheses), np.int64, len(hypotheses))
-        ref_seg = np.fromiter(
-            (seg[r] for refs in references for r in refs),
-            np.int64,
-            sum(len(refs) for refs in references),
-        )
-        ref_off = np.concatenate(([0], np.cumsum([len(refs) for refs in references])))
-        return _score_items(hyp, ref_off.astype(np.int64), ref_seg, arrays.kernel_args())
+        """The statistics and the score of every item (:func:`.kernel.score_items`).
+
+        Texts with the same words are one segment: segment ``k`` holds the words
+        ``words[sum(lengths[:k]):][:lengths[k]]``. Every container here maps strings to
+        integers or holds strings (no object per text), which keeps the collector's work small.
+        """
+        segment_of_text: dict[str, int] = {}
+        segment_of_words: dict[str, int] = {}  # the words joined by spaces (none inside)
+        words: list[str] = []
+        lengths: list[int] = []
+        for text in chain(hypotheses, chain.from_iterable(references)):
+            if text in segment_of_text:
+                continue
+            tokens = self.tokens(text)
+            key = " ".join(tokens)
+            k = segment_of_words.get(key)
+            if k is None:
+                k = segment_of_words[key] = len(lengths)
+                words.extend(tokens)
+                lengths.append(len(tokens))
+            segment_of_text[text] = k
+        arrays = segment_arrays(words, lengths, self._words)
+        seg = segment_of_text.__getitem__
+        hyp = np.fromiter(map(seg, hypotheses), np.int64, len(hypotheses))
+        n_refs = [len(refs) for refs in references]
+        ref_seg = np.fromiter(map(seg, chain.from_iterable(references)), np.int64, sum(n_refs))
+        ref_off = np.zeros(len(n_refs) + 1, np.int64)
+        np.cumsum(n_refs, out=ref_off[1:])
+        return _score_items(hyp, ref_off, ref_seg, arrays.kernel_args())

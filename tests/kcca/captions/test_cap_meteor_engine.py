@@ -323,7 +323,7 @@ def test_score_bound_is_never_below_the_score():
         fx = json.load(f)
     refs, hyps = fx["references_tokenized"], fx["candidates_tokenized"]
     engine = _engine()
-    texts = {t: engine.tokens(t) for t in hyps + [r for rs in refs for r in rs]}
+    texts = {t: tuple(engine.tokens(t)) for t in hyps + [r for rs in refs for r in rs]}
     segments, table = segments(engine, texts, refs, hyps)
     pairs = skipped = 0
     for rs, h in zip(refs, hyps):
