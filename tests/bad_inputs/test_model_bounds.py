@@ -20,6 +20,7 @@ import pytest
 from kcca._cache import Cache
 from kcca._model import file_format
 from kcca._model.build import demo_model
+from tests.support.demo_model import demo_cache
 from kcca._model.file_format import ModelFormatError
 
 #: bytes the bomb's one array inflates to, and the address-space limit it is opened under
@@ -84,7 +85,7 @@ def test_the_total_size_limit_is_named_and_can_be_raised(bomb, monkeypatch):
 @pytest.fixture(scope="module")
 def demo_file(tmp_path_factory) -> Path:
     """The demo model's file."""
-    return Path(demo_model(Cache(tmp_path_factory.mktemp("cache"))).info["file"])
+    return Path(demo_model(Cache(demo_cache(tmp_path_factory))).info["file"])
 
 
 def _rewrite_tree(src: Path, dst: Path, edit) -> Path:

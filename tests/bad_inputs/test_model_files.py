@@ -25,6 +25,7 @@ from kcca._cache import Cache
 from kcca._cli import build_parser, main
 from kcca._model import ModelFormatError, load_model
 from kcca._model.build import demo_model
+from tests.support.demo_model import demo_cache
 
 QUERIES = ("a red circle", "a large blue square on the grass", "yellow star",
            "a striped triangle")
@@ -43,7 +44,7 @@ class _Payload:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The demo model as ``--model demo`` fits it, and the file it was cached to."""
-    cache = Cache(tmp_path_factory.mktemp("cache"))
+    cache = Cache(demo_cache(tmp_path_factory))
     model = demo_model(cache)
     return model, Path(model.info["file"])
 

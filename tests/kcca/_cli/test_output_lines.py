@@ -17,6 +17,7 @@ import pytest
 
 from kcca._cli import main
 from kcca._cli.lines import joined_command
+from tests.support.demo_model import demo_cache
 from tests.support.line_width import assert_lines_fit
 
 REPO = Path(__file__).resolve().parents[3]
@@ -173,13 +174,13 @@ def test_a_demo_model_to_refit_names_no_query_command():
 
 
 @pytest.mark.slow
-def test_query_and_annotate_fixes_name_their_own_command(tmp_path, capsys):
-    """Fits the demo model once (about 10 s): a query without known words gets a query that
-    runs; an empty --captions file gets the captions fix; rows fit in 100 characters."""
+def test_query_and_annotate_fixes_name_their_own_command(tmp_path, tmp_path_factory, capsys):
+    """On the demo model: a query without known words gets a query that runs; an empty
+    --captions file gets the captions fix; rows fit in 100 characters."""
     import cv2
     import numpy as np
 
-    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cache = ["--cache-dir", str(demo_cache(tmp_path_factory))]
     assert main([*cache, "query", "zzz qqq", "--model", "demo", "--quiet"]) == 2
     err = capsys.readouterr().err
     fix = err.split("fix: ", 1)[1].strip()

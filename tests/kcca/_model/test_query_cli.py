@@ -19,18 +19,20 @@ from kcca._cli import main
 from kcca.data._demo_grammar import COLOURS, SHAPES
 from kcca._model import load_model
 from kcca._model.build import demo_model, demo_spec_and_corpus
+from tests.support.demo_model import demo_cache
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("kcca-cache")
+    """A cache holding the demo model (fitted once per test run)."""
+    return demo_cache(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def demo(cache_dir):
-    """The demo model, fitted once into the test cache (as `--model demo` does)."""
+    """The demo model, loaded from the test cache (as `--model demo` does)."""
     return demo_model(Cache(cache_dir))
 
 
