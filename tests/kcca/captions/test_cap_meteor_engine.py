@@ -196,6 +196,25 @@ def test_paraphrase_index_of_a_small_table(tmp_path):
         {"a": (0,), "a hound": (0,), "hound": (1,)}
 
 
+@pytest.mark.parametrize("top", [0, 9, 1_000, 70_000, 2**40, 2**64 - 1],
+                         ids=["one-key", "table", "table-wide", "two-digits", "three-digits",
+                              "four-digits"])
+def test_the_tries_unique_keys_equal_numpys(top):
+    """The trie build's ranking of keys (a dense table for small keys, else a radix sort on
+    16-bit digits) gives ``np.unique(key, return_inverse=True)``, repeated keys and empty
+    levels included."""
+    from kcca.captions._meteor_engine.paraphrase import _unique_inverse
+
+    rng = np.random.default_rng(top % 1000)
+    for size in (0, 1, 7, 5_000):
+        key = rng.integers(0, top, size, dtype=np.uint64, endpoint=True)
+        key[: size // 3] = key[size // 3 : 2 * (size // 3)]  # repeats
+        want_unique, want_inverse = np.unique(key, return_inverse=True)
+        got_unique, got_inverse = _unique_inverse(key)
+        assert got_unique.dtype == key.dtype and np.array_equal(got_unique, want_unique)
+        assert np.array_equal(got_inverse, want_inverse.reshape(-1))
+
+
 # ------------------------------------------------------ the Python engine alone (no Java)
 GOOD_TABLE = b"0.5\na dog\na hound\n0.2\ndog\nhound\n"
 
