@@ -122,12 +122,18 @@ def _paired_float(a, b, nan_policy: str) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _stat_of_swaps(x: np.ndarray, y: np.ndarray, swap: np.ndarray, statistic: str) -> np.ndarray:
-    """Statistic of A' - B' for each row of ``swap`` (True: exchange the query's scores)."""
+def _stat_of_swaps(
+    x: np.ndarray, y: np.ndarray, swap_bytes: np.ndarray, statistic: str
+) -> np.ndarray:
+    """Statistic of A' - B' for each row of ``swap_bytes``: swap patterns packed 8 queries to
+    a byte as ``np.packbits`` packs them (a set bit: exchange the query's scores)."""
+    from kcca._evaluate.swap_loops import swapped_sums  # numba: on demand
+
     if statistic == "mean":
         d = x - y
-        # mean(where(swap, -d, d)) = (sum(d) - 2 * swap @ d) / n
-        return (d.sum() - 2.0 * (swap.astype(np.float64) @ d)) / d.size
+        # mean(where(swap, -d, d)) = (sum(d) - 2 * sum(d over the swapped queries)) / n
+        return (d.sum() - 2.0 * swapped_sums(d, swap_bytes)) / d.size
+    swap = np.unpackbits(swap_bytes, axis=1, count=x.size).view(bool)  # 0s and 1s: a view
     return _median_differences(x, y, swap)
 
 
@@ -138,9 +144,9 @@ def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.nd
     their index among the sorted distinct values of x and y, each row's histogram of A'
     (B' is the rest of the 2n values) is counted, and the two middle order statistics of
     both are read off one walk over the cumulative counts. O(rows * (n + distinct values)),
-    compiled (:mod:`kcca._evaluate.median_counts`).
+    compiled (:mod:`kcca._evaluate.swap_loops`).
     """
-    from kcca._evaluate.median_counts import median_differences_of_codes  # numba: on demand
+    from kcca._evaluate.swap_loops import median_differences_of_codes  # numba: on demand
 
     values, codes = np.unique(np.concatenate([x, y]), return_inverse=True)
     codes = codes.astype(np.int64, copy=False)
@@ -183,7 +189,7 @@ def randomization_test(
         hits = 0
         for start in range(0, total, chunk):
             codes = np.arange(start, min(start + chunk, total), dtype=np.int64)
-            swap = ((codes[:, None] >> np.arange(n)) & 1).astype(bool)
+            swap = np.packbits(((codes[:, None] >> np.arange(n)) & 1).astype(bool), axis=1)
             hits += int(
                 (np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol).sum()
             )
@@ -193,16 +199,10 @@ def randomization_test(
     done = 0
     while done < n_samples:
         m = min(chunk, n_samples - done)
-        swap = _random_bits(rng, m, n)
+        swap = rng.integers(0, 256, size=(m, (n + 7) // 8), dtype=np.uint8)  # 8 per byte
         hits += int((np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol).sum())
         done += m
     return RandomizationResult(observed, (hits + 1) / (n_samples + 1), n_samples, False, statistic)
-
-
-def _random_bits(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
-    """(m, n) fair random booleans from random bytes (8 per byte: fast and seeded)."""
-    raw = rng.integers(0, 256, size=(m, (n + 7) // 8), dtype=np.uint8)
-    return np.unpackbits(raw, axis=1, count=n).view(bool)  # zeros and ones: a view suffices
 
 
 # ------------------------------------------------------------------------------ kappa

@@ -363,3 +363,24 @@ def test_median_differences_equal_numpys_medians_row_by_row():
                       - np.median(np.where(swap, x, y), axis=1))
             np.testing.assert_allclose(_median_differences(x, y, swap), oracle, rtol=0,
                                        atol=1e-12, err_msg=f"n={n} {kind}")
+
+
+def test_mean_differences_equal_numpys_means_row_by_row():
+    """The compiled byte-table sums of the mean statistic against ``np.mean`` of each swap
+    pattern: numbers of queries that do and do not fill the last byte (its spare bits set),
+    real and tied values."""
+    from kcca._evaluate.statistics import _stat_of_swaps
+
+    rng = np.random.default_rng(6)
+    for n in (1, 7, 8, 9, 300, 1000):
+        for kind in ("ties", "real"):
+            x = rng.integers(1, 60, size=n).astype(float)
+            y = rng.integers(1, 60, size=n).astype(float)
+            if kind == "real":
+                x, y = rng.normal(size=n), rng.normal(size=n)
+            packed = rng.integers(0, 256, size=(97, (n + 7) // 8), dtype=np.uint8)
+            packed[:, -1] |= 0xFF >> (n % 8) if n % 8 else 0  # bits past n set: ignored
+            swap = np.unpackbits(packed, axis=1, count=n).astype(bool)
+            oracle = np.where(swap, y, x).mean(axis=1) - np.where(swap, x, y).mean(axis=1)
+            np.testing.assert_allclose(_stat_of_swaps(x, y, packed, "mean"), oracle, rtol=0,
+                                       atol=1e-12, err_msg=f"n={n} {kind}")

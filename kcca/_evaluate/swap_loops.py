@@ -1,8 +1,9 @@
-"""The compiled per-row loop of the randomisation test's median statistic (Table 2, median
-rank; :func:`kcca._evaluate.statistics.randomization_test`).
+"""The compiled per-row loops of the randomisation test (Table 2's significance marks;
+:func:`kcca._evaluate.statistics.randomization_test`): one statistic per swap pattern, for
+thousands of patterns at a time, without a (patterns x queries) array of floats.
 
 numba, compiled on first use and cached beside this module's bytecode; imported only when a
-median is tested, so that importing the statistics imports no numba.
+statistic is sampled, so that importing the statistics imports no numba.
 """
 
 from __future__ import annotations
@@ -50,4 +51,29 @@ def median_differences_of_codes(cx, cy, swap, values, counts_all):  # pragma: no
             if a_hi >= 0 and b_hi >= 0:
                 break
         out[r] = (values[a_lo] + values[a_hi]) / 2.0 - (values[b_lo] + values[b_hi]) / 2.0
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def swapped_sums(d, swap_bytes):  # pragma: no cover
+    """Per row of ``swap_bytes`` (swap patterns packed 8 queries to a byte, most significant
+    bit first, as ``np.packbits``; bits past ``d.size`` are ignored): the sum of ``d`` over the
+    queries the row swaps. A table of every byte value's partial sum per byte position makes
+    it one look-up per byte."""
+    m, n_bytes = swap_bytes.shape
+    table = np.zeros((n_bytes, 256))
+    for j in range(n_bytes):
+        for b in range(256):
+            s = 0.0
+            for t in range(8):
+                q = 8 * j + t
+                if q < d.size and (b >> (7 - t)) & 1:
+                    s += d[q]
+            table[j, b] = s
+    out = np.empty(m)
+    for r in range(m):
+        s = 0.0
+        for j in range(n_bytes):
+            s += table[j, swap_bytes[r, j]]
+        out[r] = s
     return out
