@@ -25,7 +25,7 @@ package and ``scipy.stats.spearmanr`` in tests/kcca/_evaluate/test_eval_statisti
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import stats as _st
@@ -122,41 +122,43 @@ def _paired_float(a, b, nan_policy: str) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _stat_of_swaps(
-    x: np.ndarray, y: np.ndarray, swap_bytes: np.ndarray, statistic: str
-) -> np.ndarray:
-    """Statistic of A' - B' for each row of ``swap_bytes``: swap patterns packed 8 queries to
-    a byte as ``np.packbits`` packs them (a set bit: exchange the query's scores)."""
-    from kcca._evaluate.swap_loops import swapped_sums  # numba: on demand
+def _swap_statistic(
+    x: np.ndarray, y: np.ndarray, statistic: str
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The statistic of A' - B' for each row of a block of swap patterns, as a function of
+    the block: patterns packed 8 queries to a byte as ``np.packbits`` packs them (a set bit:
+    exchange the query's scores). What depends on the scores alone is computed here, once
+    per test, not once per block; the per-row loops are compiled
+    (:mod:`kcca._evaluate.swap_loops`).
 
+    * mean: ``mean(where(swap, -d, d)) = (sum(d) - 2 * sum(d over the swapped queries)) / n``
+      with ``d = x - y``, the swapped sums read from a table of every byte value's partial
+      sum per byte position;
+    * median: ``median(where(swap, y, x)) - median(where(swap, x, y))`` by per-row histograms
+      over value codes instead of a partition per row: values become their index among the
+      sorted distinct values of x and y, each row's histogram of A' (B' is the rest of the
+      2n values) is counted, and the two middle order statistics of both are read off one
+      walk over the cumulative counts. O(rows * (n + distinct values)).
+    """
+    from kcca._evaluate import swap_loops  # numba: on demand
+
+    n = x.size
     if statistic == "mean":
         d = x - y
-        # mean(where(swap, -d, d)) = (sum(d) - 2 * sum(d over the swapped queries)) / n
-        return (d.sum() - 2.0 * swapped_sums(d, swap_bytes)) / d.size
-    swap = np.unpackbits(swap_bytes, axis=1, count=x.size).view(bool)  # 0s and 1s: a view
-    return _median_differences(x, y, swap)
-
-
-def _median_differences(x: np.ndarray, y: np.ndarray, swap: np.ndarray) -> np.ndarray:
-    """``median(where(swap, y, x)) - median(where(swap, x, y))`` per row of ``swap``.
-
-    By per-row histograms over value codes instead of a partition per row: values become
-    their index among the sorted distinct values of x and y, each row's histogram of A'
-    (B' is the rest of the 2n values) is counted, and the two middle order statistics of
-    both are read off one walk over the cumulative counts. O(rows * (n + distinct values)),
-    compiled (:mod:`kcca._evaluate.swap_loops`).
-    """
-    from kcca._evaluate.swap_loops import median_differences_of_codes  # numba: on demand
-
+        total = d.sum()
+        table = swap_loops.byte_sums(d)
+        return lambda swap_bytes: (total - 2.0 * swap_loops.swapped_sums(table, swap_bytes)) / n
     values, codes = np.unique(np.concatenate([x, y]), return_inverse=True)
     codes = codes.astype(np.int64, copy=False)
-    return median_differences_of_codes(
-        codes[: x.size],
-        codes[x.size :],
-        np.ascontiguousarray(swap, dtype=np.bool_),
-        values.astype(np.float64, copy=False),
-        np.bincount(codes, minlength=values.size),
-    )
+    cx, cy = codes[:n], codes[n:]
+    values = values.astype(np.float64, copy=False)
+    counts_all = np.bincount(codes, minlength=values.size)
+
+    def medians(swap_bytes: np.ndarray) -> np.ndarray:
+        swap = np.unpackbits(swap_bytes, axis=1, count=n).view(bool)  # 0s and 1s: a view
+        return swap_loops.median_differences_of_codes(cx, cy, swap, values, counts_all)
+
+    return medians
 
 
 def randomization_test(
@@ -184,15 +186,14 @@ def randomization_test(
     agg = np.mean if statistic == "mean" else np.median
     observed = float(agg(x) - agg(y))
     tol = 1e-12 * max(1.0, abs(observed))
+    stat_of_swaps = _swap_statistic(x, y, statistic)
     if n < 63 and 2**n <= n_samples:  # enumerate every swap pattern: exact
         total = 2**n
         hits = 0
         for start in range(0, total, chunk):
             codes = np.arange(start, min(start + chunk, total), dtype=np.int64)
             swap = np.packbits(((codes[:, None] >> np.arange(n)) & 1).astype(bool), axis=1)
-            hits += int(
-                (np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol).sum()
-            )
+            hits += int((np.abs(stat_of_swaps(swap)) >= abs(observed) - tol).sum())
         return RandomizationResult(observed, hits / total, total, True, statistic)
     rng = np.random.default_rng(seed)
     hits = 0
@@ -200,7 +201,7 @@ def randomization_test(
     while done < n_samples:
         m = min(chunk, n_samples - done)
         swap = rng.integers(0, 256, size=(m, (n + 7) // 8), dtype=np.uint8)  # 8 per byte
-        hits += int((np.abs(_stat_of_swaps(x, y, swap, statistic)) >= abs(observed) - tol).sum())
+        hits += int((np.abs(stat_of_swaps(swap)) >= abs(observed) - tol).sum())
         done += m
     return RandomizationResult(observed, (hits + 1) / (n_samples + 1), n_samples, False, statistic)
 

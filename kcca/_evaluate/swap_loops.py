@@ -55,12 +55,11 @@ def median_differences_of_codes(cx, cy, swap, values, counts_all):  # pragma: no
 
 
 @numba.njit(nogil=True, cache=True)
-def swapped_sums(d, swap_bytes):  # pragma: no cover
-    """Per row of ``swap_bytes`` (swap patterns packed 8 queries to a byte, most significant
-    bit first, as ``np.packbits``; bits past ``d.size`` are ignored): the sum of ``d`` over the
-    queries the row swaps. A table of every byte value's partial sum per byte position makes
-    it one look-up per byte."""
-    m, n_bytes = swap_bytes.shape
+def byte_sums(d):  # pragma: no cover
+    """``table[j, b]``: the sum of ``d`` over the queries whose bits are set in byte value
+    ``b`` at byte position ``j`` of a packed swap pattern (query ``8 j + t`` is bit ``7 - t``,
+    as ``np.packbits`` packs them; queries past ``d.size`` add nothing)."""
+    n_bytes = (d.size + 7) // 8
     table = np.zeros((n_bytes, 256))
     for j in range(n_bytes):
         for b in range(256):
@@ -70,6 +69,15 @@ def swapped_sums(d, swap_bytes):  # pragma: no cover
                 if q < d.size and (b >> (7 - t)) & 1:
                     s += d[q]
             table[j, b] = s
+    return table
+
+
+@numba.njit(nogil=True, cache=True)
+def swapped_sums(table, swap_bytes):  # pragma: no cover
+    """Per row of ``swap_bytes`` (swap patterns packed 8 queries to a byte): the sum of the
+    differences over the queries the row swaps, one look-up per byte in :func:`byte_sums`'s
+    table."""
+    m, n_bytes = swap_bytes.shape
     out = np.empty(m)
     for r in range(m):
         s = 0.0

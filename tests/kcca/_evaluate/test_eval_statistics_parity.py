@@ -349,7 +349,7 @@ def test_randomization_sampled_agrees_with_permutation_test_within_monte_carlo_e
 def test_median_differences_equal_numpys_medians_row_by_row():
     """The compiled histogram walk of the median statistic against ``np.median`` of each swap
     pattern: odd and even numbers of queries, many ties, equal systems, real values."""
-    from kcca._evaluate.statistics import _median_differences
+    from kcca._evaluate.statistics import _swap_statistic
 
     rng = np.random.default_rng(5)
     for n in (1, 2, 3, 4, 11, 300, 1000):
@@ -361,7 +361,8 @@ def test_median_differences_equal_numpys_medians_row_by_row():
             swap = rng.random((97, n)) < 0.5
             oracle = (np.median(np.where(swap, y, x), axis=1)
                       - np.median(np.where(swap, x, y), axis=1))
-            np.testing.assert_allclose(_median_differences(x, y, swap), oracle, rtol=0,
+            got = _swap_statistic(x, y, "median")(np.packbits(swap, axis=1))
+            np.testing.assert_allclose(got, oracle, rtol=0,
                                        atol=1e-12, err_msg=f"n={n} {kind}")
 
 
@@ -369,7 +370,7 @@ def test_mean_differences_equal_numpys_means_row_by_row():
     """The compiled byte-table sums of the mean statistic against ``np.mean`` of each swap
     pattern: numbers of queries that do and do not fill the last byte (its spare bits set),
     real and tied values."""
-    from kcca._evaluate.statistics import _stat_of_swaps
+    from kcca._evaluate.statistics import _swap_statistic
 
     rng = np.random.default_rng(6)
     for n in (1, 7, 8, 9, 300, 1000):
@@ -382,5 +383,6 @@ def test_mean_differences_equal_numpys_means_row_by_row():
             packed[:, -1] |= 0xFF >> (n % 8) if n % 8 else 0  # bits past n set: ignored
             swap = np.unpackbits(packed, axis=1, count=n).astype(bool)
             oracle = np.where(swap, y, x).mean(axis=1) - np.where(swap, x, y).mean(axis=1)
-            np.testing.assert_allclose(_stat_of_swaps(x, y, packed, "mean"), oracle, rtol=0,
+            got = _swap_statistic(x, y, "mean")(packed)
+            np.testing.assert_allclose(got, oracle, rtol=0,
                                        atol=1e-12, err_msg=f"n={n} {kind}")
