@@ -272,6 +272,12 @@ def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files
     assert f"error: paraphrase table {table}: line 1" in proc.stderr
     assert "fix: restore the table" in proc.stderr and "Traceback" not in proc.stderr
     table.write_bytes(gzip.compress(GOOD_TABLE))
+    # the kernel compiled (or loaded) in this process first: the kcca processes below then load
+    # it from numba's cache instead of compiling it (about 18 s on a fresh checkout)
+    from kcca.captions._meteor_engine import MeteorEngine, MeteorResources
+
+    MeteorEngine(MeteorResources(jar_dir / "meteor-1.5.jar", table, None)).score_lines(
+        [["a dog"]], ["a dog"])
     assert score("--cache-dir", str(tmp_path / "cache")).returncode == 0
     assert (tmp_path / "cache" / "meteor-paraphrase").is_dir()
     assert score("--no-cache").returncode == 0

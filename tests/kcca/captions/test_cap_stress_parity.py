@@ -37,9 +37,9 @@ def _items(with_line_breaks: bool):
     return refs, cands
 
 
-def _scores(refs, cands, package):
+def _scores(refs, cands, package, meteor=None):
     """Per-item arrays of ``package`` (``pycocoevalcap`` or ``kcca.coco``) as COCOEvalCap
-    runs it."""
+    runs it; ``meteor``: the package's ``Meteor()`` to use (default: a new one)."""
     import importlib
 
     tok = importlib.import_module(f"{package}.tokenizer.ptbtokenizer").PTBTokenizer()
@@ -53,7 +53,8 @@ def _scores(refs, cands, package):
     for module, name, label in (("meteor.meteor", "Meteor", "METEOR"),
                                 ("rouge.rouge", "Rouge", "ROUGE_L"),
                                 ("cider.cider", "Cider", "CIDEr")):
-        scorer = getattr(importlib.import_module(f"{package}.{module}"), name)()
+        scorer = (meteor if label == "METEOR" and meteor is not None
+                  else getattr(importlib.import_module(f"{package}.{module}"), name)())
         out[label] = np.asarray(scorer.compute_score(gts, res)[1], dtype=float)
     return out
 
@@ -61,7 +62,16 @@ def _scores(refs, cands, package):
 @pytest.fixture(scope="module")
 def theirs():
     skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
-    return {lb: _scores(*_items(lb), "pycocoevalcap") for lb in (False, True)}
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    # one jar process for both sets (it reads its paraphrase table for seconds on start), as
+    # test_cap_outside_parity.py does: the jar scores each SCORE line on its own, so an
+    # item's METEOR does not depend on the items scored before it
+    meteor = Meteor()
+    try:
+        return {lb: _scores(*_items(lb), "pycocoevalcap", meteor) for lb in (False, True)}
+    finally:
+        del meteor
 
 
 def _assert_close(mine, other, what):
