@@ -50,6 +50,15 @@ _jit_inline = numba.njit(nogil=True, cache=True, error_model="numpy", inline="al
 
 
 @_jit_inline
+def _copy_into(dst, src):  # pragma: no cover - compiled
+    """``dst[:] = src`` for two 1-D arrays of one length, element by element (numba's slice
+    assignment from an array carries a shape-mismatch message whose string formatting
+    takes seconds to compile)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@_jit_inline
 def _words(n):  # pragma: no cover - compiled
     """How many ``int64`` words a bit set of ``n`` positions takes (at least one)."""
     return max((n + 63) >> 6, 1)
@@ -252,7 +261,8 @@ def _room(m, count, more):  # pragma: no cover - compiled
     if count + more <= m.shape[0]:
         return m
     grown = np.empty((max(2 * m.shape[0], count + more), m.shape[1]), m.dtype)
-    grown[:count] = m[:count]
+    for r in range(count):
+        _copy_into(grown[r], m[r])
     return grown
 
 
@@ -419,8 +429,8 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
     node_prev = np.empty(beam * n_match + 1, np.int64)
     n_nodes = 0
     rank[0], dist[0], idx[0], last[0], head[0] = 0, 0, 0, -1, -1
-    u1[0, :] = used1
-    u2[0, :] = used2
+    _copy_into(u1[0], used1)
+    _copy_into(u2[0], used2)
     n_paths = 1
     for current in range(n2 + 1):
         if n_paths > 1:  # stable sort (Collections.sort), keep the beam
@@ -430,8 +440,8 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
                 o = order[q]
                 n_rank[q], n_dist[q], n_idx[q] = rank[o], dist[o], idx[o]
                 n_last[q], n_head[q] = last[o], head[o]
-                n_u1[q, :] = u1[o]
-                n_u2[q, :] = u2[o]
+                _copy_into(n_u1[q], u1[o])
+                _copy_into(n_u2[q], u2[o])
             rank, n_rank = n_rank, rank
             dist, n_dist = n_dist, dist
             idx, n_idx = n_idx, idx
@@ -447,8 +457,8 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
                 if current < idx[p]:  # inside a match taken earlier
                     n_rank[out], n_dist[out], n_idx[out] = rank[p], dist[p], idx[p]
                     n_last[out], n_head[out] = last[p], head[p]
-                    n_u1[out, :] = u1[p]
-                    n_u2[out, :] = u2[p]
+                    _copy_into(n_u1[out], u1[p])
+                    _copy_into(n_u2[out], u2[p])
                     out += 1
                     continue
                 f = fixed[idx[p]]
@@ -460,8 +470,8 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
                     n_rank[out], n_dist[out] = r, dist[p] + abs(m[f, 0] - m[f, 2])
                     n_idx[out], n_last[out] = m[f, 0] + m[f, 1], m[f, 2] + m[f, 3]
                     n_head[out] = head[p]
-                    n_u1[out, :] = u1[p]
-                    n_u2[out, :] = u2[p]
+                    _copy_into(n_u1[out], u1[p])
+                    _copy_into(n_u2[out], u2[p])
                     out += 1
                 continue
             last_end = last[p]
@@ -477,8 +487,8 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
                 node_prev[n_nodes] = head[p]
                 n_rank[out], n_dist[out], n_idx[out] = r, dist[p], m[c, 0] + m[c, 1]
                 n_last[out], n_head[out] = m[c, 2] + m[c, 3], n_nodes
-                n_u1[out, :] = u1[p]
-                n_u2[out, :] = u2[p]
+                _copy_into(n_u1[out], u1[p])
+                _copy_into(n_u2[out], u2[p])
                 _add_range(n_u1[out], m[c, 2], m[c, 3])
                 _add_range(n_u2[out], m[c, 0], m[c, 1])
                 n_nodes += 1
@@ -490,14 +500,14 @@ def resolve(m, by_ref, first, fixed, used1, used2, n2, beam):  # pragma: no cove
                 lp = -1
             n_rank[out], n_dist[out], n_idx[out] = r, dist[p], idx[p] + 1
             n_last[out], n_head[out] = lp, head[p]
-            n_u1[out, :] = u1[p]
-            n_u2[out, :] = u2[p]
+            _copy_into(n_u1[out], u1[p])
+            _copy_into(n_u2[out], u2[p])
             out += 1
         if out == 0:  # the jar warns and keeps the best path
             n_rank[0], n_dist[0], n_idx[0] = rank[0], dist[0], idx[0]
             n_last[0], n_head[0] = last[0], head[0]
-            n_u1[0, :] = u1[0]
-            n_u2[0, :] = u2[0]
+            _copy_into(n_u1[0], u1[0])
+            _copy_into(n_u2[0], u2[0])
             out = 1
         rank, n_rank = n_rank, rank
         dist, n_dist = n_dist, dist
@@ -746,6 +756,21 @@ def score_items(
 
 
 @_jit_inline
+def _decreasing_order(values):  # pragma: no cover - compiled
+    """The indices of ``values`` by decreasing value, equal values in index order (an
+    insertion sort: an item has few references; ``np.argsort(-values, kind="mergesort")``
+    without compiling numpy's merge sort for floats)."""
+    order = np.empty(values.shape[0], np.int64)
+    for i in range(values.shape[0]):
+        j = i
+        while j > 0 and values[order[j - 1]] < values[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    return order
+
+
+@_jit_inline
 def _best_alignment(
     found, bounds, refs, starts, lengths, func, t0, n1, tmp, best
 ):  # pragma: no cover - compiled
@@ -754,7 +779,7 @@ def _best_alignment(
     go to the first reference."""
     best_score = -1.0
     best_k = -1
-    for k in np.argsort(-bounds, kind="mergesort"):  # decreasing, stable
+    for k in _decreasing_order(bounds):
         if bounds[k] < best_score - BOUND_MARGIN:
             continue
         r = refs[k]
@@ -762,7 +787,7 @@ def _best_alignment(
         align_stats(m, count, cov1, cov2, func, t0, n1, starts[r], lengths[r], tmp)
         s = score(tmp)
         if s > best_score or (s == best_score and k < best_k):
-            best[:] = tmp
+            _copy_into(best, tmp)
             best_score, best_k = s, k
     return best_score
 

@@ -215,6 +215,19 @@ def test_the_tries_unique_keys_equal_numpys(top):
         assert np.array_equal(got_inverse, want_inverse.reshape(-1))
 
 
+def test_references_are_tried_in_numpys_stable_decreasing_order():
+    """The kernel's insertion sort of the references' bounds gives the order of
+    ``np.argsort(-bounds, kind="mergesort")``: decreasing, equal bounds in index order."""
+    from kcca.captions._meteor_engine.kernel import _decreasing_order
+
+    rng = np.random.default_rng(7)
+    for size in (0, 1, 2, 5, 40, 300):
+        for bounds in (rng.random(size), rng.integers(0, 3, size).astype(float),
+                       np.zeros(size), np.arange(size, dtype=float)):
+            want = np.argsort(-bounds, kind="mergesort")
+            assert np.array_equal(_decreasing_order(bounds), want), (size, bounds)
+
+
 # ------------------------------------------------------ the Python engine alone (no Java)
 GOOD_TABLE = b"0.5\na dog\na hound\n0.2\ndog\nhound\n"
 
