@@ -170,7 +170,8 @@ def make_real_kernels(n: int, folder: Path, cache_dir: Path, image_kernel: str,
     img = _cached_blocks(cache_dir, "system-image-gram", image_kernel)
     txt = _cached_blocks(cache_dir, "system-text-gram", text_kernel)
     if "all" not in img or not {"train", "dev"} <= set(txt):
-        raise SystemExit(f"no cached real blocks for {image_kernel}/{text_kernel} under {cache_dir}: "
+        raise SystemExit(f"no cached real blocks for {image_kernel}/{text_kernel} "
+                         f"under {cache_dir}: "
                          "run a system first (kcca._systems.runner)")
     blocks = joblib.load(img["all"])
     np.save(paths["kx"], np.ascontiguousarray(blocks["train"][:n, :n]))
@@ -189,7 +190,8 @@ def centred(K: np.ndarray) -> np.ndarray:
     return K - K.mean(0) - K.mean(1, keepdims=True) + K.mean()
 
 
-def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray, kappa: float) -> np.ndarray:
+def eq3_objective(Kxc: np.ndarray, Kyc: np.ndarray, A: np.ndarray, B: np.ndarray,
+                  kappa: float) -> np.ndarray:
     """Eq. 3's value for each direction pair (columns of A, B) on centred kernels."""
     KA, KB = Kxc @ A, Kyc @ B
     num = np.einsum("ik,ik->k", KA, KB)
@@ -434,7 +436,8 @@ def child(args: argparse.Namespace) -> None:
 
 def run_case(python: str, case: str, n: int, paths: dict, power: int, timeout: int,
              rank: int = 0, backend: str = "numpy", threads: int = 0) -> dict:
-    cmd = [python, __file__, "--child", case, "--n", str(n), "--power", str(power), "--rank", str(rank),
+    cmd = [python, __file__, "--child", case, "--n", str(n), "--power", str(power),
+           "--rank", str(rank),
            "--backend", backend, "--threads", str(threads),
            "--paths", json.dumps({k: str(v) for k, v in paths.items()})]
     try:
@@ -533,10 +536,11 @@ def main() -> None:
             if not isinstance(r, dict):
                 continue
             if "correlations" in r:
-                r["max_abs_diff_vs_dense"] = float(np.abs(np.asarray(r["correlations"]) - ref).max())
+                diff = np.abs(np.asarray(r["correlations"]) - ref)
+                r["max_abs_diff_vs_dense"] = float(diff.max())
             rows.append((n, name, r))
-            print(f"n={n} {name}: " + json.dumps({k: v for k, v in r.items() if k != "correlations"}),
-                  flush=True)
+            shown = {k: v for k, v in r.items() if k != "correlations"}
+            print(f"n={n} {name}: " + json.dumps(shown), flush=True)
         results.append(res)
         out_partial = Path(args.out).with_suffix(".partial.json")
         out_partial.parent.mkdir(parents=True, exist_ok=True)
@@ -563,7 +567,8 @@ def main() -> None:
         ranks = f"{r['rank_x']}/{r['rank_y']}" if "rank_x" in r else ""
         diff = r.get("max_abs_diff_vs_dense")
         gpu_mb = f"{r['gpu_peak_mb']:.0f}" if "gpu_peak_mb" in r else ""
-        print(f"{n:>6}  {name:<26} {r['seconds']:>9.1f} {r['peak_rss_mb']:>9.0f} {gpu_mb:>8} {ranks:>11} "
+        print(f"{n:>6}  {name:<26} {r['seconds']:>9.1f} {r['peak_rss_mb']:>9.0f} {gpu_mb:>8} "
+              f"{ranks:>11} "
               f"{'' if diff is None or name.startswith('ours (') else f'{diff:.2e}':>12}")
     for res in results:
         ratios = [f"{res[k]:.1f}x faster than {k[len('speedup_vs_'):]}" for k in

@@ -112,12 +112,13 @@ def main() -> None:
     env = {"cores": os.cpu_count(), "blas_threads": args.threads or "all",
            "device": describe_backend(args.backend), "n_train": args.n_train,
            "n_pool": args.n_pool, "kernel_seconds (not timed below)": round(kernel_s, 1)}
+    estimate = res["per_pair_seconds"] * len(P_GRID) * len(D_GRID) + res["test_borda_seconds"]
     print(f"\n{'backend':<10} {'pairs':>5} {'fit s':>8} {'dev s':>8} {'test s':>7} "
           f"{'per pair s':>10} {'14 pairs est. s':>15}")
     print(f"{res['backend']:<10} {res['pairs']:>5} {res['fit_seconds']:>8.1f} "
           f"{res['dev_selection_seconds']:>8.1f} {res['test_borda_seconds']:>7.1f} "
           f"{res['per_pair_seconds']:>10.1f} "
-          f"{res['per_pair_seconds'] * len(P_GRID) * len(D_GRID) + res['test_borda_seconds']:>15.0f}")
+          f"{estimate:>15.0f}")
     print(f"chosen p={res['chosen']['p']:g} d={res['chosen']['d']:g}; test search R@10 "
           f"{res['test_search_R@10']:.1f} ({env['device']}, BLAS threads {env['blas_threads']})")
     out = Path(args.out)

@@ -2,9 +2,9 @@
 checkout: the wheel is built from a copy of the working tree, installed into a fresh virtual
 environment that sees the dependencies of the interpreter running the tests (its site-packages
 folders, whether that interpreter is a system Python or itself a virtual environment; no
-network), and there, in a folder far from the checkout, ``kcca demo`` runs and ``kcca reproduce --tables-only`` rebuilds
-committed table rows from a copy of the committed results, reading the experiment files the
-wheel carries."""
+network), and there, in a folder far from the checkout, ``kcca demo`` runs and
+``kcca reproduce --tables-only`` rebuilds committed table rows from a copy of the committed
+results, reading the experiment files the wheel carries."""
 
 from __future__ import annotations
 

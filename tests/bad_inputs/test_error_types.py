@@ -57,7 +57,7 @@ def test_an_unknown_executor_in_run_toml_exits_2_through_the_cli(tmp_path, capsy
     error, fix = one_error(capsys.readouterr().err)
     assert code == 2
     assert error.startswith(f"{folder / 'run.toml'}: [run] executor must be one of serial")
-    assert f'executor = "serial"' in fix and str(folder / "run.toml") in fix
+    assert 'executor = "serial"' in fix and str(folder / "run.toml") in fix
 
 
 @pytest.mark.parametrize("values", [{"executor": "foo"}, {"executor": "dask"}])

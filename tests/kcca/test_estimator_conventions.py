@@ -2,11 +2,11 @@
 
 scikit-learn's own ``check_estimator`` checks that apply run in ``tests/test_conformance.py``:
 on the estimators themselves (the checks that do not fit) and through a one-kernel adapter
-(those that fit on one matrix ``X``). Here, the same conventions where ``fit`` takes its two train x train
-kernels ``Kx`` and ``Ky``: only trailing-underscore attributes set by ``fit``, ``NotFittedError``
-from every method before ``fit``, clone and ``repr``, determinism, pickling and joblib with the
-backend's arrays, ``transform`` / ``fit_transform`` / ``score`` of either view, and the grid's
-per-kappa projections.
+(those that fit on one matrix ``X``). Here, the same conventions where ``fit`` takes its two
+train x train kernels ``Kx`` and ``Ky``: only trailing-underscore attributes set by ``fit``,
+``NotFittedError`` from every method before ``fit``, clone and ``repr``, determinism, pickling
+and joblib with the backend's arrays, ``transform`` / ``fit_transform`` / ``score`` of either
+view, and the grid's per-kappa projections.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ def test_fake_corpus_loads(tmp_path, fake):
     ("a.jpg#1\t", "a.jpg#0\t", r"Flickr8k\.token\.txt:2: duplicate caption id 'a\.jpg#0'"),
     ("a.jpg#1\t", "a.jpgX1\t", r"Flickr8k\.token\.txt:2: malformed caption id"),
     ("a.jpg#4\t", "a.jpg#7\t", r"captions of 'a\.jpg' are numbered \[0, 1, 2, 3, 7\]"),
-    ("\tA dog number 1 runs on a.jpg .", "\t   ", r"Flickr8k\.token\.txt:2: caption 'a\.jpg#1' is empty"),
+    ("\tA dog number 1 runs on a.jpg .", "\t   ",
+     r"Flickr8k\.token\.txt:2: caption 'a\.jpg#1' is empty"),
 ])
 def test_malformed_caption_lines(tmp_path, fake, old, new, expected):
     _edit(fake / "Flickr8k.token.txt", old, new)

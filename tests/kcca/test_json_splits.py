@@ -59,10 +59,13 @@ def test_images_checked_and_read(tmp_path):
 
 
 @pytest.mark.parametrize("mutate,expected", [
-    (lambda d: d["images"][2].update(split="holdout"), r"images\[2\] \(2\.jpg\): unknown split 'holdout'"),
+    (lambda d: d["images"][2].update(split="holdout"),
+     r"images\[2\] \(2\.jpg\): unknown split 'holdout'"),
     (lambda d: d["images"][1].update(filename="0.jpg"), r"images\[1\] \(0\.jpg\): duplicate image"),
-    (lambda d: d["images"][3]["sentences"][4].update(raw="  "), r"images\[3\] \(3\.jpg\) sentence 4: empty caption"),
-    (lambda d: d["images"][0].update(sentences=[]), r"images\[0\] \(0\.jpg\): needs a non-empty 'sentences'"),
+    (lambda d: d["images"][3]["sentences"][4].update(raw="  "),
+     r"images\[3\] \(3\.jpg\) sentence 4: empty caption"),
+    (lambda d: d["images"][0].update(sentences=[]),
+     r"images\[0\] \(0\.jpg\): needs a non-empty 'sentences'"),
     (lambda d: d["images"][0].pop("filename"), r"images\[0\]: needs a 'filename'"),
 ])
 def test_bad_items_named(tmp_path, mutate, expected):

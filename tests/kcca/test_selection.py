@@ -12,7 +12,8 @@ from kcca._selection import grid_dev_ranks, select_models
 from kcca._solver import KCCAGrid
 
 
-def make_ranks(r1: int, r5: int, r10: int, mid5: int = 3, mid10: int = 7, n: int = 10) -> np.ndarray:
+def make_ranks(r1: int, r5: int, r10: int, mid5: int = 3, mid10: int = 7,
+               n: int = 10) -> np.ndarray:
     """``r1`` queries at rank 1, ``r5 - r1`` at ``mid5``, ``r10 - r5`` at ``mid10``, rest at 50."""
     return np.array([1] * r1 + [mid5] * (r5 - r1) + [mid10] * (r10 - r5) + [50] * (n - r10))
 

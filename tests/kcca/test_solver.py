@@ -97,8 +97,10 @@ def test_directions_attain_eq3_and_have_unit_training_projections():
     Kxc, Kyc = H @ Kx @ H, H @ Ky @ H
     a, b = m.x_weights_, m.y_weights_
     num = np.einsum("ik,ik->k", a, Kxc @ Kyc @ b)
-    den = np.sqrt((np.einsum("ik,ik->k", Kxc @ a, Kxc @ a) + kappa * np.einsum("ik,ik->k", a, Kxc @ a))
-                  * (np.einsum("ik,ik->k", Kyc @ b, Kyc @ b) + kappa * np.einsum("ik,ik->k", b, Kyc @ b)))
+    den = np.sqrt((np.einsum("ik,ik->k", Kxc @ a, Kxc @ a)
+                   + kappa * np.einsum("ik,ik->k", a, Kxc @ a))
+                  * (np.einsum("ik,ik->k", Kyc @ b, Kyc @ b)
+                     + kappa * np.einsum("ik,ik->k", b, Kyc @ b)))
     np.testing.assert_allclose(num / den, m.correlations_, atol=1e-10)
     np.testing.assert_allclose(np.linalg.norm(m.transform_x(Kx), axis=0), 1.0, atol=1e-10)
     np.testing.assert_allclose(np.linalg.norm(m.transform_y(Ky), axis=0), 1.0, atol=1e-10)
@@ -266,7 +268,8 @@ def test_array_api_strict_backend_same_numbers():
     assert type(za).__module__.startswith("array_api_strict")
     np.testing.assert_allclose(a.correlations_, b.correlations_, atol=1e-12)
     np.testing.assert_allclose(to_numpy(za), b.transform_x(rbf(Xn, X)), atol=1e-10)
-    g = KCCAGrid(kappas=(0.5,), n_components=[5], diag_y=2.0, backend="array_api_strict").fit(rbf(X), rbf(Y))
+    g = KCCAGrid(kappas=(0.5,), n_components=[5], diag_y=2.0,
+                 backend="array_api_strict").fit(rbf(X), rbf(Y))
     np.testing.assert_allclose(to_numpy(g.transform_x(rbf(Xn, X))[0]), to_numpy(za), atol=1e-10)
 
 

@@ -21,7 +21,8 @@ def write_fake_flickr8k(root: Path, images: bool = True) -> Path:
     (text / "Flickr8k.lemma.token.txt").write_text("\n".join(lines) + "\n")
     for split, members in (("train", TRAIN), ("dev", DEV), ("test", TEST)):
         (text / f"Flickr_8k.{split}Images.txt").write_text("\n".join(members) + "\n")
-    (text / "ExpertAnnotations.txt").write_text("d.jpg\td.jpg#2\t4\t4\t3\nd.jpg\tc.jpg#2\t1\t2\t1\n")
+    (text / "ExpertAnnotations.txt").write_text("d.jpg\td.jpg#2\t4\t4\t3\n"
+                                                "d.jpg\tc.jpg#2\t1\t2\t1\n")
     (text / "CrowdFlowerAnnotations.txt").write_text("d.jpg\td.jpg#2\t1\t3\t0\n"
                                                      "d.jpg\ta.jpg#2\t0.5\t2\t2\n")
     if images:

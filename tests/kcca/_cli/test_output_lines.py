@@ -169,7 +169,8 @@ def test_annotate_checks_the_image_path_before_loading_the_model(tmp_path, capsy
 def test_a_demo_model_to_refit_names_no_query_command():
     from kcca._model.file_format import refit_fix
 
-    fix = refit_fix("old.kcca.npz", {"spec": {"name": "TRI5"}, "corpus": "demo-400-100-100-64px-s0"})
+    fix = refit_fix("old.kcca.npz",
+                    {"spec": {"name": "TRI5"}, "corpus": "demo-400-100-100-64px-s0"})
     assert "kcca fit-model --demo --demo-system TRI5" in fix and "kcca query" not in fix
 
 

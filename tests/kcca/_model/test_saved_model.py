@@ -1,4 +1,5 @@
-"""Saved models (kcca._model): same rankings as run_system, save/load, format errors, bad queries."""
+"""Saved models (kcca._model): same rankings as run_system, save/load, format errors, bad
+queries."""
 
 from __future__ import annotations
 

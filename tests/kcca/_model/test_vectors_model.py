@@ -136,7 +136,8 @@ def test_python_fit_save_load_apply_equals_run_system(synthetic, tmp_path):
     )
     ws = Workspace(corpus, Cache(tmp_path / "cache"), RunConfig.of(progress=False))
     result = run_system(corpus, spec, workspace=ws, keep_models=True)
-    path = save_model(fit_system(corpus, spec, workspace=ws, result=result), tmp_path / "m.kcca.npz")
+    fitted = fit_system(corpus, spec, workspace=ws, result=result)
+    path = save_model(fitted, tmp_path / "m.kcca.npz")
     model = load_model(path)
     assert not model.image.folded and model.image.train_vectors.shape == (N_TRAIN, 64)
     assert model.text.folded and model.text.train_vectors is None

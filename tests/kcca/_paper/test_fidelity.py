@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import copy
 
-import pytest
 
 from kcca._paper import fidelity as F
 from kcca._paper.numbers import SYSTEMS, TABLE11, TABLE12

@@ -13,7 +13,8 @@ def test_a_runs_lines_come_from_its_configuration():
     lines = run_lines(config, ["BoW5", "TRI5"], 2.04, failed=["TRI5"], grid={"p": [2.0]})
     assert lines[0] == config.header() + "; grid overridden: p=[2.0], d=file"
     assert lines[0].startswith("seed: 3; array backend: ") and "solver precision: 1e-06" in lines[0]
-    assert lines[1] == "this run: BoW5, TRI5 on the Dask cluster tcp://h:8786, 2.0 min; FAILED: TRI5"
+    assert lines[1] == ("this run: BoW5, TRI5 on the Dask cluster tcp://h:8786, 2.0 min; "
+                        "FAILED: TRI5")
     plain = run_lines(RunConfig.of(seed=0), ["BoW5"], 0.5)
     assert plain == [RunConfig.of(seed=0).header(), "this run: BoW5, 0.5 min"]
 

@@ -94,7 +94,8 @@ def test_a_soft_trigram_system_with_an_indefinite_word_kernel_runs(monkeypatch, 
     from kcca._systems.spec import GridSpec, KernelSpec, SystemSpec
 
     corpus = make_demo_corpus(n_train=60, n_dev=20, n_test=20, image_size=48, seed=1)
-    words = {w for i in corpus.split("train") for c in corpus.captions[i] for w in c.lower().split()}
+    words = {w for i in corpus.split("train") for c in corpus.captions[i]
+             for w in c.lower().split()}
     monkeypatch.setattr(Workspace, "word_kernel",
                         lambda self, name: thresholded_word_kernel(words))
     spec = SystemSpec("TRI5-chain", KernelSpec("pyramid"), KernelSpec("trigram"),

@@ -53,7 +53,8 @@ def test_tidy_csv_with_paper_values(run_dir):
     assert list(rows[0])[:6] == ["table", "system", "task", "metric", "ours", "paper"]
     assert [r["system"] for r in rows[::8]] == ["NN5_F1^idf", "BoW5"]  # the paper's order
     bow = {(r["task"], r["metric"]): r for r in rows if r["system"] == "BoW5"}
-    assert bow["annotation", "R@1"]["paper"] == "6.2" and bow["search", "median rank"]["paper"] == "60"
+    assert bow["annotation", "R@1"]["paper"] == "6.2"
+    assert bow["search", "median rank"]["paper"] == "60"
     assert 0 <= float(bow["annotation", "R@10"]["ours"]) <= 100
     assert 1 <= float(bow["search", "median rank"]["ours"]) <= 12
     with open(run_dir / "table3.csv") as f:
@@ -64,7 +65,8 @@ def test_tidy_csv_with_paper_values(run_dir):
 def test_markdown_header_and_rankings(run_dir):
     md = (run_dir / "table3.md").read_text()
     for needle in ("command: `kcca", "data: flickr8k", "date: ", "commit: ", "machine: ",
-                   "array backend: " + ("cupy (" if gpu_available() else "numpy"), "chosen on dev", "| BoW5 |", "| NN |", "## Image search"):
+                   "array backend: " + ("cupy (" if gpu_available() else "numpy"),
+                   "chosen on dev", "| BoW5 |", "| NN |", "## Image search"):
         assert needle in md, needle
     assert "p=2, d=" in md
     ranked = sorted((run_dir / "rankings").glob("*.json"))

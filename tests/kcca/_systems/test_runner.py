@@ -258,8 +258,8 @@ def _backend_spies(monkeypatch) -> dict[str, list]:
 def test_array_api_backend_runs_the_whole_system_with_the_numpy_numbers(result, corpus, workspace,
                                                                       monkeypatch):
     """The configuration's ``backend`` (``kcca reproduce --backend``) reaches the image kernel
-    and the solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run gives
-    the numpy run's chosen models and rankings."""
+    and the solver; with array_api_strict arrays (the cupy code path, no GPU needed) a fresh run
+    gives the numpy run's chosen models and rankings."""
     seen = _backend_spies(monkeypatch)
     ws = Workspace(corpus, Cache(None), TINY.replace(backend="array_api_strict"))
     again = run_system(corpus, kcca_spec(), workspace=ws, keep_models=True)

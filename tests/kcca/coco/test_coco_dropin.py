@@ -17,7 +17,6 @@ from kcca.coco import CocoInputError, SpiceUnavailable
 from kcca.coco.bleu.bleu import Bleu
 from kcca.coco.cider.cider import Cider
 from kcca.coco.eval import COCOEvalCap
-from kcca.coco.meteor.meteor import Meteor
 from kcca.coco.rouge.rouge import Rouge
 from kcca.coco.spice.spice import Spice
 from kcca.coco.tokenizer.ptbtokenizer import PTBTokenizer
@@ -94,7 +93,8 @@ def test_cocoevalcap_on_plain_dicts(capsys):
 
     ok, why = meteor_available("python")
     skip_unless(ok, why)
-    refs = {1: ["A dog runs on the grass.", "A brown dog."], 2: ["Two cats sleep.", "Cats on a bed"]}
+    refs = {1: ["A dog runs on the grass.", "A brown dog."],
+            2: ["Two cats sleep.", "Cats on a bed"]}
     cands = {2: "Two cats on a bed.", 1: "A dog."}
     ev = COCOEvalCap(refs, cands)
     ev.params["image_id"] = [1, 2]
