@@ -80,7 +80,10 @@ def test_unknown_table_or_system_is_a_clear_error(tmp_path, capsys):
 
     assert main(["reproduce", "--tables", "13", "--data-dir", str(tmp_path)]) == 2
     assert "table '13'" in capsys.readouterr().err
-    assert main(["reproduce", "--systems", "NOPE", "--data-dir", str(tmp_path)]) == 2
+    # --out away from the committed results: their folder is refused while the checkout has
+    # uncommitted changes, before the systems are read
+    assert main(["reproduce", "--systems", "NOPE", "--data-dir", str(tmp_path),
+                 "--out", str(tmp_path / "out")]) == 2
     assert "unknown system 'NOPE'" in capsys.readouterr().err
 
 
