@@ -225,16 +225,12 @@ def _emptied(demo_file: Path, path: Path, class_name: str) -> Path:
     members = _members(demo_file)
     header = json.loads(members["header.json"])
 
-    def empty(node):
-        if isinstance(node, dict):
-            if node.get("$object") == class_name:
-                return {"$object": class_name, "$state": {}}
-            return {k: empty(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [empty(v) for v in node]
+    def empty(node: dict) -> dict:  # each object of the tree as the parser makes it
+        if node.get("$object") == class_name:
+            return {"$object": class_name, "$state": {}}
         return node
 
-    tree = json.dumps(empty(json.loads(members["model.json"]))).encode()
+    tree = json.dumps(json.loads(members["model.json"], object_hook=empty)).encode()
     assert tree != members["model.json"], class_name
     arrays = {n[:-4]: np.lib.format.read_array(io.BytesIO(members[n]))
               for n in members if n.endswith(".npy")}
@@ -267,17 +263,13 @@ def _without(demo_file, path, class_name, attribute):
     members = _members(demo_file)
     header = json.loads(members["header.json"])
 
-    def drop(node):
-        if isinstance(node, dict):
-            if node.get("$object") == class_name and attribute in node.get("$state", {}):
-                state = {k: v for k, v in node["$state"].items() if k != attribute}
-                return {**node, "$state": drop(state)}
-            return {k: drop(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [drop(v) for v in node]
+    def drop(node: dict) -> dict:  # each object of the tree as the parser makes it
+        if node.get("$object") == class_name and attribute in node.get("$state", {}):
+            state = {k: v for k, v in node["$state"].items() if k != attribute}
+            return {**node, "$state": state}
         return node
 
-    tree = json.dumps(drop(json.loads(members["model.json"]))).encode()
+    tree = json.dumps(json.loads(members["model.json"], object_hook=drop)).encode()
     assert tree != members["model.json"], (class_name, attribute)
     arrays = {n[:-4]: np.lib.format.read_array(io.BytesIO(members[n]))
               for n in members if n.endswith(".npy")}
