@@ -417,8 +417,9 @@ def soft_block_numba(
     def run(r0: int, r1: int) -> None:
         rows = np.arange(r0, r1, dtype=np.int64)
         cols = all_cols[:r1] if symmetric else all_cols
-        view = out[r0:r1, : cols.shape[0]]
-        _block(rows, cols, A, B, kmat, n_kernel, symmetric, view, pa, pb, max(ma, mb))
+        # whole rows (C-contiguous, as the other calls: one compiled specialisation); the
+        # kernel writes the first len(cols) columns
+        _block(rows, cols, A, B, kmat, n_kernel, symmetric, out[r0:r1], pa, pb, max(ma, mb))
 
     n_chunks = n_chunks or max(1, min(na, 64))
     return fill_by_row_chunks(

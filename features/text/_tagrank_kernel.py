@@ -49,8 +49,11 @@ class _SentenceSet:
     def __init__(self, item_ptr, sent_ptr, ids, r, a):
         self.item_ptr, self.sent_ptr, self.ids, self.r, self.a = item_ptr, sent_ptr, ids, r, a
         seg = np.repeat(np.arange(len(sent_ptr) - 1), np.diff(sent_ptr))
-        self.r_sum = np.bincount(seg, weights=r, minlength=len(sent_ptr) - 1)
-        self.a_sum = np.bincount(seg, weights=a, minlength=len(sent_ptr) - 1)
+        # float64 even without words (bincount of nothing gives integers): one compiled
+        # specialisation of the kernels
+        n = len(sent_ptr) - 1
+        self.r_sum = np.bincount(seg, weights=r, minlength=n).astype(np.float64, copy=False)
+        self.a_sum = np.bincount(seg, weights=a, minlength=n).astype(np.float64, copy=False)
 
     def arrays(self) -> tuple:
         return (self.item_ptr, self.sent_ptr, self.ids, self.r, self.a, self.r_sum, self.a_sum)
@@ -267,16 +270,9 @@ class TagRankKernel(Kernel):
 
         def run(r0: int, r1: int) -> None:
             c = cols[:r1] if symmetric else cols
-            _block(
-                np.arange(r0, r1, dtype=np.int64),
-                c,
-                A,
-                B,
-                inv_r,
-                inv_a,
-                symmetric,
-                out[r0:r1, : len(c)],
-            )
+            # whole rows (C-contiguous: one compiled specialisation); the kernel writes the
+            # first len(c) columns
+            _block(np.arange(r0, r1, dtype=np.int64), c, A, B, inv_r, inv_a, symmetric, out[r0:r1])
 
         return fill_by_row_chunks(
             out,
