@@ -175,7 +175,7 @@ def build_index(path: str | os.PathLike) -> dict:
             f"paraphrase table {path}: not a readable gzip file ({exc})"
         ) from None
     buf = np.frombuffer(data, dtype=np.uint8)
-    buf.flags.writeable = False  # read-only whichever buffer: one compiled parser
+    buf.setflags(write=False)  # read-only whichever buffer: one compiled parser
     hint = (data.count(b"\n") + 1) // 3 + 1
     from kcca.captions._meteor_engine.table_parser import count_tokens, parse  # numba
 
