@@ -286,7 +286,7 @@ def test_score_captions_names_a_damaged_table_and_keeps_to_its_cache_flags(files
     assert "fix: restore the table" in proc.stderr and "Traceback" not in proc.stderr
     table.write_bytes(gzip.compress(GOOD_TABLE))
     # the kernel compiled (or loaded) in this process first: the kcca processes below then load
-    # it from numba's cache instead of compiling it (about 18 s on a fresh checkout)
+    # it from numba's cache instead of compiling it (about 12 s on a fresh checkout)
     from kcca.captions._meteor_engine import MeteorEngine, MeteorResources
 
     MeteorEngine(MeteorResources(jar_dir / "meteor-1.5.jar", table, None)).score_lines(

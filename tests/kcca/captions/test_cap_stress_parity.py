@@ -50,11 +50,12 @@ def _scores(refs, cands, package, meteor=None):
         gts, res, verbose=0)
     for n in range(4):
         out[f"Bleu_{n + 1}"] = np.asarray(bleu[n], dtype=float)
-    for module, name, label in (("meteor.meteor", "Meteor", "METEOR"),
-                                ("rouge.rouge", "Rouge", "ROUGE_L"),
+    if meteor is None:
+        meteor = importlib.import_module(f"{package}.meteor.meteor").Meteor()
+    out["METEOR"] = np.asarray(meteor.compute_score(gts, res)[1], dtype=float)
+    for module, name, label in (("rouge.rouge", "Rouge", "ROUGE_L"),
                                 ("cider.cider", "Cider", "CIDEr")):
-        scorer = (meteor if label == "METEOR" and meteor is not None
-                  else getattr(importlib.import_module(f"{package}.{module}"), name)())
+        scorer = getattr(importlib.import_module(f"{package}.{module}"), name)()
         out[label] = np.asarray(scorer.compute_score(gts, res)[1], dtype=float)
     return out
 
