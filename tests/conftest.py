@@ -55,6 +55,24 @@ def nltk_data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def pycocoevalcap_meteor():
+    """One pycocoevalcap ``Meteor()`` (the Meteor 1.5 jar's process) for every test of a
+    worker that compares against it: the jar answers each ``SCORE`` and ``EVAL`` line on
+    its own, so an item's score does not depend on what it scored before, and each test is
+    spared a JVM start and a paraphrase table load (seconds of two cores). Skips without
+    Java or pycocoevalcap."""
+    from tests.support.java_ptb import java_jar
+    from tests.support.optional_tools import skip_unless
+
+    skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    meteor = Meteor()
+    yield meteor
+    del meteor  # pycocoevalcap's __del__ ends the jar's process
+
+
+@pytest.fixture(scope="session")
 def flickr8k(data_dir):
     """The real Flickr 8K corpus with judgments (images read lazily)."""
     from kcca.data._flickr8k import load_flickr8k

@@ -18,8 +18,6 @@ import pytest
 from kcca.captions import evaluate_captions
 from tests.support.stress import stress_strings
 from kcca.captions._tokenizer import OTHER_LINE_BREAKS
-from tests.support.java_ptb import java_jar
-from tests.support.optional_tools import skip_unless
 
 pytestmark = pytest.mark.outside_parity
 
@@ -61,18 +59,10 @@ def _scores(refs, cands, package, meteor=None):
 
 
 @pytest.fixture(scope="module")
-def theirs():
-    skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
-    from pycocoevalcap.meteor.meteor import Meteor
-
-    # one jar process for both sets (it reads its paraphrase table for seconds on start), as
-    # test_cap_outside_parity.py does: the jar scores each SCORE line on its own, so an
-    # item's METEOR does not depend on the items scored before it
-    meteor = Meteor()
-    try:
-        return {lb: _scores(*_items(lb), "pycocoevalcap", meteor) for lb in (False, True)}
-    finally:
-        del meteor
+def theirs(pycocoevalcap_meteor):
+    # the worker's one jar process for both sets (see the fixture)
+    return {lb: _scores(*_items(lb), "pycocoevalcap", pycocoevalcap_meteor)
+            for lb in (False, True)}
 
 
 def _assert_close(mine, other, what):

@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.optional_tools import skip_unless
 
 SCRIPTS = Path(__file__).parent / "scripts"
 OUTSIDE = Path(__file__).parents[1] / "captions" / "data" / "coco_outside_captions.json.gz"
@@ -60,14 +59,13 @@ class _StubSpice:
 
 
 @pytest.fixture
-def both_sides(monkeypatch, tmp_path):
+def both_sides(monkeypatch, tmp_path, pycocoevalcap_meteor):
     """``run(script, side, body)``: ``body(the script's globals)``, the script run as
-    published (``side`` "pycocoevalcap") or with its imports switched to kcca.coco and Java
-    hidden from the PATH for the whole run (``side`` "kcca")."""
-    from tests.support.java_ptb import java_jar
-
-    skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
+    published (``side`` "pycocoevalcap", its ``Meteor()`` the worker's one jar process) or
+    with its imports switched to kcca.coco and Java hidden from the PATH for the whole run
+    (``side`` "kcca")."""
     import pycocoevalcap.eval
+    import pycocoevalcap.meteor.meteor
     import pycocoevalcap.spice.spice
 
     import kcca.coco.eval
@@ -76,6 +74,8 @@ def both_sides(monkeypatch, tmp_path):
     for module in (pycocoevalcap.eval, kcca.coco.eval, pycocoevalcap.spice.spice,
                    kcca.coco.spice.spice):
         monkeypatch.setattr(module, "Spice", _StubSpice)
+    for module in (pycocoevalcap.eval, pycocoevalcap.meteor.meteor):
+        monkeypatch.setattr(module, "Meteor", lambda: pycocoevalcap_meteor)
     monkeypatch.chdir(tmp_path)
     no_java = tmp_path / "no-java-bin"
     no_java.mkdir()
