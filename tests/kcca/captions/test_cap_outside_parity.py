@@ -32,7 +32,6 @@ import pytest
 
 from kcca.captions import evaluate_captions
 from kcca.captions._tokenizer import tokenize
-from tests.support.java_ptb import java_jar
 from tests.support.optional_tools import skip_unless
 
 pytestmark = pytest.mark.outside_parity
@@ -110,10 +109,6 @@ def theirs(fixture, pycocoevalcap_meteor):
 
 @pytest.fixture(scope="module")
 def ours(fixture):
-    # asked for before ``theirs``: this worker compiles METEOR's kernel (or loads it) first,
-    # while the other worker is busy elsewhere, so that the other one finds it in numba's
-    # cache instead of compiling it at the same time
-    skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
     out = {}
     for src in fixture["sources"]:
         refs = {it["id"]: it["references"] for it in src["items"]}
@@ -189,7 +184,7 @@ def _describe(item, ours_score, theirs_score, their_tokens):
 @pytest.mark.slow
 @pytest.mark.parametrize("label", list(LABELS))
 @pytest.mark.parametrize("name", SOURCES)
-def test_per_item_scores_equal_pycocoevalcap(fixture, ours, theirs, name, label):
+def test_per_item_scores_equal_pycocoevalcap(fixture, theirs, ours, name, label):
     if name in SHIFTED:
         pytest.skip("pycocoevalcap shifts captions after a \\r onto other images here: "
                     "test_line_breaks_are_named, and the drop-in's test, cover it")
