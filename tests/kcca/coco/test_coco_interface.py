@@ -251,27 +251,20 @@ def test_rouge_calc_score_and_lcs_equal_pycocoevalcap_s(outside):
 
 @pytest.mark.slow
 @pytest.mark.outside_parity
-def test_meteor_per_sentence_equals_the_jar_s(outside):
+def test_meteor_per_sentence_equals_the_jar_s(outside, pycocoevalcap_meteor):
     """``_stat`` is the jar's statistics line; ``_score`` what the jar answers to ``EVAL`` of
     it (pycocoevalcap 1.2's own ``_score`` writes text to a binary pipe and fails, so its
-    answer is read through ``_stat`` here)."""
-    from tests.support.java_ptb import java_jar
-
-    skip_unless(java_jar() is not None, "Java or pycocoevalcap (extra 'coco') absent")
-    from pycocoevalcap.meteor.meteor import Meteor as Theirs
-
+    answer is read through ``_stat`` here). Every line written to the jar is answered before
+    anything is asserted, so the worker's jar process stays in step for later tests."""
     from kcca.coco.meteor.meteor import Meteor
 
     gts, res = outside
-    theirs, ours = Theirs(), Meteor()
-    try:
-        for k in list(gts)[::10]:
-            stat = theirs._stat(res[k][0], gts[k])
-            assert ours._stat(res[k][0], gts[k]) == stat
-            theirs.meteor_p.stdin.write(f"EVAL ||| {stat}\n".encode())
-            theirs.meteor_p.stdin.flush()
-            theirs.meteor_p.stdout.readline()
-            score = float(theirs.meteor_p.stdout.readline().strip())
-            assert ours._score(res[k][0], gts[k]) == score
-    finally:
-        theirs.meteor_p.kill()
+    theirs, ours = pycocoevalcap_meteor, Meteor()
+    for k in list(gts)[::10]:
+        stat = theirs._stat(res[k][0], gts[k])
+        theirs.meteor_p.stdin.write(f"EVAL ||| {stat}\n".encode())
+        theirs.meteor_p.stdin.flush()
+        theirs.meteor_p.stdout.readline()
+        score = theirs.meteor_p.stdout.readline().strip()
+        assert ours._stat(res[k][0], gts[k]) == stat
+        assert ours._score(res[k][0], gts[k]) == float(score)
