@@ -27,15 +27,6 @@ _NLTK_DATA_AT_START = os.environ.get("NLTK_DATA")
 data_variables.install()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files holding a slow test run first, the others after them (each group in collection
-    order, a file's tests together): ``-n auto`` hands out whole files in this order
-    (``--dist loadfile``), and a long file handed out last (the newcomer walk and the wheel,
-    collected last by name) kept one worker busy while the other had nothing left to do."""
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
-
-
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The real data folder (``$KCCA_DATA_DIR``); tests using it skip when it is absent."""
