@@ -23,7 +23,12 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from kcca.captions._meteor import CaptionTooLongError, MeteorUnavailable, check_caption_lengths
+from kcca.captions._meteor import (
+    CaptionTooLongError,
+    MeteorUnavailable,
+    check_caption_lengths,
+    joined,
+)
 from kcca.captions._registry import get_scorer
 from kcca.captions._scorer import (
     CaptionScorer,
@@ -255,8 +260,7 @@ def _score_with(
     try:
         corpus, per_item = scorer.score_tokens(*views(scorer.split))
     except CaptionTooLongError as exc:  # named by its image id, which only this caller knows
-        references, candidates = views(scorer.split)
-        check_caption_lengths(references, candidates, ids=result.ids)
+        check_caption_lengths(*joined(*views(scorer.split)), ids=result.ids)
         raise exc
     except MeteorUnavailable as exc:
         if not skip_unavailable:

@@ -69,11 +69,11 @@ class CaptionTooLongError(CaptionInputError):
 
 
 def check_caption_lengths(
-    references: Sequence[Sequence[Sequence[str]]],
-    candidates: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    candidates: Sequence[str],
     ids: Sequence[Hashable] | None = None,
 ) -> None:
-    """Refuse a caption (its tokens joined by spaces) longer than
+    """Refuse a caption (a text: tokens joined by spaces) longer than
     ``MAX_METEOR_CHARACTERS`` of :mod:`kcca.limits` (or ``$KCCA_MAX_METEOR_CHARACTERS``) before
     any is scored: :class:`CaptionTooLongError` naming the item (its id from ``ids``, else
     its 1-based position) and the caption."""
@@ -81,8 +81,8 @@ def check_caption_lengths(
 
     limit = current_limit(MAX_METEOR_CHARACTERS_ENV)
     for k, (refs, cand) in enumerate(zip(references, candidates)):
-        for j, tokens in [(None, cand), *enumerate(refs)]:
-            length = len(" ".join(tokens))
+        for j, text in [(None, cand), *enumerate(refs)]:
+            length = len(text)
             if length <= limit:
                 continue
             item = f"image id {ids[k]!r}" if ids is not None else f"item {k + 1}"
@@ -186,6 +186,13 @@ def meteor_available(engine: str = DEFAULT_ENGINE) -> tuple[bool, str]:
     if problems:
         return False, f"METEOR unavailable ({'; '.join(problems)}): {hint}"
     return True, ""
+
+
+def joined(
+    references: Sequence[Sequence[Sequence[str]]], candidates: Sequence[Sequence[str]]
+) -> tuple[list[list[str]], list[str]]:
+    """``(references, candidates)`` as texts: each caption's tokens joined by spaces."""
+    return [[" ".join(r) for r in rs] for rs in references], [" ".join(c) for c in candidates]
 
 
 def _clean(text: str) -> str:
@@ -316,18 +323,37 @@ class Meteor(CaptionScorer):
         ], Path(jar).resolve().parent
 
     def score_tokens(self, references, candidates):
-        if self.engine == "python":
-            from kcca.captions._meteor_engine import split_score_line
+        return self.score_texts(*joined(references, candidates))
 
-            engine = self._python_engine()
-            check_caption_lengths(references, candidates)
-            fields = [
-                split_score_line(score_line([" ".join(r) for r in rs], " ".join(c)))
-                for rs, c in zip(references, candidates)
-            ]
-            corpus, per_item, _ = engine.score_lines([f[0] for f in fields], [f[1] for f in fields])
-            return corpus, per_item
-        return self._score_java(references, candidates)
+    def score_texts(
+        self, references: Sequence[Sequence[str]], candidates: Sequence[str]
+    ) -> tuple[float, np.ndarray]:
+        """METEOR of texts as pycocoevalcap hands them to the jar (a caption's tokens joined
+        by spaces: what :meth:`score_tokens` makes of its tokens).
+
+        Parameters
+        ----------
+        references : sequence of sequences of str
+            Per item, its reference texts.
+        candidates : sequence of str
+            Per item, its candidate text.
+
+        Returns
+        -------
+        corpus : float
+            The corpus score (the jar's answer to ``EVAL`` of every item's statistics).
+        per_item : ndarray of shape (n_items,)
+            Each item's score.
+        """
+        if self.engine == "java":
+            return self._score_java(references, candidates)
+        from kcca.captions._meteor_engine import split_score_line
+
+        engine = self._python_engine()
+        check_caption_lengths(references, candidates)
+        fields = [split_score_line(score_line(rs, c)) for rs, c in zip(references, candidates)]
+        corpus, per_item, _ = engine.score_lines([f[0] for f in fields], [f[1] for f in fields])
+        return corpus, per_item
 
     def _score_java(self, references, candidates):
         cmd, cwd = self._command()
@@ -342,7 +368,7 @@ class Meteor(CaptionScorer):
             try:
                 stats = []
                 for refs, cand in zip(references, candidates):
-                    line = score_line([" ".join(r) for r in refs], " ".join(cand))
+                    line = score_line(refs, cand)
                     proc.stdin.write((line + "\n").encode("utf-8"))
                     proc.stdin.flush()
                     out = proc.stdout.readline().decode("utf-8").strip()

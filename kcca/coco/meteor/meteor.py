@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from kcca.captions._meteor import Meteor as _Meteor
 from kcca.captions._meteor import score_line
-from kcca.coco._compat import score
+from kcca.coco._compat import ordered_inputs
 
 __all__ = ["METEOR_JAR", "Meteor"]
 
@@ -72,7 +72,8 @@ class Meteor:
 
     def compute_score(self, gts: Mapping, res: Mapping) -> tuple[float, list[float]]:
         self._loading.join()
-        corpus, per_item = score(self._scorer, gts, res)
+        _, references, candidates = ordered_inputs(gts, res)
+        corpus, per_item = self._scorer.score_texts(references, candidates)
         return float(corpus), [float(s) for s in per_item]
 
     def method(self) -> str:

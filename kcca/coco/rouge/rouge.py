@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from kcca.captions._rouge import RougeL, lcs_length_bits, match_masks, rouge_l_item
-from kcca.coco._compat import CocoInputError, score
+from kcca.coco._compat import CocoInputError, ordered_inputs
 
 __all__ = ["Rouge", "my_lcs"]
 
@@ -60,8 +60,16 @@ class Rouge:
         return rouge_l_item([split(r) for r in refs], split(candidate[0]), self.beta)
 
     def compute_score(self, gts: Mapping, res: Mapping) -> tuple[np.float64, np.ndarray]:
-        _, per_item = score(RougeL(self.beta), gts, res)
-        per_item = np.asarray(per_item, dtype=float)
+        _, references, candidates = ordered_inputs(gts, res)
+        split = RougeL.split
+        # one item's tokens at a time, as pycocoevalcap: none are kept for the whole set
+        per_item = np.array(
+            [
+                rouge_l_item([split(r) for r in refs], split(cand), self.beta)
+                for refs, cand in zip(references, candidates)
+            ],
+            dtype=float,
+        )
         return np.mean(per_item), per_item
 
     def method(self) -> str:

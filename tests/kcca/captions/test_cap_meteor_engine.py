@@ -341,6 +341,23 @@ def test_python_engine_equals_pycocoevalcap_fixture():
     assert abs(corpus - fx["corpus"]["METEOR"]) <= TOL
 
 
+def test_score_texts_equals_score_tokens_of_the_texts_split_at_spaces():
+    """Texts as pycocoevalcap hands them to the jar (what the drop-in scores) give the numbers
+    of their tokens split at spaces, which join back into the same texts: double spaces, a
+    ``|||`` inside a reference (more fields for the jar) and one in a candidate (removed)."""
+    _python_engine_ready()
+    refs = [["a dog runs on the grass", "a brown ||| dog is running"],
+            ["two  men ride bikes", "men on bicycles on a road"]]
+    cands = ["a dog  is running", "men on bikes |||"]
+    meteor = Meteor(engine="python")
+    corpus, per_item = meteor.score_texts(refs, cands)
+    tokens = meteor.score_tokens([[r.split(" ") for r in rs] for rs in refs],
+                                 [c.split(" ") for c in cands])
+    assert corpus == tokens[0]
+    np.testing.assert_array_equal(per_item, tokens[1])
+    assert per_item.shape == (2,) and 0 < per_item.min() and per_item.max() < 1
+
+
 def test_score_bound_is_never_below_the_score():
     """The bound that lets the engine skip references (``score_upper_bound``) is at least
     the aligned score (to the rounding) for every hypothesis-reference pair of the fixture
