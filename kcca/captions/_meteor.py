@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Hashable, Sequence
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,8 @@ def check_caption_lengths(
     from kcca.limits import MAX_METEOR_CHARACTERS_ENV, current_limit
 
     limit = current_limit(MAX_METEOR_CHARACTERS_ENV)
+    if max(map(len, chain(candidates, chain.from_iterable(references))), default=0) <= limit:
+        return
     for k, (refs, cand) in enumerate(zip(references, candidates)):
         for j, text in [(None, cand), *enumerate(refs)]:
             length = len(text)
