@@ -267,6 +267,7 @@ class Meteor(CaptionScorer):
         self.memory = memory
         self.cache_dir = cache_dir
         self.progress = progress
+        self._engine = None  # the Python engine, made on first use
 
     @property
     def params(self) -> dict:
@@ -285,6 +286,13 @@ class Meteor(CaptionScorer):
             self._python_engine().score_lines([["a dog runs"]], ["a dog runs"])
 
     def _python_engine(self):
+        """The Python engine, found and made on the first call and kept: a call scoring one
+        item at a time should not look for the jar and its table every time."""
+        if self._engine is None:
+            self._engine = self._find_python_engine()
+        return self._engine
+
+    def _find_python_engine(self):
         from kcca.captions._meteor_engine import (
             MeteorEngine,
             MeteorResources,

@@ -58,7 +58,10 @@ class Meteor:
 
     def __init__(self, engine: str = "python", cache_dir="default"):
         self._scorer = _Meteor(engine=engine, cache_dir=cache_dir)
-        self._cache_dir = cache_dir
+        # _stat and _score: the Python engine's numbers, whatever ``engine`` says
+        self._sentences = (
+            self._scorer if engine == "python" else _Meteor(engine="python", cache_dir=cache_dir)
+        )
         self.lock = threading.Lock()
         # as pycocoevalcap starts the jar here, the engine loads while other metrics run
         self._loading = threading.Thread(target=self._prepare, name="meteor-load", daemon=True)
@@ -85,8 +88,7 @@ class Meteor:
 
         self._loading.join()
         refs, hyp = split_score_line(score_line(reference_list, hypothesis_str))
-        engine = _Meteor(engine="python", cache_dir=self._cache_dir)._python_engine()
-        return engine.score_lines([refs], [hyp])
+        return self._sentences._python_engine().score_lines([refs], [hyp])
 
     def _stat(self, hypothesis_str: str, reference_list: list[str]) -> str:
         """The jar's statistics line of one item (its answer to a ``SCORE`` line)."""
