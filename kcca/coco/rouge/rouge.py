@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class Rouge:
     def __init__(self):
         self.beta = 1.2
 
-    def calc_score(self, candidate: list[str], refs: list[str]) -> float:
+    def calc_score(self, candidate: Sequence[str], refs: Sequence[str]) -> float:
         """ROUGE-L of one image: ``candidate`` a list holding one tokenised caption,
         ``refs`` its tokenised references (pycocoevalcap's checks and splitting)."""
         if len(candidate) != 1:
@@ -61,13 +61,9 @@ class Rouge:
 
     def compute_score(self, gts: Mapping, res: Mapping) -> tuple[np.float64, np.ndarray]:
         _, references, candidates = ordered_inputs(gts, res)
-        split = RougeL.split
-        # one item's tokens at a time, as pycocoevalcap: none are kept for the whole set
+        # item by item, as pycocoevalcap: no item's tokens are kept for the whole set
         per_item = np.array(
-            [
-                rouge_l_item([split(r) for r in refs], split(cand), self.beta)
-                for refs, cand in zip(references, candidates)
-            ],
+            [self.calc_score([cand], refs) for refs, cand in zip(references, candidates)],
             dtype=float,
         )
         return np.mean(per_item), per_item
